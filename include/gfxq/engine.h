@@ -1,0 +1,60 @@
+#pragma once
+//! \file engine.h
+//! The Engine: runs query specs on the CPU reference engine or a GPU backend.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gfxq/capabilities.h"
+#include "gfxq/query.h"
+#include "gfxq/result.h"
+#include "gfxq/table.h"
+
+namespace gfxq {
+
+//! How an Engine starts its GPU contexts.
+struct EngineOptions {
+  //! Turns on synchronous GL debug output and the Vulkan validation layer. Every message is
+  //! recorded (debug_messages()); tests fail on any. Error(Unsupported) if the layer is missing.
+  bool debug = false;
+  //! Vulkan device choice: an index or a substring of the device name. Empty: the environment
+  //! variable GFXQ_VK_DEVICE, else the first discrete, then integrated, then CPU device.
+  std::string vk_device;
+};
+
+//! Runs queries. GPU contexts start lazily, on the first query or capability request that
+//! needs them. An Engine is not thread-safe; use one per thread. After an Error the engine
+//! stays usable and the inputs are untouched.
+class Engine {
+ public:
+  //! An engine with the given options; starts no GPU context yet.
+  explicit Engine(EngineOptions options = {});
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  //! Runs `query` over `catalog` on `backend`. A backend that cannot answer exactly throws
+  //! Error(Unsupported) naming the operator; it never falls back silently.
+  Result execute(const Query& query, const Catalog& catalog, Backend backend = Backend::Auto);
+  //! Parses `sql` (see sql.h) and executes it.
+  Result execute_sql(std::string_view sql, const Catalog& catalog, Backend backend = Backend::Auto);
+
+  //! The OpenGL capability record (starts the context on first call; available=false with the
+  //! reason when no context can be created).
+  const GlCapabilities& gl_capabilities();
+  //! The Vulkan capability record (starts the device on first call; available=false with the
+  //! reason when none can be created).
+  const VkCapabilities& vk_capabilities();
+
+  //! Debug/validation messages recorded since the last call (only with EngineOptions::debug).
+  std::vector<std::string> take_debug_messages();
+
+  struct Impl;  //!< backend state (contexts, devices); defined in src/
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gfxq

@@ -1,0 +1,23 @@
+#pragma once
+//! \file sql.h
+//! The SQL subset, parsed into query specs.
+//!
+//!   SELECT items FROM t [JOIN s ON cond] [WHERE cond] [GROUP BY col]
+//!          [ORDER BY col [ASC|DESC]] [LIMIT n]
+//!   items: *, columns, COUNT(*), SUM(c), AVG(c), MIN(c), MAX(c), MEDIAN(c),
+//!          QUANTILE(c, q), KTH_LARGEST(c, k)
+//!   cond:  comparisons (< <= > >= = <> !=) of columns and literals, BETWEEN, AND, OR, NOT,
+//!          parentheses; normalised to CNF.
+//!   join:  ON r.a = s.b, ON s.b BETWEEN r.a - d AND r.a + d, or the pair of comparisons.
+
+#include <string_view>
+
+#include "gfxq/query.h"
+
+namespace gfxq::sql {
+
+//! Parses one statement. Error(InvalidQuery) with the position ("at 1:23") and what was
+//! expected; a condition whose CNF would exceed `limits` is rejected before expansion.
+Query parse(std::string_view text, const CnfLimits& limits = {});
+
+}  // namespace gfxq::sql

@@ -1,0 +1,142 @@
+#include "gfxq/query.h"
+
+#include <charconv>
+#include <cmath>
+
+#include "gfxq/error.h"
+
+namespace gfxq {
+
+const char* to_string(CmpOp op) noexcept {
+  switch (op) {
+    case CmpOp::Lt: return "<";
+    case CmpOp::Le: return "<=";
+    case CmpOp::Gt: return ">";
+    case CmpOp::Ge: return ">=";
+    case CmpOp::Eq: return "=";
+    case CmpOp::Ne: return "<>";
+  }
+  return "?";
+}
+
+CmpOp flip(CmpOp op) noexcept {
+  switch (op) {
+    case CmpOp::Lt: return CmpOp::Gt;
+    case CmpOp::Le: return CmpOp::Ge;
+    case CmpOp::Gt: return CmpOp::Lt;
+    case CmpOp::Ge: return CmpOp::Le;
+    default: return op;
+  }
+}
+
+CmpOp negate(CmpOp op) noexcept {
+  switch (op) {
+    case CmpOp::Lt: return CmpOp::Ge;
+    case CmpOp::Le: return CmpOp::Gt;
+    case CmpOp::Gt: return CmpOp::Le;
+    case CmpOp::Ge: return CmpOp::Lt;
+    case CmpOp::Eq: return CmpOp::Ne;
+    case CmpOp::Ne: return CmpOp::Eq;
+  }
+  return op;
+}
+
+const char* to_string(AggKind kind) noexcept {
+  switch (kind) {
+    case AggKind::Count: return "COUNT";
+    case AggKind::Sum: return "SUM";
+    case AggKind::Avg: return "AVG";
+    case AggKind::Min: return "MIN";
+    case AggKind::Max: return "MAX";
+    case AggKind::Median: return "MEDIAN";
+    case AggKind::Quantile: return "QUANTILE";
+    case AggKind::KthLargest: return "KTH_LARGEST";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string number_text(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+std::string operand_text(const Operand& o) {
+  if (const auto* c = std::get_if<ColumnRef>(&o)) return c->text();
+  return number_text(std::get<double>(o));
+}
+
+}  // namespace
+
+std::string Cnf::text() const {
+  std::string s;
+  for (const auto& clause : clauses) {
+    if (!s.empty()) s += " AND ";
+    s += "(";
+    for (size_t i = 0; i < clause.terms.size(); ++i) {
+      const auto& t = clause.terms[i];
+      if (i) s += " OR ";
+      s += t.lhs.text() + " " + to_string(t.op) + " " + operand_text(t.rhs);
+    }
+    s += ")";
+  }
+  return s;
+}
+
+std::string Aggregate::text() const {
+  std::string s = std::string(to_string(kind)) + "(" + (column ? column->text() : std::string("*"));
+  if (kind == AggKind::Quantile) s += ", " + number_text(q);
+  if (kind == AggKind::KthLargest) s += ", " + std::to_string(k);
+  return s + ")";
+}
+
+bool Query::has_aggregates() const {
+  for (const auto& item : items)
+    if (std::holds_alternative<Aggregate>(item)) return true;
+  return false;
+}
+
+std::string Query::text() const {
+  std::string s = "SELECT ";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) s += ", ";
+    if (std::holds_alternative<Star>(items[i])) s += "*";
+    else if (const auto* c = std::get_if<ColumnRef>(&items[i])) s += c->text();
+    else s += std::get<Aggregate>(items[i]).text();
+  }
+  s += " FROM " + table;
+  if (join) {
+    s += " JOIN " + join->right + " ON ";
+    if (join->equi()) s += join->left_key.text() + " = " + join->right_key.text();
+    else
+      s += join->right_key.text() + " BETWEEN " + join->left_key.text() + " + " + number_text(join->lo) + " AND " +
+           join->left_key.text() + " + " + number_text(join->hi);
+  }
+  if (!where.empty()) s += " WHERE " + where.text();
+  if (group_by) s += " GROUP BY " + group_by->text();
+  if (order_by) s += " ORDER BY " + order_by->column.text() + (order_by->descending ? " DESC" : " ASC");
+  if (limit) s += " LIMIT " + std::to_string(*limit);
+  return s;
+}
+
+uint64_t quantile_rank(double q, uint64_t n) {
+  if (!(q > 0.0 && q <= 1.0))
+    throw Error(ErrorCode::InvalidQuery, "quantile q must be in (0, 1], got " + number_text(q));
+  if (n == 0) return 0;
+  // q = m * 2^e exactly, m a 53-bit integer; ceil(m * n / 2^-e) in 128-bit integer arithmetic.
+  int exp = 0;
+  const double f = std::frexp(q, &exp);
+  const auto m = static_cast<unsigned __int128>(std::ldexp(f, 53));
+  const int shift = 53 - exp;  // q <= 1 gives exp <= 1, so shift >= 52
+  const unsigned __int128 p = m * n;
+  if (shift >= 128) return 1;
+  const unsigned __int128 one = 1;
+  const unsigned __int128 r = (p + (one << shift) - 1) >> shift;
+  return static_cast<uint64_t>(r);
+}
+
+}  // namespace gfxq

@@ -1,0 +1,55 @@
+#pragma once
+// The OpenGL context of the raster backend: headless through EGL (device platform first, then
+// Mesa's surfaceless platform) or adopted from a window toolkit (GLFW) that made it current.
+// Everything after creation (capabilities, debug output, programs) is shared by both.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gfxq/capabilities.h"
+
+namespace gfxq::gl {
+
+//! How a context is created.
+struct ContextOptions {
+  bool debug = false;  //!< synchronous KHR_debug output; every non-notification message is recorded
+};
+
+//! A current OpenGL 4.6 (or 4.5) core context with its capability record.
+class Context {
+ public:
+  //! Creates a headless context: EGL_EXT_platform_device (first device that gives a context),
+  //! else EGL_MESA_platform_surfaceless; asks for 4.6 core, falls back to 4.5.
+  //! Error(Unsupported) with every attempt's reason when none works.
+  static std::unique_ptr<Context> create_headless(const ContextOptions& options);
+  //! Adopts the context the caller made current (e.g. a GLFW window); `get_proc` loads GL entry
+  //! points. Error(Unsupported) if it is older than 4.5 core.
+  static std::unique_ptr<Context> adopt_current(void* (*get_proc)(const char*), std::string platform,
+                                                const ContextOptions& options);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  //! What the driver reports, filled at creation.
+  const GlCapabilities& caps() const noexcept { return caps_; }
+  //! Makes this context current on the calling thread (headless contexts only; no-op otherwise).
+  void make_current();
+  //! Debug messages recorded since the last call.
+  std::vector<std::string> take_debug_messages();
+  //! A linked program from embedded shaders (shaders/gl/...), compiled once and cached.
+  //! Error(Internal) with the info log if compiling or linking fails.
+  unsigned program(std::string_view vertex, std::string_view fragment);
+  //! A linked compute program from an embedded shader, cached.
+  unsigned compute_program(std::string_view compute);
+
+  struct Native;  //!< EGL handles, program cache, debug log
+
+ private:
+  Context();
+  GlCapabilities caps_;
+  std::unique_ptr<Native> native_;
+};
+
+}  // namespace gfxq::gl
