@@ -111,7 +111,7 @@ struct JoinSpec {
 
 //! ORDER BY one column.
 struct OrderBy {
-  ColumnRef column;         //!< sort key (a column, or in aggregate queries an output column)
+  ColumnRef column;         //!< sort key: an input column; with GROUP BY, the group column
   bool descending = false;  //!< DESC
   bool operator==(const OrderBy&) const = default;
 };

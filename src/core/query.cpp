@@ -61,7 +61,11 @@ std::string number_text(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
   char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  // Fixed notation where people write it (0.0001, 250000), shortest round-trip digits either way.
+  const double mag = std::fabs(v);
+  const bool fixed = mag == 0 || (mag >= 1e-5 && mag < 1e16);
+  auto r = fixed ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
+                 : std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
 

@@ -1,6 +1,23 @@
 #pragma once
 // The Vulkan device of the compute backend: instance, physical device choice, one compute queue,
-// memory, buffers, compute pipelines from embedded SPIR-V, command submission and timestamps.
+// memory, buffers, compute pipelines from embedded SPIR-V and synchronous command submission.
+//
+// Conventions every compute kernel follows:
+// - Descriptors: set 0 holds only storage buffers, binding i = the i-th buffer passed to dispatch(),
+//   whole buffer. They are pushed (VK_KHR_push_descriptor, which the device must have), so there is
+//   no descriptor pool and no descriptor set to manage.
+// - Large grids: a dispatch of more workgroups than maxComputeWorkGroupCount[0] (65535 on lavapipe,
+//   2^31-1 on NVIDIA) is split into several vkCmdDispatch calls. A pipeline created with
+//   `group_offset` reserves the LAST 32-bit word of its push constants for the index of the first
+//   workgroup of each part; dispatch() writes it, and the shader uses
+//     uint group = gl_WorkGroupID.x + pc.group_offset;
+//   A pipeline without `group_offset` refuses a grid that needs splitting (Error(Unsupported)).
+// - Synchronization: submit() runs one command buffer to completion. Each command buffer starts with
+//   a full memory barrier against earlier submissions and ends with one that makes device writes
+//   visible to the host, so mapped buffers may be read after submit() returns. Inside one command
+//   buffer, the recorder owes barrier() between dependent dispatches/copies.
+//
+// Lifetime: every Buffer must be destroyed before its Device. A Device is not thread-safe.
 
 #include <vulkan/vulkan.h>
 
@@ -19,6 +36,9 @@ struct DeviceOptions {
   bool validation = false;       //!< enable VK_LAYER_KHRONOS_validation; Error(Unsupported) if missing
   bool sync_validation = false;  //!< also synchronization validation (implies validation)
   std::string choice;            //!< index or name substring; empty: GFXQ_VK_DEVICE, else by type
+  //! When set, validation messages recorded after the last take_debug_messages() and during
+  //! destruction are appended here by ~Device (tests use it to check a clean teardown).
+  std::vector<std::string>* teardown_messages = nullptr;
 };
 
 class Device;
@@ -34,7 +54,7 @@ class Buffer {
   VkBuffer handle() const noexcept { return buffer_; }
   //! Size in bytes.
   uint64_t size() const noexcept { return size_; }
-  //! Host pointer when the memory is host-visible and mapped, else nullptr.
+  //! Host pointer when the memory is host-visible and mapped (Upload, Readback), else nullptr.
   void* mapped() const noexcept { return mapped_; }
 
  private:
@@ -47,23 +67,32 @@ class Buffer {
 };
 
 //! Where a buffer's memory lives.
-enum class MemoryKind { Device, Upload, Readback };
+enum class MemoryKind {
+  Device,    //!< device-local (any type on single-heap CPU devices); not mapped
+  Upload,    //!< host-visible, coherent, mapped: the host writes, the device reads
+  Readback,  //!< host-visible, coherent, cached where possible, mapped: the device writes, the host reads
+};
 
 //! A compute pipeline from an embedded SPIR-V shader: `bindings` storage buffers at bindings
-//! 0..bindings-1 of set 0, and `push_bytes` of push constants.
+//! 0..bindings-1 of set 0, and `push_bytes` of push constants (the last word is the group offset
+//! when `group_offset`; see the top of this header).
 struct Pipeline {
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
-  uint32_t bindings = 0;
-  uint32_t push_bytes = 0;
+  VkPipeline pipeline = VK_NULL_HANDLE;               //!< the compute pipeline
+  VkPipelineLayout layout = VK_NULL_HANDLE;           //!< its layout (one push-descriptor set, push range)
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;  //!< set 0: `bindings` storage buffers, push descriptors
+  uint32_t bindings = 0;                              //!< number of storage buffers
+  uint32_t push_bytes = 0;                            //!< push-constant bytes, a multiple of 4
+  bool group_offset = false;                          //!< last push word receives the first workgroup index
 };
 
 //! The compute device.
 class Device {
  public:
-  //! Creates instance and device. Error(Unsupported) with the reason when no device works.
+  //! Creates instance and device. Error(Unsupported) with the reason when no device works, when
+  //! the chosen device (options.choice or GFXQ_VK_DEVICE) matches nothing (the message lists the
+  //! devices), or when validation is asked for and the layer is missing.
   static std::unique_ptr<Device> create(const DeviceOptions& options);
+  //! Waits for the device to go idle, then destroys pipelines, pools, device, messenger, instance.
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
@@ -73,35 +102,48 @@ class Device {
   //! Validation messages (warnings and errors) recorded since the last call.
   std::vector<std::string> take_debug_messages();
 
-  //! A buffer of `bytes` (at least 4). Error(OutOfDeviceMemory) naming the size and heap.
+  //! A buffer of `bytes` (at least 4). Error(OutOfDeviceMemory) naming the size and the heap when
+  //! it exceeds the heap, the largest allocation or the largest buffer, or the driver refuses it.
   Buffer create_buffer(uint64_t bytes, MemoryKind kind);
-  //! Copies host bytes into a device buffer at `offset` (through a staging buffer).
+  //! Copies host bytes into a buffer at `offset`: directly when it is mapped, else through a
+  //! staging buffer in chunks of 64 MiB. Synchronous.
   void upload(const Buffer& dst, const void* src, uint64_t bytes, uint64_t offset = 0);
-  //! Copies device bytes at `offset` back to the host (through a staging buffer).
+  //! Copies buffer bytes at `offset` back to the host, like upload(). Synchronous.
   void download(const Buffer& src, void* dst, uint64_t bytes, uint64_t offset = 0);
 
-  //! The cached pipeline for embedded shader `name` (see shaders/shaders.cmake).
-  const Pipeline& pipeline(std::string_view name, uint32_t bindings, uint32_t push_bytes);
+  //! The cached pipeline for embedded shader `name` (see shaders/shaders.cmake). A second call
+  //! with other bindings/push_bytes/group_offset for the same name is Error(Internal).
+  const Pipeline& pipeline(std::string_view name, uint32_t bindings, uint32_t push_bytes, bool group_offset = false);
 
-  //! Records `record(cmd)` into a fresh command buffer, submits it and waits (with a timeout:
-  //! Error(Timeout)); Error(DeviceLost) when the device is lost.
+  //! Records `record(cmd)` into a fresh command buffer, submits it and waits (60 s, then
+  //! Error(Timeout)); Error(DeviceLost) when the device is lost. Not reentrant.
   template <class F>
   void submit(F&& record) {
     VkCommandBuffer cmd = begin_commands();
-    record(cmd);
+    try {
+      record(cmd);
+    } catch (...) {
+      discard_commands(cmd);
+      throw;
+    }
     end_and_wait(cmd);
   }
-  //! Binds `p`, pushes descriptors for `buffers` (whole ranges) and the push constants, dispatches
-  //! `groups_x` workgroups (split into several dispatches above maxComputeWorkGroupCount[0];
-  //! the shader receives the group offset through the last push-constant word when it asks for it).
-  void dispatch(VkCommandBuffer cmd, const Pipeline& p, const std::vector<const Buffer*>& buffers,
-                const void* push, uint32_t groups_x);
-  //! A compute-to-compute memory barrier (shader writes visible to later shader reads/writes).
+  //! Binds `p`, pushes descriptors for `buffers` (binding i = buffers[i], whole range) and the
+  //! `p.push_bytes` bytes at `push` (nullptr: zeros), dispatches `groups_x` workgroups, split into
+  //! parts of at most maxComputeWorkGroupCount[0] when `p.group_offset`. Error(Unsupported) for a
+  //! buffer larger than maxStorageBufferRange or a grid too large for `p`.
+  void dispatch(VkCommandBuffer cmd, const Pipeline& p, const std::vector<const Buffer*>& buffers, const void* push,
+                uint32_t groups_x);
+  //! A memory barrier inside one command buffer: compute-shader and transfer writes before it are
+  //! visible to compute-shader and transfer reads and writes after it.
   void barrier(VkCommandBuffer cmd);
 
   //! Raw handles for code that records its own commands.
   VkDevice handle() const noexcept { return device_; }
+  //! The physical device in use.
   VkPhysicalDevice physical() const noexcept { return physical_; }
+  //! The queue family of the compute queue (for query pools and the like).
+  uint32_t queue_family() const noexcept;
 
   struct Impl;  //!< instance, queue, pools, caches
 
@@ -110,7 +152,9 @@ class Device {
   Device();
   VkCommandBuffer begin_commands();
   void end_and_wait(VkCommandBuffer cmd);
+  void discard_commands(VkCommandBuffer cmd) noexcept;
   void free_buffer(Buffer& b) noexcept;
+  void check_range(const Buffer& b, uint64_t bytes, uint64_t offset, const char* what) const;
 
   VkCapabilities caps_;
   VkDevice device_ = VK_NULL_HANDLE;

@@ -1,0 +1,50 @@
+#include "gfxq/result.h"
+
+#include <cstdio>
+
+#include "gfxq/error.h"
+
+namespace gfxq {
+
+const char* to_string(Backend b) noexcept {
+  switch (b) {
+    case Backend::Cpu: return "cpu";
+    case Backend::Raster: return "raster";
+    case Backend::Compute: return "compute";
+    case Backend::Auto: return "auto";
+  }
+  return "?";
+}
+
+Backend parse_backend(std::string_view text) {
+  for (Backend b : {Backend::Cpu, Backend::Raster, Backend::Compute, Backend::Auto})
+    if (text == to_string(b)) return b;
+  throw Error(ErrorCode::InvalidQuery, "unknown backend '" + std::string(text) + "' (cpu, raster, compute, auto)");
+}
+
+namespace {
+std::string ms(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f ms", v);
+  return buf;
+}
+}  // namespace
+
+std::string ExecutionReport::text() const {
+  std::string s = "backend: " + std::string(to_string(backend)) + "\nalgorithm: " + algorithm + "\n";
+  if (!reason.empty()) s += "reason: " + reason + "\n";
+  s += "passes: " + std::to_string(passes.size()) + "\n";
+  for (size_t i = 0; i < passes.size(); ++i) {
+    const auto& p = passes[i];
+    s += "  " + std::to_string(i + 1) + ". " + p.kind;
+    if (!p.detail.empty()) s += " [" + p.detail + "]";
+    s += " items=" + std::to_string(p.items);
+    if (p.passed) s += " passed=" + std::to_string(*p.passed);
+    if (p.gpu_ms) s += " gpu=" + ms(*p.gpu_ms);
+    s += " wall=" + ms(p.wall_ms) + "\n";
+  }
+  s += "total: " + ms(total_ms) + "\n";
+  return s;
+}
+
+}  // namespace gfxq

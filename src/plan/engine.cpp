@@ -1,0 +1,95 @@
+#include "gfxq/engine.h"
+
+#include <array>
+#include <chrono>
+
+#include "gfxq/error.h"
+#include "gfxq/sql.h"
+#include "plan/backend.h"
+#include "plan/engine_state.h"
+
+namespace gfxq {
+
+gl::Context* EngineState::gl() {
+  if (!gl_tried_) {
+    gl_tried_ = true;
+    try {
+      gl_ = gl::Context::create_headless({.debug = options.debug});
+      gl_caps = gl_->caps();
+    } catch (const Error& e) {
+      gl_caps = {};
+      gl_caps.unavailable_reason = e.what();
+    }
+  }
+  if (gl_) gl_->make_current();
+  return gl_.get();
+}
+
+vk::Device* EngineState::vk() {
+  if (!vk_tried_) {
+    vk_tried_ = true;
+    try {
+      vk_ = vk::Device::create({.validation = options.debug, .sync_validation = false, .choice = options.vk_device});
+      vk_caps = vk_->caps();
+    } catch (const Error& e) {
+      vk_caps = {};
+      vk_caps.unavailable_reason = e.what();
+    }
+  }
+  return vk_.get();
+}
+
+struct Engine::Impl {
+  EngineState state;
+  std::array<std::unique_ptr<BackendImpl>, 3> backends;  // indexed by Backend (Cpu, Raster, Compute)
+
+  BackendImpl& backend(Backend b) {
+    auto& slot = backends[static_cast<size_t>(b)];
+    if (!slot) slot = create_backend(b, state);
+    return *slot;
+  }
+};
+
+Engine::Engine(EngineOptions options) : impl_(std::make_unique<Impl>()) { impl_->state.options = std::move(options); }
+
+Engine::~Engine() = default;
+
+Result Engine::execute(const Query& query, const Catalog& catalog, Backend backend) {
+  const auto start = std::chrono::steady_clock::now();
+  std::string reason = "requested";
+  if (backend == Backend::Auto) {
+    // Planner rule until the GPU backends land: every operator runs on the CPU reference engine.
+    backend = Backend::Cpu;
+    reason = "auto: no GPU backend implements these operators yet, so the CPU reference engine runs them";
+  }
+  Result result = impl_->backend(backend).execute(query, catalog);
+  result.report.reason = reason;
+  result.report.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+Result Engine::execute_sql(std::string_view text, const Catalog& catalog, Backend backend) {
+  return execute(sql::parse(text), catalog, backend);
+}
+
+const GlCapabilities& Engine::gl_capabilities() {
+  impl_->state.gl();
+  return impl_->state.gl_caps;
+}
+
+const VkCapabilities& Engine::vk_capabilities() {
+  impl_->state.vk();
+  return impl_->state.vk_caps;
+}
+
+std::vector<std::string> Engine::take_debug_messages() {
+  std::vector<std::string> all;
+  auto& s = impl_->state;
+  if (auto* g = s.gl_caps.available ? s.gl() : nullptr)
+    for (auto& m : g->take_debug_messages()) all.push_back("GL: " + m);
+  if (auto* v = s.vk_caps.available ? s.vk() : nullptr)
+    for (auto& m : v->take_debug_messages()) all.push_back("Vulkan: " + m);
+  return all;
+}
+
+}  // namespace gfxq

@@ -1,0 +1,64 @@
+#pragma once
+// Shared helpers of the GPU tests: one headless GL context (debug output on) and one Vulkan device
+// (validation and synchronization validation on) per test process, and checks that nothing was
+// reported. Every GPU test ends with GFXQ_CHECK_NO_GL_MESSAGES() / GFXQ_CHECK_NO_VK_MESSAGES().
+//
+// GFXQ_TEST_VALIDATION=0 turns Vulkan validation off (for machines without the layer, such as the
+// GPU machine); CI keeps it on and fails if the layer is missing.
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gl/context.h"
+#include "vk/device.h"
+
+namespace gfxq::test {
+
+//! Whether Vulkan validation is on for the test device (GFXQ_TEST_VALIDATION, default on).
+inline bool vk_validation_wanted() {
+  const char* v = std::getenv("GFXQ_TEST_VALIDATION");
+  return !(v && std::strcmp(v, "0") == 0);
+}
+
+//! The process-wide headless GL context (debug on), made current on the calling thread.
+//! Throws gfxq::Error (failing the test) when no context can be created.
+inline gl::Context& gl_context() {
+  static std::unique_ptr<gl::Context> context = gl::Context::create_headless({.debug = true});
+  context->make_current();
+  return *context;
+}
+
+//! The process-wide Vulkan device, with validation and synchronization validation unless disabled.
+inline vk::Device& vk_device() {
+  static std::unique_ptr<vk::Device> device =
+      vk::Device::create({.validation = vk_validation_wanted(), .sync_validation = vk_validation_wanted()});
+  return *device;
+}
+
+//! All messages as one string, one per line, for a failure report.
+inline std::string joined(const std::vector<std::string>& messages) {
+  std::string out;
+  for (const auto& m : messages) out += m + "\n";
+  return out;
+}
+
+}  // namespace gfxq::test
+
+//! Fails the test if the process-wide GL context recorded debug messages; clears them.
+#define GFXQ_CHECK_NO_GL_MESSAGES()                                               \
+  do {                                                                            \
+    const auto gfxq_messages_ = ::gfxq::test::gl_context().take_debug_messages(); \
+    CHECK_MESSAGE(gfxq_messages_.empty(), ::gfxq::test::joined(gfxq_messages_));  \
+  } while (0)
+
+//! Fails the test if the process-wide Vulkan device recorded validation messages; clears them.
+#define GFXQ_CHECK_NO_VK_MESSAGES()                                              \
+  do {                                                                           \
+    const auto gfxq_messages_ = ::gfxq::test::vk_device().take_debug_messages(); \
+    CHECK_MESSAGE(gfxq_messages_.empty(), ::gfxq::test::joined(gfxq_messages_)); \
+  } while (0)

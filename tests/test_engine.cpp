@@ -1,0 +1,57 @@
+// The Engine: backend choice, the report, errors that leave the engine usable.
+#include <doctest/doctest.h>
+
+#include "gfxq/gfxq.h"
+
+namespace {
+
+gfxq::Catalog small_catalog() {
+  gfxq::Catalog c;
+  c.add("t", gfxq::Table{{gfxq::Column::ints("a", {5, 1, 4, 1, 3}), gfxq::Column::floats("x", {0.5f, 1.5f, -2.f, 0.f, 8.f})}});
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("engine: auto runs on the CPU reference engine and the report says so and why") {
+  gfxq::Engine engine;
+  auto r = engine.execute_sql("SELECT COUNT(*) FROM t WHERE a > 1", small_catalog());
+  CHECK(r.report.backend == gfxq::Backend::Cpu);
+  CHECK(r.report.reason.find("auto") != std::string::npos);
+  CHECK(r.table.columns.at(0).as<int64_t>().at(0) == 3);
+  CHECK(!r.report.passes.empty());
+  CHECK(r.report.text().find("backend: cpu") != std::string::npos);
+}
+
+TEST_CASE("engine: GPU backends without the operator say Unsupported and name it, and never a silent fallback") {
+  gfxq::Engine engine;
+  const auto catalog = small_catalog();
+  for (auto b : {gfxq::Backend::Raster, gfxq::Backend::Compute}) {
+    CAPTURE(gfxq::to_string(b));
+    try {
+      engine.execute_sql("SELECT a FROM t ORDER BY a", catalog, b);
+      FAIL("expected Unsupported");
+    } catch (const gfxq::Error& e) {
+      CHECK(e.code() == gfxq::ErrorCode::Unsupported);
+      CHECK(std::string(e.what()).find(gfxq::to_string(b)) != std::string::npos);
+      CHECK(std::string(e.what()).find("projection") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("engine: after an error the next query works and the inputs are untouched") {
+  gfxq::Engine engine;
+  const auto catalog = small_catalog();
+  const auto before = catalog.get("t").column("a").as<int32_t>();
+  CHECK_THROWS_AS(engine.execute_sql("SELECT nope FROM t", catalog), gfxq::Error);
+  CHECK_THROWS_AS(engine.execute_sql("SELECT KTH_LARGEST(a, 0) FROM t", catalog), gfxq::Error);
+  auto r = engine.execute_sql("SELECT MAX(a) FROM t", catalog);
+  CHECK(r.table.columns.at(0).as<int32_t>().at(0) == 5);
+  CHECK(catalog.get("t").column("a").as<int32_t>() == before);
+}
+
+TEST_CASE("engine: backend names parse and print") {
+  for (auto b : {gfxq::Backend::Cpu, gfxq::Backend::Raster, gfxq::Backend::Compute, gfxq::Backend::Auto})
+    CHECK(gfxq::parse_backend(gfxq::to_string(b)) == b);
+  CHECK_THROWS_WITH_AS(gfxq::parse_backend("gpu"), doctest::Contains("cpu, raster, compute, auto"), gfxq::Error);
+}

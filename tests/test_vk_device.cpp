@@ -1,0 +1,284 @@
+// The Vulkan device: creation and choice, capabilities, buffers, transfers, dispatch (including
+// grids split over maxComputeWorkGroupCount) and a clean teardown.
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "gfxq/error.h"
+#include "gfxq_constants.h"
+#include "gpu_support.h"
+
+using gfxq::Error;
+using gfxq::ErrorCode;
+using gfxq::test::vk_device;
+using gfxq::vk::Buffer;
+using gfxq::vk::MemoryKind;
+
+namespace {
+
+//! Sets an environment variable for one scope, restoring the previous value.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_.empty())
+      ::unsetenv(name_);
+    else
+      ::setenv(name_, old_.c_str(), 1);
+  }
+
+ private:
+  const char* name_;
+  std::string old_;
+};
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("vk: device comes up with validation and fills capabilities") {
+  const gfxq::VkCapabilities& caps = vk_device().caps();
+  MESSAGE(caps.text());
+  CHECK(caps.available);
+  CHECK(!caps.device_name.empty());
+  CHECK(!caps.driver_name.empty());
+  CHECK(caps.api_version >= VK_API_VERSION_1_2);
+  CHECK(caps.subgroup_size > 0);
+  CHECK(caps.max_shared_memory > 0);
+  CHECK(caps.max_storage_buffer_range > 0);
+  CHECK(caps.max_workgroup_invocations >= GFXQ_WORKGROUP_SIZE);
+  CHECK(caps.max_workgroup_size[0] >= GFXQ_WORKGROUP_SIZE);
+  CHECK(caps.max_workgroup_count[0] >= 65535);
+  REQUIRE(!caps.heaps.empty());
+  CHECK(caps.heaps[0].size > 0);
+  REQUIRE(!caps.all_devices.empty());
+  CHECK(caps.all_devices[0].rfind("0: ", 0) == 0);
+  CHECK(caps.text().find("subgroup size:") != std::string::npos);
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk: fill_u32 gives exact results around workgroup boundaries") {
+  auto& device = vk_device();
+  const auto& pipeline = device.pipeline("fill_u32", 2, 12);
+  CHECK(&device.pipeline("fill_u32", 2, 12) == &pipeline);  // cached
+  CHECK_THROWS_AS(device.pipeline("fill_u32", 3, 12), Error);
+  for (uint32_t n : {0u, 1u, 255u, 256u, 257u, 100000u}) {
+    CAPTURE(n);
+    std::vector<uint32_t> in(n);
+    std::iota(in.begin(), in.end(), 7u);
+    Buffer src = device.create_buffer(uint64_t(n) * 4, MemoryKind::Device);
+    Buffer dst = device.create_buffer(uint64_t(n) * 4, MemoryKind::Device);
+    device.upload(src, in.data(), uint64_t(n) * 4);
+    const uint32_t push[3] = {n, 3u, 0x10000u};
+    device.submit([&](VkCommandBuffer cmd) {
+      device.dispatch(cmd, pipeline, {&src, &dst}, push, (n + GFXQ_WORKGROUP_SIZE - 1) / GFXQ_WORKGROUP_SIZE);
+    });
+    std::vector<uint32_t> out(n, 0xdeadbeefu);
+    device.download(dst, out.data(), uint64_t(n) * 4);
+    size_t wrong = 0;
+    for (uint32_t i = 0; i < n; ++i) wrong += out[i] != in[i] * 3u + 0x10000u;
+    CHECK(wrong == 0);
+  }
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk: dependent dispatches in one submission with a barrier") {
+  auto& device = vk_device();
+  const auto& fill = device.pipeline("fill_u32", 2, 12);
+  constexpr uint32_t n = 1000;
+  std::vector<uint32_t> in(n);
+  std::iota(in.begin(), in.end(), 0u);
+  Buffer a = device.create_buffer(n * 4, MemoryKind::Upload);
+  Buffer b = device.create_buffer(n * 4, MemoryKind::Device);
+  Buffer c = device.create_buffer(n * 4, MemoryKind::Readback);
+  REQUIRE(a.mapped() != nullptr);
+  REQUIRE(c.mapped() != nullptr);
+  device.upload(a, in.data(), n * 4);
+  const uint32_t times2[3] = {n, 2u, 0u}, plus1[3] = {n, 1u, 1u};
+  device.submit([&](VkCommandBuffer cmd) {
+    device.dispatch(cmd, fill, {&a, &b}, times2, (n + GFXQ_WORKGROUP_SIZE - 1) / GFXQ_WORKGROUP_SIZE);
+    device.barrier(cmd);
+    device.dispatch(cmd, fill, {&b, &c}, plus1, (n + GFXQ_WORKGROUP_SIZE - 1) / GFXQ_WORKGROUP_SIZE);
+  });
+  const auto* out = static_cast<const uint32_t*>(c.mapped());
+  size_t wrong = 0;
+  for (uint32_t i = 0; i < n; ++i) wrong += out[i] != 2 * i + 1;
+  CHECK(wrong == 0);
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk: a grid beyond maxComputeWorkGroupCount is split with group offsets") {
+  auto& device = vk_device();
+  const uint32_t max_groups = device.caps().max_workgroup_count[0];
+  if (max_groups > (1u << 20)) {
+    MESSAGE("skipped: maxComputeWorkGroupCount[0] = " << max_groups << " is too large to exceed cheaply");
+    return;
+  }
+  const uint32_t groups = max_groups + 2;
+  const uint32_t n = (groups - 1) * GFXQ_WORKGROUP_SIZE + 5;  // the last group is partial
+  const auto& iota = device.pipeline("iota_u32", 1, 12, true);
+  Buffer dst = device.create_buffer(uint64_t(n) * 4, MemoryKind::Device);
+  const uint32_t push[3] = {n, 11u, 0u};  // the last word is filled by dispatch()
+  device.submit([&](VkCommandBuffer cmd) { device.dispatch(cmd, iota, {&dst}, push, groups); });
+  std::vector<uint32_t> out(n);
+  device.download(dst, out.data(), uint64_t(n) * 4);
+  size_t wrong = 0;
+  for (uint32_t i = 0; i < n; ++i) wrong += out[i] != 11u + i;
+  CHECK(wrong == 0);
+
+  // A pipeline that takes no group offset refuses such a grid instead of computing it wrongly.
+  const auto& fill = device.pipeline("fill_u32", 2, 12);
+  device.submit([&](VkCommandBuffer cmd) {
+    CHECK_THROWS_WITH_AS(device.dispatch(cmd, fill, {&dst, &dst}, push, groups),
+                         doctest::Contains("maxComputeWorkGroupCount"), Error);
+  });
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk: upload and download round trips of odd sizes and offsets") {
+  auto& device = vk_device();
+  for (uint64_t bytes : {1ull, 3ull, 7ull, 4097ull, (64ull << 20) + 3}) {
+    CAPTURE(bytes);
+    std::vector<uint8_t> in(bytes);
+    for (uint64_t i = 0; i < bytes; ++i) in[i] = uint8_t(i * 131 + (i >> 8) * 7 + 1);
+    for (MemoryKind kind : {MemoryKind::Device, MemoryKind::Readback}) {
+      if (bytes > (1ull << 20) && kind != MemoryKind::Device) continue;  // mapped copies are plain memcpy
+      Buffer buffer = device.create_buffer(bytes + 9, kind);
+      CHECK(buffer.size() == std::max<uint64_t>(bytes + 9, 4));
+      device.upload(buffer, in.data(), bytes, 5);
+      std::vector<uint8_t> out(bytes, 0);
+      device.download(buffer, out.data(), bytes, 5);
+      CHECK(out == in);
+    }
+  }
+  Buffer small = device.create_buffer(8, MemoryKind::Device);
+  uint8_t bytes[16] = {};
+  CHECK_THROWS_AS(device.upload(small, bytes, 8, 1), Error);
+  CHECK_THROWS_AS(device.download(small, bytes, 9), Error);
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk: buffers larger than a heap or the storage range are clear errors") {
+  auto& device = vk_device();
+  uint64_t largest_heap = 0;
+  for (const auto& h : device.caps().heaps) largest_heap = std::max(largest_heap, h.size);
+  const uint64_t absurd = largest_heap + 1;
+  try {
+    device.create_buffer(absurd, MemoryKind::Device);
+    FAIL("an allocation larger than every heap succeeded");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::OutOfDeviceMemory);
+    CHECK(std::string(e.what()).find(std::to_string(absurd)) != std::string::npos);
+  }
+
+  // A buffer bound whole must fit maxStorageBufferRange (no silent clamping of the range). On
+  // NVIDIA the largest allocation is below that range, so no such buffer exists there.
+  const uint64_t range = device.caps().max_storage_buffer_range;
+  Buffer big;
+  try {
+    big = device.create_buffer(range + 4, MemoryKind::Device);
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::OutOfDeviceMemory);
+    MESSAGE("no buffer above maxStorageBufferRange can be made here: " << std::string(e.what()));
+  }
+  if (big.handle()) {
+    Buffer small = device.create_buffer(4, MemoryKind::Device);
+    const auto& fill = device.pipeline("fill_u32", 2, 12);
+    const uint32_t push[3] = {1, 1, 0};
+    device.submit([&](VkCommandBuffer cmd) {
+      CHECK_THROWS_WITH_AS(device.dispatch(cmd, fill, {&big, &small}, push, 1),
+                           doctest::Contains("maxStorageBufferRange"), Error);
+    });
+  }
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk: device choice by index, name substring and GFXQ_VK_DEVICE") {
+  const auto& caps = vk_device().caps();
+  const bool validation = gfxq::test::vk_validation_wanted();
+  // The first word of the device name, in another case: the match ignores case.
+  std::string name = caps.device_name.substr(0, caps.device_name.find(' '));
+  std::string shouted = name;
+  for (char& c : shouted) c = char(std::toupper(static_cast<unsigned char>(c)));
+
+  std::vector<std::string> teardown;
+  {
+    ScopedEnv env("GFXQ_VK_DEVICE", shouted.c_str());
+    auto device = gfxq::vk::Device::create({.validation = validation, .teardown_messages = &teardown});
+    CHECK(lower(device->caps().device_name).find(lower(name)) != std::string::npos);
+    // A little work, so the teardown below has something to release.
+    Buffer b = device->create_buffer(64, MemoryKind::Device);
+    const uint32_t words[16] = {1, 2, 3};
+    device->upload(b, words, sizeof words);
+    device->pipeline("fill_u32", 2, 12);
+    CHECK(device->take_debug_messages().empty());
+  }
+  CHECK_MESSAGE(teardown.empty(), gfxq::test::joined(teardown));
+
+  {
+    ScopedEnv env("GFXQ_VK_DEVICE", "0");
+    auto device = gfxq::vk::Device::create({.validation = validation});
+    CHECK(caps.all_devices[0].find(device->caps().device_name) != std::string::npos);
+  }
+  {
+    // An explicit choice wins over the environment.
+    ScopedEnv env("GFXQ_VK_DEVICE", "no-such-gpu");
+    auto device = gfxq::vk::Device::create({.validation = validation, .choice = name});
+    CHECK(device->caps().device_name == caps.device_name);
+  }
+  for (const char* bad : {"no-such-gpu", "999"}) {
+    CAPTURE(bad);
+    ScopedEnv env("GFXQ_VK_DEVICE", bad);
+    try {
+      gfxq::vk::Device::create({.validation = validation});
+      FAIL("a device choice that matches nothing was accepted");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::Unsupported);
+      const std::string what = e.what();
+      CHECK(what.find(std::string("GFXQ_VK_DEVICE '") + bad + "'") != std::string::npos);
+      CHECK(what.find(caps.all_devices[0]) != std::string::npos);  // the message lists the devices
+    }
+  }
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk: validation reports misuse, and buffers move") {
+  if (!gfxq::test::vk_validation_wanted()) {
+    MESSAGE("skipped: GFXQ_TEST_VALIDATION=0");
+    return;
+  }
+  // A separate device, so the deliberately wrong pipeline stays out of the shared cache.
+  std::vector<std::string> teardown;
+  {
+    auto device = gfxq::vk::Device::create({.validation = true, .teardown_messages = &teardown});
+    // fill_u32 reads 12 bytes of push constants; a 4-byte layout is invalid usage.
+    device->pipeline("fill_u32", 2, 4);
+    const auto messages = device->take_debug_messages();
+    CHECK(!messages.empty());
+    for (const auto& m : messages) CHECK(m.rfind("Vulkan ERROR (validation): ", 0) == 0);
+    CHECK(device->take_debug_messages().empty());
+
+    Buffer a = device->create_buffer(16, MemoryKind::Upload);
+    const VkBuffer handle = a.handle();
+    Buffer b = std::move(a);
+    CHECK(a.handle() == VK_NULL_HANDLE);
+    CHECK(a.size() == 0);
+    CHECK(b.handle() == handle);
+    CHECK(b.mapped() != nullptr);
+    b = device->create_buffer(8, MemoryKind::Device);  // frees the first
+    CHECK(b.size() == 8);
+    CHECK(b.mapped() == nullptr);
+  }
+  CHECK_MESSAGE(teardown.empty(), gfxq::test::joined(teardown));
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
