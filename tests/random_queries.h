@@ -13,7 +13,7 @@
 
 #include "gfxq/gfxq.h"
 
-namespace gfxq::testing {
+namespace gfxq::test {
 
 //! Boundary values every INT comparison set draws from.
 inline const std::vector<double>& int_boundaries() {
@@ -125,4 +125,4 @@ inline std::string table_difference(const Table& want, const Table& got) {
   return {};
 }
 
-}  // namespace gfxq::testing
+}  // namespace gfxq::test

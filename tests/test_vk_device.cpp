@@ -282,3 +282,34 @@ TEST_CASE("vk: validation reports misuse, and buffers move") {
   CHECK_MESSAGE(teardown.empty(), gfxq::test::joined(teardown));
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
+
+TEST_CASE("vk: ranged bindings and GPU timestamps") {
+  auto& dev = gfxq::test::vk_device();
+  const uint32_t n = 1000;
+  const auto& fill = dev.pipeline("fill_u32", 2, 12);
+  auto src = dev.create_buffer(4 * 4096, gfxq::vk::MemoryKind::Device);
+  auto dst = dev.create_buffer(4 * 4096, gfxq::vk::MemoryKind::Device);
+  std::vector<uint32_t> host(4096);
+  for (uint32_t i = 0; i < host.size(); ++i) host[i] = i;
+  dev.upload(src, host.data(), 4 * host.size());
+  dev.upload(dst, std::vector<uint32_t>(4096, 7).data(), 4 * 4096);
+  // Bind src from element 1024 and dst from element 2048 (offsets aligned to any device's 256 bytes).
+  const uint32_t push[3] = {n, 2, 1};
+  dev.submit([&](VkCommandBuffer cmd) {
+    dev.timestamp(cmd, 0);
+    dev.dispatch_ranges(cmd, fill, std::vector<gfxq::vk::BufferRange>{{&src, 4096, 4 * n}, {&dst, 8192, 4 * n}}, push,
+                 (n + 255) / 256);
+    dev.timestamp(cmd, 1);
+  });
+  dev.download(dst, host.data(), 4 * host.size());
+  for (uint32_t i = 0; i < 4096; ++i) {
+    const uint32_t want = (i >= 2048 && i < 2048 + n) ? (i - 2048 + 1024) * 2 + 1 : 7;
+    if (host[i] != want) FAIL("element " << i << ": " << host[i] << " != " << want);
+  }
+  if (dev.caps().timestamps) CHECK(dev.elapsed_ms(0, 1) >= 0.0);
+  CHECK(dev.max_binding_elements() * 4 <= dev.caps().max_storage_buffer_range);
+  CHECK_THROWS_AS(dev.dispatch_ranges(VK_NULL_HANDLE, fill, std::vector<gfxq::vk::BufferRange>{{&src, 2, 4}, {&dst, 0, 4}},
+                               push, 1),
+                  gfxq::Error);
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}

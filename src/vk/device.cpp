@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -28,6 +29,8 @@ struct Device::Impl {
   uint32_t max_push_bytes = 0;  // maxPushConstantsSize
   uint32_t max_push_descriptors = 0;
   std::map<std::string, Pipeline, std::less<>> pipelines;
+  VkQueryPool timestamps = VK_NULL_HANDLE;  // kTimestampSlots slots, when the queue has timestamps
+  uint64_t storage_alignment = 4;           // minStorageBufferOffsetAlignment
   Buffer upload_staging;
   Buffer readback_staging;
   std::vector<std::pair<VkCommandBuffer, VkFence>> abandoned;  // submitted, but the wait failed
@@ -266,6 +269,25 @@ Buffer::~Buffer() {
 
 Device::Device() : impl_(std::make_unique<Impl>()) {}
 
+void Device::timestamp(VkCommandBuffer cmd, uint32_t slot) {
+  if (!impl_->timestamps) return;
+  if (slot >= kTimestampSlots)
+    throw Error(ErrorCode::Internal, "timestamp slot " + std::to_string(slot) + " out of range");
+  vkCmdResetQueryPool(cmd, impl_->timestamps, slot, 1);
+  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, impl_->timestamps, slot);
+}
+
+double Device::elapsed_ms(uint32_t from, uint32_t to) {
+  if (!impl_->timestamps || from >= kTimestampSlots || to >= kTimestampSlots)
+    return std::numeric_limits<double>::quiet_NaN();
+  uint64_t t[2][2] = {};  // value, availability
+  for (int i = 0; i < 2; ++i)
+    vkGetQueryPoolResults(device_, impl_->timestamps, i ? to : from, 1, sizeof t[i], t[i], sizeof t[i],
+                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+  if (!t[0][1] || !t[1][1]) return std::numeric_limits<double>::quiet_NaN();
+  return double(t[1][0] - t[0][0]) * caps_.timestamp_period_ns * 1e-6;
+}
+
 uint32_t Device::queue_family() const noexcept {
   return impl_->queue_family;
 }
@@ -488,6 +510,13 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   c.buffer_int64_atomics = on12.shaderBufferInt64Atomics;
   c.timestamps = families[m.queue_family].timestampValidBits > 0;
   c.timestamp_period_ns = limits.timestampPeriod;
+  m.storage_alignment = std::max<uint64_t>(4, limits.minStorageBufferOffsetAlignment);
+  if (c.timestamps) {
+    auto info = vk_struct<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
+    info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    info.queryCount = kTimestampSlots;
+    VK_CHECK(vkCreateQueryPool(d->device_, &info, nullptr, &m.timestamps));
+  }
   for (uint32_t i = 0; i < m.memory.memoryHeapCount; ++i)
     c.heaps.push_back(
         {m.memory.memoryHeaps[i].size, (m.memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0});
@@ -502,6 +531,7 @@ Device::~Device() {
     m.upload_staging = Buffer();
     m.readback_staging = Buffer();
     for (auto& [name, p] : m.pipelines) destroy_pipeline(device_, p);
+    if (m.timestamps) vkDestroyQueryPool(device_, m.timestamps, nullptr);
     if (m.pool) vkDestroyCommandPool(device_, m.pool, nullptr);  // frees its command buffers
     vkDestroyDevice(device_, nullptr);
   }
@@ -769,19 +799,37 @@ void Device::end_and_wait(VkCommandBuffer cmd) {
 
 void Device::dispatch(VkCommandBuffer cmd, const Pipeline& p, const std::vector<const Buffer*>& buffers,
                       const void* push, uint32_t groups_x) {
+  std::vector<BufferRange> ranges;
+  ranges.reserve(buffers.size());
+  for (const Buffer* b : buffers) ranges.push_back({b, 0, b->size()});
+  dispatch_ranges(cmd, p, ranges, push, groups_x);
+}
+
+uint64_t Device::max_binding_elements() const noexcept {
+  const uint64_t align = impl_->storage_alignment;
+  return (caps_.max_storage_buffer_range / align * align) / 4;
+}
+
+void Device::dispatch_ranges(VkCommandBuffer cmd, const Pipeline& p, const std::vector<BufferRange>& ranges,
+                      const void* push, uint32_t groups_x) {
   const Impl& m = *impl_;
-  if (buffers.size() != p.bindings)
-    throw Error(ErrorCode::Internal, "dispatch with " + std::to_string(buffers.size()) + " buffers for a pipeline of " +
+  if (ranges.size() != p.bindings)
+    throw Error(ErrorCode::Internal, "dispatch with " + std::to_string(ranges.size()) + " buffers for a pipeline of " +
                                          std::to_string(p.bindings) + " bindings");
-  std::vector<VkDescriptorBufferInfo> infos(buffers.size());
-  std::vector<VkWriteDescriptorSet> writes(buffers.size());
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    const Buffer& b = *buffers[i];
-    if (b.size() > caps_.max_storage_buffer_range)
-      throw Error(ErrorCode::Unsupported, "a " + std::to_string(b.size()) + "-byte buffer at binding " +
+  std::vector<VkDescriptorBufferInfo> infos(ranges.size());
+  std::vector<VkWriteDescriptorSet> writes(ranges.size());
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const Buffer& b = *ranges[i].buffer;
+    const uint64_t bytes = ranges[i].bytes ? ranges[i].bytes : b.size() - ranges[i].offset;
+    if (ranges[i].offset % m.storage_alignment != 0 || ranges[i].offset + bytes > b.size())
+      throw Error(ErrorCode::Internal, "binding " + std::to_string(i) + ": range at " + std::to_string(ranges[i].offset) +
+                                           " of " + std::to_string(bytes) + " bytes is misaligned or outside its " +
+                                           std::to_string(b.size()) + "-byte buffer");
+    if (bytes > caps_.max_storage_buffer_range)
+      throw Error(ErrorCode::Unsupported, "a " + std::to_string(bytes) + "-byte range at binding " +
                                               std::to_string(i) + " exceeds the device's maxStorageBufferRange of " +
                                               std::to_string(caps_.max_storage_buffer_range) + " bytes");
-    infos[i] = {b.handle(), 0, b.size()};
+    infos[i] = {b.handle(), ranges[i].offset, bytes};
     writes[i] = vk_struct<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
     writes[i].dstBinding = uint32_t(i);
     writes[i].descriptorCount = 1;

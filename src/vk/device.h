@@ -66,6 +66,15 @@ class Buffer {
   void* mapped_ = nullptr;
 };
 
+//! A byte range of a buffer bound to one shader binding (offset a multiple of
+//! minStorageBufferOffsetAlignment; bytes at most maxStorageBufferRange). Columns larger than one
+//! binding are processed in ranges ("chunk, don't fail").
+struct BufferRange {
+  const Buffer* buffer = nullptr;  //!< the buffer
+  uint64_t offset = 0;             //!< first byte
+  uint64_t bytes = 0;              //!< length in bytes (0: to the end of the buffer)
+};
+
 //! Where a buffer's memory lives.
 enum class MemoryKind {
   Device,    //!< device-local (any type on single-heap CPU devices); not mapped
@@ -134,6 +143,22 @@ class Device {
   //! buffer larger than maxStorageBufferRange or a grid too large for `p`.
   void dispatch(VkCommandBuffer cmd, const Pipeline& p, const std::vector<const Buffer*>& buffers, const void* push,
                 uint32_t groups_x);
+  //! dispatch() over byte ranges of buffers (binding i = ranges[i]).
+  void dispatch_ranges(VkCommandBuffer cmd, const Pipeline& p, const std::vector<BufferRange>& ranges, const void* push,
+                uint32_t groups_x);
+  //! Largest number of 4-byte elements one binding may hold (maxStorageBufferRange / 4, rounded
+  //! down to a multiple of the offset alignment).
+  uint64_t max_binding_elements() const noexcept;
+
+  //! Number of GPU timestamp slots (timestamp() takes 0..kTimestampSlots-1).
+  static constexpr uint32_t kTimestampSlots = 64;
+  //! Records GPU timestamp `slot` once all earlier commands of `cmd` have completed
+  //! (no-op when the queue has no timestamps: caps().timestamps).
+  void timestamp(VkCommandBuffer cmd, uint32_t slot);
+  //! Milliseconds between timestamps `from` and `to` written by the last submit(); NaN when the
+  //! queue has no timestamps or a slot was not written.
+  double elapsed_ms(uint32_t from, uint32_t to);
+
   //! A memory barrier inside one command buffer: compute-shader and transfer writes before it are
   //! visible to compute-shader and transfer reads and writes after it.
   void barrier(VkCommandBuffer cmd);
