@@ -9,32 +9,16 @@
 #include <random>
 
 #include "gfxq/cpu.h"
+#include "test_support.h"
 #include "gfxq/error.h"
 
 using namespace gfxq;
+using namespace gfxq::test;
 
 namespace {
 
-constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
-constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
-const float kInf = std::numeric_limits<float>::infinity();
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
-const float kNegNaN = std::bit_cast<float>(0xffc00001u);  // negative NaN with a payload
 constexpr uint32_t kCanonicalNaN = 0x7fc00000u;
 constexpr uint64_t kCanonicalNaND = 0x7ff8000000000000ull;
-
-ColumnRef col(std::string name) {
-  return ColumnRef{"", std::move(name)};
-}
-
-Aggregate agg(AggKind kind, std::optional<std::string> c = std::nullopt, double q = 0.5, int64_t k = 1) {
-  Aggregate a;
-  a.kind = kind;
-  if (c) a.column = col(*c);
-  a.q = q;
-  a.k = k;
-  return a;
-}
 
 // SELECT aggs... FROM t [WHERE where], t holding `columns`; the one result row.
 Table run(std::vector<Column> columns, std::vector<Aggregate> aggs, Cnf where = {}) {

@@ -9,30 +9,14 @@
 #include <random>
 
 #include "gfxq/cpu.h"
+#include "test_support.h"
 #include "gfxq/error.h"
 
 using namespace gfxq;
+using namespace gfxq::test;
 
 namespace {
 
-constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
-constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
-const float kInf = std::numeric_limits<float>::infinity();
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
-const float kNegNaN = std::bit_cast<float>(0xffc00001u);
-
-ColumnRef col(std::string name) {
-  return ColumnRef{"", std::move(name)};
-}
-
-Aggregate agg(AggKind kind, std::optional<std::string> c = std::nullopt, double q = 0.5, int64_t k = 1) {
-  Aggregate a;
-  a.kind = kind;
-  if (c) a.column = col(*c);
-  a.q = q;
-  a.k = k;
-  return a;
-}
 
 Result run(const Table& table, std::vector<SelectItem> items, const std::string& group,
            std::optional<OrderBy> order = {}, std::optional<uint64_t> limit = {}, Cnf where = {}) {

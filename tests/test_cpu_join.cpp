@@ -8,18 +8,14 @@
 #include <random>
 
 #include "gfxq/cpu.h"
+#include "test_support.h"
 
 using namespace gfxq;
+using namespace gfxq::test;
 
 namespace {
 
-const float kInf = std::numeric_limits<float>::infinity();
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
-const float kNegNaN = std::bit_cast<float>(0xffc00001u);
 
-ColumnRef col(std::string name) {
-  return ColumnRef{"", std::move(name)};
-}
 ColumnRef col(std::string table, std::string name) {
   return ColumnRef{std::move(table), std::move(name)};
 }

@@ -6,14 +6,14 @@
 #include <limits>
 
 #include "gfxq/cpu.h"
+#include "test_support.h"
 #include "gfxq/error.h"
 
 using namespace gfxq;
+using namespace gfxq::test;
 
 namespace {
 
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
-const float kNegNaN = std::bit_cast<float>(0xffc00001u);
 
 std::vector<uint32_t> bits(const std::vector<float>& v) {
   std::vector<uint32_t> out;

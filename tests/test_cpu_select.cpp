@@ -5,22 +5,16 @@
 #include <limits>
 
 #include "gfxq/cpu.h"
+#include "test_support.h"
 #include "gfxq/error.h"
 
 using namespace gfxq;
+using namespace gfxq::test;
 
 namespace {
 
-constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
-constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
-const float kInf = std::numeric_limits<float>::infinity();
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
 const float kNaN2 = std::bit_cast<float>(0xffc00001u);  // a negative NaN with a payload
 const double kNaND = std::numeric_limits<double>::quiet_NaN();
-
-ColumnRef col(std::string name) {
-  return ColumnRef{"", std::move(name)};
-}
 
 // row:      0     1      2     3     4      5      6     7
 // a:        3    -1      7     3   kMin   kMax     0     2

@@ -8,20 +8,13 @@
 #include <random>
 
 #include "gfxq/cpu.h"
+#include "test_support.h"
 
 using namespace gfxq;
+using namespace gfxq::test;
 
 namespace {
 
-constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
-constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
-const float kInf = std::numeric_limits<float>::infinity();
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
-const float kNegNaN = std::bit_cast<float>(0xffc00001u);
-
-ColumnRef col(std::string name) {
-  return ColumnRef{"", std::move(name)};
-}
 
 // SELECT id FROM t [ORDER BY key] [LIMIT n] over t(id, key...): the ids in result order.
 std::vector<int32_t> ids(const Table& table, std::optional<OrderBy> order, std::optional<uint64_t> limit = {}) {

@@ -13,6 +13,7 @@
 
 #include "gfxq/error.h"
 #include "gfxq/table.h"
+#include "test_support.h"
 
 namespace {
 
@@ -21,27 +22,6 @@ using gfxq::Distribution;
 using gfxq::ErrorCode;
 using gfxq::Type;
 
-// Runs f, which must throw a gfxq::Error of `code` whose message contains every one of `parts`.
-template <class F>
-void expect_error(F&& f, ErrorCode code, std::initializer_list<std::string_view> parts) {
-  try {
-    f();
-    FAIL("expected gfxq::Error " << gfxq::to_string(code));
-  } catch (const gfxq::Error& e) {
-    INFO("message: " << e.what());
-    CHECK(e.code() == code);
-    for (std::string_view p : parts) {
-      INFO("expected in the message: " << p);
-      CHECK(std::string_view(e.what()).find(p) != std::string_view::npos);
-    }
-  }
-}
-
-#define CHECK_ERROR(expr, code, ...)                          \
-  do {                                                        \
-    INFO("expression: " #expr);                               \
-    expect_error([&] { (void)(expr); }, code, {__VA_ARGS__}); \
-  } while (0)
 
 constexpr Distribution kAll[] = {Distribution::Uniform, Distribution::Skewed, Distribution::Sorted,
                                  Distribution::AllEqual};

@@ -1,0 +1,61 @@
+#pragma once
+// Helpers shared by the test files: error expectations, special values, query-spec shorthands.
+
+#include <doctest/doctest.h>
+
+#include <bit>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "gfxq/error.h"
+#include "gfxq/query.h"
+
+namespace gfxq::test {
+
+constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
+constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
+const float kInf = std::numeric_limits<float>::infinity();
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+const float kNegNaN = std::bit_cast<float>(0xffc00001u);  //!< a negative NaN with a payload
+
+//! Runs f, which must throw a gfxq::Error of `code` whose message contains every one of `parts`.
+template <class F>
+void expect_error(F&& f, ErrorCode code, std::initializer_list<std::string_view> parts) {
+  try {
+    f();
+    FAIL("expected gfxq::Error " << to_string(code));
+  } catch (const Error& e) {
+    INFO("message: " << e.what());
+    CHECK(e.code() == code);
+    for (std::string_view p : parts) {
+      INFO("expected in the message: " << p);
+      CHECK(std::string_view(e.what()).find(p) != std::string_view::npos);
+    }
+  }
+}
+
+//! An unqualified column reference.
+inline ColumnRef col(std::string name) { return ColumnRef{"", std::move(name)}; }
+
+//! An aggregate spec: kind over column `c` (none for COUNT(*)), with QUANTILE's q and KTH's k.
+inline Aggregate agg(AggKind kind, std::optional<std::string> c = std::nullopt, double q = 0.5, int64_t k = 1) {
+  Aggregate a;
+  a.kind = kind;
+  if (c) a.column = col(*c);
+  a.q = q;
+  a.k = k;
+  return a;
+}
+
+}  // namespace gfxq::test
+
+//! CHECK that `expr` throws gfxq::Error of `code` with every given substring in its message.
+#define CHECK_ERROR(expr, code, ...)                                        \
+  do {                                                                      \
+    INFO("expression: " #expr);                                             \
+    ::gfxq::test::expect_error([&] { (void)(expr); }, code, {__VA_ARGS__}); \
+  } while (0)
