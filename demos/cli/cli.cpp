@@ -101,8 +101,8 @@ std::vector<ColumnSpec> default_columns() {
 
 int cmd_info(std::ostream& out) {
   Engine engine;
-  out << "OpenGL (raster backend)\n" << engine.gl_capabilities().text() << "\n";
-  out << "Vulkan (compute backend)\n" << engine.vk_capabilities().text();
+  out << engine.gl_capabilities().text() << "\n";
+  out << engine.vk_capabilities().text();
   return kOk;
 }
 
