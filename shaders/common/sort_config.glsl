@@ -1,0 +1,53 @@
+// Constants of the sort-family kernels (radix sort, split, radix select, bitonic chunk sort),
+// shared by C++ (src/vk/primitives/) and GLSL. Plain #defines only, so both languages read it.
+#ifndef GFXQ_SORT_CONFIG_GLSL
+#define GFXQ_SORT_CONFIG_GLSL
+
+// Key types (SortKeyType) as the kernels receive them.
+#define SORT_KEY_U32 0
+#define SORT_KEY_I32 1
+#define SORT_KEY_F32 2
+
+// Counting passes (radix sort, split): 256 invocations x 16 keys = a 4096-key tile ranked in
+// shared memory; one workgroup scatters a block of 4 tiles, one after another, so the per-block
+// histograms are a quarter the size of per-tile ones.
+#define SORT_WG 256
+#define SORT_KPT 16
+#define SORT_TILE 4096
+#define SORT_BLOCK_TILES 4
+#define SORT_BLOCK 16384
+#define SORT_RADIX_BITS 8
+#define SORT_BINS 256
+// Ranking keeps 16-bit digit counters per subgroup: subgroups of at least 8 invocations.
+#define SORT_MIN_SUBGROUP 8
+#define SORT_MAX_SUBGROUPS 32
+
+// Bitonic chunk sort: one workgroup sorts a 2048-key tile (chunks of up to 2048 keys).
+#define BITONIC_WG 256
+#define BITONIC_TILE 2048
+
+// Radix select: digits of 11, 11 and 10 bits (levels 0, 1, 2 at shifts 21, 10, 0), grid-stride
+// scans over 4096-key tiles by at most 1024 workgroups. The scratch starts with a header of
+// SELECT_HEADER_WORDS words: the state, the first scan's histograms of levels 0 and 1, then one
+// histogram per later scan (SELECT_BINS words each).
+#define SELECT_WG 256
+#define SELECT_KPT 16
+#define SELECT_TILE 4096
+#define SELECT_MAX_GROUPS 1024
+#define SELECT_LEVELS 3
+#define SELECT_BINS 2048
+#define SELECT_PREFIX 0
+#define SELECT_MASK 1
+#define SELECT_K 2
+#define SELECT_LESS 3
+#define SELECT_COUNT 4
+#define SELECT_SRC 5
+#define SELECT_SRC_COUNT 6
+#define SELECT_DST 7
+#define SELECT_LEVEL 8
+#define SELECT_APPENDED 9
+#define SELECT_HIST_FIRST 16
+#define SELECT_HIST_PASS 4112
+#define SELECT_HEADER_WORDS 8208
+
+#endif

@@ -1,0 +1,152 @@
+#version 450
+// radix_downsweep: the scatter of one counting pass (radix sort, split). Workgroup b takes block b
+// (up to SORT_BLOCK_TILES tiles of SORT_TILE keys, one after another), ranks each tile's keys by
+// digit, stably, in shared memory (per-subgroup 16-bit digit counters filled by ballot-based
+// peer matching and a shuffle), stages them in digit order and writes them to
+//   keys_out[digit start + keys of this digit in earlier blocks and tiles + rank in the tile].
+// Keys move with their bits unchanged; KEY_VALUE also moves a uint32 value per key (flags bit 0:
+// values are generated as the keys' input positions instead of read).
+// Bindings: 0 = keys_in (uint[], read), 1 = keys_out (uint[], written), 2 = block_hist (uint[],
+// read: radix_scan's exclusive sums), 3 = totals (uint[], read), KEY_VALUE: 4 = values_in (uint[],
+// read unless generated), 5 = values_out (uint[], written).
+// Push constants: as radix_upsweep (n, nblocks, key_type, descending, hash, shift, mask, fanout,
+// seed, flags, group_offset).
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#include "sort_config.glsl"
+#include "sort_keys.glsl"
+
+layout(local_size_x = SORT_WG) in;
+layout(std430, binding = 0) readonly buffer KeysIn { uint keys_in[]; };
+layout(std430, binding = 1) writeonly buffer KeysOut { uint keys_out[]; };
+layout(std430, binding = 2) readonly buffer BlockHist { uint block_hist[]; };
+layout(std430, binding = 3) readonly buffer Totals { uint totals[]; };
+#ifdef KEY_VALUE
+layout(std430, binding = 4) readonly buffer ValuesIn { uint values_in[]; };
+layout(std430, binding = 5) writeonly buffer ValuesOut { uint values_out[]; };
+#endif
+layout(push_constant) uniform Params {
+  uint n, nblocks, key_type, descending, hash, shift, mask, fanout, seed, flags, group_offset;
+} pc;
+
+#include "sort_workgroup.glsl"
+
+// Ranking: gl_NumSubgroups x (bins / 2) words of two 16-bit digit counters each; afterwards the
+// staging area of the tile's keys (and values) in digit order.
+shared uint s_mem[SORT_TILE];
+shared uint s_goff[SORT_BINS];  // output position of the current tile's first key of each digit
+shared uint s_loff[SORT_BINS];  // position in the tile of its first key of each digit
+
+uint digit(uint raw) {
+  return sort_digit(raw, pc.key_type, pc.descending, pc.hash, pc.shift, pc.mask, pc.fanout, pc.seed);
+}
+
+// The 16-bit counter of digit d in subgroup row `row` (words per row: half_bins).
+uint counter(uint row, uint half_bins, uint d) {
+  return (s_mem[row * half_bins + (d >> 1)] >> ((d & 1u) * 16u)) & 0xffffu;
+}
+
+void main() {
+  const uint tid = sort_tid();
+  const uint block = gl_WorkGroupID.x + pc.group_offset;
+  const uint bins = pc.mask + 1u;
+  const uint half_bins = (bins + 1u) / 2u;
+  const uint bits = findMSB(bins);
+  const uint sgs = gl_SubgroupSize;
+  const uint sg = gl_SubgroupID;
+  const uint lane = gl_SubgroupInvocationID;
+
+  // Where this block's keys of each digit start: all keys of smaller digits, plus the keys of
+  // this digit in earlier blocks.
+  uint all_keys;
+  const uint digit_start = wg_exclusive_scan(tid < bins ? totals[tid] : 0u, all_keys);
+  if (tid < bins) s_goff[tid] = digit_start + block_hist[tid * pc.nblocks + block];
+
+  uint key[SORT_KPT];
+  uint slot[SORT_KPT];  // rank | digit << 16, then the key's position in the tile
+  for (uint t = 0u; t < SORT_BLOCK_TILES; ++t) {
+    const uint tile_base = block * SORT_BLOCK + t * SORT_TILE;
+    if (tile_base >= pc.n) break;
+    const uint valid = min(uint(SORT_TILE), pc.n - tile_base);
+    for (uint i = tid; i < gl_NumSubgroups * half_bins; i += SORT_WG) s_mem[i] = 0u;
+    barrier();
+
+    // Subgroup sg ranks tile keys [seg, seg + sgs * SORT_KPT) in order: j-th round, lane order.
+    // All loads are issued first. Keys past n get the largest digit, so they rank last and are
+    // never written. In each round the lanes of one digit (peers, found by one ballot per digit
+    // bit) take consecutive ranks after the digit's count so far; the lowest peer adds them to
+    // the subgroup's counter and shuffles the previous count to the others.
+    const uint seg = sg * sgs * SORT_KPT;
+    for (uint j = 0u; j < SORT_KPT; ++j) {
+      const uint li = seg + j * sgs + lane;
+      key[j] = li < valid ? keys_in[tile_base + li] : 0u;
+    }
+    for (uint j = 0u; j < SORT_KPT; ++j) {
+      const uint d = seg + j * sgs + lane < valid ? digit(key[j]) : bins - 1u;
+      const uvec4 peers = subgroup_peers(d, bits, true);
+      const uint below = subgroupBallotExclusiveBitCount(peers);
+      const uint count = subgroupBallotBitCount(peers);
+      const uint sh = (d & 1u) * 16u;
+      uint earlier = 0u;
+      if (below == 0u) earlier = atomicAdd(s_mem[sg * half_bins + (d >> 1)], count << sh);
+      earlier = subgroupShuffle(earlier, subgroupBallotFindLSB(peers));
+      slot[j] = (((earlier >> sh) & 0xffffu) + below) | (d << 16);
+    }
+    barrier();
+
+    // The tile's count of each digit and where its keys start in the tile.
+    uint count_d = 0u;
+    if (tid < bins)
+      for (uint s = 0u; s < gl_NumSubgroups; ++s) count_d += counter(s, half_bins, tid);
+    uint tile_keys;
+    const uint tile_start = wg_exclusive_scan(count_d, tile_keys);
+    if (tid < bins) s_loff[tid] = tile_start;
+    // Counters -> exclusive sums over subgroups, both 16-bit halves at once (sums stay < 2^16).
+    if (tid < half_bins) {
+      uint run = 0u;
+      for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+        const uint c = s_mem[s * half_bins + tid];
+        s_mem[s * half_bins + tid] = run;
+        run += c;
+      }
+    }
+    barrier();
+    for (uint j = 0u; j < SORT_KPT; ++j) {
+      const uint d = slot[j] >> 16;
+      slot[j] = s_loff[d] + counter(sg, half_bins, d) + (slot[j] & 0xffffu);
+    }
+    barrier();
+    for (uint j = 0u; j < SORT_KPT; ++j) s_mem[slot[j]] = key[j];
+    barrier();
+
+    // Write the staged keys: consecutive invocations, consecutive positions of a digit's run.
+    uint dst[SORT_KPT];
+    for (uint j = 0u; j < SORT_KPT; ++j) {
+      const uint i = j * SORT_WG + tid;
+      if (i < valid) {
+        const uint k = s_mem[i];
+        const uint d = digit(k);
+        dst[j] = s_goff[d] + i - s_loff[d];
+        keys_out[dst[j]] = k;
+      }
+    }
+#ifdef KEY_VALUE
+    barrier();
+    for (uint j = 0u; j < SORT_KPT; ++j) {
+      const uint li = seg + j * sgs + lane;
+      uint v = tile_base + li;
+      if ((pc.flags & 1u) == 0u && li < valid) v = values_in[tile_base + li];
+      s_mem[slot[j]] = v;
+    }
+    barrier();
+    for (uint j = 0u; j < SORT_KPT; ++j) {
+      const uint i = j * SORT_WG + tid;
+      if (i < valid) values_out[dst[j]] = s_mem[i];
+    }
+#endif
+    barrier();
+    if (tid < bins) s_goff[tid] += count_d;
+  }
+}

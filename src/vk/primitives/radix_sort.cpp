@@ -1,0 +1,204 @@
+// LSD radix sort: four reduce-then-scan counting passes (radix_upsweep, radix_scan,
+// radix_downsweep) over 8-bit digits of the sort key, ping-ponging through scratch.
+
+#include "vk/primitives/radix_sort.h"
+
+#include <string>
+#include <utility>
+
+#include "gfxq/error.h"
+#include "sort_config.glsl"
+
+namespace gfxq::vk {
+
+static_assert(uint32_t(SortKeyType::U32) == SORT_KEY_U32 && uint32_t(SortKeyType::I32) == SORT_KEY_I32 &&
+              uint32_t(SortKeyType::F32) == SORT_KEY_F32);
+static_assert(SORT_TILE == SORT_WG * SORT_KPT && SORT_BLOCK == SORT_TILE * SORT_BLOCK_TILES);
+static_assert(SORT_BINS == 1 << SORT_RADIX_BITS && SORT_MAX_SUBGROUPS * SORT_MIN_SUBGROUP == SORT_WG);
+// Ranking packs two 16-bit counters per word; the staging area reuses the counters' words.
+static_assert(SORT_MAX_SUBGROUPS * SORT_BINS / 2 <= SORT_TILE && 128 * SORT_KPT < 65536);
+
+namespace detail {
+
+namespace {
+
+//! Push constants of radix_upsweep / radix_downsweep (see the shaders).
+struct PassPush {
+  uint32_t n, nblocks, key_type, descending, hash, shift, mask, fanout, seed, flags, group_offset;
+};
+
+uint64_t range_bytes(const BufferRange& r) {
+  return r.bytes ? r.bytes : r.buffer->size() - r.offset;
+}
+
+//! The first `bytes` bytes of r.
+BufferRange head(const BufferRange& r, uint64_t bytes) {
+  return {r.buffer, r.offset, bytes};
+}
+
+uint64_t block_count(uint64_t n) {
+  return (n + SORT_BLOCK - 1) / SORT_BLOCK;
+}
+
+}  // namespace
+
+void check_fits_binding(const Device& device, uint64_t n, const char* what) {
+  if (n > device.max_binding_elements())
+    throw Error(ErrorCode::Unsupported,
+                std::string(what) + " of " + std::to_string(n) + " keys: one storage binding holds at most " +
+                    std::to_string(device.max_binding_elements()) + " 4-byte elements on this device");
+}
+
+void check_sort_support(const Device& device, uint64_t n, const char* what) {
+  VkPhysicalDeviceSubgroupProperties subgroups{};
+  subgroups.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+  VkPhysicalDeviceProperties2 props{};
+  props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+  props.pNext = &subgroups;
+  vkGetPhysicalDeviceProperties2(device.physical(), &props);
+  std::string missing;
+  const bool compute = subgroups.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT;
+  for (const auto& [bit, op] : {std::pair{VK_SUBGROUP_FEATURE_BASIC_BIT, " basic"},
+                                {VK_SUBGROUP_FEATURE_BALLOT_BIT, " ballot"},
+                                {VK_SUBGROUP_FEATURE_ARITHMETIC_BIT, " arithmetic"},
+                                {VK_SUBGROUP_FEATURE_SHUFFLE_BIT, " shuffle"}})
+    if (!compute || !(subgroups.supportedOperations & bit)) missing += op;
+  const uint32_t sg = subgroups.subgroupSize;
+  if (!missing.empty() || sg < SORT_MIN_SUBGROUP || sg > 128 || SORT_WG % sg != 0)
+    throw Error(ErrorCode::Unsupported, std::string(what) +
+                                            " needs subgroup basic, ballot, arithmetic and shuffle operations in "
+                                            "compute shaders and a subgroup size of 8..128 dividing " +
+                                            std::to_string(SORT_WG) + "; the device has subgroup size " +
+                                            std::to_string(sg) + (missing.empty() ? "" : " and lacks" + missing));
+  check_fits_binding(device, n, what);
+}
+
+void check_range_holds(const BufferRange& r, uint64_t bytes, const char* what) {
+  if (!r.buffer || r.offset > r.buffer->size() || range_bytes(r) > r.buffer->size() - r.offset ||
+      range_bytes(r) < bytes)
+    throw Error(ErrorCode::Internal, std::string(what) + ": the range must hold " + std::to_string(bytes) +
+                                         " bytes within its buffer" + (r.buffer ? "" : " (no buffer given)"));
+}
+
+bool ranges_overlap(const BufferRange& a, const BufferRange& b, uint64_t bytes) {
+  return a.buffer && b.buffer && a.buffer->handle() == b.buffer->handle() && a.offset < b.offset + bytes &&
+         b.offset < a.offset + bytes;
+}
+
+bool same_range(const BufferRange& a, const BufferRange& b) {
+  return a.buffer && b.buffer && a.buffer->handle() == b.buffer->handle() && a.offset == b.offset;
+}
+
+uint64_t pass_hist_bytes(uint64_t n) {
+  return align256(SORT_BINS * block_count(n) * 4);
+}
+
+void record_digit_pass(Device& device, VkCommandBuffer cmd, const DigitPass& pass) {
+  const uint64_t bytes = pass.n * 4;
+  const uint32_t nblocks = uint32_t(block_count(pass.n));
+  const uint32_t bins = pass.mask + 1;
+  const bool with_values = pass.values_out.buffer != nullptr;
+  const bool generate = with_values && pass.values_in.buffer == nullptr;
+  const PassPush push{uint32_t(pass.n),
+                      nblocks,
+                      uint32_t(pass.key_type),
+                      pass.descending ? 1u : 0u,
+                      pass.hash ? 1u : 0u,
+                      pass.shift,
+                      pass.mask,
+                      pass.fanout,
+                      pass.seed,
+                      generate ? 1u : 0u,
+                      0u};
+  const BufferRange keys_in = head(pass.keys_in, bytes), keys_out = head(pass.keys_out, bytes);
+  const BufferRange hist = head(pass.block_hist, uint64_t(bins) * nblocks * 4);
+  const BufferRange totals = head(pass.totals, SORT_BINS * 4);
+
+  device.dispatch_ranges(cmd, device.pipeline("radix_upsweep", 2, sizeof(PassPush), true), {keys_in, hist}, &push,
+                         nblocks);
+  device.barrier(cmd);
+  device.dispatch_ranges(cmd, device.pipeline("radix_scan", 2, 4), {hist, totals}, &nblocks, bins);
+  device.barrier(cmd);
+  if (with_values) {
+    const BufferRange values_in = generate ? keys_in : head(pass.values_in, bytes);
+    device.dispatch_ranges(cmd, device.pipeline("radix_downsweep_kv", 6, sizeof(PassPush), true),
+                           {keys_in, keys_out, hist, totals, values_in, head(pass.values_out, bytes)}, &push, nblocks);
+  } else {
+    device.dispatch_ranges(cmd, device.pipeline("radix_downsweep_k", 4, sizeof(PassPush), true),
+                           {keys_in, keys_out, hist, totals}, &push, nblocks);
+  }
+}
+
+}  // namespace detail
+
+namespace {
+
+//! Scratch layout: tmp keys, tmp values (with values), block histograms, digit totals.
+struct SortScratch {
+  uint64_t keys = 0, values = 0, hist = 0, totals = 0, bytes = 0;
+  SortScratch(uint64_t n, bool with_values) {
+    using detail::align256;
+    values = align256(n * 4);
+    hist = values + (with_values ? align256(n * 4) : 0);
+    totals = hist + detail::pass_hist_bytes(n);
+    bytes = totals + align256(SORT_BINS * 4);
+  }
+};
+
+BufferRange at(const BufferRange& r, uint64_t offset) {
+  return {r.buffer, r.offset + offset, 0};
+}
+
+}  // namespace
+
+uint64_t radix_sort_scratch_bytes(const Device& device, uint64_t n, bool with_values) {
+  detail::check_sort_support(device, n, "radix sort");
+  return n == 0 ? 0 : SortScratch(n, with_values).bytes;
+}
+
+void record_radix_sort(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args) {
+  using namespace detail;
+  const uint64_t n = args.n;
+  check_sort_support(device, n, "radix sort");
+  if (n == 0) return;
+  const bool with_values = args.values_out.buffer != nullptr;
+  const uint64_t bytes = n * 4;
+  const SortScratch layout(n, with_values);
+  check_range_holds(args.keys_in, bytes, "radix sort keys_in");
+  check_range_holds(args.keys_out, bytes, "radix sort keys_out");
+  check_range_holds(args.scratch, layout.bytes, "radix sort scratch");
+  if (ranges_overlap(args.keys_in, args.keys_out, bytes) && !same_range(args.keys_in, args.keys_out))
+    throw Error(ErrorCode::Internal, "radix sort: keys_out partly overlaps keys_in");
+  if (with_values) {
+    check_range_holds(args.values_out, bytes, "radix sort values_out");
+    if (args.values_in.buffer) {
+      check_range_holds(args.values_in, bytes, "radix sort values_in");
+      if (ranges_overlap(args.values_in, args.values_out, bytes) && !same_range(args.values_in, args.values_out))
+        throw Error(ErrorCode::Internal, "radix sort: values_out partly overlaps values_in");
+    }
+  }
+
+  const BufferRange tmp_keys = at(args.scratch, layout.keys), tmp_values = at(args.scratch, layout.values);
+  // Four passes: in -> tmp -> out -> tmp -> out, so an in-place sort (out == in) is safe.
+  DigitPass pass;
+  pass.n = n;
+  pass.key_type = args.key_type;
+  pass.descending = args.order == SortOrder::Descending;
+  pass.mask = SORT_BINS - 1;
+  pass.block_hist = at(args.scratch, layout.hist);
+  pass.totals = at(args.scratch, layout.totals);
+  for (uint32_t p = 0; p < 32 / SORT_RADIX_BITS; ++p) {
+    const bool to_tmp = p % 2 == 0;
+    pass.shift = p * SORT_RADIX_BITS;
+    pass.keys_in = p == 0 ? args.keys_in : (to_tmp ? args.keys_out : tmp_keys);
+    pass.keys_out = to_tmp ? tmp_keys : args.keys_out;
+    if (with_values) {
+      pass.values_in = p == 0 ? args.values_in : (to_tmp ? args.values_out : tmp_values);
+      pass.values_out = to_tmp ? tmp_values : args.values_out;
+    }
+    if (p > 0) device.barrier(cmd);
+    record_digit_pass(device, cmd, pass);
+  }
+}
+
+}  // namespace gfxq::vk

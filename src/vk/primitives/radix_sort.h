@@ -1,0 +1,91 @@
+#pragma once
+// LSD radix sort of 32-bit keys, alone or with uint32 values (row ids), recorded into the caller's
+// command buffer. Four stable passes of 8-bit digits; each pass is reduce-then-scan (per-block
+// digit histograms -> a scan of them -> a scatter with stable in-tile ranking), which needs no
+// forward progress between workgroups. Keys are moved with their bits unchanged; the order-
+// preserving transform (SortKeyType, SortOrder) is applied to each key as it is loaded.
+//
+// Barriers the caller owes (this applies to every primitive in src/vk/primitives/{radix_sort,
+// bitonic_sort,radix_select,split}.h): record device.barrier(cmd) before the call when earlier
+// commands of `cmd` wrote its inputs or read/wrote its outputs or scratch (including an earlier
+// call sharing the scratch), and after it before anything reads its outputs. Between its own
+// dispatches the primitive records the barriers it needs.
+//
+// Limits: every input/output/scratch part must fit one storage binding: n <= max_binding_elements()
+// (32M keys on lavapipe, about 1G on NVIDIA); larger n is Error(Unsupported) naming both sizes.
+// The device needs subgroup basic, ballot, arithmetic and shuffle operations in compute shaders and
+// a subgroup size of 8..128 dividing 256 (Error(Unsupported) otherwise; every desktop driver and
+// lavapipe qualify).
+
+#include <cstdint>
+
+#include "cpu/primitives_sort.h"
+#include "vk/device.h"
+
+namespace gfxq::vk {
+
+//! One radix sort of `n` keys. A range with buffer == nullptr is absent; bytes == 0 means "to the
+//! end of the buffer"; offsets are multiples of minStorageBufferOffsetAlignment (256 always is).
+//! keys_out may be the very same range as keys_in (in place), and values_out the same as
+//! values_in; other overlaps are Error(Internal).
+struct RadixSortArgs {
+  uint64_t n = 0;                           //!< number of keys
+  SortKeyType key_type = SortKeyType::U32;  //!< how keys are ordered
+  SortOrder order = SortOrder::Ascending;   //!< descending is stable too (ties keep input order)
+  BufferRange keys_in;                      //!< n raw 32-bit keys (read only unless == keys_out)
+  BufferRange keys_out;                     //!< n keys in order, raw bits unchanged (-0.0 stays -0.0)
+  BufferRange values_in;                    //!< optional n uint32 values; absent with values_out: row ids 0..n-1
+  BufferRange values_out;                   //!< optional: the values in key order (absent: keys only)
+  BufferRange scratch;                      //!< radix_sort_scratch_bytes(device, n, values_out present)
+};
+
+//! Bytes of scratch record_radix_sort needs (caller-owned, no contents required; 0 for n == 0).
+//! Error(Unsupported) when n exceeds one binding.
+uint64_t radix_sort_scratch_bytes(const Device& device, uint64_t n, bool with_values);
+
+//! Records a stable radix sort. Example: U32 ascending, keys_in {3,1,2,1}, values_in absent,
+//! values_out present -> keys_out {1,1,2,3}, values_out {1,3,2,0}.
+void record_radix_sort(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args);
+
+namespace detail {
+
+//! One stable counting pass over n keys, shared by radix sort and split: each key's digit is
+//! (x >> shift) & mask where x is its sort key (hash == false) or its hash partition
+//! hi32(fmix32(sort key ^ seed) * fanout) (hash == true); keys (and values) are scattered from
+//! *_in to *_out grouped by digit, stable. mask + 1 (the bins) is a power of two <= 256.
+struct DigitPass {
+  uint64_t n = 0;                           //!< keys
+  SortKeyType key_type = SortKeyType::U32;  //!< key order
+  bool descending = false;                  //!< sort key inverted
+  bool hash = false;                        //!< digits of the hash partition instead of the key
+  uint32_t shift = 0;                       //!< lowest digit bit
+  uint32_t mask = 255;                      //!< digit mask, 2^b - 1 with b <= 8
+  uint32_t fanout = 1;                      //!< hash: partitions
+  uint32_t seed = 0;                        //!< hash: seed
+  BufferRange keys_in, keys_out;            //!< n keys each; must not overlap
+  BufferRange values_in, values_out;        //!< optional, as in RadixSortArgs
+  BufferRange block_hist;                   //!< pass_hist_bytes(n)
+  BufferRange totals;                       //!< 256 words: per-digit key counts after the pass
+};
+
+//! Bytes of DigitPass::block_hist for n keys.
+uint64_t pass_hist_bytes(uint64_t n);
+//! Records one DigitPass (three dispatches with barriers between; none before or after).
+void record_digit_pass(Device& device, VkCommandBuffer cmd, const DigitPass& pass);
+//! Error(Unsupported) unless n 4-byte elements fit one storage binding.
+void check_fits_binding(const Device& device, uint64_t n, const char* what);
+//! Error(Unsupported) unless the device can run the sort kernels (subgroups) and n fits one binding.
+void check_sort_support(const Device& device, uint64_t n, const char* what);
+//! Error(Internal) unless r holds `bytes` bytes (a BufferRange with a buffer).
+void check_range_holds(const BufferRange& r, uint64_t bytes, const char* what);
+//! Whether two present ranges of `bytes` bytes each share any byte.
+bool ranges_overlap(const BufferRange& a, const BufferRange& b, uint64_t bytes);
+//! Whether two present ranges are the very same bytes.
+bool same_range(const BufferRange& a, const BufferRange& b);
+//! Rounds up to a multiple of 256 bytes (a valid storage-buffer offset on every device).
+constexpr uint64_t align256(uint64_t bytes) {
+  return (bytes + 255) / 256 * 256;
+}
+
+}  // namespace detail
+}  // namespace gfxq::vk

@@ -1,0 +1,494 @@
+// The sort-family primitives on the Vulkan device (radix sort, bitonic chunk sort, radix select,
+// split) against their CPU references (cpu/primitives_sort.h), exactly, around tile boundaries,
+// with INT/FLOAT special values, duplicates, skew, both orders; stability is checked through row ids.
+#include <algorithm>
+#include <bit>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu/primitives_sort.h"
+#include "gfxq/error.h"
+#include "gpu_support.h"
+#include "sort_config.glsl"
+#include "vk/primitives/bitonic_sort.h"
+#include "vk/primitives/radix_select.h"
+#include "vk/primitives/radix_sort.h"
+#include "vk/primitives/split.h"
+
+using gfxq::Error;
+using gfxq::ErrorCode;
+using gfxq::Partitioner;
+using gfxq::PartitionKind;
+using gfxq::SelectResult;
+using gfxq::SortKeyType;
+using gfxq::SortOrder;
+using gfxq::test::vk_device;
+using gfxq::vk::Buffer;
+using gfxq::vk::BufferRange;
+using gfxq::vk::MemoryKind;
+using Keys = std::vector<uint32_t>;
+
+namespace {
+
+constexpr SortKeyType kTypes[] = {SortKeyType::U32, SortKeyType::I32, SortKeyType::F32};
+constexpr SortOrder kOrders[] = {SortOrder::Ascending, SortOrder::Descending};
+
+std::string name(SortKeyType t) {
+  return t == SortKeyType::U32 ? "U32" : (t == SortKeyType::I32 ? "I32" : "F32");
+}
+std::string name(SortOrder o) {
+  return o == SortOrder::Ascending ? "ASC" : "DESC";
+}
+
+uint32_t bits(float f) {
+  return std::bit_cast<uint32_t>(f);
+}
+
+//! Kinds of test data.
+enum class Data { Random, Special, FewDistinct, AllEqual, Skew };
+std::string name(Data d) {
+  switch (d) {
+    case Data::Random: return "random";
+    case Data::Special: return "special";
+    case Data::FewDistinct: return "few-distinct";
+    case Data::AllEqual: return "all-equal";
+    case Data::Skew: return "skew";
+  }
+  return "?";
+}
+
+//! Values that stress a key type's order: extremes, signed zeros, NaNs, infinities, denormals.
+Keys special_values(SortKeyType type) {
+  if (type == SortKeyType::F32)
+    return {bits(0.0f),     bits(-0.0f),     0x7fc00000u, 0xffc00000u, 0x7f800001u, 0x7fffffffu,
+            bits(INFINITY), bits(-INFINITY), 0x00000001u, 0x80000001u, 0x007fffffu, 0x807fffffu,
+            bits(FLT_MAX),  bits(-FLT_MAX),  bits(1.0f),  bits(-1.0f), bits(0.5f),  bits(-2.5f)};
+  if (type == SortKeyType::I32) return {0x80000000u, 0x7fffffffu, 0xffffffffu, 0u, 1u, 0x80000001u, 0x7ffffffeu};
+  return {0u, 1u, 0xffffffffu, 0x80000000u, 0x7fffffffu, 0xfffffffeu};
+}
+
+//! n keys of kind `data` for `type` from `rng`.
+Keys make_keys(uint64_t n, SortKeyType type, Data data, std::mt19937_64& rng) {
+  Keys k(n);
+  const Keys special = special_values(type);
+  const uint32_t common = uint32_t(rng());
+  for (auto& x : k) {
+    const uint32_t r = uint32_t(rng());
+    switch (data) {
+      case Data::Random: x = r; break;
+      case Data::Special: x = (r % 3 == 0) ? special[r / 3 % special.size()] : uint32_t(rng()); break;
+      case Data::FewDistinct: x = special[r % special.size()] ^ (r >> 28 & 3u); break;
+      case Data::AllEqual: x = common; break;
+      case Data::Skew: x = (r & 1) ? common : uint32_t(rng()); break;
+    }
+  }
+  return k;
+}
+
+//! A device buffer holding `data` (at least 4 bytes).
+Buffer upload(const Keys& data) {
+  auto& device = vk_device();
+  Buffer b = device.create_buffer(std::max<uint64_t>(4, data.size() * 4), MemoryKind::Device);
+  device.upload(b, data.data(), data.size() * 4);
+  return b;
+}
+
+//! A device buffer of `count` words (at least 4 bytes), contents undefined.
+Buffer scratch_buffer(uint64_t bytes) {
+  return vk_device().create_buffer(std::max<uint64_t>(4, bytes), MemoryKind::Device);
+}
+
+Keys download(const Buffer& b, uint64_t count) {
+  Keys out(count);
+  vk_device().download(b, out.data(), count * 4);
+  return out;
+}
+
+BufferRange whole(const Buffer& b) {
+  return {&b, 0, 0};
+}
+
+//! Empty when a == b, else where and how they first differ.
+std::string difference(const Keys& got, const Keys& want) {
+  if (got.size() != want.size()) return "sizes " + std::to_string(got.size()) + " vs " + std::to_string(want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i])
+      return "at " + std::to_string(i) + ": " + std::to_string(got[i]) + " vs " + std::to_string(want[i]);
+  return {};
+}
+
+#define CHECK_SAME(got, want)                                          \
+  do {                                                                 \
+    const std::string gfxq_diff_ = difference(got, want);              \
+    CHECK_MESSAGE(gfxq_diff_.empty(), #got " differs " << gfxq_diff_); \
+  } while (0)
+
+//! Radix sort of `keys` on the GPU (values: none, given, or generated row ids) vs the CPU.
+enum class Values { None, Given, RowIds };
+
+void check_radix_sort(const Keys& keys, SortKeyType type, SortOrder order, Values values, bool in_place,
+                      std::mt19937_64& rng) {
+  auto& device = vk_device();
+  const uint64_t n = keys.size();
+  CAPTURE(n);
+  CAPTURE(name(type));
+  CAPTURE(name(order));
+  CAPTURE(int(values));
+  CAPTURE(in_place);
+  Keys vals(n);
+  if (values == Values::Given)
+    for (auto& v : vals) v = uint32_t(rng());
+  else
+    std::iota(vals.begin(), vals.end(), 0u);
+  Keys want_keys = keys, want_vals = vals;
+  gfxq::cpu::radix_sort(want_keys, &want_vals, type, order);
+
+  Buffer kin = upload(keys), vin = upload(vals);
+  Buffer kout = scratch_buffer(n * 4), vout = scratch_buffer(n * 4);
+  Buffer scratch = scratch_buffer(gfxq::vk::radix_sort_scratch_bytes(device, n, values != Values::None));
+  gfxq::vk::RadixSortArgs args;
+  args.n = n;
+  args.key_type = type;
+  args.order = order;
+  args.keys_in = whole(kin);
+  args.keys_out = in_place ? whole(kin) : whole(kout);
+  if (values == Values::Given) args.values_in = whole(vin);
+  if (values != Values::None) args.values_out = in_place && values == Values::Given ? whole(vin) : whole(vout);
+  args.scratch = whole(scratch);
+  device.submit([&](VkCommandBuffer cmd) { gfxq::vk::record_radix_sort(device, cmd, args); });
+  CHECK_SAME(download(*args.keys_out.buffer, n), want_keys);
+  if (values != Values::None) CHECK_SAME(download(*args.values_out.buffer, n), want_vals);
+}
+
+//! Boundary sizes of a primitive whose tile is `tile` and block `block`, plus powers of two +- 1.
+std::vector<uint64_t> boundary_sizes(uint64_t tile, uint64_t block) {
+  std::vector<uint64_t> s = {
+      0, 1, 2, 255, 256, 257, tile - 1, tile, tile + 1, 2 * tile + 1, block - 1, block, block + 1, 2 * block + 1};
+  for (uint64_t p : {1ull << 10, 1ull << 13, 1ull << 15, 1ull << 17}) s.insert(s.end(), {p - 1, p + 1});
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("vk-sort: CPU references on the documented examples") {
+  using namespace gfxq::cpu;
+  Keys k = {3, 1, 2, 1}, v = {0, 1, 2, 3};
+  radix_sort(k, &v, SortKeyType::U32, SortOrder::Ascending);
+  CHECK(k == Keys{1, 1, 2, 3});
+  CHECK(v == Keys{1, 3, 2, 0});
+  Keys out, out_v;
+  sort_chunks({4, 3, 2, 1, 9, 8}, nullptr, 4, 2, SortKeyType::U32, SortOrder::Ascending, out, &out_v);
+  CHECK(out == Keys{1, 2, 8, 9});
+  CHECK(out_v == Keys{3, 2, 5, 4});
+  CHECK(chunk_sort_output_count(6, 4, 2) == 4);
+  CHECK(chunk_sort_output_count(5, 4, 2) == 3);
+  CHECK(radix_select({5, 1, 4, 1}, 2, SortKeyType::U32, SortOrder::Ascending) == SelectResult{1, 0, 2});
+  CHECK(radix_select({5, 1, 4, 1}, 1, SortKeyType::U32, SortOrder::Descending) == SelectResult{5, 0, 1});
+  CHECK(sort_key(SortKeyType::I32, SortOrder::Ascending, uint32_t(-1)) == 0x7fffffffu);
+  CHECK(key_from_sort_key(SortKeyType::F32, SortOrder::Descending,
+                          sort_key(SortKeyType::F32, SortOrder::Descending, bits(-0.0f))) == bits(0.0f));
+  const Partitioner radix16{PartitionKind::Radix, 16, 28, 0};
+  CHECK(partition_of(radix16, SortKeyType::U32, 0xa0000001u) == 10);
+  CHECK(split({3, 2, 5, 4}, nullptr, {PartitionKind::Radix, 2, 0, 0}, SortKeyType::U32, out, &out_v) == Keys{0, 2, 4});
+  CHECK(out == Keys{2, 4, 3, 5});
+  CHECK(out_v == Keys{1, 3, 0, 2});
+  // -0.0 and +0.0 tie and keep their order; NaNs tie and are largest.
+  k = {bits(0.0f), 0xffc00000u, bits(-0.0f), bits(INFINITY), 0x7fc00001u};
+  radix_sort(k, nullptr, SortKeyType::F32, SortOrder::Ascending);
+  CHECK(k == Keys{bits(0.0f), bits(-0.0f), bits(INFINITY), 0xffc00000u, 0x7fc00001u});
+}
+
+TEST_CASE("vk-sort: radix sort keys and row ids at tile boundaries, every key type and order") {
+  std::mt19937_64 rng(0x5eed0001);
+  INFO("seed 0x5eed0001");
+  for (uint64_t n : boundary_sizes(SORT_TILE, SORT_BLOCK))
+    for (SortKeyType type : kTypes)
+      for (SortOrder order : kOrders) {
+        const Data data = n % 3 == 0 ? Data::Special : (n % 3 == 1 ? Data::Random : Data::FewDistinct);
+        CAPTURE(name(data));
+        check_radix_sort(make_keys(n, type, data, rng), type, order, n % 2 ? Values::RowIds : Values::None, false, rng);
+      }
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk-sort: radix sort is stable with duplicates, all-equal keys and skew") {
+  std::mt19937_64 rng(0x5eed0002);
+  INFO("seed 0x5eed0002");
+  for (Data data : {Data::FewDistinct, Data::AllEqual, Data::Skew, Data::Special})
+    for (SortKeyType type : kTypes)
+      for (SortOrder order : kOrders) {
+        CAPTURE(name(data));
+        const uint64_t n = 3 * SORT_BLOCK + 777;
+        check_radix_sort(make_keys(n, type, data, rng), type, order, Values::RowIds, false, rng);
+      }
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk-sort: radix sort with given values, in place, and random large sizes") {
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  check_radix_sort(make_keys(100003, SortKeyType::F32, Data::Special, rng), SortKeyType::F32, SortOrder::Descending,
+                   Values::Given, false, rng);
+  check_radix_sort(make_keys(70001, SortKeyType::I32, Data::Random, rng), SortKeyType::I32, SortOrder::Ascending,
+                   Values::Given, true, rng);
+  check_radix_sort(make_keys(SORT_TILE + 5, SortKeyType::U32, Data::Skew, rng), SortKeyType::U32, SortOrder::Ascending,
+                   Values::None, true, rng);
+  for (int r = 0; r < 3; ++r) {
+    const uint64_t n = rng() % 1000000 + 1;
+    const SortKeyType type = kTypes[rng() % 3];
+    const SortOrder order = kOrders[rng() % 2];
+    check_radix_sort(make_keys(n, type, Data(rng() % 5), rng), type, order, Values::RowIds, false, rng);
+  }
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk-sort: bitonic chunk sort matches per-chunk stable sort, with keep") {
+  auto& device = vk_device();
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  struct Case {
+    uint32_t chunk, keep;
+  };
+  for (Case c : {Case{1, 0}, Case{2, 0}, Case{64, 5}, Case{256, 0}, Case{1024, 1000}, Case{2048, 0}, Case{2048, 16}})
+    for (uint64_t n : {0ull, 1ull, 2ull, 255ull, 256ull, 257ull, 2047ull, 2048ull, 2049ull, 4097ull, 33333ull}) {
+      const SortKeyType type = kTypes[rng() % 3];
+      const SortOrder order = kOrders[rng() % 2];
+      const Data data = Data(rng() % 5);
+      const bool given = rng() % 2;
+      const bool in_place = c.keep == 0 && rng() % 2;
+      CAPTURE(c.chunk);
+      CAPTURE(c.keep);
+      CAPTURE(n);
+      CAPTURE(name(type));
+      CAPTURE(name(order));
+      CAPTURE(name(data));
+      CAPTURE(given);
+      CAPTURE(in_place);
+      const Keys keys = make_keys(n, type, data, rng);
+      Keys vals(n);
+      for (auto& v : vals) v = uint32_t(rng());
+      Keys want_k, want_v;
+      gfxq::cpu::sort_chunks(keys, given ? &vals : nullptr, c.chunk, c.keep, type, order, want_k, &want_v);
+      const uint64_t outs = gfxq::cpu::chunk_sort_output_count(n, c.chunk, c.keep);
+      REQUIRE(want_k.size() == outs);
+      Buffer kin = upload(keys), vin = upload(vals), kout = scratch_buffer(outs * 4), vout = scratch_buffer(outs * 4);
+      gfxq::vk::BitonicSortArgs args;
+      args.n = n;
+      args.key_type = type;
+      args.order = order;
+      args.chunk = c.chunk;
+      args.keep = c.keep;
+      args.keys_in = whole(kin);
+      args.keys_out = in_place ? whole(kin) : whole(kout);
+      if (given) args.values_in = whole(vin);
+      args.values_out = in_place && given ? whole(vin) : whole(vout);
+      device.submit([&](VkCommandBuffer cmd) { gfxq::vk::record_bitonic_sort(device, cmd, args); });
+      CHECK_SAME(download(*args.keys_out.buffer, outs), want_k);
+      CHECK_SAME(download(*args.values_out.buffer, outs), want_v);
+    }
+  // Keys only, and a chunk that is not a power of two.
+  const Keys keys = make_keys(5000, SortKeyType::I32, Data::Random, rng);
+  Keys want;
+  gfxq::cpu::sort_chunks(keys, nullptr, 512, 0, SortKeyType::I32, SortOrder::Ascending, want, nullptr);
+  Buffer kin = upload(keys), kout = scratch_buffer(5000 * 4);
+  gfxq::vk::BitonicSortArgs args;
+  args.n = keys.size();
+  args.key_type = SortKeyType::I32;
+  args.chunk = 512;
+  args.keys_in = whole(kin);
+  args.keys_out = whole(kout);
+  device.submit([&](VkCommandBuffer cmd) { gfxq::vk::record_bitonic_sort(device, cmd, args); });
+  CHECK_SAME(download(kout, keys.size()), want);
+  args.chunk = 3;
+  device.submit([&](VkCommandBuffer cmd) {
+    CHECK_THROWS_WITH_AS(gfxq::vk::record_bitonic_sort(device, cmd, args), doctest::Contains("power of two"), Error);
+  });
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+namespace {
+
+//! Radix select of every k in `ks` on the GPU (sharing one scratch, barriers between) vs the CPU.
+void check_select(const Keys& keys, const std::vector<uint64_t>& ks, SortKeyType type, SortOrder order) {
+  auto& device = vk_device();
+  const uint64_t n = keys.size();
+  CAPTURE(n);
+  CAPTURE(name(type));
+  CAPTURE(name(order));
+  Buffer kin = upload(keys);
+  Buffer scratch = scratch_buffer(gfxq::vk::radix_select_scratch_bytes(device, n));
+  Buffer result = device.create_buffer(ks.size() * 256, MemoryKind::Readback);
+  device.submit([&](VkCommandBuffer cmd) {
+    for (size_t i = 0; i < ks.size(); ++i) {
+      if (i > 0) device.barrier(cmd);
+      gfxq::vk::RadixSelectArgs args;
+      args.n = n;
+      args.k = ks[i];
+      args.key_type = type;
+      args.order = order;
+      args.keys = whole(kin);
+      args.result = {&result, i * 256, 12};
+      args.scratch = whole(scratch);
+      gfxq::vk::record_radix_select(device, cmd, args);
+    }
+  });
+  for (size_t i = 0; i < ks.size(); ++i) {
+    CAPTURE(ks[i]);
+    const auto* words = static_cast<const uint32_t*>(result.mapped()) + i * 64;
+    const SelectResult got{words[0], words[1], words[2]};
+    const SelectResult want = gfxq::cpu::radix_select(keys, ks[i], type, order);
+    CHECK(got.key == want.key);
+    CHECK(got.less == want.less);
+    CHECK(got.equal == want.equal);
+  }
+}
+
+std::vector<uint64_t> select_ranks(uint64_t n, std::mt19937_64& rng) {
+  std::vector<uint64_t> ks = {1, n, (n + 1) / 2, rng() % n + 1};
+  if (n >= 2) ks.push_back(2);
+  return ks;
+}
+
+}  // namespace
+
+TEST_CASE("vk-sort: radix select k = 1, 2, n/2, n and random k at tile boundaries") {
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  for (uint64_t n : {1ull, 2ull, 255ull, 256ull, 257ull, 4095ull, 4096ull, 4097ull, 8193ull, 65537ull})
+    for (SortKeyType type : kTypes)
+      for (SortOrder order : kOrders) {
+        const Data data = Data(rng() % 5);
+        CAPTURE(name(data));
+        check_select(make_keys(n, type, data, rng), select_ranks(n, rng), type, order);
+      }
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk-sort: radix select on skewed, narrow-range, float and large inputs") {
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  const uint64_t n = 300001;
+  // Half the rows hold one key (the median sits in it), all keys equal, keys in a narrow range
+  // (top digits constant: decided from the first scan), floats in [0, 1), special values.
+  for (SortKeyType type : kTypes) {
+    check_select(make_keys(n, type, Data::Skew, rng), select_ranks(n, rng), type, SortOrder::Ascending);
+    check_select(make_keys(n, type, Data::AllEqual, rng), select_ranks(n, rng), type, SortOrder::Descending);
+    check_select(make_keys(n, type, Data::Special, rng), select_ranks(n, rng), type, SortOrder::Ascending);
+  }
+  Keys narrow(n), unit(n);
+  for (auto& x : narrow) x = uint32_t(rng() % 1000000);
+  std::uniform_real_distribution<float> u01(0.0f, 1.0f);
+  for (auto& x : unit) x = bits(u01(rng));
+  check_select(narrow, select_ranks(n, rng), SortKeyType::I32, SortOrder::Ascending);
+  check_select(unit, select_ranks(n, rng), SortKeyType::F32, SortOrder::Ascending);
+  const uint64_t big = rng() % 1000000 + 1;
+  check_select(make_keys(big, SortKeyType::F32, Data::Random, rng), select_ranks(big, rng), SortKeyType::F32,
+               SortOrder::Descending);
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+namespace {
+
+void check_split(const Keys& keys, SortKeyType type, const Partitioner& p, Values values) {
+  auto& device = vk_device();
+  const uint64_t n = keys.size();
+  CAPTURE(n);
+  CAPTURE(name(type));
+  CAPTURE(int(p.kind));
+  CAPTURE(p.fanout);
+  CAPTURE(p.shift);
+  CAPTURE(int(values));
+  Keys vals(n);
+  for (uint64_t i = 0; i < n; ++i) vals[i] = uint32_t(i * 2654435761u);
+  Keys want_k, want_v;
+  const Keys want_off = gfxq::cpu::split(keys, values == Values::Given ? &vals : nullptr, p, type, want_k, &want_v);
+  Buffer kin = upload(keys), vin = upload(vals), kout = scratch_buffer(n * 4), vout = scratch_buffer(n * 4);
+  Buffer offsets = scratch_buffer((uint64_t(p.fanout) + 1) * 4);
+  Buffer scratch = scratch_buffer(gfxq::vk::split_scratch_bytes(device, n, p, values != Values::None));
+  gfxq::vk::SplitArgs args;
+  args.n = n;
+  args.key_type = type;
+  args.partitioner = p;
+  args.keys_in = whole(kin);
+  args.keys_out = whole(kout);
+  if (values == Values::Given) args.values_in = whole(vin);
+  if (values != Values::None) args.values_out = whole(vout);
+  args.offsets = whole(offsets);
+  args.scratch = whole(scratch);
+  device.submit([&](VkCommandBuffer cmd) { gfxq::vk::record_split(device, cmd, args); });
+  CHECK_SAME(download(kout, n), want_k);
+  if (values != Values::None) CHECK_SAME(download(vout, n), want_v);
+  CHECK_SAME(download(offsets, p.fanout + 1), want_off);
+}
+
+}  // namespace
+
+TEST_CASE("vk-sort: split by radix bits and by hash, one and two levels, with skew") {
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  const std::vector<Partitioner> parts = {
+      {PartitionKind::Radix, 1, 0, 0},    {PartitionKind::Radix, 2, 31, 0},   {PartitionKind::Radix, 16, 4, 0},
+      {PartitionKind::Radix, 256, 24, 0}, {PartitionKind::Radix, 1024, 0, 0}, {PartitionKind::Radix, 65536, 16, 0},
+      {PartitionKind::Hash, 1, 0, 7},     {PartitionKind::Hash, 100, 0, 1},   {PartitionKind::Hash, 256, 0, 2},
+      {PartitionKind::Hash, 257, 0, 3},   {PartitionKind::Hash, 5000, 0, 4},  {PartitionKind::Hash, 65536, 0, 5}};
+  for (const Partitioner& p : parts)
+    for (uint64_t n : {0ull, 1ull, 257ull, 4097ull, 16385ull, 40000ull}) {
+      const SortKeyType type = kTypes[rng() % 3];
+      const Data data = n % 2 ? Data::Skew : Data(rng() % 5);
+      CAPTURE(name(data));
+      check_split(make_keys(n, type, data, rng), type, p, Values(rng() % 3));
+    }
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk-sort: bad arguments and sizes past one binding are clear errors") {
+  auto& device = vk_device();
+  const uint64_t too_many = device.max_binding_elements() + 1;
+  CHECK_THROWS_WITH_AS(gfxq::vk::radix_sort_scratch_bytes(device, too_many, true), doctest::Contains("binding"), Error);
+  CHECK_THROWS_WITH_AS(gfxq::vk::radix_select_scratch_bytes(device, too_many), doctest::Contains("binding"), Error);
+  CHECK_THROWS_WITH_AS(gfxq::vk::split_scratch_bytes(device, too_many, {}, false), doctest::Contains("binding"), Error);
+  try {
+    gfxq::vk::radix_sort_scratch_bytes(device, too_many, false);
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::Unsupported);
+  }
+  CHECK_THROWS_AS(gfxq::vk::split_scratch_bytes(device, 10, {PartitionKind::Radix, 3, 0, 0}, false), Error);
+  CHECK_THROWS_AS(gfxq::vk::split_scratch_bytes(device, 10, {PartitionKind::Hash, 65537, 0, 0}, false), Error);
+  CHECK_THROWS_AS(gfxq::vk::split_scratch_bytes(device, 10, {PartitionKind::Radix, 256, 25, 0}, false), Error);
+  Buffer keys = upload({1, 2, 3});
+  Buffer scratch = scratch_buffer(gfxq::vk::radix_select_scratch_bytes(device, 3));
+  Buffer result = scratch_buffer(12);
+  gfxq::vk::RadixSelectArgs args;
+  args.n = 3;
+  args.k = 4;
+  args.keys = whole(keys);
+  args.result = whole(result);
+  args.scratch = whole(scratch);
+  device.submit([&](VkCommandBuffer cmd) {
+    CHECK_THROWS_WITH_AS(gfxq::vk::record_radix_select(device, cmd, args), doctest::Contains("1..3"), Error);
+    args.k = 0;
+    CHECK_THROWS_AS(gfxq::vk::record_radix_select(device, cmd, args), Error);
+  });
+  // A scratch range that is too small is refused before anything is recorded.
+  gfxq::vk::RadixSortArgs sort;
+  sort.n = 3;
+  sort.keys_in = sort.keys_out = whole(keys);
+  sort.scratch = {&result, 0, 12};
+  device.submit([&](VkCommandBuffer cmd) {
+    CHECK_THROWS_WITH_AS(gfxq::vk::record_radix_sort(device, cmd, sort), doctest::Contains("scratch"), Error);
+  });
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
