@@ -36,7 +36,9 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   //! Runs `query` over `catalog` on `backend`. A backend that cannot answer exactly throws
-  //! Error(Unsupported) naming the operator; it never falls back silently.
+  //! Error(Unsupported) naming the operator; it never falls back silently. Auto runs the compute
+  //! backend on a GPU Vulkan device and the CPU reference engine otherwise (or when compute cannot
+  //! run the query); the report's `reason` says which and why.
   Result execute(const Query& query, const Catalog& catalog, Backend backend = Backend::Auto);
   //! Parses `sql` (see sql.h) and executes it.
   Result execute_sql(std::string_view sql, const Catalog& catalog, Backend backend = Backend::Auto);
@@ -54,6 +56,7 @@ class Engine {
   struct Impl;  //!< backend state (contexts, devices); defined in src/
 
  private:
+  Result run_auto(const Query& query, const Catalog& catalog);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -9,9 +9,9 @@ namespace gfxq {
 
 namespace {
 
-KeyPredicate always(bool v) { return {v ? KeyPredicate::Kind::Always : KeyPredicate::Kind::Never, CmpOp::Eq, 0}; }
+KeyPredicate always(bool v) { return KeyPredicate::constant(v); }
 
-KeyPredicate compare(CmpOp op, uint32_t key) { return {KeyPredicate::Kind::Compare, op, key}; }
+KeyPredicate compare(CmpOp op, uint32_t key) { return KeyPredicate::compare(op, key); }
 
 // `v op c` for int32 v and an integer bound c that may lie outside int32.
 KeyPredicate int_bound(CmpOp op, double c) {

@@ -21,6 +21,12 @@ struct KeyPredicate {
   Kind kind = Kind::Compare;  //!< Always/Never: the literal decides for every value
   CmpOp op = CmpOp::Eq;       //!< unsigned comparison of the value's key with `key`
   uint32_t key = 0;           //!< the constant's order key
+
+  //! A truth value that holds for every key.
+  static KeyPredicate constant(bool value) noexcept { return {value ? Kind::Always : Kind::Never, CmpOp::Eq, 0}; }
+  //! `key op constant`.
+  static KeyPredicate compare(CmpOp op, uint32_t key) noexcept { return {Kind::Compare, op, key}; }
+  bool operator==(const KeyPredicate&) const = default;
 };
 
 //! The key predicate equivalent to `value op literal` for every value of a column of type

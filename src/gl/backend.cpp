@@ -1,7 +1,9 @@
-// The raster backend (OpenGL, after Govindaraju et al. 2004). Its operators arrive with the
-// "Raster path" issues; until then it reports, for every query, the first operator it lacks.
-#include "gfxq/error.h"
+// The raster backend (OpenGL, after Govindaraju et al. 2004): COUNT and selections with a WHERE
+// in CNF, every comparison done by depth and stencil tests (src/gl/select.h, docs/RASTER.md).
+// Other operators are Error(Unsupported) naming the operator.
 #include "plan/backend.h"
+#include "gfxq/error.h"
+#include "gl/select.h"
 #include "plan/engine_state.h"
 
 namespace gfxq {
@@ -12,11 +14,11 @@ class RasterBackend final : public BackendImpl {
  public:
   explicit RasterBackend(EngineState& state) : state_(state) {}
   Backend kind() const noexcept override { return Backend::Raster; }
-  Result execute(const Query& query, const Catalog&) override {
-    if (!state_.gl())
+  Result execute(const Query& query, const Catalog& catalog) override {
+    gl::Context* context = state_.gl();
+    if (!context)
       throw Error(ErrorCode::Unsupported, "raster backend unavailable: " + state_.gl_caps.unavailable_reason);
-    throw Error(ErrorCode::Unsupported,
-                "raster backend cannot run " + required_operators(query).front() + " yet (not implemented)");
+    return gl::execute(*context, query, catalog);
   }
 
  private:
@@ -25,6 +27,8 @@ class RasterBackend final : public BackendImpl {
 
 }  // namespace
 
-std::unique_ptr<BackendImpl> create_raster_backend(EngineState& state) { return std::make_unique<RasterBackend>(state); }
+std::unique_ptr<BackendImpl> create_raster_backend(EngineState& state) {
+  return std::make_unique<RasterBackend>(state);
+}
 
 }  // namespace gfxq

@@ -56,16 +56,41 @@ Engine::~Engine() = default;
 
 Result Engine::execute(const Query& query, const Catalog& catalog, Backend backend) {
   const auto start = std::chrono::steady_clock::now();
-  std::string reason = "requested";
+  Result result;
   if (backend == Backend::Auto) {
-    // Planner rule until the GPU backends land: every operator runs on the CPU reference engine.
-    backend = Backend::Cpu;
-    reason = "auto: no GPU backend implements these operators yet, so the CPU reference engine runs them";
+    result = run_auto(query, catalog);
+  } else {
+    result = impl_->backend(backend).execute(query, catalog);
+    result.report.reason = "requested";
   }
-  Result result = impl_->backend(backend).execute(query, catalog);
-  result.report.reason = reason;
   result.report.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+// The planner's rule for Auto: the compute backend on a GPU Vulkan device (it is the fastest path
+// on every GPU measured; the raster path is kept for what only it shows), else the CPU reference
+// engine. A query the compute backend cannot run goes to the CPU engine, and the report says why.
+Result Engine::run_auto(const Query& query, const Catalog& catalog) {
+  EngineState& s = impl_->state;
+  std::string why;
+  if (!s.vk()) {
+    why = "auto: no Vulkan device (" + s.vk_caps.unavailable_reason + "), so the CPU reference engine ran";
+  } else if (s.vk_caps.device_type == "cpu") {
+    why = "auto: the only Vulkan device, " + s.vk_caps.device_name +
+          ", is a CPU implementation, so the CPU reference engine ran (faster there)";
+  } else {
+    try {
+      Result r = impl_->backend(Backend::Compute).execute(query, catalog);
+      r.report.reason = "auto: compute backend on " + s.vk_caps.device_name;
+      return r;
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::Unsupported) throw;
+      why = std::string("auto: ") + e.what() + ", so the CPU reference engine ran";
+    }
+  }
+  Result r = impl_->backend(Backend::Cpu).execute(query, catalog);
+  r.report.reason = why;
+  return r;
 }
 
 Result Engine::execute_sql(std::string_view text, const Catalog& catalog, Backend backend) {

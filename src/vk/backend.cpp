@@ -1,22 +1,73 @@
-// The compute backend (Vulkan, after He et al. 2008). Its operators arrive with the
-// "Compute path" issues; until then it reports, for every query, the first operator it lacks.
+// The compute backend (Vulkan, after He et al. 2008): WHERE with any CNF in one fused pass,
+// COUNT/SUM/AVG/MIN/MAX fused with it, quantiles by radix select, stable ORDER BY [LIMIT] by radix
+// sort or top-k, projections and LIMIT. GROUP BY and joins are Error(Unsupported), named.
+// How each operator runs: docs/COMPUTE.md and src/vk/relational/*.h.
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "core/bind.h"
 #include "gfxq/error.h"
 #include "plan/backend.h"
 #include "plan/engine_state.h"
+#include "vk/primitives/scratch.h"
+#include "vk/relational/aggregate.h"
+#include "vk/relational/order_by.h"
+#include "vk/relational/select.h"
 
 namespace gfxq {
 
 namespace {
 
+// An unsigned number from the environment variable `name`, or 0 when it is unset.
+uint64_t env_number(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return 0;
+  try {
+    return std::stoull(v);
+  } catch (const std::exception&) {
+    throw Error(ErrorCode::InvalidInput, std::string(name) + "='" + v + "' is not a number");
+  }
+}
+
+// The scan limits: GFXQ_COMPUTE_CHUNK_ROWS (rows per chunk) and GFXQ_COMPUTE_MAX_GROUPS
+// (workgroups per chunk) when set; tests force many chunks and many rounds per workgroup on small
+// tables with them. Unset: the defaults.
+vk::ScanLimits scan_limits() {
+  vk::ScanLimits limits;
+  limits.chunk_rows = env_number("GFXQ_COMPUTE_CHUNK_ROWS");
+  limits.max_groups = uint32_t(std::min<uint64_t>(env_number("GFXQ_COMPUTE_MAX_GROUPS"), UINT32_MAX));
+  return limits;
+}
+
 class ComputeBackend final : public BackendImpl {
  public:
   explicit ComputeBackend(EngineState& state) : state_(state) {}
   Backend kind() const noexcept override { return Backend::Compute; }
-  Result execute(const Query& query, const Catalog&) override {
-    if (!state_.vk())
+
+  Result execute(const Query& query, const Catalog& catalog) override {
+    vk::Device* device = state_.vk();
+    if (!device)
       throw Error(ErrorCode::Unsupported, "compute backend unavailable: " + state_.vk_caps.unavailable_reason);
-    throw Error(ErrorCode::Unsupported,
-                "compute backend cannot run " + required_operators(query).front() + " yet (not implemented)");
+    const BoundQuery bound = bind(query, catalog);
+    if (bound.join || bound.group_by) {
+      const std::string op = bound.join ? (bound.join->equi() ? "join (equi)" : "join (band)") : "GROUP BY";
+      throw Error(ErrorCode::Unsupported, "compute backend cannot run " + op + " yet (not implemented)");
+    }
+    vk::prim::require_features(*device, "the compute backend", true);
+    vk::QueryContext ctx(*device, bound, scan_limits());
+    Result result;
+    std::string algorithm;
+    if (bound.aggregate)
+      result.table = vk::run_aggregates(ctx, algorithm);
+    else if (bound.order_by)
+      result.table = vk::run_order_by(ctx, algorithm);
+    else
+      result.table = vk::run_selection(ctx, algorithm);
+    result.report.backend = Backend::Compute;
+    result.report.algorithm = std::move(algorithm);
+    result.report.passes = std::move(ctx.passes());
+    return result;
   }
 
  private:

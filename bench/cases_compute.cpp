@@ -1,0 +1,330 @@
+// Benchmark cases of the compute backend: the copy ceiling, then selections, aggregates, the
+// median and sorts over one 4-byte column already on the device. Times are the best of
+// env.repeats GPU-timestamp intervals around the kernels only (no uploads, no host work); each
+// case checks its result against a CPU computation. Ratios are bytes/s against
+// compute.ceiling_copy at the same size (bytes = what the operator must read + write).
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "bench.h"
+#include "core/order_key.h"
+#include "gfxq/error.h"
+#include "vk/primitives/radix_select.h"
+#include "vk/primitives/radix_sort.h"
+#include "vk/relational/aggregate.h"
+#include "vk/relational/select.h"
+
+namespace gfxq::bench {
+namespace {
+
+using vk::Buffer;
+using vk::MemoryKind;
+
+vk::Device& device_of(Env& env) {
+  if (!env.vk) throw Error(ErrorCode::Unsupported, "no Vulkan device");
+  return *env.vk;
+}
+
+// splitmix64: fast seeded data at 2^28 rows.
+uint64_t mix(uint64_t& s) {
+  uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// The column every scan case reads: n float32 values uniform in [0, 1). The host copy is kept
+// between the cases of one size; each case uploads it (untimed), so no device object outlives
+// the device.
+const Column& float_column(Env& env, uint64_t rows) {
+  static Column column;
+  static uint64_t seed = 0;
+  if (column.size() != rows || seed != env.seed || column.name.empty()) {
+    std::vector<float> v(rows);
+    uint64_t s = env.seed;
+    for (float& f : v) f = float(mix(s) >> 40) * 0x1p-24f;
+    column = Column::floats("a", std::move(v));
+    seed = env.seed;
+  }
+  return column;
+}
+
+// n random int32 sort keys over the full range (host copy kept like float_column's).
+const std::vector<int32_t>& int_keys(Env& env, uint64_t rows) {
+  static std::vector<int32_t> keys;
+  static uint64_t seed = 0;
+  if (keys.size() != rows || seed != env.seed) {
+    keys.resize(rows);
+    uint64_t s = env.seed ^ 0x1234;
+    for (int32_t& k : keys) k = int32_t(uint32_t(mix(s)));
+    seed = env.seed;
+  }
+  return keys;
+}
+
+// The float column of `rows` rows on the device.
+struct FloatData {
+  const std::vector<float>& host;
+  vk::DeviceColumn device;
+};
+
+FloatData float_data(Env& env, uint64_t rows) {
+  const Column& c = float_column(env, rows);
+  return {c.as<float>(), vk::upload_column(device_of(env), c)};
+}
+
+// Best GPU time in seconds of `record` over env.repeats runs, after one untimed warm-up run.
+template <class F>
+double best_seconds(Env& env, F&& record) {
+  vk::Device& device = device_of(env);
+  if (!device.caps().timestamps) throw Error(ErrorCode::Unsupported, "the compute queue has no timestamps");
+  double best = std::numeric_limits<double>::infinity();
+  for (int r = -1; r < std::max(1, env.repeats); ++r) {
+    device.submit([&](VkCommandBuffer cmd) {
+      device.timestamp(cmd, 0);
+      record(cmd);
+      device.timestamp(cmd, 1);
+    });
+    if (r >= 0) best = std::min(best, device.elapsed_ms(0, 1) / 1e3);
+  }
+  return best;
+}
+
+// `a op literal` AND ... over the float column (one slot).
+vk::CnfProgram float_program(std::initializer_list<std::pair<CmpOp, double>> clauses) {
+  BoundCnf cnf;
+  const BoundColumn a{Side::Left, 0, Type::Float32, "a"};
+  for (const auto& [op, literal] : clauses) cnf.clauses.push_back(BoundClause{{BoundComparison{a, op, literal}}});
+  return vk::compile_cnf(cnf);
+}
+
+uint64_t cpu_count(const std::vector<float>& v, float lo, float hi, bool closed) {
+  uint64_t n = 0;
+  for (float f : v) n += closed ? (f >= lo && f <= hi) : (f < hi);
+  return n;
+}
+
+Measurement ceiling_copy(Env& env, uint64_t rows) {
+  vk::Device& device = device_of(env);
+  const uint64_t bytes = vk::padded_bytes(rows);
+  Buffer src = device.create_buffer(bytes, MemoryKind::Device);
+  Buffer dst = device.create_buffer(bytes, MemoryKind::Device);
+  std::vector<uint32_t> host(bytes / 4);
+  std::iota(host.begin(), host.end(), 7u);
+  device.upload(src, host.data(), bytes);
+  const vk::Pipeline& p = device.pipeline("copy_u32x4", 2, 8, true);
+  // Ranges of at most one binding each (whole uvec4).
+  const uint64_t per = device.max_binding_elements() / 64 * 64 * 4;
+  const double s = best_seconds(env, [&](VkCommandBuffer cmd) {
+    for (uint64_t off = 0; off < bytes; off += per) {
+      const uint64_t n = std::min(per, bytes - off);
+      const uint32_t push[2] = {uint32_t(n / 16), 0};
+      device.dispatch_ranges(cmd, p, {{&src, off, n}, {&dst, off, n}}, push, uint32_t((n / 16 + 255) / 256));
+    }
+  });
+  std::vector<uint32_t> back(bytes / 4);
+  device.download(dst, back.data(), bytes);
+  return {s, 2 * bytes, rows, "uvec4 copy kernel, bytes = read + write", back == host};
+}
+
+// COUNT(*) over a CNF on the float column.
+Measurement count_case(Env& env, uint64_t rows, const vk::CnfProgram& program, uint64_t want, const char* what) {
+  vk::Device& device = device_of(env);
+  const FloatData d = float_data(env, rows);
+  const Buffer words = vk::upload_program(device, program);
+  const vk::CnfInput input{&program, &words, {&d.device}};
+  const vk::ScanPlan plan = vk::plan_scan(device, rows);
+  const Buffer counts = device.create_buffer(std::max<uint64_t>(16, plan.groups * 4ull), MemoryKind::Device);
+  const double s =
+      best_seconds(env, [&](VkCommandBuffer cmd) { vk::record_cnf_count(device, cmd, input, plan, counts); });
+  std::vector<uint32_t> back(plan.groups);
+  device.download(counts, back.data(), back.size() * 4);
+  const uint64_t got = std::accumulate(back.begin(), back.end(), uint64_t(0));
+  return {s, 4 * rows, rows, std::string(what) + ": cnf_count, " + std::to_string(plan.groups) + " workgroups",
+          got == want};
+}
+
+Measurement select_count(Env& env, uint64_t rows) {
+  const FloatData d = float_data(env, rows);
+  return count_case(env, rows, float_program({{CmpOp::Lt, 0.5}}), cpu_count(d.host, 0, 0.5f, false),
+                    "COUNT(*) WHERE a < 0.5");
+}
+
+Measurement range_count(Env& env, uint64_t rows) {
+  const FloatData d = float_data(env, rows);
+  return count_case(env, rows, float_program({{CmpOp::Ge, 0.2}, {CmpOp::Le, 0.7}}), cpu_count(d.host, 0.2f, 0.7f, true),
+                    "COUNT(*) WHERE a BETWEEN 0.2 AND 0.7");
+}
+
+// SUM / MIN / MAX of a WHERE a < 0.5 in one fused pass.
+Measurement filtered_aggregate(Env& env, uint64_t rows, AggKind kind) {
+  vk::Device& device = device_of(env);
+  const FloatData d = float_data(env, rows);
+  const vk::CnfProgram program = float_program({{CmpOp::Lt, 0.5}});
+  const Buffer words = vk::upload_program(device, program);
+  const vk::CnfInput input{&program, &words, {&d.device}};
+  const vk::ScanPlan plan = vk::plan_scan(device, rows);
+  const Buffer partials = device.create_buffer(plan.groups * sizeof(vk::AggPartial), MemoryKind::Device);
+  const bool sum = kind == AggKind::Sum;
+  const double s = best_seconds(
+      env, [&](VkCommandBuffer cmd) { vk::record_cnf_aggregate(device, cmd, input, 0, sum, plan, partials); });
+  std::vector<vk::AggPartial> back(plan.groups);
+  device.download(partials, back.data(), back.size() * sizeof(vk::AggPartial));
+  const vk::AggTotals t = vk::combine_partials(back);
+  // The CPU reference: row-order double sum, total-order min/max.
+  double cpu_sum = 0, abs_sum = 0;
+  uint64_t n = 0;
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  for (float f : d.host)
+    if (f < 0.5f) {
+      cpu_sum += f;
+      abs_sum += std::fabs(f);
+      lo = std::min(lo, f);
+      hi = std::max(hi, f);
+      ++n;
+    }
+  bool ok = t.count == n;
+  if (sum) ok = ok && std::fabs(vk::float_sum(t) - cpu_sum) <= double(n) * 0x1p-53 * abs_sum;
+  if (kind == AggKind::Min) ok = ok && n > 0 && float_from_key(t.min_key) == lo;
+  if (kind == AggKind::Max) ok = ok && n > 0 && float_from_key(t.max_key) == hi;
+  const char* what = sum ? "SUM(a) WHERE a < 0.5: exact fixed-point bins" : "MIN/MAX(a) WHERE a < 0.5";
+  return {s, 4 * rows, rows, std::string(what) + ", cnf_agg_float, one pass", ok};
+}
+
+Measurement select_rowids(Env& env, uint64_t rows) {
+  vk::Device& device = device_of(env);
+  const FloatData d = float_data(env, rows);
+  const vk::CnfProgram program = float_program({{CmpOp::Lt, 0.5}});
+  const Buffer words = vk::upload_program(device, program);
+  const vk::CnfInput input{&program, &words, {&d.device}};
+  const vk::ScanPlan plan = vk::plan_scan(device, rows);
+  const vk::GroupOffsets layout{plan.groups};
+  const Buffer counts = device.create_buffer(std::max<uint64_t>(16, plan.groups * 4ull), MemoryKind::Device);
+  const Buffer mask = device.create_buffer(std::max<uint64_t>(16, plan.mask_words() * 4), MemoryKind::Device);
+  const Buffer offsets = device.create_buffer(layout.bytes(), MemoryKind::Device);
+  const Buffer scratch =
+      device.create_buffer(std::max<uint64_t>(16, vk::group_offsets_scratch_bytes(device, plan)), MemoryKind::Device);
+  const Buffer ids = device.create_buffer(vk::padded_bytes(rows), MemoryKind::Device);
+  vk::CompactTarget target;
+  target.ids = &ids;
+  if (ids.size() > device.caps().max_storage_buffer_range)
+    throw Error(ErrorCode::Unsupported, "row ids larger than one binding");
+  const double s = best_seconds(env, [&](VkCommandBuffer cmd) {
+    vk::record_cnf_flags(device, cmd, input, plan, counts, mask);
+    device.barrier(cmd);
+    vk::record_group_offsets(device, cmd, plan, counts, offsets, scratch);
+    device.barrier(cmd);
+    vk::record_cnf_compact(device, cmd, plan, mask, offsets, target);
+  });
+  uint64_t total = 0;
+  device.download(offsets, &total, 8, layout.total_offset());
+  std::vector<uint32_t> got(total);
+  device.download(ids, got.data(), total * 4);
+  bool ok = true;
+  uint64_t k = 0;
+  const auto& v = d.host;
+  for (uint64_t r = 0; r < rows && ok; ++r)
+    if (v[r] < 0.5f) ok = k < total && got[k++] == r;
+  ok = ok && k == total;
+  return {s, 4 * rows + 4 * total, rows,
+          "WHERE a < 0.5 row ids: cnf_flags (bitmask) + scan + cnf_compact; bytes = 4n + 4 * selected", ok};
+}
+
+Measurement median(Env& env, uint64_t rows) {
+  vk::Device& device = device_of(env);
+  const FloatData d = float_data(env, rows);
+  const uint64_t k = quantile_rank(0.5, rows);
+  const Buffer scratch =
+      device.create_buffer(std::max<uint64_t>(16, vk::radix_select_scratch_bytes(device, rows)), MemoryKind::Device);
+  const Buffer result = device.create_buffer(16, MemoryKind::Device);
+  vk::RadixSelectArgs args;
+  args.n = rows;
+  args.k = k;
+  args.key_type = SortKeyType::F32;
+  args.keys = {&d.device.buffer, 0, rows * 4};
+  args.result = {&result, 0, 16};
+  args.scratch = {&scratch, 0, scratch.size()};
+  const double s = best_seconds(env, [&](VkCommandBuffer cmd) { vk::record_radix_select(device, cmd, args); });
+  // One scan of the same column (the fused count) for the "scans" figure.
+  const vk::CnfProgram program = float_program({{CmpOp::Lt, 0.5}});
+  const Buffer words = vk::upload_program(device, program);
+  const vk::CnfInput input{&program, &words, {&d.device}};
+  const vk::ScanPlan plan = vk::plan_scan(device, rows);
+  const Buffer counts = device.create_buffer(std::max<uint64_t>(16, plan.groups * 4ull), MemoryKind::Device);
+  const double scan =
+      best_seconds(env, [&](VkCommandBuffer cmd) { vk::record_cnf_count(device, cmd, input, plan, counts); });
+  uint32_t got[3] = {};
+  device.download(result, got, 12);
+  bool ok = got[1] < k && k <= uint64_t(got[1]) + got[2];
+  if (rows <= (uint64_t(1) << 24)) {
+    std::vector<float> v = d.host;
+    std::nth_element(v.begin(), v.begin() + (k - 1), v.end());
+    ok = ok && std::bit_cast<uint32_t>(v[k - 1]) == got[0];
+  }
+  char note[160];
+  std::snprintf(note, sizeof note, "radix select (rank %llu), %.2f scans of the column (goal <= 3)",
+                static_cast<unsigned long long>(k), s / scan);
+  return {s, 4 * rows, rows, note, ok};
+}
+
+Measurement sort_case(Env& env, uint64_t rows, bool pairs) {
+  vk::Device& device = device_of(env);
+  const std::vector<int32_t>& host = int_keys(env, rows);
+  const Buffer keys = device.create_buffer(vk::padded_bytes(rows), MemoryKind::Device);
+  device.upload(keys, host.data(), rows * 4);
+  const Buffer out = device.create_buffer(vk::padded_bytes(rows), MemoryKind::Device);
+  const Buffer values = device.create_buffer(vk::padded_bytes(rows), MemoryKind::Device);
+  const Buffer scratch = device.create_buffer(std::max<uint64_t>(16, vk::radix_sort_scratch_bytes(device, rows, pairs)),
+                                              MemoryKind::Device);
+  vk::RadixSortArgs args;
+  args.n = rows;
+  args.key_type = SortKeyType::I32;
+  args.keys_in = {&keys, 0, rows * 4};
+  args.keys_out = {&out, 0, rows * 4};
+  if (pairs) args.values_out = {&values, 0, rows * 4};
+  args.scratch = {&scratch, 0, scratch.size()};
+  const double s = best_seconds(env, [&](VkCommandBuffer cmd) { vk::record_radix_sort(device, cmd, args); });
+  std::vector<int32_t> got(rows);
+  device.download(out, got.data(), rows * 4);
+  bool ok = std::is_sorted(got.begin(), got.end());
+  if (rows <= (uint64_t(1) << 24)) {
+    std::vector<int32_t> want = host;
+    std::sort(want.begin(), want.end());
+    ok = ok && got == want;
+  }
+  if (pairs && ok) {
+    // Row ids: a permutation consistent with the keys and stable (ascending within equal keys).
+    std::vector<uint32_t> ids(rows);
+    device.download(values, ids.data(), rows * 4);
+    for (uint64_t i = 0; i < rows && ok; ++i)
+      ok = ids[i] < rows && host[ids[i]] == got[i] && (i == 0 || got[i] != got[i - 1] || ids[i] > ids[i - 1]);
+  }
+  const std::string what = pairs ? "stable LSD radix sort of int32 keys + row ids; bytes = read + write of keys and ids"
+                                 : "LSD radix sort of int32 keys; bytes = one read + write of the keys";
+  return {s, (pairs ? 16 : 8) * rows, rows, what, ok};
+}
+
+const Registrar r_copy{{"compute.ceiling_copy", "compute", "", false, ceiling_copy}};
+const Registrar r_count{{"compute.select_count", "compute", "compute.ceiling_copy", false, select_count}};
+const Registrar r_range{{"compute.range_count", "compute", "compute.ceiling_copy", false, range_count}};
+const Registrar r_sum{{"compute.filtered_sum", "compute", "compute.ceiling_copy", false,
+                       [](Env& e, uint64_t n) { return filtered_aggregate(e, n, AggKind::Sum); }}};
+const Registrar r_min{{"compute.filtered_min", "compute", "compute.ceiling_copy", false,
+                       [](Env& e, uint64_t n) { return filtered_aggregate(e, n, AggKind::Min); }}};
+const Registrar r_max{{"compute.filtered_max", "compute", "compute.ceiling_copy", false,
+                       [](Env& e, uint64_t n) { return filtered_aggregate(e, n, AggKind::Max); }}};
+const Registrar r_rowids{{"compute.select_rowids", "compute", "compute.ceiling_copy", false, select_rowids}};
+const Registrar r_median{{"compute.median", "compute", "compute.ceiling_copy", false, median}};
+const Registrar r_sort{{"compute.sort_keys", "compute", "compute.ceiling_copy", false,
+                        [](Env& e, uint64_t n) { return sort_case(e, n, false); }}};
+const Registrar r_pairs{{"compute.sort_pairs", "compute", "compute.ceiling_copy", false,
+                         [](Env& e, uint64_t n) { return sort_case(e, n, true); }}};
+
+}  // namespace
+}  // namespace gfxq::bench

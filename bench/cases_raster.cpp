@@ -1,0 +1,272 @@
+// Raster-path benchmark cases (src/gl/select.h), each timed with GL timer queries (best of
+// env.repeats) and checked against a count computed on the host. Ceiling: the plain depth-pass
+// fill rate (a constant-depth full-screen pass with depth test, stencil write and an occlusion
+// query) over the same tiles, measured in the same run; ratios are fragments/s against it.
+//
+// Data: k and v are INT uniform in [0, 2^24 - 1] (their keys fit a 24-bit window: one pass per
+// comparison), f is FLOAT uniform in [0, 1] (32-bit keys: hi16 + lo16 passes). Tiles are the
+// raster path's default (8192 x 8192, or less where the driver's limits are lower), or N x N with
+// the environment variable GFXQ_RASTER_TILE=N; textures stay resident while cases run at one size.
+#include <glad/gl.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+
+#include "bench.h"
+#include "core/bind.h"
+#include "gfxq/error.h"
+#include "gfxq/sql.h"
+#include "gl/check.h"
+#include "gl/context.h"
+#include "gl/count.h"
+#include "gl/select.h"
+
+namespace gfxq::bench {
+
+namespace {
+
+constexpr double kWindowTop = 16777215.0;  // 2^24 - 1
+
+// The raster options of every case: the default tile, or GFXQ_RASTER_TILE=N for N x N tiles.
+gl::RasterOptions bench_options() {
+  gl::RasterOptions options;
+  if (const char* tile = std::getenv("GFXQ_RASTER_TILE")) {
+    const auto n = static_cast<uint32_t>(std::strtoul(tile, nullptr, 10));
+    if (n == 0) throw Error(ErrorCode::InvalidQuery, std::string("GFXQ_RASTER_TILE=") + tile + " is not a tile size");
+    options.tile_width = options.tile_height = n;
+  }
+  return options;
+}
+
+gl::Context& context_of(const Env& env) {
+  if (!env.gl) throw Error(ErrorCode::Unsupported, "no GL context");
+  return *env.gl;
+}
+
+// The table and its uploaded columns at one size, kept while cases run at that size.
+struct Data {
+  uint64_t rows = 0;
+  Table table;
+  std::unique_ptr<gl::RasterInput> input;
+};
+
+Data& data_for(const Env& env, uint64_t rows) {
+  // Never destroyed: its textures belong to the GL context, which main() releases first.
+  static auto* held = new Data;
+  Data& data = *held;
+  if (data.input && data.rows == rows) return data;
+  data.input.reset();  // frees the previous size's textures first
+  data.rows = rows;
+  data.table = generate_table({{"k", Type::Int32, Distribution::Uniform, 0, kWindowTop},
+                               {"v", Type::Int32, Distribution::Uniform, 0, kWindowTop},
+                               {"f", Type::Float32, Distribution::Uniform, 0, 1}},
+                              rows, env.seed);
+  data.input =
+      std::make_unique<gl::RasterInput>(context_of(env), data.table, std::vector<size_t>{0, 1, 2}, gl::RasterOptions{});
+  return data;
+}
+
+// A host count of the rows where `pred(k, v, f)` holds.
+template <class Pred>
+uint64_t host_count(const Table& t, Pred pred) {
+  const auto& k = t.columns[0].as<int32_t>();
+  const auto& v = t.columns[1].as<int32_t>();
+  const auto& f = t.columns[2].as<float>();
+  uint64_t n = 0;
+  for (uint64_t i = 0; i < k.size(); ++i) n += pred(k[i], v[i], f[i]) ? 1 : 0;
+  return n;
+}
+
+// Runs the COUNT of `where` env.repeats times; the time is the best sum of the GPU times of the
+// passes whose kind is in `kinds` (all GPU passes when empty), items their fragments.
+Measurement run_where(Env& env, uint64_t rows, const std::string& where, const std::vector<std::string>& kinds,
+                      uint64_t expected, const gl::RasterOptions& options = bench_options()) {
+  gl::Context& context = context_of(env);
+  Data& data = data_for(env, rows);
+  const BoundCnf cnf = bind_where(sql::parse("SELECT COUNT(*) FROM t WHERE " + where).where, data.table, "t");
+  Measurement m;
+  m.seconds = 1e30;
+  for (int r = 0; r < std::max(1, env.repeats); ++r) {
+    const gl::WhereResult result = gl::evaluate_where(context, *data.input, cnf, gl::WhereOutput::Count, options);
+    double ms = 0;
+    uint64_t fragments = 0;
+    size_t passes = 0;
+    for (const auto& p : result.passes) {
+      const bool wanted =
+          kinds.empty() ? p.kind != "fold" : std::find(kinds.begin(), kinds.end(), p.kind) != kinds.end();
+      if (!wanted) continue;
+      if (!p.gpu_ms) throw Error(ErrorCode::Unsupported, "no GPU timer result for pass " + p.kind);
+      ms += *p.gpu_ms;
+      fragments += p.items;
+      ++passes;
+    }
+    if (passes == 0) throw Error(ErrorCode::Unsupported, "no timed pass of the wanted kinds in: " + result.algorithm);
+    if (result.count != expected) m.checked = false;
+    if (ms / 1e3 < m.seconds) {
+      m.seconds = ms / 1e3;
+      m.items = fragments;
+      m.note = std::to_string(passes) + " timed pass(es) of " + result.algorithm + "; count " +
+               std::to_string(result.count) +
+               (result.count == expected ? " (checked)" : " != host count " + std::to_string(expected));
+    }
+  }
+  m.bytes = rows * 4;
+  return m;
+}
+
+// The ceiling: a full-screen constant-depth pass per tile with depth test (GL_LESS, passing),
+// stencil write (REPLACE) and an occlusion query, on the raster path's framebuffer format.
+Measurement depth_fill(Env& env, uint64_t rows) {
+  gl::Context& context = context_of(env);
+  const auto [w, h] = gl::tile_size(context.caps(), bench_options());
+  const gl::TileLayout layout = gl::tile_layout(rows, w, h);
+  GLuint depth_stencil = 0, framebuffer = 0, vertex_array = 0, timer = 0;
+  glCreateRenderbuffers(1, &depth_stencil);
+  glNamedRenderbufferStorage(depth_stencil, GL_DEPTH32F_STENCIL8, GLsizei(layout.width), GLsizei(layout.height));
+  glCreateFramebuffers(1, &framebuffer);
+  glNamedFramebufferRenderbuffer(framebuffer, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, depth_stencil);
+  glNamedFramebufferDrawBuffer(framebuffer, GL_NONE);
+  glCreateVertexArrays(1, &vertex_array);
+  glCreateQueries(GL_TIME_ELAPSED, 1, &timer);
+  const GLuint program = context.program("fullscreen.vert", "raster_empty.frag");
+  glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+  glBindVertexArray(vertex_array);
+  glUseProgram(program);
+  glProgramUniform1f(program, 0, 0.5f);
+  glClipControl(GL_LOWER_LEFT, GL_ZERO_TO_ONE);
+  glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LESS);
+  glDepthMask(GL_FALSE);
+  glEnable(GL_STENCIL_TEST);
+  glStencilFunc(GL_ALWAYS, 1, 0xff);
+  glStencilOp(GL_KEEP, GL_KEEP, GL_REPLACE);
+  Measurement m;
+  m.seconds = 1e30;
+  m.note = "fullscreen.vert + raster_empty.frag at depth 0.5 over 1.0, GL_DEPTH32F_STENCIL8 " +
+           std::to_string(layout.width) + "x" + std::to_string(layout.height) + ", " + std::to_string(layout.tiles()) +
+           " tile(s)";
+  std::string failure;
+  try {
+    for (int r = 0; r < std::max(1, env.repeats); ++r) {
+      glStencilMask(0xff);
+      glDepthMask(GL_TRUE);
+      glClearNamedFramebufferfi(framebuffer, GL_DEPTH_STENCIL, 0, 1.0f, 0);
+      glDepthMask(GL_FALSE);
+      gl::QueryBatch batch;
+      std::vector<GLuint> samples;
+      uint64_t fragments = 0;
+      {
+        gl::ScopedQuery timed(GL_TIME_ELAPSED, timer);
+        for (uint64_t t = 0; t < layout.tiles(); ++t) {
+          glViewport(0, 0, GLsizei(layout.width), GLsizei(layout.pixel_rows(t)));
+          samples.push_back(batch.make(GL_SAMPLES_PASSED));
+          gl::ScopedQuery counted(GL_SAMPLES_PASSED, samples.back());
+          glDrawArrays(GL_TRIANGLES, 0, 3);
+          fragments += uint64_t(layout.width) * layout.pixel_rows(t);
+        }
+      }
+      GLuint64 ns = 0;
+      glGetQueryObjectui64v(timer, GL_QUERY_RESULT, &ns);
+      uint64_t passed = 0;
+      for (GLuint q : samples) passed += batch.result(q);
+      gl::check_error("depth fill ceiling");
+      if (passed != fragments) m.checked = false;
+      if (double(ns) / 1e9 < m.seconds) {
+        m.seconds = double(ns) / 1e9;
+        m.items = fragments;
+      }
+    }
+  } catch (const Error& e) {
+    failure = e.what();
+  }
+  // Back to GL's defaults (as the raster path leaves the context), then release.
+  glDisable(GL_DEPTH_TEST);
+  glDepthMask(GL_TRUE);
+  glDepthFunc(GL_LESS);
+  glDisable(GL_STENCIL_TEST);
+  glStencilFunc(GL_ALWAYS, 0, ~0u);
+  glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
+  glClipControl(GL_LOWER_LEFT, GL_NEGATIVE_ONE_TO_ONE);
+  glUseProgram(0);
+  glBindVertexArray(0);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  glDeleteQueries(1, &timer);
+  glDeleteVertexArrays(1, &vertex_array);
+  glDeleteFramebuffers(1, &framebuffer);
+  glDeleteRenderbuffers(1, &depth_stencil);
+  if (!failure.empty()) throw Error(ErrorCode::Internal, failure);
+  m.bytes = rows * 4;
+  return m;
+}
+
+const char* kCeiling = "raster.ceiling_depth_fill";
+
+Registrar ceiling{{kCeiling, "raster", "", true, depth_fill}};
+
+Registrar copy_to_depth{{"raster.copy_to_depth", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                           const auto& t = data_for(env, rows).table;
+                           return run_where(env, rows, "k < 8000000", {"copy-to-depth"},
+                                            host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }));
+                         }}};
+
+Registrar compare{{"raster.compare", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                     const auto& t = data_for(env, rows).table;
+                     return run_where(env, rows, "k < 8000000", {"compare"},
+                                      host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }));
+                   }}};
+
+Registrar compare_vertex_z{{"raster.compare_vertex_z", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                              // The constant's depth from the vertices' z instead of gl_FragDepth.
+                              const auto& t = data_for(env, rows).table;
+                              gl::RasterOptions options = bench_options();
+                              options.vertex_constant_depth = true;
+                              return run_where(env, rows, "k < 8000000", {"compare"},
+                                               host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }),
+                                               options);
+                            }}};
+
+Registrar compare_32bit{{"raster.compare_32bit_keys", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                           // f < 0.5 on full 32-bit float keys: copy hi16, strict, tie, copy lo16, final.
+                           const auto& t = data_for(env, rows).table;
+                           return run_where(env, rows, "f < 0.5", {"copy-to-depth", "compare"},
+                                            host_count(t, [](int32_t, int32_t, float f) { return f < 0.5f; }));
+                         }}};
+
+Registrar range_bounds{{"raster.range_depth_bounds", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                          if (!context_of(env).caps().depth_bounds_test)
+                            throw Error(ErrorCode::Unsupported, "no GL_EXT_depth_bounds_test on this driver");
+                          const auto& t = data_for(env, rows).table;
+                          return run_where(
+                              env, rows, "k BETWEEN 3000000 AND 11000000", {},
+                              host_count(t, [](int32_t k, int32_t, float) { return k >= 3000000 && k <= 11000000; }));
+                        }}};
+
+Registrar range_two{{"raster.range_two_pass", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                       const auto& t = data_for(env, rows).table;
+                       gl::RasterOptions options = bench_options();
+                       options.depth_bounds = false;
+                       return run_where(
+                           env, rows, "k BETWEEN 3000000 AND 11000000", {},
+                           host_count(t, [](int32_t k, int32_t, float) { return k >= 3000000 && k <= 11000000; }),
+                           options);
+                     }}};
+
+Registrar cnf3{{"raster.cnf3", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                  const auto& t = data_for(env, rows).table;
+                  return run_where(env, rows, "(k < 4000000 OR v >= 9000000) AND f < 0.75 AND v <> 12345", {},
+                                   host_count(t, [](int32_t k, int32_t v, float f) {
+                                     return (k < 4000000 || v >= 9000000) && f < 0.75f && v != 12345;
+                                   }));
+                }}};
+
+Registrar count{{"raster.count", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                   const auto& t = data_for(env, rows).table;
+                   return run_where(env, rows, "k < 8000000", {"count"},
+                                    host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }));
+                 }}};
+
+}  // namespace
+
+}  // namespace gfxq::bench

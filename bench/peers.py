@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Peer timings for the compute benchmark cases (bench/cases_compute.cpp): the same operations on
+the same sizes in PyTorch and CuPy, on the GPU, data already on the device.
+
+    python3 bench/peers.py [--log2 20,24,28] [--repeats 5] [--seed 1] [--cases SUBSTR,...]
+
+Prints one JSON line per (case, size): {"case": "peer.torch.select_count", "rows": n, "seconds": s,
+"note": ...}; a case that fails (library missing, out of memory, ...) prints {"case", "rows",
+"skipped": reason} and the others go on. Times are the best of --repeats runs measured with CUDA
+events around the operation only (after one untimed warm-up run). The data match the gfxq cases:
+float32 uniform in [0, 1) for the scans, int32 over the full range for the sorts.
+"""
+
+import argparse
+import json
+import sys
+
+
+def best_seconds(repeats, sync, new_event, elapsed_ms, fn):
+    """Best seconds of fn() between two recorded events, after one untimed warm-up call."""
+    fn()
+    sync()
+    best = float("inf")
+    for _ in range(repeats):
+        start, end = new_event(), new_event()
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        best = min(best, elapsed_ms(start, end) / 1e3)
+    return best
+
+
+def torch_cases(rows, repeats, seed):
+    import torch
+
+    if not torch.cuda.is_available():
+        raise RuntimeError("torch sees no CUDA device")
+    dev = torch.device("cuda")
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(seed)
+    a = torch.rand(rows, device=dev, generator=gen, dtype=torch.float32)
+    keys = torch.randint(-(2**31), 2**31 - 1, (rows,), device=dev, dtype=torch.int32, generator=gen)
+    zero = torch.zeros((), device=dev, dtype=torch.float32)
+    inf = torch.tensor(float("inf"), device=dev, dtype=torch.float32)
+    k = (rows + 1) // 2  # quantile_rank(0.5, n) = ceil(n / 2)
+
+    def timed(fn):
+        return best_seconds(repeats, torch.cuda.synchronize, lambda: torch.cuda.Event(enable_timing=True),
+                            lambda s, e: s.elapsed_time(e), fn)
+
+    return [
+        ("peer.torch.select_count", "(a < 0.5).sum()", lambda: timed(lambda: (a < 0.5).sum())),
+        ("peer.torch.range_count", "((a >= 0.2) & (a <= 0.7)).sum()",
+         lambda: timed(lambda: ((a >= 0.2) & (a <= 0.7)).sum())),
+        ("peer.torch.filtered_sum", "torch.where(a < 0.5, a, 0).sum() (float32 accumulation)",
+         lambda: timed(lambda: torch.where(a < 0.5, a, zero).sum())),
+        ("peer.torch.filtered_min", "torch.where(a < 0.5, a, inf).min()",
+         lambda: timed(lambda: torch.where(a < 0.5, a, inf).min())),
+        ("peer.torch.filtered_max", "torch.where(a < 0.5, a, -inf).max()",
+         lambda: timed(lambda: torch.where(a < 0.5, a, -inf).max())),
+        ("peer.torch.select_rowids", "torch.nonzero(a < 0.5) (int64 ids)",
+         lambda: timed(lambda: torch.nonzero(a < 0.5))),
+        ("peer.torch.select_compaction", "a[a < 0.5]", lambda: timed(lambda: a[a < 0.5])),
+        ("peer.torch.median", "torch.kthvalue(a, ceil(n/2))", lambda: timed(lambda: torch.kthvalue(a, k))),
+        ("peer.torch.sort_keys", "torch.sort(int32 keys)", lambda: timed(lambda: torch.sort(keys))),
+        ("peer.torch.sort_pairs", "torch.sort(int32 keys, stable=True): keys + indices",
+         lambda: timed(lambda: torch.sort(keys, stable=True))),
+    ]
+
+
+def cupy_cases(rows, repeats, seed):
+    import cupy
+
+    cupy.random.seed(seed)
+    a = cupy.random.rand(rows, dtype=cupy.float32)
+    keys = cupy.random.randint(-(2**31), 2**31 - 1, size=rows, dtype=cupy.int32)
+
+    def timed(fn):
+        return best_seconds(repeats, cupy.cuda.Device().synchronize, cupy.cuda.Event, cupy.cuda.get_elapsed_time, fn)
+
+    return [
+        ("peer.cupy.select_count", "cupy.count_nonzero(a < 0.5)", lambda: timed(lambda: cupy.count_nonzero(a < 0.5))),
+        ("peer.cupy.range_count", "cupy.count_nonzero((a >= 0.2) & (a <= 0.7))",
+         lambda: timed(lambda: cupy.count_nonzero((a >= 0.2) & (a <= 0.7)))),
+        ("peer.cupy.filtered_sum", "cupy.where(a < 0.5, a, 0).sum()",
+         lambda: timed(lambda: cupy.where(a < 0.5, a, cupy.float32(0)).sum())),
+        ("peer.cupy.select_rowids", "cupy.flatnonzero(a < 0.5)", lambda: timed(lambda: cupy.flatnonzero(a < 0.5))),
+        ("peer.cupy.sort_keys", "cupy.sort(int32 keys) (CUB radix sort)", lambda: timed(lambda: cupy.sort(keys))),
+        ("peer.cupy.sort_pairs", "cupy.argsort(int32 keys)", lambda: timed(lambda: cupy.argsort(keys))),
+    ]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--log2", default="20,24,28", help="comma-separated log2 sizes")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--cases", default="", help="comma-separated substrings of case names to run")
+    args = parser.parse_args()
+    filters = [f for f in args.cases.split(",") if f]
+    for lg in [int(x) for x in args.log2.split(",") if x]:
+        rows = 1 << lg
+        for library, make in (("torch", torch_cases), ("cupy", cupy_cases)):
+            try:
+                cases = make(rows, args.repeats, args.seed)
+            except Exception as e:  # noqa: BLE001 (fail soft: report and go on)
+                print(json.dumps({"case": "peer." + library, "rows": rows, "skipped": f"{type(e).__name__}: {e}"}))
+                sys.stdout.flush()
+                continue
+            for name, note, run in cases:
+                if filters and not any(f in name for f in filters):
+                    continue
+                try:
+                    line = {"case": name, "rows": rows, "seconds": run(), "note": note}
+                except Exception as e:  # noqa: BLE001
+                    line = {"case": name, "rows": rows, "skipped": f"{type(e).__name__}: {e}"}
+                print(json.dumps(line))
+                sys.stdout.flush()
+            # Free this library's arrays before the next one allocates.
+            del cases
+            try:
+                if library == "torch":
+                    import torch
+
+                    torch.cuda.empty_cache()
+                else:
+                    import cupy
+
+                    cupy.get_default_memory_pool().free_all_blocks()
+            except Exception:  # noqa: BLE001
+                pass
+
+
+if __name__ == "__main__":
+    main()

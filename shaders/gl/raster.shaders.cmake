@@ -1,0 +1,7 @@
+# Shaders of the raster path (src/gl/select.cpp, count.cpp). With fullscreen.vert they draw
+# full-screen passes whose depth is a column's values (raster_value.frag), a constant written as
+# fragment depth (raster_constant.frag), or fullscreen.vert's constant z (raster_empty.frag, also
+# for stencil-only passes).
+gfxq_gl_shader(raster_value.frag)
+gfxq_gl_shader(raster_constant.frag)
+gfxq_gl_shader(raster_empty.frag)

@@ -1,0 +1,363 @@
+#version 450
+// cnf_scan: the fused WHERE kernel of the compute backend. Each row is tested against the whole
+// CNF term table (encoding: src/vk/relational/cnf_program.h) in one pass that reads each slot
+// column once; the result is counted, marked in a bitmask or aggregated in the same pass.
+//
+// Variants (defines):
+//   MODE_COUNT  per-group count of the rows that pass
+//   MODE_FLAGS  the count and one bit per row (the mask the compaction kernel reads)
+//   MODE_AGG    per-group COUNT/MIN/MAX keys/SUM of the value slot over the rows that pass;
+//               VALUE_FLOAT=0: int64 sum of int32 values; VALUE_FLOAT=1: exact sum of float32
+//               values as 16 fixed-point bins (see add_float) plus NaN/+inf/-inf flags
+//   SLOTS       1 (single-column programs, no slot selection) or 8
+// Layout: workgroup g of a chunk owns rows [g * rows_per_group, min(rows, (g+1) * rows_per_group))
+// and walks them in rounds of VEC sub-rounds of 1024 rows (VEC = 4 with one slot, else 1): each
+// invocation first loads its uvec4 of every slot for all VEC sub-rounds (loads in flight), then
+// tests them; in sub-round u (counted from the chunk's start), invocation t tests rows
+// 1024u + 4t .. 1024u + 4t + 3. Mask: row 1024u + 4t + j is bit (t & 31) of word u * 32 + j * 8 + (t >> 5).
+//
+// Bindings: 0 = program (uint[]: 2 words per term), 1..8 = slot columns 0..7 (uvec4[]: raw int32 /
+//   float32 bits of the chunk's rows; unused slots may be any buffer), 9 = partials (MODE_COUNT,
+//   MODE_FLAGS: uint per group; MODE_AGG: AggPartial per group), 10 = mask (uint[]; MODE_FLAGS
+//   only). Partials are indexed group_base + workgroup; the mask from the chunk's start.
+// Push constants: rows (in this chunk), rows_per_group (a multiple of 4096), group_base, terms
+//   (0: every row passes), float_slots (bit s: slot s is FLOAT), slot_count, value_slot (MODE_AGG),
+//   want_sum (MODE_AGG: 1 to accumulate the sum).
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_control_flow_attributes : require
+#if defined(MODE_FLAGS)
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_vote : require
+#endif
+#if defined(MODE_AGG) && VALUE_FLOAT
+#extension GL_EXT_shader_atomic_int64 : require
+#endif
+#include "gfxq_constants.h"
+
+#if GFXQ_WORKGROUP_SIZE != 256
+#error "cnf_scan's mask layout assumes 256 invocations per workgroup"
+#endif
+#define WG 256u
+#define SUB 1024u
+#if SLOTS == 1
+#define VEC 4u
+#else
+#define VEC 1u
+#endif
+#define ROUND (SUB * VEC)
+
+layout(local_size_x = GFXQ_WORKGROUP_SIZE) in;
+
+layout(std430, binding = 0) readonly buffer Program { uint program[]; };
+layout(std430, binding = 1) readonly buffer Slot0 { uvec4 slot0[]; };
+layout(std430, binding = 2) readonly buffer Slot1 { uvec4 slot1[]; };
+layout(std430, binding = 3) readonly buffer Slot2 { uvec4 slot2[]; };
+layout(std430, binding = 4) readonly buffer Slot3 { uvec4 slot3[]; };
+layout(std430, binding = 5) readonly buffer Slot4 { uvec4 slot4[]; };
+layout(std430, binding = 6) readonly buffer Slot5 { uvec4 slot5[]; };
+layout(std430, binding = 7) readonly buffer Slot6 { uvec4 slot6[]; };
+layout(std430, binding = 8) readonly buffer Slot7 { uvec4 slot7[]; };
+#if defined(MODE_AGG)
+struct AggPartial {
+  uint count;
+  uint min_key;
+  uint max_key;
+  uint special;  // bit 0: a NaN was summed, bit 1: +inf, bit 2: -inf (VALUE_FLOAT)
+  int64_t bins[16];  // VALUE_FLOAT=0: bins[0] is the int64 sum
+};
+layout(std430, binding = 9) writeonly buffer Partials { AggPartial partials[]; };
+#else
+layout(std430, binding = 9) writeonly buffer Partials { uint counts[]; };
+#endif
+#if defined(MODE_FLAGS)
+layout(std430, binding = 10) writeonly buffer Mask { uint mask[]; };
+#endif
+
+layout(push_constant) uniform Params {
+  uint rows;
+  uint rows_per_group;
+  uint group_base;
+  uint terms;
+  uint float_slots;
+  uint slot_count;
+  uint value_slot;
+  uint want_sum;
+} pc;
+
+// --- order keys (core/order_key.h): unsigned order = total order; NaN canonical, -0.0 = +0.0
+uvec4 to_key(uvec4 raw, bool is_float) {
+  if (!is_float) return raw ^ 0x80000000u;
+  const uvec4 mag = raw & 0x7fffffffu;
+  uvec4 b = mix(raw, uvec4(0x7fc00000u), greaterThan(mag, uvec4(0x7f800000u)));
+  b = mix(b, uvec4(0u), equal(mag, uvec4(0u)));
+  return mix(b | 0x80000000u, ~b, notEqual(b >> 31, uvec4(0u)));
+}
+
+// Raw bits of the canonical value of a key.
+uvec4 from_key(uvec4 key, bool is_float) {
+  if (!is_float) return key ^ 0x80000000u;
+  return mix(~key, key & 0x7fffffffu, notEqual(key >> 31, uvec4(0u)));
+}
+
+bvec4 compare(uvec4 a, uvec4 b, uint op) {
+  switch (op) {
+    case 0u: return lessThan(a, b);
+    case 1u: return lessThanEqual(a, b);
+    case 2u: return greaterThan(a, b);
+    case 3u: return greaterThanEqual(a, b);
+    case 4u: return equal(a, b);
+    default: return notEqual(a, b);
+  }
+}
+
+// Exact int32 vs float32 in the total order: -1, 0, 1 (proof at vk::compare_int_float).
+uint compare_int_float(int i, uint bits) {
+  const uint e = (bits >> 23) & 0xffu, m = bits & 0x7fffffu;
+  const bool neg = (bits >> 31) != 0u;
+  if (e == 0xffu) return (m != 0u || !neg) ? 0u : 2u;
+  const int64_t mm = int64_t(e != 0u ? (m | 0x800000u) : m);
+  const int ex = int(max(e, 1u)) - 150;
+  int64_t t = 0;
+  bool frac = false;
+  if (ex >= 9) {
+    t = int64_t(1) << 32;
+  } else if (ex >= 0) {
+    t = mm << ex;
+  } else if (ex > -24) {
+    t = mm >> (-ex);
+    frac = (mm & ((int64_t(1) << (-ex)) - 1)) != 0;
+  } else {
+    frac = mm != 0;
+  }
+  const int64_t f = neg ? -t : t;
+  const int64_t ii = int64_t(i);
+  if (ii < f) return 0u;
+  if (ii > f) return 2u;
+  if (!frac) return 1u;
+  return neg ? 2u : 0u;
+}
+
+// The keys of every slot for the four rows of this invocation.
+uvec4 keys[SLOTS];
+
+uvec4 key_of(uint s) {
+#if SLOTS == 1
+  return keys[0];
+#else
+  uvec4 k = keys[0];
+  [[unroll]] for (uint i = 1u; i < SLOTS; ++i)
+    if (s == i) k = keys[i];
+  return k;
+#endif
+}
+
+uvec4 load_slot(uint s, uint i) {
+  switch (s) {
+    case 0u: return slot0[i];
+#if SLOTS > 1
+    case 1u: return slot1[i];
+    case 2u: return slot2[i];
+    case 3u: return slot3[i];
+    case 4u: return slot4[i];
+    case 5u: return slot5[i];
+    case 6u: return slot6[i];
+    default: return slot7[i];
+#else
+    default: return slot0[i];
+#endif
+  }
+}
+
+// The CNF over the four rows whose keys are in keys[] (`valid`: which rows exist).
+bvec4 evaluate(bvec4 valid) {
+  bvec4 pass = valid;
+  bvec4 clause = bvec4(false);
+  for (uint t = 0u; t < pc.terms; ++t) {
+    const uint w = program[2u * t];
+    const uint op = w & 7u, kind = (w >> 3) & 3u, lhs = (w >> 8) & 15u, rhs = (w >> 12) & 15u;
+    const uvec4 a = key_of(lhs);
+    bvec4 r;
+    if (kind == 0u) {
+      r = compare(a, uvec4(program[2u * t + 1u]), op);
+    } else if (kind == 1u) {
+      r = compare(a, key_of(rhs), op);
+    } else {
+      const ivec4 iv = ivec4(from_key(a, false));
+      const uvec4 fv = from_key(key_of(rhs), true);
+      const uvec4 c = uvec4(compare_int_float(iv.x, fv.x), compare_int_float(iv.y, fv.y),
+                            compare_int_float(iv.z, fv.z), compare_int_float(iv.w, fv.w));
+      r = compare(c, uvec4(1u), op);
+    }
+    clause = bvec4(uvec4(clause) | uvec4(r));
+    if (((w >> 16) & 1u) != 0u) {
+      pass = bvec4(uvec4(pass) & uvec4(clause));
+      clause = bvec4(false);
+      if (!any(pass)) break;
+    }
+  }
+  return pass;
+}
+
+#if defined(MODE_AGG)
+shared uint s_count[WG], s_min[WG], s_max[WG], s_special[WG];
+shared int64_t s_sum[WG];
+#if VALUE_FLOAT
+// Exact float sum: a finite float is (-1)^s * M * 2^(t - 149) with M < 2^24 and t = max(e, 1) - 1
+// in 0..253. Bin b = t >> 4 counts units of 2^(16b - 149); the value adds M << (t & 15) < 2^39
+// there. A workgroup adds at most rows_per_group <= 2^24 values per bin, so |bin| < 2^63.
+// Each invocation keeps one running bin in a register and adds it to the shared bins when the bin
+// changes (rare: nearby values share a bin) and at the end.
+shared int64_t s_bins[16];
+uint cur_bin = 0u;
+int64_t acc = 0;
+uint special = 0u;
+
+void add_float(uint bits) {
+  const uint e = (bits >> 23) & 0xffu;
+  if (e == 0xffu) {
+    special |= (bits & 0x7fffffu) != 0u ? 1u : ((bits >> 31) != 0u ? 4u : 2u);
+    return;
+  }
+  const uint t = max(e, 1u) - 1u;
+  int64_t v = int64_t((e != 0u ? 0x800000u : 0u) | (bits & 0x7fffffu)) << (t & 15u);
+  if ((bits >> 31) != 0u) v = -v;
+  const uint bin = t >> 4;
+  if (bin != cur_bin) {
+    if (acc != 0) atomicAdd(s_bins[cur_bin], acc);
+    cur_bin = bin;
+    acc = 0;
+  }
+  acc += v;
+}
+#endif
+#elif defined(MODE_FLAGS)
+shared uint s_mask[32u * VEC];
+shared uint s_count[WG];
+#else
+shared uint s_count[WG];
+#endif
+
+void main() {
+  const uint lid = gl_LocalInvocationID.x;
+  const uint group = gl_WorkGroupID.x;
+  const uint start = group * pc.rows_per_group;
+  const uint end = min(pc.rows, start + pc.rows_per_group);
+  const uint rounds = (end - start + ROUND - 1u) / ROUND;
+  uint count = 0u;
+#if defined(MODE_AGG)
+  uint min_key = 0xffffffffu, max_key = 0u;
+  int64_t sum = 0;
+#if VALUE_FLOAT
+  if (lid < 16u) s_bins[lid] = 0;
+  barrier();
+#endif
+#endif
+#if defined(MODE_FLAGS)
+  // Whether subgroups hold consecutive invocations in whole words of 32 (true on common GPUs).
+  const bool linear = gl_SubgroupSize >= 32u &&
+                      subgroupAll(lid == gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID);
+  if (lid < 32u * VEC) s_mask[lid] = 0u;
+  barrier();
+#endif
+  for (uint r = 0u; r < rounds; ++r) {
+    const uint base = start + r * ROUND;
+    uvec4 raw[VEC][SLOTS];
+    [[unroll]] for (uint v = 0u; v < VEC; ++v) {
+      const uint row = base + v * SUB + 4u * lid;
+      [[unroll]] for (uint s = 0u; s < SLOTS; ++s)
+        raw[v][s] = (row < end && s < pc.slot_count) ? load_slot(s, row / 4u) : uvec4(0u);
+    }
+    [[unroll]] for (uint v = 0u; v < VEC; ++v) {
+      const uint row = base + v * SUB + 4u * lid;
+      bvec4 pass = bvec4(false);
+      if (row < end) {
+        [[unroll]] for (uint s = 0u; s < SLOTS; ++s) keys[s] = to_key(raw[v][s], ((pc.float_slots >> s) & 1u) != 0u);
+        pass = evaluate(lessThan(uvec4(row) + uvec4(0u, 1u, 2u, 3u), uvec4(end)));
+      }
+      count += uint(pass.x) + uint(pass.y) + uint(pass.z) + uint(pass.w);
+#if defined(MODE_AGG)
+      if (any(pass)) {
+        const uvec4 k = key_of(pc.value_slot);
+        const uvec4 kmin = mix(uvec4(0xffffffffu), k, pass), kmax = mix(uvec4(0u), k, pass);
+        min_key = min(min_key, min(min(kmin.x, kmin.y), min(kmin.z, kmin.w)));
+        max_key = max(max_key, max(max(kmax.x, kmax.y), max(kmax.z, kmax.w)));
+        if (pc.want_sum != 0u) {
+#if VALUE_FLOAT
+          const uvec4 b = from_key(k, true);
+          [[unroll]] for (uint j = 0u; j < 4u; ++j)
+            if (pass[j]) add_float(b[j]);
+#else
+          const ivec4 iv = ivec4(from_key(k, false));
+          [[unroll]] for (uint j = 0u; j < 4u; ++j)
+            if (pass[j]) sum += int64_t(iv[j]);
+#endif
+        }
+      }
+#elif defined(MODE_FLAGS)
+      // Stage the sub-round's 32 mask words in shared memory.
+      [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+        const uint word = v * 32u + j * 8u + (lid >> 5);
+        if (linear) {
+          // The subgroup covers whole 32-invocation words: its ballot is the words themselves.
+          const uvec4 ballot = subgroupBallot(pass[j]);
+          if ((gl_SubgroupInvocationID & 31u) == 0u) s_mask[word] = ballot[gl_SubgroupInvocationID >> 5];
+        } else if (pass[j]) {
+          atomicOr(s_mask[word], 1u << (lid & 31u));
+        }
+      }
+#endif
+    }
+#if defined(MODE_FLAGS)
+    // Write the round's words (those of sub-rounds that hold rows) in one coalesced store.
+    barrier();
+    if (lid < 32u * VEC) {
+      if (base + (lid / 32u) * SUB < end) mask[base / SUB * 32u + lid] = s_mask[lid];
+      s_mask[lid] = 0u;
+    }
+    barrier();
+#endif
+  }
+
+  // Workgroup reduction of the per-invocation results.
+  s_count[lid] = count;
+#if defined(MODE_AGG)
+  s_min[lid] = min_key;
+  s_max[lid] = max_key;
+  s_sum[lid] = sum;
+#if VALUE_FLOAT
+  if (acc != 0) atomicAdd(s_bins[cur_bin], acc);
+  s_special[lid] = special;
+#else
+  s_special[lid] = 0u;
+#endif
+#endif
+  barrier();
+  for (uint half_size = WG / 2u; half_size > 0u; half_size /= 2u) {
+    if (lid < half_size) {
+      s_count[lid] += s_count[lid + half_size];
+#if defined(MODE_AGG)
+      s_min[lid] = min(s_min[lid], s_min[lid + half_size]);
+      s_max[lid] = max(s_max[lid], s_max[lid + half_size]);
+      s_special[lid] |= s_special[lid + half_size];
+      s_sum[lid] += s_sum[lid + half_size];
+#endif
+    }
+    barrier();
+  }
+  const uint slot = pc.group_base + group;
+#if defined(MODE_AGG)
+  if (lid == 0u) {
+    partials[slot].count = s_count[0];
+    partials[slot].min_key = s_min[0];
+    partials[slot].max_key = s_max[0];
+    partials[slot].special = s_special[0];
+  }
+#if VALUE_FLOAT
+  if (lid < 16u) partials[slot].bins[lid] = s_bins[lid];
+#else
+  if (lid < 16u) partials[slot].bins[lid] = lid == 0u ? s_sum[0] : int64_t(0);
+#endif
+#else
+  if (lid == 0u) counts[slot] = s_count[0];
+#endif
+}

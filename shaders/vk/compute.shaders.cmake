@@ -1,0 +1,14 @@
+# Kernels of the compute backend's relational operators (src/vk/relational) and its benchmarks.
+# cnf_scan: the fused WHERE pass; one source, variants by mode, value type and slot count.
+foreach(_slots 1 8)
+  gfxq_vk_shader(cnf_count_s${_slots} cnf_scan.comp DEFINES MODE_COUNT SLOTS=${_slots})
+  gfxq_vk_shader(cnf_flags_s${_slots} cnf_scan.comp DEFINES MODE_FLAGS SLOTS=${_slots})
+  gfxq_vk_shader(cnf_agg_int_s${_slots} cnf_scan.comp DEFINES MODE_AGG VALUE_FLOAT=0 SLOTS=${_slots})
+  gfxq_vk_shader(cnf_agg_float_s${_slots} cnf_scan.comp DEFINES MODE_AGG VALUE_FLOAT=1 SLOTS=${_slots})
+endforeach()
+# cnf_compact: the marked rows in row order, as row ids, keys, or both.
+gfxq_vk_shader(cnf_compact_ids cnf_compact.comp DEFINES WRITE_IDS)
+gfxq_vk_shader(cnf_compact_keys cnf_compact.comp DEFINES WRITE_KEYS)
+gfxq_vk_shader(cnf_compact_pairs cnf_compact.comp DEFINES WRITE_IDS WRITE_KEYS)
+# The copy-bandwidth ceiling of the compute benchmarks.
+gfxq_vk_shader(copy_u32x4 copy_u32x4.comp)

@@ -1,0 +1,836 @@
+#include "gl/select.h"
+
+#include <glad/gl.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+
+#include "gfxq/error.h"
+#include "gl/check.h"
+#include "gl/context.h"
+#include "gl/count.h"
+#include "gl/depth_encode.h"
+#include "plan/backend.h"
+
+namespace gfxq::gl {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+// Stencil layout: bits 0-1 the clause state (1 or 2 alive, 0 rejected), bit 2 the tie flag.
+constexpr GLint kStateMask = 0x3;
+constexpr GLint kTie = 0x4;
+constexpr GLint kTieMask = 0x7;
+constexpr uint32_t kDefaultTile = 8192;
+
+std::string number_text(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+std::string hex(uint32_t v, int digits = 1) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%0*x", digits, v);
+  return buf;
+}
+
+std::string term_text(const BoundComparison& c) {
+  const auto* col = std::get_if<BoundColumn>(&c.rhs);
+  return c.lhs.name + " " + to_string(c.op) + " " + (col ? col->name : number_text(std::get<double>(c.rhs)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The plan: GPU passes of one WHERE, the same for every tile.
+
+enum class PassKind { CopyToDepth, Compare, DepthBounds, StencilResolve };
+
+const char* kind_name(PassKind kind) {
+  switch (kind) {
+    case PassKind::CopyToDepth: return "copy-to-depth";
+    case PassKind::Compare: return "compare";
+    case PassKind::DepthBounds: return "depth-bounds";
+    case PassKind::StencilResolve: return "stencil-resolve";
+  }
+  return "?";
+}
+
+struct StencilState {
+  GLenum func = GL_ALWAYS;
+  GLint ref = 0;
+  GLuint mask = 0xff;  // test mask
+  GLuint write = 0;    // write mask
+  GLenum sfail = GL_KEEP, zfail = GL_KEEP, zpass = GL_KEEP;
+};
+
+const char* op_name(GLenum op) {
+  switch (op) {
+    case GL_KEEP: return "KEEP";
+    case GL_ZERO: return "ZERO";
+    case GL_REPLACE: return "REPLACE";
+    case GL_INVERT: return "INVERT";
+    default: return "?";
+  }
+}
+
+// e.g. "stencil EQUAL 0x5/0x7, zfail ZERO, zpass REPLACE, write 0x4"
+std::string stencil_text(const StencilState& s) {
+  std::string t = "stencil ";
+  // func_name without its "GL_" prefix
+  t += s.func == GL_ALWAYS ? std::string("ALWAYS")
+                           : std::string(func_name(s.func) + 3) + " " + hex(GLuint(s.ref)) + "/" + hex(s.mask);
+  if (s.sfail != GL_KEEP) t += std::string(", sfail ") + op_name(s.sfail);
+  if (s.zfail != GL_KEEP) t += std::string(", zfail ") + op_name(s.zfail);
+  if (s.zpass != GL_KEEP) t += std::string(", zpass ") + op_name(s.zpass);
+  if (s.write) t += ", write " + hex(s.write);
+  return t;
+}
+
+struct Pass {
+  PassKind kind = PassKind::Compare;
+  std::string detail;
+  std::optional<ColumnValue> value;  // per-pixel depth: a copy's source or a column compare's incoming side
+  uint32_t constant = 0;             // depth value of a constant draw (no `value`)
+  bool depth_test = true;
+  GLenum depth = GL_ALWAYS;  // depth function
+  bool depth_write = false;
+  uint32_t bounds_lo = 0, bounds_hi = 0;  // DepthBounds: stored values kept, inclusive
+  StencilState stencil;
+};
+
+// Two single-comparison clauses `c >= lo`, `c <= hi` on one 24-bit-window column, merged.
+struct Range {
+  ColumnValue stored;
+  uint32_t lo = 0, hi = 0;  // window values kept, inclusive
+};
+
+// One clause as the GPU runs it: OR-ed lowered comparisons, or a range.
+struct GpuClause {
+  std::vector<DepthCompare> terms;
+  std::vector<std::string> texts;
+  std::optional<Range> range;
+};
+
+struct Plan {
+  std::vector<PassRecord> notes;  // host decisions: folds, range choices
+  std::optional<bool> constant;   // the WHERE's value for every row when no pass is needed
+  std::vector<GpuClause> clauses;
+  std::vector<Pass> passes;
+  GLint final_state = 1;  // stencil state (bits 0-1) of the qualifying records
+  size_t ranges_by_bounds = 0;
+  size_t ranges_as_pairs = 0;
+  std::vector<std::string> encodings;  // one line per column (pair) and encoding
+};
+
+PassRecord note(std::string detail) {
+  PassRecord p;
+  p.kind = "fold";
+  p.detail = std::move(detail);
+  return p;
+}
+
+// A single-comparison clause bounding a 24-bit-window column by a constant, as a window value.
+struct Bound {
+  ColumnValue stored;
+  bool lower = false;
+  uint32_t value = 0;
+};
+
+std::optional<Bound> as_bound(const GpuClause& c) {
+  if (c.range || c.terms.size() != 1) return std::nullopt;
+  const DepthCompare& d = c.terms[0];
+  if (d.parts.size() != 1 || d.parts[0].stored.mode != ValueMode::Window) return std::nullopt;
+  const auto* k = std::get_if<uint32_t>(&d.parts[0].incoming);
+  if (!k) return std::nullopt;
+  // Not folded, so `> k` has k below the column's largest value and `< k` k above its smallest.
+  switch (d.op) {
+    case CmpOp::Ge: return Bound{d.parts[0].stored, true, *k};
+    case CmpOp::Gt: return Bound{d.parts[0].stored, true, *k + 1};
+    case CmpOp::Le: return Bound{d.parts[0].stored, false, *k};
+    case CmpOp::Lt: return Bound{d.parts[0].stored, false, *k - 1};
+    default: return std::nullopt;
+  }
+}
+
+// Pairs lower and upper bound clauses on the same column into ranges: one depth-bounds pass each
+// where `bounds` (the extension is there and wanted), else only noted (two comparisons run).
+void merge_ranges(Plan& plan, bool bounds, const std::string& why_not) {
+  std::vector<bool> paired(plan.clauses.size(), false);
+  std::vector<GpuClause> merged;
+  for (size_t i = 0; i < plan.clauses.size(); ++i) {
+    GpuClause& clause = plan.clauses[i];
+    const auto first = paired[i] ? std::nullopt : as_bound(clause);
+    for (size_t j = i + 1; first && j < plan.clauses.size(); ++j) {
+      const auto second = paired[j] ? std::nullopt : as_bound(plan.clauses[j]);
+      if (!second || !(second->stored == first->stored) || second->lower == first->lower) continue;
+      paired[i] = paired[j] = true;
+      const std::string text = clause.texts[0] + " AND " + plan.clauses[j].texts[0];
+      if (!bounds) {
+        ++plan.ranges_as_pairs;
+        plan.notes.push_back(note("range " + text + ": two comparisons (" + why_not + ")"));
+        break;
+      }
+      const Bound& lo = first->lower ? *first : *second;
+      const Bound& hi = first->lower ? *second : *first;
+      if (lo.value > hi.value) {
+        plan.notes.push_back(note("range " + text + " is empty: WHERE is FALSE for every row"));
+        plan.constant = false;
+        return;
+      }
+      ++plan.ranges_by_bounds;
+      plan.notes.push_back(note("range " + text + ": one depth-bounds pass"));
+      plan.clauses[j].terms.clear();  // merged into this clause: dropped below
+      clause.terms.clear();
+      clause.texts = {text};
+      clause.range = Range{first->stored, lo.value, hi.value};
+      break;
+    }
+    if (!clause.terms.empty() || clause.range) merged.push_back(std::move(clause));
+  }
+  plan.clauses = std::move(merged);
+}
+
+// Lowers and folds every comparison; drops TRUE clauses and FALSE comparisons.
+void lower_where(Plan& plan, const RasterInput& input, const BoundCnf& where) {
+  const TextureStore& store = input.store();
+  for (size_t i = 0; i < where.clauses.size(); ++i) {
+    const std::string clause_name = "clause " + std::to_string(i + 1);
+    GpuClause clause;
+    bool always = false;
+    for (const auto& term : where.clauses[i].terms) {
+      const std::string text = term_text(term);
+      const size_t lhs = input.slot(term.lhs.index);
+      const auto* rhs_column = std::get_if<BoundColumn>(&term.rhs);
+      const size_t rhs = rhs_column ? input.slot(rhs_column->index) : lhs;
+      Lowered lowered = rhs_column ? lower_columns(lhs, store.info(lhs), term.op, rhs, store.info(rhs))
+                                   : lower_literal(lhs, store.info(lhs), term.op, std::get<double>(term.rhs));
+      if (const bool* value = std::get_if<bool>(&lowered)) {
+        plan.notes.push_back(note(clause_name + ": " + text + " is " + (*value ? "TRUE" : "FALSE") +
+                                  " for every row (the columns' key ranges decide it)" +
+                                  (*value ? ", clause dropped" : ", comparison dropped")));
+        if (*value) {
+          always = true;
+          break;
+        }
+        continue;
+      }
+      DepthCompare& d = std::get<DepthCompare>(lowered);
+      const std::string who = store.info(lhs).name + (rhs_column ? " vs " + store.info(rhs).name : "");
+      const std::string line = who + ": " + d.encoding;
+      if (std::find(plan.encodings.begin(), plan.encodings.end(), line) == plan.encodings.end())
+        plan.encodings.push_back(line);
+      clause.terms.push_back(std::move(d));
+      clause.texts.push_back(text);
+    }
+    if (always) continue;
+    if (clause.terms.empty()) {
+      plan.notes.push_back(note(clause_name + " holds for no row: WHERE is FALSE for every row"));
+      plan.constant = false;
+      return;
+    }
+    plan.clauses.push_back(std::move(clause));
+  }
+  if (plan.clauses.empty()) plan.constant = true;
+}
+
+// Emits the passes of EvalCNF. Per clause, records alive and not yet satisfying it hold `cur`
+// (1 or 2); a comparison that holds flips them to the other value (INVERT of bits 0-1), so later
+// comparisons of the clause skip them. After the clause, records still at `cur` failed it: the
+// next clause's first pass clears those bits (ZERO under the write mask `cur | tie`), which leaves
+// the flipped records untouched because 1 and 2 share no bit. So the values alternate per clause
+// and no pass is spent resetting the survivors.
+// A comparison of m parts: for each part k < m, records tied so far (state cur, and the tie
+// bit for k > 0) that compare strictly in op's direction are satisfied; those equal get the tie bit
+// (REPLACE under write mask 0x4), the others lose it (zfail ZERO); the last part applies op itself.
+// Ne is satisfied by any part that differs. The tie bit is stale outside a comparison, which
+// is harmless: part 1 tests bits 0-1 only and rewrites the bit of every record it tests.
+void emit_passes(Plan& plan, const TextureStore& store, bool vertex_constant_depth) {
+  GLint cur = 1;
+  std::optional<ColumnValue> held;  // what the depth buffer holds
+  GLuint resolve = 0;               // stencil bits a pending clause resolve clears; 0: none pending
+  const auto value_text = [&](const ColumnValue& v) { return describe(v, store.info(v.slot)); };
+  const auto resolve_text = [&](GLuint bits) {
+    return "clause resolve: rejects the records that failed the previous clause (ZERO under " + hex(bits) + ")";
+  };
+  const StencilState resolve_state = {GL_ALWAYS, 0, 0xff, 0, GL_ZERO, GL_ZERO, GL_ZERO};
+  const auto hold = [&](const ColumnValue& v) {
+    if (held == v) return;
+    Pass p;
+    p.kind = PassKind::CopyToDepth;
+    p.value = v;
+    p.depth = GL_ALWAYS;
+    p.depth_write = true;
+    p.detail = "depth <- " + value_text(v) + " as k*2^-24 (GL_ALWAYS, depth write)";
+    if (resolve) {
+      p.stencil = resolve_state;
+      p.stencil.write = resolve;
+      p.detail += "; " + resolve_text(resolve);
+      resolve = 0;
+    }
+    plan.passes.push_back(std::move(p));
+    held = v;
+  };
+  const auto flush_resolve = [&] {
+    if (!resolve) return;
+    Pass p;
+    p.kind = PassKind::StencilResolve;
+    p.depth_test = false;
+    p.stencil = resolve_state;
+    p.stencil.write = resolve;
+    p.detail = resolve_text(resolve);
+    plan.passes.push_back(std::move(p));
+    resolve = 0;
+  };
+  const auto draw = [&](const std::string& what, const Part& part, GLenum func, const StencilState& s) {
+    flush_resolve();
+    Pass p;
+    p.kind = PassKind::Compare;
+    std::string incoming;
+    if (const auto* v = std::get_if<ColumnValue>(&part.incoming)) {
+      p.value = *v;
+      incoming = value_text(*v);
+    } else {
+      p.constant = std::get<uint32_t>(part.incoming);
+      incoming = std::string("ref=k*2^-24 as ") + (vertex_constant_depth ? "vertex z" : "gl_FragDepth") +
+                 ", k=" + hex(p.constant, 6);
+    }
+    p.depth = func;
+    p.stencil = s;
+    p.detail = what + ": depth " + func_name(func) + " incoming " + incoming + " vs stored " + value_text(part.stored) +
+               ", " + stencil_text(s);
+    plan.passes.push_back(std::move(p));
+  };
+
+  for (size_t i = 0; i < plan.clauses.size(); ++i) {
+    const GpuClause& clause = plan.clauses[i];
+    if (i > 0) resolve = GLuint((3 - cur) | kTie);  // the previous clause's state, and the tie bit
+    const StencilState satisfy_alive{GL_EQUAL, cur, kStateMask, kStateMask, GL_KEEP, GL_KEEP, GL_INVERT};
+    if (clause.range) {
+      const Range& r = *clause.range;
+      hold(r.stored);
+      flush_resolve();
+      Pass p;
+      p.kind = PassKind::DepthBounds;
+      p.depth = GL_ALWAYS;
+      p.bounds_lo = r.lo;
+      p.bounds_hi = r.hi;
+      p.stencil = satisfy_alive;
+      p.detail = clause.texts[0] + ": depth bounds [" + hex(r.lo, 6) + ", " + hex(r.hi, 6) + "]*2^-24 on stored " +
+                 value_text(r.stored) + ", " + stencil_text(p.stencil);
+      plan.passes.push_back(std::move(p));
+    }
+    for (size_t t = 0; t < clause.terms.size(); ++t) {
+      const DepthCompare& d = clause.terms[t];
+      const size_t m = d.parts.size();
+      for (size_t k = 0; k < m; ++k) {
+        const Part& part = d.parts[k];
+        hold(part.stored);
+        const std::string what =
+            clause.texts[t] + (m > 1 ? " (part " + std::to_string(k + 1) + "/" + std::to_string(m) + ")" : "");
+        if (d.op == CmpOp::Ne) {
+          draw(what, part, GL_NOTEQUAL, satisfy_alive);
+          continue;
+        }
+        // Records entering part k: alive and unsatisfied, and tied on parts 1..k-1.
+        StencilState satisfy = satisfy_alive;
+        if (k > 0) {
+          satisfy.ref = cur | kTie;
+          satisfy.mask = kTieMask;
+        }
+        if (k + 1 < m) {
+          if (d.op != CmpOp::Eq) {
+            const CmpOp strict = d.op == CmpOp::Lt || d.op == CmpOp::Le ? CmpOp::Lt : CmpOp::Gt;
+            draw(what + " strict", part, depth_func(strict), satisfy);
+          }
+          const StencilState tie{GL_EQUAL, cur | kTie, satisfy.mask, GLuint(kTie), GL_KEEP, GL_ZERO, GL_REPLACE};
+          draw(what + " tie", part, GL_EQUAL, tie);
+        } else {
+          draw(what, part, depth_func(d.op), satisfy);
+        }
+      }
+    }
+    cur = 3 - cur;
+  }
+  plan.final_state = cur;
+}
+
+Plan make_plan(const Context& context, const RasterInput& input, const BoundCnf& where, const RasterOptions& options) {
+  Plan plan;
+  lower_where(plan, input, where);
+  if (plan.constant) return plan;
+  const bool extension = context.caps().depth_bounds_test;
+  merge_ranges(plan, extension && options.depth_bounds,
+               extension ? "depth bounds turned off" : "no GL_EXT_depth_bounds_test on this driver");
+  if (plan.constant) return plan;
+  emit_passes(plan, input.store(), options.vertex_constant_depth);
+  return plan;
+}
+
+std::string algorithm_text(const Plan& plan, WhereOutput output) {
+  if (plan.constant)
+    return std::string("raster: WHERE is ") + (*plan.constant ? "TRUE" : "FALSE") +
+           " for every row (decided on the host, no GPU pass)";
+  std::string s = "raster: copy-to-depth + stencil CNF (" + std::to_string(plan.clauses.size()) + " clause" +
+                  (plan.clauses.size() == 1 ? "" : "s");
+  if (plan.ranges_by_bounds) s += ", " + std::to_string(plan.ranges_by_bounds) + " range(s) by depth bounds";
+  if (plan.ranges_as_pairs) s += ", " + std::to_string(plan.ranges_as_pairs) + " range(s) as two comparisons";
+  s += output == WhereOutput::Count ? ") + occlusion count" : ") + stencil readback";
+  for (const auto& e : plan.encodings) s += "; " + e;
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Execution.
+
+// Resets the GL state the raster path touches to GL's defaults (and the viewport to what it
+// was), on return and on error alike, so the next user of the context starts clean.
+class StateGuard {
+ public:
+  explicit StateGuard(bool depth_bounds) : depth_bounds_(depth_bounds) { glGetIntegerv(GL_VIEWPORT, viewport_); }
+  ~StateGuard() {
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glBindVertexArray(0);
+    glUseProgram(0);
+    glBindTextureUnit(0, 0);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glDisable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDepthMask(GL_TRUE);
+    glDisable(GL_STENCIL_TEST);
+    glStencilFunc(GL_ALWAYS, 0, ~0u);
+    glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
+    glStencilMask(~0u);
+    glDisable(GL_SCISSOR_TEST);
+    if (depth_bounds_) {
+      glDisable(GL_DEPTH_BOUNDS_TEST_EXT);
+      glDepthBoundsEXT(0.0, 1.0);
+    }
+    glClipControl(GL_LOWER_LEFT, GL_NEGATIVE_ONE_TO_ONE);
+    glViewport(viewport_[0], viewport_[1], viewport_[2], viewport_[3]);
+  }
+  StateGuard(const StateGuard&) = delete;
+  StateGuard& operator=(const StateGuard&) = delete;
+
+ private:
+  bool depth_bounds_;
+  GLint viewport_[4] = {0, 0, 0, 0};
+};
+
+// The GL objects of one execution, deleted on return and on error.
+struct Objects {
+  GLuint framebuffer = 0, depth_stencil = 0, vertex_array = 0, readback = 0;
+  bool mapped = false;
+  Objects() = default;
+  Objects(const Objects&) = delete;
+  Objects& operator=(const Objects&) = delete;
+  ~Objects() {
+    if (mapped) glUnmapNamedBuffer(readback);
+    if (readback) glDeleteBuffers(1, &readback);
+    if (vertex_array) glDeleteVertexArrays(1, &vertex_array);
+    if (framebuffer) glDeleteFramebuffers(1, &framebuffer);
+    if (depth_stencil) glDeleteRenderbuffers(1, &depth_stencil);
+  }
+};
+
+// Per recorded pass: the queries of every tile, and sums.
+struct Timing {
+  std::vector<GLuint> timers;   // GL_TIME_ELAPSED, one per tile (when timed)
+  std::vector<GLuint> samples;  // GL_SAMPLES_PASSED, one per tile (when counted)
+  uint64_t items = 0;
+  double wall_ms = 0;
+};
+
+// A pass record from the pass's queries. GPU times are dropped when their sum exceeds `wall_ms`,
+// the host time the whole execution took: no GPU work outlasts it, but some drivers (llvmpipe,
+// for clear-only queries) return raw timestamps instead of elapsed times.
+PassRecord finish(const QueryBatch& batch, const Timing& t, std::string kind, std::string detail, double wall_ms) {
+  PassRecord p;
+  p.kind = std::move(kind);
+  p.detail = std::move(detail);
+  p.items = t.items;
+  p.wall_ms = t.wall_ms;
+  if (!t.samples.empty()) {
+    uint64_t passed = 0;
+    for (GLuint q : t.samples) passed += batch.result(q);
+    p.passed = passed;
+  }
+  if (!t.timers.empty()) {
+    uint64_t ns = 0;
+    for (GLuint q : t.timers) ns += batch.result(q);
+    if (double(ns) / 1e6 <= wall_ms) p.gpu_ms = double(ns) / 1e6;
+  }
+  return p;
+}
+
+void require_caps(const GlCapabilities& caps) {
+  if (!caps.float_depth || !caps.clip_control)
+    throw Error(ErrorCode::Unsupported, "raster: needs GL_DEPTH32F_STENCIL8 and glClipControl for exact depth (" +
+                                            caps.renderer + " lacks them)");
+  if (caps.stencil_bits < 3)
+    throw Error(ErrorCode::Unsupported,
+                "raster: the CNF needs 3 stencil bits, the driver gives " + std::to_string(caps.stencil_bits));
+}
+
+// The programs of the raster passes, all with fullscreen.vert.
+struct Programs {
+  GLuint value;     // raster_value.frag: a column's values as depth
+  GLuint constant;  // raster_constant.frag: a constant as gl_FragDepth
+  GLuint flat;      // raster_empty.frag: fullscreen.vert's z (stencil-only passes, vertex constant depth)
+};
+
+// Sets the GL state of `pass` and draws it over the tile's viewport.
+void draw_pass(const Pass& pass, const TextureStore& store, uint64_t tile, const Programs& programs,
+               bool vertex_constant_depth) {
+  if (pass.depth_test) {
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(pass.depth);
+  } else {
+    glDisable(GL_DEPTH_TEST);
+  }
+  glDepthMask(pass.depth_write ? GL_TRUE : GL_FALSE);
+  glStencilFunc(pass.stencil.func, pass.stencil.ref, pass.stencil.mask);
+  glStencilOp(pass.stencil.sfail, pass.stencil.zfail, pass.stencil.zpass);
+  glStencilMask(pass.stencil.write);
+  if (pass.kind == PassKind::DepthBounds) {
+    glEnable(GL_DEPTH_BOUNDS_TEST_EXT);
+    // k * 2^-24 is exact in double and float: the test keeps exactly the window values lo..hi.
+    glDepthBoundsEXT(double(pass.bounds_lo) * 0x1p-24, double(pass.bounds_hi) * 0x1p-24);
+  }
+  if (pass.value) {
+    const ColumnValue& v = *pass.value;
+    glUseProgram(programs.value);
+    glProgramUniform1ui(programs.value, 1, static_cast<GLuint>(v.mode));
+    glProgramUniform1ui(programs.value, 2, store.info(v.slot).type == Type::Float32 ? 1u : 0u);
+    glProgramUniform1ui(programs.value, 3, v.base);
+    glBindTextureUnit(0, store.texture(v.slot, tile));
+  } else {
+    const bool flat = vertex_constant_depth || pass.kind != PassKind::Compare;
+    const GLuint program = flat ? programs.flat : programs.constant;
+    glUseProgram(program);
+    glProgramUniform1f(program, 0, depth_of(pass.constant));
+    if (!flat) glProgramUniform1f(program, 1, depth_of(pass.constant));
+  }
+  glDrawArrays(GL_TRIANGLES, 0, 3);
+  if (pass.kind == PassKind::DepthBounds) glDisable(GL_DEPTH_BOUNDS_TEST_EXT);
+}
+
+// Stencil 1 on the tile's records, 0 on the pixels past the last record.
+void init_stencil(GLuint framebuffer, uint32_t width, uint32_t height, uint64_t records) {
+  glStencilMask(0xff);
+  const GLint one = 1, zero = 0;
+  if (records == uint64_t(width) * height) {
+    glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &one);
+    return;
+  }
+  glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &zero);
+  glEnable(GL_SCISSOR_TEST);
+  const auto full_rows = static_cast<GLsizei>(records / width);
+  const auto rest = static_cast<GLsizei>(records % width);
+  if (full_rows > 0) {
+    glScissor(0, 0, GLsizei(width), full_rows);
+    glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &one);
+  }
+  if (rest > 0) {
+    glScissor(0, full_rows, rest, 1);
+    glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &one);
+  }
+  glDisable(GL_SCISSOR_TEST);
+}
+
+WhereResult run_plan(Context& context, const RasterInput& input, const Plan& plan, WhereOutput output,
+                     const RasterOptions& options, std::optional<uint64_t> limit) {
+  const GlCapabilities& caps = context.caps();
+  require_caps(caps);
+  const TextureStore& store = input.store();
+  const TileLayout& layout = store.layout();
+  const uint64_t cap = fragments_per_query(caps, options.max_fragments_per_query);
+  const bool timed = options.pass_queries && caps.timer_counter_bits > 0;
+  const auto start = Clock::now();
+
+  StateGuard guard(caps.depth_bounds_test);
+  Objects gl;
+  glCreateRenderbuffers(1, &gl.depth_stencil);
+  // Single-sample: occlusion queries count fragments.
+  glNamedRenderbufferStorage(gl.depth_stencil, GL_DEPTH32F_STENCIL8, GLsizei(layout.width), GLsizei(layout.height));
+  check_error("glNamedRenderbufferStorage(GL_DEPTH32F_STENCIL8)");
+  glCreateFramebuffers(1, &gl.framebuffer);
+  glNamedFramebufferRenderbuffer(gl.framebuffer, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, gl.depth_stencil);
+  glNamedFramebufferDrawBuffer(gl.framebuffer, GL_NONE);
+  glNamedFramebufferReadBuffer(gl.framebuffer, GL_NONE);
+  const GLenum status = glCheckNamedFramebufferStatus(gl.framebuffer, GL_FRAMEBUFFER);
+  if (status != GL_FRAMEBUFFER_COMPLETE)
+    throw Error(ErrorCode::Internal, "raster: depth-stencil framebuffer " + std::to_string(layout.width) + "x" +
+                                         std::to_string(layout.height) + " incomplete (status " + hex(status) + ")");
+  glCreateVertexArrays(1, &gl.vertex_array);  // core profile draws need a bound VAO, even an empty one
+  const Programs programs{context.program("fullscreen.vert", "raster_value.frag"),
+                          context.program("fullscreen.vert", "raster_constant.frag"),
+                          context.program("fullscreen.vert", "raster_empty.frag")};
+  const uint64_t readback_tile = uint64_t(layout.width) * layout.height;
+  if (output == WhereOutput::Rows) {
+    glCreateBuffers(1, &gl.readback);
+    // Host-side storage: the stencil bytes are read by the CPU once.
+    glNamedBufferStorage(gl.readback, GLsizeiptr(readback_tile * layout.tiles()), nullptr,
+                         GL_MAP_READ_BIT | GL_CLIENT_STORAGE_BIT);
+    check_error("glNamedBufferStorage(stencil readback)");
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, gl.readback);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  }
+  glBindFramebuffer(GL_FRAMEBUFFER, gl.framebuffer);
+  glBindVertexArray(gl.vertex_array);
+  glClipControl(GL_LOWER_LEFT, GL_ZERO_TO_ONE);  // depth = NDC z: k * 2^-24 lands in the buffer unchanged
+  glEnable(GL_STENCIL_TEST);
+  check_error("raster pass setup");
+
+  QueryBatch batch;
+  std::vector<Timing> timing(plan.passes.size() + 2);  // stencil init, the plan's passes, count/readback
+  std::vector<GLuint> count_queries;
+  for (uint64_t t = 0; t < layout.tiles(); ++t) {
+    const uint32_t h = layout.pixel_rows(t);
+    const uint64_t pixels = uint64_t(layout.width) * h;
+    const bool counted = options.pass_queries && pixels <= cap;
+    glViewport(0, 0, GLsizei(layout.width), GLsizei(h));
+    // Runs one recorded pass on this tile inside its queries.
+    const auto timed_pass = [&](Timing& slot, bool count_samples, const auto& issue) {
+      const auto issued = Clock::now();
+      const GLuint timer = timed ? batch.make(GL_TIME_ELAPSED) : 0;
+      const GLuint samples = count_samples ? batch.make(GL_SAMPLES_PASSED) : 0;
+      {
+        ScopedQuery timing_query(GL_TIME_ELAPSED, timer);
+        ScopedQuery samples_query(GL_SAMPLES_PASSED, samples);
+        issue();
+      }
+      if (timer) slot.timers.push_back(timer);
+      if (samples) slot.samples.push_back(samples);
+      slot.items += pixels;
+      slot.wall_ms += ms_since(issued);
+    };
+    timed_pass(timing[0], false, [&] { init_stencil(gl.framebuffer, layout.width, h, layout.records(t)); });
+    for (size_t p = 0; p < plan.passes.size(); ++p)
+      timed_pass(timing[p + 1], counted,
+                 [&] { draw_pass(plan.passes[p], store, t, programs, options.vertex_constant_depth); });
+    Timing& last = timing.back();
+    if (output == WhereOutput::Count) {
+      timed_pass(last, false, [&] {
+        glDisable(GL_DEPTH_TEST);
+        const auto queries = issue_count(batch, programs.flat, layout.width, h, plan.final_state, kStateMask, cap);
+        count_queries.insert(count_queries.end(), queries.begin(), queries.end());
+      });
+    } else {
+      timed_pass(last, false, [&] {
+        glReadPixels(0, 0, GLsizei(layout.width), GLsizei(h), GL_STENCIL_INDEX, GL_UNSIGNED_BYTE,
+                     reinterpret_cast<void*>(static_cast<uintptr_t>(t * readback_tile)));
+      });
+    }
+    check_error(("raster passes of tile " + std::to_string(t)).c_str());
+  }
+
+  WhereResult result;
+  const auto wait = Clock::now();
+  if (output == WhereOutput::Count) {
+    for (GLuint q : count_queries) result.count += batch.result(q);
+  } else {
+    const auto* stencil = static_cast<const uint8_t*>(
+        glMapNamedBufferRange(gl.readback, 0, GLsizeiptr(readback_tile * layout.tiles()), GL_MAP_READ_BIT));
+    check_error("glMapNamedBufferRange(stencil readback)");
+    gl.mapped = true;
+    const uint64_t keep = limit.value_or(layout.rows);
+    for (uint64_t t = 0; t < layout.tiles() && result.rows.size() < keep; ++t) {
+      const uint8_t* s = stencil + t * readback_tile;
+      const uint64_t first = t * layout.tile_records();
+      for (uint64_t i = 0; i < layout.records(t) && result.rows.size() < keep; ++i)
+        if ((s[i] & kStateMask) == plan.final_state) result.rows.push_back(first + i);
+    }
+    glUnmapNamedBuffer(gl.readback);
+    gl.mapped = false;
+    result.count = result.rows.size();
+  }
+  timing.back().wall_ms += ms_since(wait);  // the count / readback pass includes the wait for the GPU
+
+  const double wall_ms = ms_since(start);
+  result.passes.push_back(
+      finish(batch, timing[0], "stencil-init", "stencil 1 on each tile's records, 0 past the last", wall_ms));
+  for (size_t p = 0; p < plan.passes.size(); ++p)
+    result.passes.push_back(
+        finish(batch, timing[p + 1], kind_name(plan.passes[p].kind), plan.passes[p].detail, wall_ms));
+  const std::string final_text = "stencil EQUAL " + hex(GLuint(plan.final_state)) + "/" + hex(GLuint(kStateMask));
+  if (output == WhereOutput::Count) {
+    PassRecord count =
+        finish(batch, timing.back(), "count",
+               "occlusion queries (" + std::to_string(caps.occlusion_counter_bits) + "-bit counters, at most " +
+                   std::to_string(cap) + " fragments each, 64-bit host total) over " + final_text,
+               wall_ms);
+    count.passed = result.count;
+    result.passes.push_back(std::move(count));
+  } else {
+    PassRecord readback =
+        finish(batch, timing.back(), "readback",
+               "glReadPixels GL_STENCIL_INDEX per tile into one buffer; row ids where " + final_text, wall_ms);
+    readback.passed = result.count;
+    result.passes.push_back(std::move(readback));
+  }
+  check_error("reading raster query results");
+  return result;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
+  return s;
+}
+
+// Throws Error(Unsupported) naming the first operator the raster path lacks.
+void check_supported(const Query& query, const BoundQuery& bq) {
+  std::string missing;
+  if (bq.join) {
+    missing = query.join->equi() ? "join (equi)" : "join (band)";
+  } else if (bq.group_by) {
+    missing = "GROUP BY";
+  } else {
+    for (const auto& item : bq.items)
+      if (const auto* a = std::get_if<BoundAggregate>(&item); a && a->kind != AggKind::Count && missing.empty())
+        missing = std::string("aggregate ") + to_string(a->kind);
+    if (missing.empty() && bq.order_by) missing = "ORDER BY";
+  }
+  if (!missing.empty())
+    throw Error(ErrorCode::Unsupported, "raster backend cannot run " + missing +
+                                            " (the query needs: " + join(required_operators(query)) +
+                                            "; the raster path runs selection (WHERE), projection, COUNT and LIMIT)");
+}
+
+}  // namespace
+
+std::pair<uint32_t, uint32_t> tile_size(const GlCapabilities& caps, const RasterOptions& options) {
+  const int max_width = std::min({caps.max_texture_size, caps.max_framebuffer_width, caps.max_renderbuffer_size});
+  const int max_height = std::min({caps.max_texture_size, caps.max_framebuffer_height, caps.max_renderbuffer_size});
+  const uint32_t width =
+      options.tile_width ? options.tile_width : std::min<uint32_t>(kDefaultTile, uint32_t(max_width));
+  const uint32_t height =
+      options.tile_height ? options.tile_height : std::min<uint32_t>(kDefaultTile, uint32_t(max_height));
+  if (width > uint32_t(max_width) || height > uint32_t(max_height))
+    throw Error(ErrorCode::InvalidQuery, "raster: tile " + std::to_string(width) + "x" + std::to_string(height) +
+                                             " is larger than the driver allows (" + std::to_string(max_width) + "x" +
+                                             std::to_string(max_height) + ")");
+  return {width, height};
+}
+
+RasterInput::RasterInput(Context& context, const Table& table, const std::vector<size_t>& columns,
+                         const RasterOptions& options)
+    : store_([&] {
+        const auto [w, h] = tile_size(context.caps(), options);
+        return tile_layout(table.rows(), w, h);
+      }()) {
+  const auto start = Clock::now();
+  std::string names;
+  for (size_t c : columns) {
+    store_.add(table.columns[c]);
+    columns_.push_back(c);
+    names += (names.empty() ? "" : ", ") + table.columns[c].name;
+  }
+  const TileLayout& layout = store_.layout();
+  upload_.kind = "upload";
+  upload_.detail = (names.empty() ? std::string("no columns") : names) + " as R32UI tiles of " +
+                   std::to_string(layout.width) + "x" + std::to_string(layout.height) + " (" +
+                   std::to_string(layout.tiles()) + " tile" + (layout.tiles() == 1 ? "" : "s") + ", " +
+                   std::to_string(store_.bytes() >> 10) + " KiB), key ranges scanned on the host";
+  upload_.items = table.rows() * columns.size();
+  upload_.wall_ms = ms_since(start);
+}
+
+size_t RasterInput::slot(size_t index) const {
+  for (size_t s = 0; s < columns_.size(); ++s)
+    if (columns_[s] == index) return s;
+  throw Error(ErrorCode::Internal, "raster: column " + std::to_string(index) + " was not uploaded");
+}
+
+WhereResult evaluate_where(Context& context, const RasterInput& input, const BoundCnf& where, WhereOutput output,
+                           const RasterOptions& options, std::optional<uint64_t> limit) {
+  const uint64_t rows = input.store().layout().rows;
+  const Plan plan = make_plan(context, input, where, options);
+  if (!plan.constant && rows > 0) {
+    WhereResult result = run_plan(context, input, plan, output, options, limit);
+    result.algorithm = algorithm_text(plan, output);
+    result.passes.insert(result.passes.begin(), plan.notes.begin(), plan.notes.end());
+    return result;
+  }
+  // Nothing depends on the data (or there is none): the answer is known without a pass.
+  WhereResult result;
+  const bool all = rows > 0 && *plan.constant;
+  result.count = all ? rows : 0;
+  if (output == WhereOutput::Rows) {
+    result.count = all ? std::min(rows, limit.value_or(rows)) : 0;
+    for (uint64_t i = 0; i < result.count; ++i) result.rows.push_back(i);
+  }
+  result.algorithm = rows == 0       ? std::string("raster: empty input (no GPU pass)")
+                     : where.empty() ? std::string("raster: no WHERE, every row qualifies (no GPU pass)")
+                                     : algorithm_text(plan, output);
+  result.passes = plan.notes;
+  return result;
+}
+
+Result execute(Context& context, const Query& query, const Catalog& catalog, const RasterOptions& options) {
+  const auto start = Clock::now();
+  const BoundQuery bq = bind(query, catalog);
+  check_supported(query, bq);
+
+  // The columns the WHERE reads, each uploaded once.
+  std::vector<size_t> columns;
+  const auto use = [&](const BoundColumn& c) {
+    if (std::find(columns.begin(), columns.end(), c.index) == columns.end()) columns.push_back(c.index);
+  };
+  for (const auto& clause : bq.where.clauses)
+    for (const auto& term : clause.terms) {
+      use(term.lhs);
+      if (const auto* c = std::get_if<BoundColumn>(&term.rhs)) use(*c);
+    }
+  const RasterInput input(context, *bq.left, columns, options);
+  const std::optional<uint64_t> limit = bq.aggregate ? std::nullopt : bq.limit;
+  WhereResult where =
+      evaluate_where(context, input, bq.where, bq.aggregate ? WhereOutput::Count : WhereOutput::Rows, options, limit);
+
+  Result result;
+  result.report.backend = Backend::Raster;
+  result.report.algorithm = where.algorithm;
+  if (!columns.empty()) result.report.passes.push_back(input.upload());
+  for (auto& p : where.passes) result.report.passes.push_back(std::move(p));
+
+  const auto gather_start = Clock::now();
+  Table& out = result.table;
+  for (const auto& c : bq.output) out.columns.push_back(Column::make(c.name, c.type));
+  if (bq.aggregate) {
+    // COUNT(*) and COUNT(c) (no NULLs) are the qualifying rows; LIMIT 0 removes the one row.
+    if (!bq.limit || *bq.limit > 0)
+      for (auto& c : out.columns) c.push(static_cast<int64_t>(where.count));
+  } else {
+    for (size_t i = 0; i < bq.items.size(); ++i) {
+      const Column& src = bq.column(std::get<BoundColumn>(bq.items[i]));
+      Column& dst = out.columns[i];
+      std::visit(
+          [&](const auto& values) {
+            using V = std::decay_t<decltype(values)>;
+            V& d = std::get<V>(dst.data);
+            d.reserve(where.rows.size());
+            for (uint64_t r : where.rows) d.push_back(values[r]);
+          },
+          src.data);
+    }
+    PassRecord gather;
+    gather.kind = "gather";
+    gather.detail = "host gather of " + std::to_string(out.columns.size()) + " column(s) at the qualifying row ids" +
+                    (bq.limit ? " (LIMIT " + std::to_string(*bq.limit) + ": the first ids)" : "");
+    gather.items = where.rows.size();
+    gather.wall_ms = ms_since(gather_start);
+    result.report.passes.push_back(std::move(gather));
+  }
+  result.report.total_ms = ms_since(start);
+  return result;
+}
+
+}  // namespace gfxq::gl

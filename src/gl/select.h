@@ -1,0 +1,95 @@
+#pragma once
+// The raster path's selection, after Govindaraju et al. (SIGMOD 2004): a WHERE in CNF evaluated
+// by depth and stencil tests, tile by tile (docs/RASTER.md):
+//   1. plan: each comparison is lowered to depth parts (depth_encode.h) or folded to TRUE/FALSE;
+//      pairs of clauses `c >= lo`, `c <= hi` on a 24-bit-window column become one range;
+//   2. per tile: the stencil is set to 1 on the tile's records (0 beyond), then every clause runs
+//      as stencil passes (EvalCNF: valid records alternate between the values 1 and 2 per clause,
+//      0 is rejected), each comparison as copy-to-depth and depth-test passes;
+//   3. the qualifying records (stencil == the last clause's value) are counted by occlusion
+//      queries or read back as stencil bytes and turned into row ids on the host.
+// Stencil budget: bits 0-1 hold the clause state (1 or 2; 0 rejected), bit 2 the "tied so far"
+// flag of a multi-part comparison; 3 of the 8 bits, whatever the size of the CNF.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/bind.h"
+#include "gfxq/capabilities.h"
+#include "gfxq/query.h"
+#include "gfxq/result.h"
+#include "gfxq/table.h"
+#include "gl/texture_store.h"
+
+namespace gfxq::gl {
+
+class Context;
+
+//! Settings of the raster path. The backend uses the defaults; tests force small tiles and
+//! small per-query fragment caps to cover many tiles and bands with small tables.
+struct RasterOptions {
+  uint32_t tile_width = 0;   //!< tile width in pixels; 0: min(8192, the driver's texture/framebuffer limits)
+  uint32_t tile_height = 0;  //!< tile height in pixels; 0: as the default width
+  //! Range clause pairs in one GL_EXT_depth_bounds_test pass where the driver has the extension;
+  //! false always runs them as two comparisons.
+  bool depth_bounds = true;
+  //! Fragments one occlusion query may count; 0: 2^counter bits - 1. Smaller caps split count passes.
+  uint64_t max_fragments_per_query = 0;
+  //! Per-pass occlusion and timer queries for the pass trace (PassRecord passed, gpu_ms).
+  bool pass_queries = true;
+  //! Constant comparisons take their depth from the vertices' z (raster_empty.frag: early depth
+  //! tests possible) instead of writing gl_FragDepth (raster_constant.frag: exact by the GL spec).
+  //! Exact only where the rasteriser reproduces a constant z exactly; tests check it per driver.
+  bool vertex_constant_depth = false;
+};
+
+//! The tile width and height `options` ask for, checked against the driver's limits
+//! (Error(InvalidQuery) for a tile larger than the driver allows).
+std::pair<uint32_t, uint32_t> tile_size(const GlCapabilities& caps, const RasterOptions& options);
+
+//! Some columns of a table uploaded for the raster path, with their ColumnInfo.
+class RasterInput {
+ public:
+  //! Uploads columns `columns` (indices into `table`, Int32 or Float32) in the tile layout of
+  //! `options`. Error(OutOfDeviceMemory) naming the sizes when the GPU runs out.
+  RasterInput(Context& context, const Table& table, const std::vector<size_t>& columns, const RasterOptions& options);
+  //! The uploaded textures and their layout.
+  const TextureStore& store() const noexcept { return store_; }
+  //! The slot of table column `index`; Error(Internal) when it was not uploaded.
+  size_t slot(size_t index) const;
+  //! The upload as a pass record (host wall time; items = cells uploaded).
+  const PassRecord& upload() const noexcept { return upload_; }
+
+ private:
+  TextureStore store_;
+  std::vector<size_t> columns_;  // table column index per slot
+  PassRecord upload_;
+};
+
+//! What evaluate_where computes.
+enum class WhereOutput {
+  Count,  //!< only the number of qualifying rows (occlusion queries)
+  Rows,   //!< the qualifying row ids (stencil readback), and their number
+};
+
+//! The answer of evaluate_where and how it was computed.
+struct WhereResult {
+  uint64_t count = 0;              //!< qualifying rows (with Rows and a limit: the ids returned)
+  std::vector<uint64_t> rows;      //!< Rows: qualifying row ids ascending, at most `limit`
+  std::string algorithm;           //!< e.g. "raster: copy-to-depth + stencil CNF (2 clauses) + occlusion count; ..."
+  std::vector<PassRecord> passes;  //!< planning folds, then each GPU pass summed over the tiles
+};
+
+//! Evaluates `where` (over the input's table; every column it names uploaded) on the GPU.
+//! The GL state is reset and every object released on return and on error.
+WhereResult evaluate_where(Context& context, const RasterInput& input, const BoundCnf& where, WhereOutput output,
+                           const RasterOptions& options, std::optional<uint64_t> limit = std::nullopt);
+
+//! Runs `query` on the raster path: COUNT(*) / COUNT(c) or a selection of `*` or columns, with an
+//! optional WHERE and LIMIT. Anything else is Error(Unsupported) naming the operator.
+Result execute(Context& context, const Query& query, const Catalog& catalog, const RasterOptions& options = {});
+
+}  // namespace gfxq::gl

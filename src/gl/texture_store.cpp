@@ -1,0 +1,120 @@
+#include "gl/texture_store.h"
+
+#include <glad/gl.h>
+
+#include <algorithm>
+#include <bit>
+
+#include "core/order_key.h"
+#include "gfxq/error.h"
+#include "gl/check.h"
+
+namespace gfxq::gl {
+
+namespace {
+
+// The raw 32-bit cells of an Int32 or Float32 column.
+const uint32_t* cell_bits(const Column& column) {
+  if (column.type == Type::Int32) return reinterpret_cast<const uint32_t*>(column.as<int32_t>().data());
+  if (column.type == Type::Float32) return reinterpret_cast<const uint32_t*>(column.as<float>().data());
+  throw Error(ErrorCode::Internal,
+              "raster: column '" + column.name + "' is " + to_string(column.type) + ", not a query input type");
+}
+
+}  // namespace
+
+uint64_t TileLayout::records(uint64_t t) const noexcept {
+  const uint64_t before = t * tile_records();
+  return std::min(tile_records(), rows - before);
+}
+
+uint32_t TileLayout::pixel_rows(uint64_t t) const noexcept {
+  return static_cast<uint32_t>((records(t) + width - 1) / width);
+}
+
+TileLayout tile_layout(uint64_t rows, uint32_t width, uint32_t height) {
+  if (width == 0 || height == 0) throw Error(ErrorCode::Internal, "raster: tile of zero size");
+  TileLayout layout{width, height, rows};
+  // Fewer records than a tile: only the pixel rows they need.
+  if (rows < layout.tile_records()) layout.height = std::max<uint32_t>(1, layout.pixel_rows(0));
+  return layout;
+}
+
+ColumnInfo column_info(const Column& column) {
+  ColumnInfo info{column.name, column.type, {}, 0, 0};
+  const uint32_t* bits = cell_bits(column);
+  const uint64_t n = column.size();
+  if (n == 0) return info;
+  info.keys = {~0u, 0u};
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint32_t k = cell_key(column.type, bits[i]);
+    info.keys.lo = std::min(info.keys.lo, k);
+    info.keys.hi = std::max(info.keys.hi, k);
+  }
+  if (column.type == Type::Int32) {
+    info.min_int = int_from_key(info.keys.lo);
+    info.max_int = int_from_key(info.keys.hi);
+  }
+  return info;
+}
+
+TextureStore::~TextureStore() {
+  for (auto& tiles : textures_)
+    if (!tiles.empty()) glDeleteTextures(GLsizei(tiles.size()), tiles.data());
+}
+
+size_t TextureStore::add(const Column& column) {
+  if (column.size() != layout_.rows)
+    throw Error(ErrorCode::Internal, "raster: column '" + column.name + "' has " + std::to_string(column.size()) +
+                                         " rows, the store " + std::to_string(layout_.rows));
+  const uint32_t* bits = cell_bits(column);
+  const size_t slot = textures_.size();
+  infos_.push_back(column_info(column));
+  textures_.emplace_back();  // filled tile by tile, so the destructor frees what a failure left
+  auto& tiles = textures_.back();
+  const uint32_t w = layout_.width;
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);  // the pointers below are client memory
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+  for (uint64_t t = 0; t < layout_.tiles(); ++t) {
+    const uint32_t h = layout_.pixel_rows(t);
+    GLuint texture = 0;
+    glCreateTextures(GL_TEXTURE_2D, 1, &texture);
+    tiles.push_back(texture);
+    glTextureStorage2D(texture, 1, GL_R32UI, GLsizei(w), GLsizei(h));
+    // Integer textures are incomplete (and read as 0) under the default linear-mipmap filter.
+    glTextureParameteri(texture, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTextureParameteri(texture, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    try {
+      check_error("glTextureStorage2D(GL_R32UI)");
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::OutOfDeviceMemory) throw;
+      throw Error(ErrorCode::OutOfDeviceMemory, "raster: out of GPU memory allocating a " + std::to_string(w) + "x" +
+                                                    std::to_string(h) + " R32UI tile of column '" + column.name +
+                                                    "' (" + std::to_string(bytes() >> 20) +
+                                                    " MiB of column textures held): " + e.what());
+    }
+    // Full pixel rows straight from the column, then the last partial row.
+    const uint64_t first = t * layout_.tile_records();
+    const uint64_t records = layout_.records(t);
+    const uint32_t full_rows = static_cast<uint32_t>(records / w);
+    const uint32_t rest = static_cast<uint32_t>(records % w);
+    if (full_rows > 0)
+      glTextureSubImage2D(texture, 0, 0, 0, GLsizei(w), GLsizei(full_rows), GL_RED_INTEGER, GL_UNSIGNED_INT,
+                          bits + first);
+    if (rest > 0)
+      glTextureSubImage2D(texture, 0, 0, GLint(full_rows), GLsizei(rest), 1, GL_RED_INTEGER, GL_UNSIGNED_INT,
+                          bits + first + uint64_t(full_rows) * w);
+  }
+  check_error(("uploading column '" + column.name + "'").c_str());
+  return slot;
+}
+
+uint64_t TextureStore::bytes() const noexcept {
+  uint64_t pixels = 0;
+  for (const auto& tiles : textures_)
+    for (uint64_t t = 0; t < tiles.size(); ++t) pixels += uint64_t(layout_.width) * layout_.pixel_rows(t);
+  return pixels * 4;
+}
+
+}  // namespace gfxq::gl

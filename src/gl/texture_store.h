@@ -1,0 +1,77 @@
+#pragma once
+// Columns of the raster path as textures, tile by tile. Record r of a column lives in tile
+// r / (W*H) at pixel (r % W, (r / W) % H): a tile is W*H consecutive records in row-major order,
+// so uploading a tile is one copy of a contiguous slice of the column (plus the last partial row).
+// Textures are R32UI holding the cells' raw bits (int32 or float32): the order keys are computed
+// in the shaders with integer operations, so no float conversion (denormal flushing, NaN payload
+// changes) can ever touch a value.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gfxq/table.h"
+#include "gl/key_compare.h"
+
+namespace gfxq::gl {
+
+//! How records map to tiles of at most width x height pixels.
+struct TileLayout {
+  uint32_t width = 1;   //!< tile width W in pixels
+  uint32_t height = 1;  //!< full tile height H in pixels
+  uint64_t rows = 0;    //!< records
+
+  //! Records in a full tile (W*H).
+  uint64_t tile_records() const noexcept { return uint64_t(width) * height; }
+  //! Number of tiles (0 for no records).
+  uint64_t tiles() const noexcept { return (rows + tile_records() - 1) / tile_records(); }
+  //! Records in tile `t`: W*H except in the last tile.
+  uint64_t records(uint64_t t) const noexcept;
+  //! Pixel rows tile `t` needs: ceil(records(t) / W); the largest is tile 0's.
+  uint32_t pixel_rows(uint64_t t) const noexcept;
+};
+
+//! The layout of `rows` records in tiles of at most `width` x `height` pixels. The width is
+//! kept; the height is trimmed to what the records need, so small tables get small textures.
+TileLayout tile_layout(uint64_t rows, uint32_t width, uint32_t height);
+
+//! What the planner knows of an input column (a host scan at upload).
+struct ColumnInfo {
+  std::string name;         //!< column name
+  Type type = Type::Int32;  //!< Int32 or Float32
+  KeyRange keys;            //!< range of its order keys (cell_key)
+  int32_t min_int = 0;      //!< smallest value (INT columns)
+  int32_t max_int = 0;      //!< largest value (INT columns)
+};
+
+//! The ColumnInfo of a non-empty Int32 or Float32 column.
+ColumnInfo column_info(const Column& column);
+
+//! R32UI textures of columns, one per column per tile, deleted with the store.
+class TextureStore {
+ public:
+  //! An empty store for columns of `layout.rows` records.
+  explicit TextureStore(const TileLayout& layout) : layout_(layout) {}
+  ~TextureStore();
+  TextureStore(const TextureStore&) = delete;
+  TextureStore& operator=(const TextureStore&) = delete;
+
+  //! Uploads `column` (layout().rows cells, Int32 or Float32) tile by tile and scans it for its
+  //! ColumnInfo; returns its slot. Error(OutOfDeviceMemory) naming the sizes when GL runs out.
+  size_t add(const Column& column);
+  //! The texture holding tile `tile` of the column in `slot`.
+  unsigned texture(size_t slot, uint64_t tile) const { return textures_[slot][tile]; }
+  //! The ColumnInfo of the column in `slot`.
+  const ColumnInfo& info(size_t slot) const { return infos_[slot]; }
+  //! The tile layout.
+  const TileLayout& layout() const noexcept { return layout_; }
+  //! Bytes of texture memory held.
+  uint64_t bytes() const noexcept;
+
+ private:
+  TileLayout layout_;
+  std::vector<std::vector<unsigned>> textures_;  // [slot][tile]
+  std::vector<ColumnInfo> infos_;
+};
+
+}  // namespace gfxq::gl

@@ -1,0 +1,223 @@
+#include "vk/relational/aggregate.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "core/order_key.h"
+#include "gfxq/error.h"
+#include "vk/relational/quantile.h"
+
+namespace gfxq::vk {
+
+namespace {
+
+bool is_quantile(AggKind k) {
+  return k == AggKind::Median || k == AggKind::Quantile || k == AggKind::KthLargest;
+}
+
+Value value_of_key(Type type, uint32_t key) {
+  if (type == Type::Int32) return int_from_key(key);
+  return float_from_key(key);
+}
+
+// What the fused statistics pass computes for one column, and its result.
+struct ColumnStats {
+  BoundColumn column;
+  bool want_sum = false;
+  AggTotals totals;
+};
+
+}  // namespace
+
+AggTotals combine_partials(const std::vector<AggPartial>& partials) {
+  AggTotals t;
+  for (const AggPartial& p : partials) {
+    t.count += p.count;
+    t.min_key = std::min(t.min_key, p.min_key);
+    t.max_key = std::max(t.max_key, p.max_key);
+    t.special |= p.special;
+    for (size_t b = 0; b < 16; ++b) t.bins[b] += p.bins[b];
+  }
+  return t;
+}
+
+double float_sum(const AggTotals& totals) {
+  const uint32_t s = totals.special;
+  if ((s & 1) || (s & 6) == 6) return std::numeric_limits<double>::quiet_NaN();
+  if (s & 2) return std::numeric_limits<double>::infinity();
+  if (s & 4) return -std::numeric_limits<double>::infinity();
+  // The exact sum in units of 2^-149 as a two's complement number of 32-bit limbs: bin b is
+  // shifted by 16b bits. |bin| < 2^95 (2^63 per workgroup, fewer than 2^32 workgroups), so a limb
+  // accumulator of __int128 never overflows and the sum needs fewer than 16 * 15 + 96 bits.
+  constexpr int kLimbs = 12;
+  std::array<__int128, kLimbs> limb{};
+  for (int b = 0; b < 16; ++b) limb[b / 2] += totals.bins[b] * (b % 2 ? __int128(1) << 16 : __int128(1));
+  auto normalise = [&] {
+    for (int j = 0; j + 1 < kLimbs; ++j) {
+      const __int128 carry = limb[j] >> 32;  // floor division: the limb keeps 0 .. 2^32 - 1
+      limb[j] -= carry * (__int128(1) << 32);
+      limb[j + 1] += carry;
+    }
+  };
+  normalise();
+  const bool negative = limb[kLimbs - 1] < 0;
+  if (negative) {
+    for (auto& l : limb) l = -l;
+    normalise();
+  }
+  // The magnitude's bits: find the highest, keep 53, round to nearest even on the rest.
+  auto bit = [&](int i) { return int((limb[i / 32] >> (i % 32)) & 1); };
+  int top = kLimbs * 32 - 1;
+  while (top >= 0 && !bit(top)) --top;
+  if (top < 0) return 0.0;
+  const int low = std::max(0, top - 52);
+  uint64_t mantissa = 0;
+  for (int i = top; i >= low; --i) mantissa = mantissa << 1 | uint64_t(bit(i));
+  if (low > 0 && bit(low - 1)) {
+    bool sticky = false;
+    for (int i = low - 2; i >= 0 && !sticky; --i) sticky = bit(i);
+    if (sticky || (mantissa & 1)) ++mantissa;  // 2^53 after a carry is still exact
+  }
+  const double magnitude = std::ldexp(double(mantissa), low - 149);
+  return negative ? -magnitude : magnitude;
+}
+
+bool has_shared_int64_atomics(const Device& device) {
+  VkPhysicalDeviceVulkan12Features f12{};
+  f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+  VkPhysicalDeviceFeatures2 f{};
+  f.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+  f.pNext = &f12;
+  vkGetPhysicalDeviceFeatures2(device.physical(), &f);
+  return f12.shaderSharedInt64Atomics == VK_TRUE;
+}
+
+void record_cnf_aggregate(Device& device, VkCommandBuffer cmd, const CnfInput& input, uint32_t value_slot,
+                          bool want_sum, const ScanPlan& plan, const Buffer& partials) {
+  const BoundColumn& value = input.program->slots.at(value_slot);
+  const bool is_float = value.type == Type::Float32;
+  if (is_float && want_sum && !has_shared_int64_atomics(device))
+    throw Error(ErrorCode::Unsupported, "compute backend cannot run SUM/AVG of FLOAT column " + value.name + " on " +
+                                            device.caps().device_name + ": it has no shaderSharedInt64Atomics");
+  detail::record_cnf_scan(device, cmd, is_float ? "agg_float" : "agg_int", input, plan, partials, nullptr, value_slot,
+                          want_sum);
+}
+
+Table run_aggregates(QueryContext& ctx, std::string& algorithm) {
+  const BoundQuery& q = ctx.query();
+  Table out;
+  for (const OutputColumn& c : q.output) out.columns.push_back(Column::make(c.name, c.type));
+  if (q.limit && *q.limit == 0) {
+    algorithm = "compute: aggregates under LIMIT 0 (no row, no GPU work)";
+    return out;
+  }
+  const CnfProgram program = compile_cnf(q.where);
+  const bool none = program.outcome == CnfProgram::Outcome::None || ctx.plan().rows == 0;
+
+  // Columns of the fused statistics pass, and columns whose keys the quantiles select from.
+  std::map<std::pair<Side, size_t>, ColumnStats> stats;
+  std::map<std::pair<Side, size_t>, BoundColumn> quantile_columns;
+  for (const BoundItem& item : q.items) {
+    const auto& agg = std::get<BoundAggregate>(item);
+    if (!agg.column) continue;
+    const auto key = std::make_pair(agg.column->side, agg.column->index);
+    if (is_quantile(agg.kind)) {
+      quantile_columns.emplace(key, *agg.column);
+    } else if (agg.kind != AggKind::Count) {
+      ColumnStats& s = stats[key];
+      s.column = *agg.column;
+      s.want_sum = s.want_sum || agg.kind == AggKind::Sum || agg.kind == AggKind::Avg;
+    }
+  }
+
+  std::optional<uint64_t> count;
+  std::vector<std::string> steps;
+  if (none) {
+    count = 0;
+    steps.push_back("WHERE folded to constant false (no GPU work)");
+  }
+  Device& device = ctx.device();
+  const ScanPlan& plan = ctx.plan();
+  if (!none) {
+    for (auto& [key, s] : stats) {
+      CnfProgram p = program;
+      const uint32_t slot = p.slot(s.column);
+      Buffer words;
+      const CnfInput input = ctx.bind(p, words);
+      Buffer partials = device.create_buffer(uint64_t(plan.groups) * sizeof(AggPartial), MemoryKind::Device);
+      const std::string what = std::string(s.want_sum ? "COUNT/SUM/MIN/MAX" : "COUNT/MIN/MAX") + " of " + s.column.name;
+      ctx.run("cnf-aggregate",
+              "fused CNF (" + program.summary() + ") + " + what + ": one partial per workgroup; " + plan.summary(),
+              plan.rows,
+              [&](VkCommandBuffer cmd) { record_cnf_aggregate(device, cmd, input, slot, s.want_sum, plan, partials); });
+      const size_t pass = ctx.passes().size() - 1;
+      const auto parts = ctx.download<AggPartial>(partials, plan.groups, "aggregate partials");
+      const auto start = QueryContext::Clock::now();
+      s.totals = combine_partials(parts);
+      ctx.passes()[pass].passed = s.totals.count;
+      ctx.add("combine", std::to_string(plan.groups) + " partials of " + s.column.name + " added on the host (exact)",
+              plan.groups, std::nullopt, start);
+      count = s.totals.count;
+      steps.push_back("fused CNF + " + what + " in 1 dispatch");
+    }
+  }
+
+  // Quantiles: one selection (bitmask) shared by every column, the keys of each column, then one
+  // radix select per aggregate.
+  std::map<std::pair<Side, size_t>, DeviceKeys> keys;
+  if (!none && !quantile_columns.empty()) {
+    const DeviceSelection selection = mark_rows(ctx, program);
+    count = selection.count;
+    for (const auto& [key, c] : quantile_columns) keys.emplace(key, selected_keys(ctx, selection, c));
+    steps.push_back(selection.all ? "radix select over the column" : "CNF bitmask + compacted keys + radix select");
+  }
+  if (!count) {
+    count = count_rows(ctx, program);
+    steps.push_back(program.outcome == CnfProgram::Outcome::All
+                        ? "COUNT without condition (no GPU work)"
+                        : "fused CNF count (" + program.summary() + ") in 1 dispatch");
+  }
+
+  for (size_t i = 0; i < q.items.size(); ++i) {
+    const auto& agg = std::get<BoundAggregate>(q.items[i]);
+    Column& col = out.columns[i];
+    if (agg.kind == AggKind::Count) {
+      col.push(int64_t(*count));
+      continue;
+    }
+    const auto key = std::make_pair(agg.column->side, agg.column->index);
+    const Type type = agg.column->type;
+    if (*count == 0) {
+      col.push(std::monostate{});
+      continue;
+    }
+    if (is_quantile(agg.kind)) {
+      col.push(quantile_value(ctx, keys.at(key), agg, type));
+      continue;
+    }
+    const AggTotals& t = stats.at(key).totals;
+    switch (agg.kind) {
+      case AggKind::Sum:
+        if (type == Type::Int32)
+          col.push(int_sum_result(t.bins[0], agg.name));
+        else
+          col.push(canonical_double(float_sum(t)));
+        break;
+      case AggKind::Avg:
+        if (type == Type::Int32)
+          col.push(int_average(t.bins[0], t.count));
+        else
+          col.push(canonical_double(float_sum(t) / double(t.count)));
+        break;
+      case AggKind::Min: col.push(value_of_key(type, t.min_key)); break;
+      case AggKind::Max: col.push(value_of_key(type, t.max_key)); break;
+      default: throw Error(ErrorCode::Internal, "unhandled aggregate " + agg.name);
+    }
+  }
+  algorithm = "compute:";
+  for (size_t i = 0; i < steps.size(); ++i) algorithm += (i ? "; " : " ") + steps[i];
+  return out;
+}
+
+}  // namespace gfxq::vk

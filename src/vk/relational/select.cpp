@@ -1,0 +1,371 @@
+#include "vk/relational/select.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "gfxq/error.h"
+#include "vk/primitives/scan.h"
+
+namespace gfxq::vk {
+
+namespace {
+
+// Push constants of cnf_scan.comp.
+struct ScanPush {
+  uint32_t rows, rows_per_group, group_base, terms, float_slots, slot_count, value_slot, want_sum;
+};
+
+// Push constants of cnf_compact.comp.
+struct CompactPush {
+  uint32_t rows, rows_per_group, group_base, first_row, limit, out_base, value_float;
+};
+
+// Elements of 4 bytes up to 256 bytes (the largest storage offset alignment).
+constexpr uint64_t kAlignElements = 64;
+
+BufferRange column_range(const DeviceColumn& c, const ScanChunk& chunk) {
+  return {&c.buffer, chunk.first_row * 4, padded_bytes(chunk.rows)};
+}
+
+uint64_t chunk_mask_words(const ScanChunk& chunk) {
+  return (uint64_t(chunk.rows) + kCnfSubRound - 1) / kCnfSubRound * 32;
+}
+
+BufferRange mask_range(const Buffer& mask, const ScanChunk& chunk) {
+  return {&mask, chunk.first_row / 32 * 4, chunk_mask_words(chunk) * 4};
+}
+
+}  // namespace
+
+// --- device columns and plans
+
+uint64_t padded_bytes(uint64_t elements) noexcept {
+  return std::max<uint64_t>(16, (elements + 3) / 4 * 16);
+}
+
+DeviceColumn upload_column(Device& device, const Column& column) {
+  if (column.type != Type::Int32 && column.type != Type::Float32)
+    throw Error(ErrorCode::Internal, "upload_column: column '" + column.name + "' is not INT or FLOAT");
+  DeviceColumn c;
+  c.type = column.type;
+  c.rows = column.size();
+  c.buffer = device.create_buffer(padded_bytes(c.rows), MemoryKind::Device);
+  const void* data = column.type == Type::Int32 ? static_cast<const void*>(column.as<int32_t>().data())
+                                                : static_cast<const void*>(column.as<float>().data());
+  device.upload(c.buffer, data, c.rows * 4);
+  return c;
+}
+
+uint64_t ScanPlan::mask_words() const noexcept {
+  uint64_t words = 0;
+  for (const ScanChunk& c : chunks) words += chunk_mask_words(c);
+  return words;
+}
+
+std::string ScanPlan::summary() const {
+  std::string s = chunks.size() > 1 ? std::to_string(chunks.size()) + " chunks, " : std::string();
+  s += std::to_string(groups) + (groups == 1 ? " workgroup" : " workgroups");
+  if (!chunks.empty()) s += " x " + std::to_string(chunks.front().rows_per_group) + " rows";
+  return s;
+}
+
+ScanPlan plan_scan(const Device& device, uint64_t rows, const ScanLimits& limits) {
+  if (rows > UINT32_MAX)
+    throw Error(ErrorCode::Unsupported, "compute backend cannot scan " + std::to_string(rows) +
+                                            " rows: its row ids are 32-bit (at most 4294967295 rows)");
+  // Leave room for the 256-byte alignment slack of chunked output ranges.
+  const uint64_t binding = device.max_binding_elements();
+  uint64_t limit = binding > 2 * kChunkAlign ? binding - kChunkAlign : binding;
+  if (limits.chunk_rows) limit = std::min(limit, limits.chunk_rows);
+  limit = std::max(kChunkAlign, limit / kChunkAlign * kChunkAlign);
+  ScanPlan plan;
+  plan.rows = rows;
+  plan.chunk_rows = limit;
+  for (uint64_t first = 0; first < rows; first += limit) {
+    ScanChunk c;
+    c.first_row = first;
+    c.rows = uint32_t(std::min(limit, rows - first));
+    const uint64_t rounds = (c.rows + kCnfRound - 1) / kCnfRound;
+    const uint64_t max_groups = limits.max_groups ? limits.max_groups : kCnfMaxGroups;
+    c.rows_per_group = uint32_t(std::min<uint64_t>((rounds + max_groups - 1) / max_groups * kCnfRound, 1u << 24));
+    c.groups = uint32_t((c.rows + c.rows_per_group - 1) / c.rows_per_group);
+    c.first_group = plan.groups;
+    plan.groups += c.groups;
+    plan.chunks.push_back(c);
+  }
+  return plan;
+}
+
+Buffer upload_program(Device& device, const CnfProgram& program) {
+  const std::vector<uint32_t> words = program.words();
+  Buffer b = device.create_buffer(std::max<uint64_t>(16, words.size() * 4), MemoryKind::Device);
+  device.upload(b, words.data(), words.size() * 4);
+  return b;
+}
+
+// --- the CNF kernels
+
+namespace detail {
+
+void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mode, const CnfInput& input,
+                     const ScanPlan& plan, const Buffer& partials, const Buffer* mask, uint32_t value_slot,
+                     bool want_sum) {
+  const CnfProgram& program = *input.program;
+  const uint32_t slots = uint32_t(input.columns.size());
+  if (slots == 0 || slots > kMaxCnfSlots || program.outcome == CnfProgram::Outcome::None)
+    throw Error(ErrorCode::Internal, "record_cnf_scan: a program with 1.." + std::to_string(kMaxCnfSlots) +
+                                         " columns that is not constant false is needed");
+  const uint32_t variant = slots == 1 ? 1 : 8;
+  const std::string name = "cnf_" + mode + "_s" + std::to_string(variant);
+  const Pipeline& p = device.pipeline(name, mask ? 11 : 10, sizeof(ScanPush));
+  ScanPush push{};
+  push.terms = program.outcome == CnfProgram::Outcome::Rows ? uint32_t(program.terms.size()) : 0;
+  push.float_slots = program.float_slots();
+  push.slot_count = slots;
+  push.value_slot = value_slot;
+  push.want_sum = want_sum ? 1 : 0;
+  for (const ScanChunk& chunk : plan.chunks) {
+    std::vector<BufferRange> ranges;
+    ranges.push_back({input.words, 0, 0});
+    for (uint32_t s = 0; s < kMaxCnfSlots; ++s)
+      ranges.push_back(column_range(*input.columns[s < slots ? s : 0], chunk));
+    ranges.push_back({&partials, 0, 0});
+    if (mask) ranges.push_back(mask_range(*mask, chunk));
+    push.rows = chunk.rows;
+    push.rows_per_group = chunk.rows_per_group;
+    push.group_base = chunk.first_group;
+    device.dispatch_ranges(cmd, p, ranges, &push, chunk.groups);
+  }
+}
+
+}  // namespace detail
+
+void record_cnf_count(Device& device, VkCommandBuffer cmd, const CnfInput& input, const ScanPlan& plan,
+                      const Buffer& counts) {
+  detail::record_cnf_scan(device, cmd, "count", input, plan, counts, nullptr, 0, false);
+}
+
+void record_cnf_flags(Device& device, VkCommandBuffer cmd, const CnfInput& input, const ScanPlan& plan,
+                      const Buffer& counts, const Buffer& mask) {
+  detail::record_cnf_scan(device, cmd, "flags", input, plan, counts, &mask, 0, false);
+}
+
+uint64_t group_offsets_scratch_bytes(const Device& device, const ScanPlan& plan) {
+  return scan_scratch_bytes(device, plan.groups);
+}
+
+void record_group_offsets(Device& device, VkCommandBuffer cmd, const ScanPlan& plan, const Buffer& counts,
+                          const Buffer& offsets, const Buffer& scratch) {
+  const GroupOffsets layout{plan.groups};
+  const uint64_t bytes = std::max<uint64_t>(4, uint64_t(plan.groups) * 4);
+  scan(device, cmd, ScanKind::Exclusive, ScanWidth::U32, {&counts, 0, bytes}, plan.groups, {&offsets, 0, bytes},
+       {&offsets, layout.total_offset(), 8}, {&scratch, 0, scratch.size()});
+}
+
+void record_cnf_compact(Device& device, VkCommandBuffer cmd, const ScanPlan& plan, const Buffer& mask,
+                        const Buffer& offsets, const CompactTarget& target) {
+  const bool ids = target.ids != nullptr, keys = target.keys != nullptr;
+  if ((!ids && !keys) || (keys && !target.values) ||
+      (!target.chunk_starts.empty() && target.chunk_starts.size() != plan.chunks.size()))
+    throw Error(ErrorCode::Internal,
+                "record_cnf_compact: needs ids and/or keys (with their column) and one start "
+                "per chunk or none");
+  const char* name = ids && keys ? "cnf_compact_pairs" : (ids ? "cnf_compact_ids" : "cnf_compact_keys");
+  const Pipeline& p = device.pipeline(name, ids && keys ? 5 : (ids ? 3 : 4), sizeof(CompactPush));
+  CompactPush push{};
+  push.limit = target.limit;
+  push.value_float = keys && target.values->type == Type::Float32 ? 1 : 0;
+  for (size_t c = 0; c < plan.chunks.size(); ++c) {
+    const ScanChunk& chunk = plan.chunks[c];
+    // The output window of this chunk: whole buffers, or one binding's worth from an aligned
+    // position at or below the chunk's first output (clamped inside the buffer).
+    auto window = [&](const Buffer& b) -> BufferRange {
+      if (target.chunk_starts.empty()) return {&b, 0, 0};
+      const uint64_t start = uint64_t(target.chunk_starts[c]) / kAlignElements * kAlignElements * 4;
+      const uint64_t offset = std::min(start, (b.size() - 4) / 256 * 256);
+      return {&b, offset, std::min(b.size() - offset, device.max_binding_elements() * 4)};
+    };
+    std::vector<BufferRange> ranges{mask_range(mask, chunk), {&offsets, 0, 0}};
+    if (keys) {
+      ranges.push_back(column_range(*target.values, chunk));
+      ranges.push_back(window(*target.keys));
+    }
+    if (ids) ranges.push_back(window(*target.ids));
+    push.out_base = uint32_t(ranges.back().offset / 4);
+    if (keys && ids && ranges[3].offset != ranges[4].offset)
+      throw Error(ErrorCode::Internal, "record_cnf_compact: id and key windows differ");
+    push.rows = chunk.rows;
+    push.rows_per_group = chunk.rows_per_group;
+    push.group_base = chunk.first_group;
+    push.first_row = uint32_t(chunk.first_row);
+    device.dispatch_ranges(cmd, p, ranges, &push, chunk.groups);
+  }
+}
+
+// --- the query context
+
+QueryContext::QueryContext(Device& device, const BoundQuery& query, const ScanLimits& limits)
+    : device_(device), query_(query), plan_(plan_scan(device, query.left->rows(), limits)) {}
+
+const DeviceColumn& QueryContext::column(const BoundColumn& c) {
+  const auto key = std::make_pair(c.side, c.index);
+  if (auto it = columns_.find(key); it != columns_.end()) return it->second;
+  const auto start = Clock::now();
+  const Column& column = query_.column(c);
+  DeviceColumn d = upload_column(device_, column);
+  add("upload", c.name + " (" + std::to_string(column.size() * 4) + " bytes)", column.size(), std::nullopt, start);
+  return columns_.emplace(key, std::move(d)).first->second;
+}
+
+CnfInput QueryContext::bind(const CnfProgram& program, Buffer& words) {
+  CnfInput input;
+  input.program = &program;
+  for (const BoundColumn& c : program.slots) input.columns.push_back(&column(c));
+  words = upload_program(device_, program);
+  input.words = &words;
+  return input;
+}
+
+PassRecord& QueryContext::add(std::string kind, std::string detail, uint64_t items, std::optional<uint64_t> passed,
+                              Clock::time_point start) {
+  PassRecord p;
+  p.kind = std::move(kind);
+  p.detail = std::move(detail);
+  p.items = items;
+  p.passed = passed;
+  p.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  passes_.push_back(std::move(p));
+  return passes_.back();
+}
+
+// --- selection operators
+
+DeviceSelection mark_rows(QueryContext& ctx, const CnfProgram& program) {
+  const ScanPlan& plan = ctx.plan();
+  DeviceSelection sel;
+  if (program.outcome == CnfProgram::Outcome::None || plan.rows == 0) return sel;
+  if (program.outcome == CnfProgram::Outcome::All) {
+    sel.all = true;
+    sel.count = plan.rows;
+    return sel;
+  }
+  Device& device = ctx.device();
+  Buffer words;
+  const CnfInput input = ctx.bind(program, words);
+  const GroupOffsets layout{plan.groups};
+  Buffer counts = device.create_buffer(std::max<uint64_t>(16, uint64_t(plan.groups) * 4), MemoryKind::Device);
+  sel.mask = device.create_buffer(std::max<uint64_t>(16, plan.mask_words() * 4), MemoryKind::Device);
+  sel.offsets = device.create_buffer(layout.bytes(), MemoryKind::Device);
+  Buffer scratch =
+      device.create_buffer(std::max<uint64_t>(16, group_offsets_scratch_bytes(device, plan)), MemoryKind::Device);
+  ctx.run("cnf-flags", "fused CNF (" + program.summary() + "): 1 bit per row + count per workgroup; " + plan.summary(),
+          plan.rows, [&](VkCommandBuffer cmd) { record_cnf_flags(device, cmd, input, plan, counts, sel.mask); });
+  const size_t flags_pass = ctx.passes().size() - 1;
+  ctx.run("scan", "exclusive scan of " + std::to_string(plan.groups) + " workgroup counts", plan.groups,
+          [&](VkCommandBuffer cmd) { record_group_offsets(device, cmd, plan, counts, sel.offsets, scratch); });
+  const std::vector<uint32_t> back = ctx.download<uint32_t>(sel.offsets, layout.bytes() / 4, "offsets");
+  sel.count = back[layout.total_offset() / 4] | uint64_t(back[layout.total_offset() / 4 + 1]) << 32;
+  ctx.passes()[flags_pass].passed = sel.count;
+  for (const ScanChunk& c : plan.chunks) sel.chunk_starts.push_back(back[c.first_group]);
+  return sel;
+}
+
+std::vector<uint32_t> output_windows(const QueryContext& ctx, const DeviceSelection& selection) {
+  return ctx.plan().chunks.size() > 1 ? selection.chunk_starts : std::vector<uint32_t>{};
+}
+
+std::vector<uint32_t> selected_row_ids(QueryContext& ctx, const DeviceSelection& selection, uint64_t limit) {
+  const uint64_t kept = std::min(selection.count, limit);
+  if (kept == 0) return {};
+  if (selection.all) {
+    std::vector<uint32_t> rows(kept);
+    std::iota(rows.begin(), rows.end(), 0u);
+    return rows;
+  }
+  Device& device = ctx.device();
+  const ScanPlan& plan = ctx.plan();
+  Buffer ids = device.create_buffer(padded_bytes(kept), MemoryKind::Device);
+  CompactTarget target;
+  target.ids = &ids;
+  target.limit = uint32_t(kept);
+  target.chunk_starts = output_windows(ctx, selection);
+  ctx.run(
+         "compact",
+         "row ids of the selected rows in row order" +
+             (kept < selection.count ? " (the first " + std::to_string(kept) + ")" : std::string()),
+         plan.rows,
+         [&](VkCommandBuffer cmd) { record_cnf_compact(device, cmd, plan, selection.mask, selection.offsets, target); })
+      .passed = kept;
+  return ctx.download<uint32_t>(ids, kept, "row ids");
+}
+
+std::vector<uint32_t> select_row_ids(QueryContext& ctx, const CnfProgram& program, uint64_t limit) {
+  if (limit == 0) return {};
+  return selected_row_ids(ctx, mark_rows(ctx, program), limit);
+}
+
+uint64_t count_rows(QueryContext& ctx, const CnfProgram& program) {
+  const ScanPlan& plan = ctx.plan();
+  if (program.outcome == CnfProgram::Outcome::None || plan.rows == 0) return 0;
+  if (program.outcome == CnfProgram::Outcome::All) return plan.rows;
+  Device& device = ctx.device();
+  Buffer words;
+  const CnfInput input = ctx.bind(program, words);
+  Buffer counts = device.create_buffer(std::max<uint64_t>(16, uint64_t(plan.groups) * 4), MemoryKind::Device);
+  ctx.run("cnf-count", "fused CNF (" + program.summary() + "): count per workgroup; " + plan.summary(), plan.rows,
+          [&](VkCommandBuffer cmd) { record_cnf_count(device, cmd, input, plan, counts); });
+  const size_t index = ctx.passes().size() - 1;
+  const std::vector<uint32_t> partial = ctx.download<uint32_t>(counts, plan.groups, "workgroup counts");
+  const uint64_t total = std::accumulate(partial.begin(), partial.end(), uint64_t(0));
+  ctx.passes()[index].passed = total;
+  return total;
+}
+
+Table project_rows(const BoundQuery& query, const std::vector<uint32_t>& rows) {
+  Table out;
+  for (const BoundItem& item : query.items) {
+    const BoundColumn& c = std::get<BoundColumn>(item);
+    const Column& src = query.column(c);
+    Column col = Column::make(c.name, c.type);
+    if (c.type == Type::Int32) {
+      auto& dst = col.as<int32_t>();
+      const auto& from = src.as<int32_t>();
+      dst.reserve(rows.size());
+      for (uint32_t r : rows) dst.push_back(from[r]);
+    } else {
+      auto& dst = col.as<float>();
+      const auto& from = src.as<float>();
+      dst.reserve(rows.size());
+      for (uint32_t r : rows) dst.push_back(from[r]);
+    }
+    out.columns.push_back(std::move(col));
+  }
+  return out;
+}
+
+Table run_selection(QueryContext& ctx, std::string& algorithm) {
+  const BoundQuery& q = ctx.query();
+  const uint64_t limit = q.limit.value_or(UINT64_MAX);
+  const CnfProgram program = compile_cnf(q.where);
+  std::vector<uint32_t> rows;
+  if (program.outcome == CnfProgram::Outcome::Rows) {
+    rows = select_row_ids(ctx, program, limit);
+    algorithm = "compute: fused CNF selection (" + program.summary() +
+                ") in 1 dispatch + scan of workgroup counts + compaction of row ids";
+  } else {
+    const auto start = QueryContext::Clock::now();
+    rows = select_row_ids(ctx, program, limit);
+    ctx.add("select", "WHERE " + program.summary() + ": no GPU work", ctx.plan().rows, rows.size(), start);
+    algorithm = q.where.empty() ? "compute: projection without WHERE (no GPU work)"
+                                : "compute: WHERE folded to " + program.summary() + " (no GPU work)";
+  }
+  if (q.limit) algorithm += ", first " + std::to_string(*q.limit) + " rows";
+  const auto start = QueryContext::Clock::now();
+  Table out = project_rows(q, rows);
+  ctx.add("project", std::to_string(out.columns.size()) + " columns gathered on the host", rows.size(), std::nullopt,
+          start);
+  algorithm += "; projection on the host";
+  return out;
+}
+
+}  // namespace gfxq::vk

@@ -1,0 +1,241 @@
+#pragma once
+// WHERE on the compute backend, and what the other operator families share: device columns,
+// the chunked scan geometry of the CNF kernels, the per-query context that uploads columns and
+// records passes, and the selection operators (COUNT, row ids, projections, LIMIT).
+//
+// A selection runs in three stages (GDB's count / prefix sum / write, on a bitmask):
+//  1. cnf_flags (shaders/vk/cnf_scan.comp): the whole CNF per row, reading each slot column once;
+//     one bit per row (n/8 bytes) and a count per workgroup.
+//  2. scan() (vk/primitives/scan.h) of the per-workgroup counts: each workgroup's output offset.
+//  3. cnf_compact: rereads only the bits and writes the selected row ids (or order keys) in row
+//     order at their offsets.
+// COUNT(*) is stage 1 without the mask (cnf_count). Projections are gathered on the host from the
+// selected row ids: the table lives in host memory, so this moves 4 bytes per selected row over
+// the bus instead of uploading every projected column and downloading its gathered copy.
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/bind.h"
+#include "gfxq/result.h"
+#include "vk/device.h"
+#include "vk/relational/cnf_program.h"
+
+namespace gfxq::vk {
+
+//! Rows of one mask unit of the CNF kernels (a sub-round: 256 invocations x 4 rows, 32 mask words).
+inline constexpr uint32_t kCnfSubRound = 1024;
+//! Rows one workgroup of the CNF kernels handles per iteration (4 sub-rounds); rows_per_group is
+//! a multiple of it.
+inline constexpr uint32_t kCnfRound = 4096;
+//! Most workgroups of one CNF pass over one chunk (each loops over a run of rounds).
+inline constexpr uint32_t kCnfMaxGroups = 2048;
+//! Chunk lengths are multiples of this, so each chunk's mask words start at an offset that any
+//! minStorageBufferOffsetAlignment (at most 256 bytes) divides.
+inline constexpr uint64_t kChunkAlign = 2048;
+
+//! A column on the device: the raw 32-bit values (int32 or float32 bits) of `rows` rows, in a
+//! buffer padded to whole 16-byte vectors.
+struct DeviceColumn {
+  Buffer buffer;            //!< the values
+  Type type = Type::Int32;  //!< Int32 or Float32
+  uint64_t rows = 0;        //!< number of values
+};
+
+//! Bytes of a buffer of `elements` 4-byte values padded to whole 16-byte vectors (at least 16).
+uint64_t padded_bytes(uint64_t elements) noexcept;
+
+//! Uploads an INT or FLOAT column (synchronously).
+DeviceColumn upload_column(Device& device, const Column& column);
+
+//! One chunk of a CNF pass: rows one binding holds.
+struct ScanChunk {
+  uint64_t first_row = 0;       //!< row id of the chunk's first row
+  uint32_t rows = 0;            //!< rows in the chunk
+  uint32_t first_group = 0;     //!< index of its first workgroup among all chunks' workgroups
+  uint32_t groups = 0;          //!< its workgroups
+  uint32_t rows_per_group = 0;  //!< rows each workgroup owns (a multiple of kCnfRound)
+};
+
+//! How a CNF pass covers `rows` rows.
+struct ScanPlan {
+  uint64_t rows = 0;              //!< rows in all
+  uint64_t chunk_rows = 0;        //!< rows per chunk (a multiple of kChunkAlign)
+  std::vector<ScanChunk> chunks;  //!< in row order
+  uint32_t groups = 0;            //!< workgroups over all chunks: one partial each
+  //! Mask words of all chunks (32 per started sub-round of every chunk).
+  uint64_t mask_words() const noexcept;
+  //! E.g. "2048 workgroups x 131072 rows" or "5 chunks, 5 workgroups x 4096 rows".
+  std::string summary() const;
+};
+
+//! Limits of a scan plan; the defaults suit every device, tests shrink them.
+struct ScanLimits {
+  //! Rows per chunk; 0: as many as one binding holds. Rounded down to a multiple of kChunkAlign
+  //! (at least kChunkAlign).
+  uint64_t chunk_rows = 0;
+  //! Workgroups per chunk; 0: kCnfMaxGroups. Workgroups own at most 2^24 rows whatever it says
+  //! (the bound the exact FLOAT sum relies on).
+  uint32_t max_groups = 0;
+};
+
+//! The plan for `rows` rows. Error(Unsupported) past 2^32 - 1 rows (row ids are 32-bit).
+ScanPlan plan_scan(const Device& device, uint64_t rows, const ScanLimits& limits = {});
+
+//! A CNF program bound to device columns.
+struct CnfInput {
+  const CnfProgram* program = nullptr;       //!< the program (Outcome::Rows or All)
+  const Buffer* words = nullptr;             //!< program->words() on the device, at least 16 bytes
+  std::vector<const DeviceColumn*> columns;  //!< the column of each slot
+};
+
+//! The program's term table as a device buffer (at least 16 bytes).
+Buffer upload_program(Device& device, const CnfProgram& program);
+
+namespace detail {
+//! Records the cnf_scan variant `mode` ("count", "flags", "agg_int", "agg_float") over every chunk
+//! of `plan`: per-group partials into `partials`, the bitmask into `mask` (flags only, else null).
+void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mode, const CnfInput& input,
+                     const ScanPlan& plan, const Buffer& partials, const Buffer* mask, uint32_t value_slot,
+                     bool want_sum);
+}  // namespace detail
+
+//! Records cnf_count: counts[first_group + g] (uint32) = rows of workgroup g passing the program.
+//! `counts` holds plan.groups words. The caller owes barriers as for the primitives (map.h).
+void record_cnf_count(Device& device, VkCommandBuffer cmd, const CnfInput& input, const ScanPlan& plan,
+                      const Buffer& counts);
+//! Records cnf_flags: the counts and the bitmask of passing rows (`mask` holds plan.mask_words()).
+void record_cnf_flags(Device& device, VkCommandBuffer cmd, const CnfInput& input, const ScanPlan& plan,
+                      const Buffer& counts, const Buffer& mask);
+
+//! The layout of a group-offsets buffer: plan.groups uint32 exclusive offsets, then the uint64
+//! total at total_offset().
+struct GroupOffsets {
+  uint32_t groups = 0;  //!< per-group counts scanned
+  //! Byte offset of the uint64 total.
+  uint64_t total_offset() const noexcept { return (uint64_t(groups) * 4 + 255) / 256 * 256; }
+  //! Bytes of the offsets buffer.
+  uint64_t bytes() const noexcept { return total_offset() + 16; }
+};
+
+//! Scratch bytes record_group_offsets needs.
+uint64_t group_offsets_scratch_bytes(const Device& device, const ScanPlan& plan);
+//! Records the exclusive scan of the per-group counts into `offsets` (GroupOffsets layout).
+void record_group_offsets(Device& device, VkCommandBuffer cmd, const ScanPlan& plan, const Buffer& counts,
+                          const Buffer& offsets, const Buffer& scratch);
+
+//! What record_cnf_compact writes.
+struct CompactTarget {
+  const Buffer* ids = nullptr;           //!< row ids (uint32), or nullptr
+  const Buffer* keys = nullptr;          //!< order keys of `values`, or nullptr
+  const DeviceColumn* values = nullptr;  //!< the column whose keys are written (with `keys`)
+  uint32_t limit = UINT32_MAX;           //!< only the first `limit` selected rows are written
+  //! Output position of each chunk's first selected row (downloaded offsets). Empty: the outputs
+  //! are bound whole, which needs them to fit one binding.
+  std::vector<uint32_t> chunk_starts;
+};
+
+//! Records cnf_compact: the rows marked in `mask` in row order, at their offsets. The outputs are
+//! padded_bytes()-sized buffers of at least the number of rows written.
+void record_cnf_compact(Device& device, VkCommandBuffer cmd, const ScanPlan& plan, const Buffer& mask,
+                        const Buffer& offsets, const CompactTarget& target);
+
+//! One query's execution on the device: the columns uploaded so far, the chunk limit, and the
+//! passes of its report (one per dispatch stage, upload and download).
+class QueryContext {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  //! A context over `query` (which must outlive it), planning its scans with `limits`.
+  QueryContext(Device& device, const BoundQuery& query, const ScanLimits& limits = {});
+
+  //! The device.
+  Device& device() noexcept { return device_; }
+  //! The bound query.
+  const BoundQuery& query() const noexcept { return query_; }
+  //! The device copy of `c`, uploaded on first use (an "upload" pass).
+  const DeviceColumn& column(const BoundColumn& c);
+  //! The scan plan over the query's input rows.
+  const ScanPlan& plan() const noexcept { return plan_; }
+  //! The CnfInput of `program` (its columns uploaded); `words` receives the term table.
+  CnfInput bind(const CnfProgram& program, Buffer& words);
+
+  //! Runs record(cmd) in one submission between two GPU timestamps and appends a pass with its
+  //! GPU and wall time; returns it so the caller can fill `passed`.
+  template <class F>
+  PassRecord& run(std::string kind, std::string detail, uint64_t items, F&& record) {
+    const auto start = Clock::now();
+    device_.submit([&](VkCommandBuffer cmd) {
+      device_.timestamp(cmd, 0);
+      record(cmd);
+      device_.timestamp(cmd, 1);
+    });
+    PassRecord& p = add(std::move(kind), std::move(detail), items, std::nullopt, start);
+    if (const double ms = device_.elapsed_ms(0, 1); !std::isnan(ms)) p.gpu_ms = ms;
+    return p;
+  }
+  //! Downloads `count` values of T from `buffer` at byte `offset` (a "download" pass).
+  template <class T>
+  std::vector<T> download(const Buffer& buffer, uint64_t count, const std::string& what, uint64_t offset = 0) {
+    const auto start = Clock::now();
+    std::vector<T> out(count);
+    device_.download(buffer, out.data(), count * sizeof(T), offset);
+    add("download", what + " (" + std::to_string(count * sizeof(T)) + " bytes)", count, std::nullopt, start);
+    return out;
+  }
+  //! Appends a pass timed on the host from `start` to now.
+  PassRecord& add(std::string kind, std::string detail, uint64_t items, std::optional<uint64_t> passed,
+                  Clock::time_point start);
+  //! The passes so far.
+  std::vector<PassRecord>& passes() noexcept { return passes_; }
+
+ private:
+  Device& device_;
+  const BoundQuery& query_;
+  ScanPlan plan_;
+  std::map<std::pair<Side, size_t>, DeviceColumn> columns_;
+  std::vector<PassRecord> passes_;
+};
+
+//! The rows of the query's input that pass a program, marked on the device (stages 1 and 2).
+struct DeviceSelection {
+  bool all = false;                    //!< every row passes (no mask; Outcome::All)
+  uint64_t count = 0;                  //!< rows that pass
+  Buffer mask;                         //!< the bitmask (unless `all` or count == 0)
+  Buffer offsets;                      //!< GroupOffsets layout (unless `all` or count == 0)
+  std::vector<uint32_t> chunk_starts;  //!< output position of each chunk's first passing row
+};
+
+//! Marks the rows passing `program`: cnf_flags, then the scan of the workgroup counts, then a
+//! download of the offsets (which gives the count). Outcome::All and None need no GPU work.
+DeviceSelection mark_rows(QueryContext& ctx, const CnfProgram& program);
+
+//! The first `limit` rows of `selection`, ascending, as row ids (cnf_compact, or no GPU work when
+//! every row passes).
+std::vector<uint32_t> selected_row_ids(QueryContext& ctx, const DeviceSelection& selection,
+                                       uint64_t limit = UINT64_MAX);
+
+//! CompactTarget::chunk_starts for compacting `selection`: one output window per chunk when the
+//! plan has several (so no output is ever bound whole past one binding), else none.
+std::vector<uint32_t> output_windows(const QueryContext& ctx, const DeviceSelection& selection);
+
+//! mark_rows, then selected_row_ids.
+std::vector<uint32_t> select_row_ids(QueryContext& ctx, const CnfProgram& program, uint64_t limit = UINT64_MAX);
+
+//! COUNT of the rows passing `program` (cnf_count and a host sum of the per-group counts).
+uint64_t count_rows(QueryContext& ctx, const CnfProgram& program);
+
+//! The plain (non-aggregate, unordered) query: WHERE, LIMIT and the projection of the selected
+//! rows, gathered on the host. Returns the result table; `algorithm` receives its description.
+Table run_selection(QueryContext& ctx, std::string& algorithm);
+
+//! The result table of the query's items for the host rows `rows` (in that order), as stored.
+Table project_rows(const BoundQuery& query, const std::vector<uint32_t>& rows);
+
+}  // namespace gfxq::vk

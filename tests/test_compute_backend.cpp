@@ -1,0 +1,563 @@
+// The compute backend against the CPU reference engine: random CNF selections, every aggregate,
+// quantiles, ORDER BY with and without LIMIT, sizes around workgroup/round/chunk boundaries, forced
+// chunking, exact INT vs FLOAT comparisons, the exact FLOAT sum, errors. Exact equality everywhere
+// except SUM/AVG of FLOAT, which must lie within the bound of docs/COMPUTE.md (n * 2^-53 * sum|x|
+// of the CPU's row-order double sum). Failures print their seed.
+
+#include <doctest/doctest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <random>
+#include <string>
+#include <tuple>
+
+#include "core/order_key.h"
+#include "gfxq/cpu.h"
+#include "gfxq/gfxq.h"
+#include "gpu_support.h"
+#include "random_queries.h"
+#include "vk/relational/aggregate.h"
+#include "vk/relational/cnf_program.h"
+#include "vk/relational/order_by.h"
+#include "vk/relational/select.h"
+
+namespace {
+
+using namespace gfxq;
+
+// One engine for the whole file (device creation with validation is slow on lavapipe).
+Engine& engine() {
+  static Engine e([] {
+    EngineOptions options;
+    options.debug = test::vk_validation_wanted();
+    return options;
+  }());
+  return e;
+}
+
+// Forces the compute backend's scan limits (rows per chunk, workgroups per chunk) while alive.
+class ForcedLimits {
+ public:
+  ForcedLimits(uint64_t chunk_rows, uint32_t max_groups) {
+    setenv("GFXQ_COMPUTE_CHUNK_ROWS", std::to_string(chunk_rows).c_str(), 1);
+    setenv("GFXQ_COMPUTE_MAX_GROUPS", std::to_string(max_groups).c_str(), 1);
+  }
+  ~ForcedLimits() {
+    unsetenv("GFXQ_COMPUTE_CHUNK_ROWS");
+    unsetenv("GFXQ_COMPUTE_MAX_GROUPS");
+  }
+  ForcedLimits(const ForcedLimits&) = delete;
+  ForcedLimits& operator=(const ForcedLimits&) = delete;
+};
+
+const Distribution kDistributions[] = {Distribution::Uniform, Distribution::Skewed, Distribution::Sorted,
+                                       Distribution::AllEqual};
+
+Aggregate agg(AggKind kind, std::optional<std::string> column = std::nullopt, double q = 0.5, int64_t k = 1) {
+  Aggregate a;
+  a.kind = kind;
+  if (column) a.column = ColumnRef{"", *column};
+  a.q = q;
+  a.k = k;
+  return a;
+}
+
+Query query_of(std::vector<SelectItem> items, Cnf where = {}) {
+  Query q;
+  q.items = std::move(items);
+  q.table = "t";
+  q.where = std::move(where);
+  return q;
+}
+
+// sum |x| over the rows of FLOAT column `column` that pass `where`, and their number.
+std::pair<double, uint64_t> abs_sum(const Table& t, const Cnf& where, const std::string& column) {
+  const auto rows = cpu::select_rows(t, "t", where);
+  const auto& v = t.column(column).as<float>();
+  double s = 0;
+  for (uint64_t r : rows) s += std::fabs(double(v[r]));
+  return {s, rows.size()};
+}
+
+// The compute result of `q` equals the CPU's: exactly, except SUM/AVG of FLOAT columns, which
+// must be within n * 2^-53 * sum|x| (AVG: that / n plus 2 ulp of the average). No validation message.
+void check_query(const Query& q, const Catalog& catalog, const std::string& what) {
+  INFO(what << "\nquery: " << q.text());
+  const Result want = cpu::execute(q, catalog);
+  Result got;
+  try {
+    got = engine().execute(q, catalog, Backend::Compute);
+  } catch (const Error& e) {
+    FAIL("compute backend threw " << to_string(e.code()) << ": " << e.what());
+    return;
+  }
+  CHECK(got.report.backend == Backend::Compute);
+  const auto messages = engine().take_debug_messages();
+  CHECK_MESSAGE(messages.empty(), test::joined(messages));
+  REQUIRE(want.table.columns.size() == got.table.columns.size());
+  for (size_t c = 0; c < want.table.columns.size(); ++c) {
+    const Column& w = want.table.columns[c];
+    const Column& g = got.table.columns[c];
+    // Items and result columns correspond one to one unless `*` expanded.
+    const auto* item = q.items.size() == want.table.columns.size() ? std::get_if<Aggregate>(&q.items[c]) : nullptr;
+    const bool float_sum = item && (item->kind == AggKind::Sum || item->kind == AggKind::Avg) &&
+                           catalog.get("t").column(item->column->name).type == Type::Float32 &&
+                           g.type == Type::Float64 && w.size() == 1 && g.size() == 1 && !w.is_null(0) && !g.is_null(0);
+    if (!float_sum) {
+      Table tw, tg;
+      tw.columns.push_back(w);
+      tg.columns.push_back(g);
+      const std::string diff = test::table_difference(tw, tg);
+      CHECK_MESSAGE(diff.empty(), diff);
+      continue;
+    }
+    const double wv = w.as<double>()[0], gv = g.as<double>()[0];
+    if (!std::isfinite(wv) || !std::isfinite(gv)) {
+      CHECK_MESSAGE(std::bit_cast<uint64_t>(wv) == std::bit_cast<uint64_t>(gv), gv << " != " << wv);
+      continue;
+    }
+    const auto [s, n] = abs_sum(catalog.get("t"), q.where, item->column->name);
+    double bound = double(n) * std::ldexp(1.0, -53) * s;
+    if (item->kind == AggKind::Avg) bound = bound / double(n) + std::ldexp(std::fabs(wv), -51);
+    CHECK_MESSAGE(std::fabs(gv - wv) <= bound, item->text() << ": " << gv << " vs CPU " << wv << ", bound " << bound);
+  }
+}
+
+Catalog catalog_of(Table t) {
+  Catalog c;
+  c.add("t", std::move(t));
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("compute: CNF programs fold constants and agree with the CPU filter") {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 40; ++round) {
+    const uint64_t seed = rng();
+    INFO("seed " << seed);
+    const Table t = test::random_table(200, kDistributions[seed % 4], seed);
+    std::mt19937_64 qrng(seed);
+    const Cnf cnf = test::random_cnf(t, qrng);
+    const BoundCnf bound = bind_where(cnf, t, "t");
+    const vk::CnfProgram program = vk::compile_cnf(bound);
+    const auto want = cpu::select_rows(t, "t", cnf);
+    std::vector<uint64_t> got;
+    for (uint64_t r = 0; r < t.rows(); ++r) {
+      std::vector<uint32_t> raw;
+      for (const BoundColumn& c : program.slots) {
+        const Column& col = t.columns[c.index];
+        raw.push_back(col.type == Type::Int32 ? std::bit_cast<uint32_t>(col.as<int32_t>()[r])
+                                              : std::bit_cast<uint32_t>(col.as<float>()[r]));
+      }
+      if (vk::evaluate(program, raw)) got.push_back(r);
+    }
+    CHECK(got == want);
+  }
+  // Folding: a literal outside INT's range, `c op c`, a clause made only of false terms.
+  const Table t = test::random_table(10, Distribution::Uniform, 1);
+  auto program_of = [&](const std::string& sql) {
+    return vk::compile_cnf(bind_where(sql::parse("SELECT * FROM t WHERE " + sql).where, t, "t"));
+  };
+  CHECK(program_of("a < 3000000000").outcome == vk::CnfProgram::Outcome::All);
+  CHECK(program_of("a > 3000000000").outcome == vk::CnfProgram::Outcome::None);
+  CHECK(program_of("x = x AND b <= b").outcome == vk::CnfProgram::Outcome::All);
+  CHECK(program_of("x < x OR a = 0.5").outcome == vk::CnfProgram::Outcome::None);
+  const auto p = program_of("(a < 3 OR a > 3000000000) AND (x >= y OR b <> 2) AND y = y");
+  CHECK(p.outcome == vk::CnfProgram::Outcome::Rows);
+  CHECK(p.clauses == 2);
+  CHECK(p.terms.size() == 3);
+  CHECK(p.summary() == "2 clauses, 3 terms over 4 columns");
+}
+
+TEST_CASE("compute: INT vs FLOAT comparison is exact") {
+  const float f2_24 = 16777216.0f;
+  const std::vector<float> floats = {0.0f,
+                                     -0.0f,
+                                     0.5f,
+                                     -0.5f,
+                                     1.0f,
+                                     -1.0f,
+                                     1.5f,
+                                     -1.5f,
+                                     f2_24,
+                                     -f2_24,
+                                     2147483648.0f,
+                                     -2147483648.0f,
+                                     2147483520.0f,
+                                     4294967296.0f,
+                                     -4294967296.0f,
+                                     std::numeric_limits<float>::denorm_min(),
+                                     -std::numeric_limits<float>::denorm_min(),
+                                     std::numeric_limits<float>::infinity(),
+                                     -std::numeric_limits<float>::infinity(),
+                                     std::numeric_limits<float>::quiet_NaN(),
+                                     1e30f,
+                                     -1e30f,
+                                     16777215.5f,
+                                     3.0f};
+  const std::vector<int32_t> ints = {0,           1,          -1,        2,        3,          -2,
+                                     16777216,    16777217,   -16777217, 16777215, 2147483647, -2147483647 - 1,
+                                     -2147483647, 2147483520, 2147483521};
+  for (int32_t i : ints)
+    for (float f : floats) {
+      const int want = compare_total(double(i), double(f));
+      CHECK_MESSAGE(vk::compare_int_float(i, std::bit_cast<uint32_t>(f)) == want, i << " vs " << f);
+    }
+  // The same pairs through the kernels, every operator, both operand orders.
+  std::vector<int32_t> a;
+  std::vector<float> x;
+  for (int32_t i : ints)
+    for (float f : floats) {
+      a.push_back(i);
+      x.push_back(f);
+    }
+  Table t;
+  t.columns.push_back(Column::ints("a", a));
+  t.columns.push_back(Column::floats("x", x));
+  const Catalog catalog = catalog_of(t);
+  for (int op = 0; op < 6; ++op)
+    for (bool swap : {false, true}) {
+      Comparison c;
+      c.lhs = ColumnRef{"", swap ? "x" : "a"};
+      c.op = static_cast<CmpOp>(op);
+      c.rhs = ColumnRef{"", swap ? "a" : "x"};
+      check_query(query_of({Star{}}, Cnf{{Clause{{c}}}}), catalog, "op " + std::to_string(op));
+    }
+}
+
+TEST_CASE("compute: the exact FLOAT sum rounds once, and the host combination is exact") {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 200; ++round) {
+    INFO("round " << round);
+    // Values in [2^-20, 2^20] are multiples of 2^-43: their exact sum fits __int128 in those units.
+    std::vector<vk::AggPartial> parts(1 + rng() % 3);
+    __int128 exact = 0;
+    const int count = 1 + int(rng() % 300);
+    for (int i = 0; i < count; ++i) {
+      const float v = std::ldexp(std::uniform_real_distribution<float>(1.0f, 2.0f)(rng), int(rng() % 40) - 20) *
+                      (rng() % 2 ? -1.0f : 1.0f);
+      const uint32_t bits = std::bit_cast<uint32_t>(v);
+      const uint32_t e = (bits >> 23) & 0xff;
+      const uint32_t t = std::max(e, 1u) - 1;
+      int64_t m = int64_t((e ? 0x800000u : 0u) | (bits & 0x7fffffu)) << (t & 15);
+      if (v < 0) m = -m;
+      parts[rng() % parts.size()].bins[t >> 4] += m;
+      exact += __int128(std::ldexp(double(v), 43));
+    }
+    const double want = std::ldexp(double(exact), -43);  // __int128 -> double rounds to nearest even
+    CHECK(vk::float_sum(vk::combine_partials(parts)) == want);
+  }
+  vk::AggTotals t;
+  CHECK(std::bit_cast<uint64_t>(vk::float_sum(t)) == 0);  // empty: +0.0
+  t.special = 2;
+  CHECK(vk::float_sum(t) == std::numeric_limits<double>::infinity());
+  t.special = 4;
+  CHECK(vk::float_sum(t) == -std::numeric_limits<double>::infinity());
+  t.special = 6;
+  CHECK(std::isnan(vk::float_sum(t)));
+  t.special = 1;
+  CHECK(std::isnan(vk::float_sum(t)));
+  // Ties round to even: 2^53 + 1 (in units of 2^-149 * 2^0) rounds down, 2^53 + 3 up.
+  vk::AggTotals tie;
+  tie.bins[0] = (__int128(1) << 53) + 1;
+  CHECK(vk::float_sum(tie) == std::ldexp(double(int64_t(1) << 53), -149));
+  tie.bins[0] = (__int128(1) << 53) + 3;
+  CHECK(vk::float_sum(tie) == std::ldexp(double((int64_t(1) << 53) + 4), -149));
+  // INT sums: per-workgroup int64 partials whose total leaves int64 are Error(Overflow).
+  std::vector<vk::AggPartial> big(2);
+  big[0].bins[0] = std::numeric_limits<int64_t>::max();
+  big[1].bins[0] = 1;
+  const vk::AggTotals over = vk::combine_partials(big);
+  CHECK(over.bins[0] == __int128(std::numeric_limits<int64_t>::max()) + 1);
+  CHECK_THROWS_AS(int_sum_result(over.bins[0], "SUM(a)"), Error);
+  try {
+    int_sum_result(over.bins[0], "SUM(a)");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::Overflow);
+  }
+  big[1].bins[0] = -1;
+  CHECK(int_sum_result(vk::combine_partials(big).bins[0], "SUM(a)") == std::numeric_limits<int64_t>::max() - 1);
+}
+
+TEST_CASE("compute: random CNF counts and selections match the CPU") {
+  std::mt19937_64 rng(20240611);
+  int queries = 0;
+  for (uint64_t rows : {0, 1, 300, 2500, 6000}) {
+    for (Distribution dist : kDistributions) {
+      const uint64_t seed = rng();
+      const Catalog catalog = catalog_of(test::random_table(rows, dist, seed));
+      const Table& t = catalog.get("t");
+      std::mt19937_64 qrng(seed);
+      for (int i = 0; i < 10; ++i) {
+        const Cnf cnf = test::random_cnf(t, qrng);
+        const std::string what = "rows " + std::to_string(rows) + " " + to_string(dist) + " seed " +
+                                 std::to_string(seed) + " query " + std::to_string(i);
+        check_query(query_of({agg(AggKind::Count)}, cnf), catalog, what);
+        check_query(query_of({Star{}}, cnf), catalog, what);
+        check_query(query_of({ColumnRef{"", "y"}, ColumnRef{"", "a"}}, cnf), catalog, what);
+        queries += 3;
+      }
+    }
+  }
+  MESSAGE(queries << " random queries");
+}
+
+TEST_CASE("compute: every aggregate with and without WHERE matches the CPU") {
+  std::mt19937_64 rng(99);
+  for (uint64_t rows : {1, 700, 5000}) {
+    for (Distribution dist : kDistributions) {
+      const uint64_t seed = rng();
+      const Catalog catalog = catalog_of(test::random_table(rows, dist, seed));
+      std::mt19937_64 qrng(seed);
+      for (int i = 0; i < 3; ++i) {
+        const Cnf cnf = i == 0 ? Cnf{} : test::random_cnf(catalog.get("t"), qrng, 3, 3);
+        const std::string what =
+            "rows " + std::to_string(rows) + " " + to_string(dist) + " seed " + std::to_string(seed);
+        for (const char* c : {"a", "b", "x", "y"}) {
+          check_query(query_of({agg(AggKind::Count), agg(AggKind::Sum, c), agg(AggKind::Avg, c), agg(AggKind::Min, c),
+                                agg(AggKind::Max, c), agg(AggKind::Count, c)},
+                               cnf),
+                      catalog, what);
+        }
+        check_query(query_of({agg(AggKind::Min, "a"), agg(AggKind::Max, "y"), agg(AggKind::Sum, "x")}, cnf), catalog,
+                    what);
+      }
+    }
+  }
+}
+
+TEST_CASE("compute: INT32 extremes sum exactly past 32 bits") {
+  for (uint64_t rows : {1, 3000, 9000}) {
+    Table t;
+    t.columns.push_back(Column::ints("a", std::vector<int32_t>(rows, std::numeric_limits<int32_t>::max())));
+    t.columns.push_back(Column::ints("b", std::vector<int32_t>(rows, std::numeric_limits<int32_t>::min())));
+    t.columns.push_back(Column::floats("x", std::vector<float>(rows, std::numeric_limits<float>::max())));
+    const Catalog catalog = catalog_of(t);
+    check_query(
+        query_of({agg(AggKind::Sum, "a"), agg(AggKind::Sum, "b"), agg(AggKind::Avg, "a"), agg(AggKind::Avg, "b"),
+                  agg(AggKind::Min, "b"), agg(AggKind::Max, "a"), agg(AggKind::Sum, "x"), agg(AggKind::Avg, "x")}),
+        catalog, "rows " + std::to_string(rows));
+    const Result r = engine().execute(query_of({agg(AggKind::Sum, "b")}), catalog, Backend::Compute);
+    CHECK(r.table.columns[0].as<int64_t>()[0] == int64_t(rows) * std::numeric_limits<int32_t>::min());
+  }
+}
+
+TEST_CASE("compute: quantiles and k-th largest match the CPU") {
+  std::mt19937_64 rng(5);
+  for (uint64_t rows : {1, 2, 257, 4000}) {
+    for (Distribution dist : kDistributions) {
+      const uint64_t seed = rng();
+      const Catalog catalog = catalog_of(test::random_table(rows, dist, seed));
+      std::mt19937_64 qrng(seed);
+      for (int i = 0; i < 2; ++i) {
+        const Cnf cnf = i == 0 ? Cnf{} : test::random_cnf(catalog.get("t"), qrng, 2, 3);
+        const std::string what =
+            "rows " + std::to_string(rows) + " " + to_string(dist) + " seed " + std::to_string(seed);
+        for (const char* c : {"a", "y", "x"}) {
+          const int64_t n = int64_t(rows);
+          check_query(
+              query_of({agg(AggKind::Median, c), agg(AggKind::Quantile, c, 1e-9), agg(AggKind::Quantile, c, 0.25),
+                        agg(AggKind::Quantile, c, 0.75), agg(AggKind::Quantile, c, 1.0),
+                        agg(AggKind::KthLargest, c, 0.5, 1), agg(AggKind::KthLargest, c, 0.5, 2),
+                        agg(AggKind::KthLargest, c, 0.5, n), agg(AggKind::KthLargest, c, 0.5, n + 1)},
+                       cnf),
+              catalog, what);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("compute: ORDER BY is stable in both directions, with and without LIMIT") {
+  std::mt19937_64 rng(31);
+  for (uint64_t rows : {1, 300, 3000}) {
+    for (Distribution dist : kDistributions) {
+      const uint64_t seed = rng();
+      const Catalog catalog = catalog_of(test::random_table(rows, dist, seed));
+      std::mt19937_64 qrng(seed);
+      for (const char* c : {"b", "y", "a", "x"}) {
+        for (bool desc : {false, true}) {
+          for (std::optional<uint64_t> limit :
+               {std::optional<uint64_t>{}, std::optional<uint64_t>{1}, std::optional<uint64_t>{7},
+                std::optional<uint64_t>{1024}, std::optional<uint64_t>{rows / 2 + 1}}) {
+            Query q = query_of({Star{}}, qrng() % 2 ? Cnf{} : test::random_cnf(catalog.get("t"), qrng, 2, 3));
+            q.order_by = OrderBy{ColumnRef{"", c}, desc};
+            q.limit = limit;
+            check_query(q, catalog,
+                        "rows " + std::to_string(rows) + " " + to_string(dist) + " seed " + std::to_string(seed));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("compute: LIMIT without ORDER BY, LIMIT 0 and plain projections") {
+  const Catalog catalog = catalog_of(test::random_table(3000, Distribution::Skewed, 3));
+  std::mt19937_64 qrng(3);
+  for (uint64_t limit : {0, 1, 5, 1500, 5000}) {
+    Query q = query_of({ColumnRef{"", "x"}, ColumnRef{"", "b"}}, test::random_cnf(catalog.get("t"), qrng, 2, 2));
+    q.limit = limit;
+    check_query(q, catalog, "limit " + std::to_string(limit));
+    q.where = {};
+    check_query(q, catalog, "no WHERE, limit " + std::to_string(limit));
+    Query a = query_of({agg(AggKind::Count), agg(AggKind::Median, "a")}, q.where);
+    a.limit = limit;
+    check_query(a, catalog, "aggregate, limit " + std::to_string(limit));
+  }
+  check_query(query_of({Star{}}), catalog, "SELECT *");
+}
+
+TEST_CASE("compute: sizes around workgroup, round and group boundaries") {
+  // 256 invocations x 4 rows = 1024 rows per mask sub-round, 4096 per round; chunks align to 2048.
+  for (uint64_t rows : {0, 1, 3, 4, 5, 255, 256, 257, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097, 8193}) {
+    const uint64_t seed = rows * 7 + 1;
+    const Catalog catalog = catalog_of(test::random_table(rows, Distribution::Uniform, seed));
+    std::mt19937_64 qrng(seed);
+    const Cnf cnf = test::random_cnf(catalog.get("t"), qrng, 2, 2);
+    const std::string what = "rows " + std::to_string(rows) + " seed " + std::to_string(seed);
+    check_query(query_of({agg(AggKind::Count)}, cnf), catalog, what);
+    check_query(query_of({Star{}}, cnf), catalog, what);
+    check_query(
+        query_of({agg(AggKind::Sum, "a"), agg(AggKind::Sum, "y"), agg(AggKind::Max, "x"), agg(AggKind::Median, "b")},
+                 cnf),
+        catalog, what);
+    Query q = query_of({Star{}}, cnf);
+    q.order_by = OrderBy{ColumnRef{"", "b"}, rows % 2 == 1};
+    check_query(q, catalog, what);
+  }
+}
+
+TEST_CASE("compute: several chunks and several rounds per workgroup under forced limits") {
+  std::mt19937_64 rng(77);
+  // 2048-row chunks with one workgroup of 4096 rows each; 40000-row chunks with 2 workgroups of
+  // 5 rounds each.
+  for (auto [chunk, groups, rows] : {std::tuple{2048, 2048, 2048},
+                                     {2048, 2048, 2049},
+                                     {2048, 2048, 6144},
+                                     {2048, 2048, 10000},
+                                     {40960, 2, 40961},
+                                     {0, 1, 30000}}) {
+    const ForcedLimits force{uint64_t(chunk), uint32_t(groups)};
+    for (Distribution dist : {Distribution::Uniform, Distribution::Sorted}) {
+      const uint64_t seed = rng();
+      const Catalog catalog = catalog_of(test::random_table(rows, dist, seed));
+      std::mt19937_64 qrng(seed);
+      const std::string what = "rows " + std::to_string(rows) + " chunk " + std::to_string(chunk) + " groups " +
+                               std::to_string(groups) + " seed " + std::to_string(seed);
+      for (int i = 0; i < 3; ++i) {
+        const Cnf cnf = test::random_cnf(catalog.get("t"), qrng, 3, 3);
+        check_query(query_of({agg(AggKind::Count)}, cnf), catalog, what);
+        check_query(query_of({Star{}}, cnf), catalog, what);
+        check_query(query_of({agg(AggKind::Sum, "a"), agg(AggKind::Avg, "x"), agg(AggKind::Min, "y"),
+                              agg(AggKind::Quantile, "b", 0.3), agg(AggKind::KthLargest, "x", 0.5, 3)},
+                             cnf),
+                    catalog, what);
+        Query q = query_of({ColumnRef{"", "a"}, ColumnRef{"", "y"}}, cnf);
+        q.order_by = OrderBy{ColumnRef{"", i == 0 ? "b" : "y"}, i == 1};
+        check_query(q, catalog, what);
+        q.limit = 5;
+        check_query(q, catalog, what);
+      }
+    }
+  }
+  // The plans those limits give, as the report shows them.
+  {
+    const ForcedLimits force{2048, 2048};
+    const Catalog catalog = catalog_of(test::random_table(10000, Distribution::Uniform, 1));
+    const Result r = engine().execute_sql("SELECT COUNT(*) FROM t WHERE a < 0", catalog, Backend::Compute);
+    CHECK(r.report.passes.at(1).detail.find("5 chunks, 5 workgroups x 4096 rows") != std::string::npos);
+  }
+  vk::Device& device = test::vk_device();
+  const vk::ScanPlan chunks = vk::plan_scan(device, 10000, {2048, 2048});
+  CHECK(chunks.chunks.size() == 5);
+  CHECK(chunks.groups == 5);
+  CHECK(chunks.chunks.back().rows == 10000 - 4 * 2048);
+  const vk::ScanPlan rounds = vk::plan_scan(device, 40961, {40960, 2});
+  CHECK(rounds.chunks.size() == 2);
+  CHECK(rounds.chunks[0].rows_per_group == 5 * vk::kCnfRound);
+  CHECK(rounds.groups == 3);
+}
+
+TEST_CASE("compute: the report names the algorithm and times every stage") {
+  const Catalog catalog = catalog_of(test::random_table(5000, Distribution::Uniform, 2));
+  Result r = engine().execute_sql("SELECT COUNT(*) FROM t WHERE (a < 0 OR y > 0.5) AND b <> 3 AND x >= y", catalog,
+                                  Backend::Compute);
+  CHECK(r.report.algorithm == "compute: fused CNF count (3 clauses, 4 terms over 4 columns) in 1 dispatch");
+  int dispatches = 0;
+  for (const PassRecord& p : r.report.passes) {
+    if (p.kind == "cnf-count") {
+      ++dispatches;
+      CHECK(p.items == 5000);
+      CHECK(p.passed.has_value());
+      CHECK(p.gpu_ms.has_value() == engine().vk_capabilities().timestamps);
+    }
+  }
+  CHECK(dispatches == 1);
+  CHECK(r.report.passes.front().kind == "upload");
+  CHECK(r.report.passes.back().kind == "download");
+  r = engine().execute_sql("SELECT * FROM t WHERE a < 0 ORDER BY y DESC LIMIT 3", catalog, Backend::Compute);
+  CHECK(r.report.algorithm.find("top-3") != std::string::npos);
+  r = engine().execute_sql("SELECT MEDIAN(x) FROM t WHERE a < 0", catalog, Backend::Compute);
+  bool select = false;
+  for (const PassRecord& p : r.report.passes) select = select || p.kind == "radix-select";
+  CHECK(select);
+}
+
+TEST_CASE("compute: unsupported operators are named, errors leave the engine usable and inputs untouched") {
+  Table s = test::random_table(100, Distribution::Uniform, 4);
+  Catalog catalog = catalog_of(test::random_table(100, Distribution::Uniform, 4));
+  catalog.add("s", s);
+  const Table before = catalog.get("t");
+  auto expect = [&](const std::string& sql, ErrorCode code, const std::string& part) {
+    try {
+      engine().execute_sql(sql, catalog, Backend::Compute);
+      FAIL("expected an error for " << sql);
+    } catch (const Error& e) {
+      CHECK(e.code() == code);
+      CHECK_MESSAGE(std::string(e.what()).find(part) != std::string::npos, e.what());
+    }
+  };
+  expect("SELECT b, COUNT(*) FROM t GROUP BY b", ErrorCode::Unsupported, "compute backend cannot run GROUP BY");
+  expect("SELECT COUNT(*) FROM t JOIN s ON t.a = s.a", ErrorCode::Unsupported,
+         "compute backend cannot run join (equi)");
+  // Nine distinct columns in one WHERE exceed the kernel's slots.
+  Table wide;
+  for (int i = 0; i < 9; ++i) wide.columns.push_back(Column::ints("c" + std::to_string(i), {1, 2, 3}));
+  catalog.add("w", wide);
+  expect(
+      "SELECT COUNT(*) FROM w WHERE c0 < 2 OR c1 < 2 OR c2 < 2 OR c3 < 2 OR c4 < 2 OR c5 < 2 OR c6 < 2 OR "
+      "c7 < 2 OR c8 < 2",
+      ErrorCode::Unsupported, "more than 8 distinct columns");
+  expect("SELECT nope FROM t", ErrorCode::InvalidQuery, "nope");
+  CHECK(test::table_difference(before, catalog.get("t")).empty());
+  std::mt19937_64 qrng(4);
+  check_query(query_of({agg(AggKind::Count), agg(AggKind::Sum, "b")}, test::random_cnf(before, qrng)), catalog,
+              "after errors");
+}
+
+TEST_CASE("compute: operators record race-free under synchronization validation") {
+  // The relational operators on the test device (validation + synchronization validation).
+  vk::Device& device = test::vk_device();
+  const Catalog catalog = catalog_of(test::random_table(5000, Distribution::Skewed, 8));
+  for (const char* sql :
+       {"SELECT * FROM t WHERE (a < 0 OR x > y) AND b <> 7", "SELECT SUM(b), MEDIAN(x), MAX(a) FROM t WHERE y < 0.7",
+        "SELECT a, y FROM t WHERE b > 0 ORDER BY y DESC", "SELECT a FROM t WHERE b > 0 ORDER BY x LIMIT 9"}) {
+    INFO(sql);
+    const Query q = sql::parse(sql);
+    const BoundQuery bound = bind(q, catalog);
+    vk::QueryContext ctx(device, bound, {2048, 1});
+    std::string algorithm;
+    const Table got = bound.aggregate
+                          ? vk::run_aggregates(ctx, algorithm)
+                          : (bound.order_by ? vk::run_order_by(ctx, algorithm) : vk::run_selection(ctx, algorithm));
+    const Result want = cpu::execute(q, catalog);
+    const std::string diff = test::table_difference(want.table, got);
+    CHECK_MESSAGE(diff.empty(), diff);
+    GFXQ_CHECK_NO_VK_MESSAGES();
+  }
+}
