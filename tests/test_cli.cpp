@@ -34,11 +34,18 @@ std::string scratch_file(const std::string& name, const std::string& content) {
 
 TEST_CASE("cli: sql prints the result as CSV and the report with --explain") {
   const auto t = scratch_file("t.csv", "a:int,x:float\n1,0.5\n2,-1.25\n3,0.1\n4,1e-45\n");
-  auto r = cli({"sql", "--explain", "--table", "t=" + t, "SELECT a, x FROM t WHERE a >= 2 ORDER BY x"});
+  auto r = cli({"sql", "--backend", "cpu", "--explain", "--table", "t=" + t, "SELECT a, x FROM t WHERE a >= 2 ORDER BY x"});
   CHECK(r.status == 0);
   CHECK(r.out == "a,x\n2,-1.25\n4,1e-45\n3,0.1\n");
   CHECK(r.err.find("backend: cpu") != std::string::npos);
+  CHECK(r.err.find("reason: requested") != std::string::npos);
   CHECK(r.err.find("passes:") != std::string::npos);
+
+  // auto: the same rows, and the report says which backend ran and why.
+  r = cli({"sql", "--explain", "--table", "t=" + t, "SELECT a, x FROM t WHERE a >= 2 ORDER BY x"});
+  CHECK(r.status == 0);
+  CHECK(r.out == "a,x\n2,-1.25\n4,1e-45\n3,0.1\n");
+  CHECK(r.err.find("reason: auto") != std::string::npos);
 
   r = cli({"sql", "--table", "t=" + t, "SELECT COUNT(*), SUM(a), AVG(a), MIN(x) FROM t WHERE a > 10"});
   CHECK(r.status == 0);

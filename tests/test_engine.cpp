@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include "gfxq/gfxq.h"
+#include "gpu_support.h"
+#include "random_queries.h"
 
 namespace {
 
@@ -58,4 +60,20 @@ TEST_CASE("engine: backend names parse and print") {
   for (auto b : {gfxq::Backend::Cpu, gfxq::Backend::Raster, gfxq::Backend::Compute, gfxq::Backend::Auto})
     CHECK(gfxq::parse_backend(gfxq::to_string(b)) == b);
   CHECK_THROWS_WITH_AS(gfxq::parse_backend("gpu"), doctest::Contains("cpu, raster, compute, auto"), gfxq::Error);
+}
+
+TEST_CASE("engine: with debug on, both GPU backends answer like the CPU and record no debug messages") {
+  gfxq::Engine engine({.debug = gfxq::test::vk_validation_wanted()});
+  const auto catalog = small_catalog();
+  for (const char* sql : {"SELECT COUNT(*) FROM t WHERE a > 1 AND x <= 1.5", "SELECT * FROM t WHERE a BETWEEN 1 AND 4"}) {
+    CAPTURE(sql);
+    const auto want = engine.execute_sql(sql, catalog, gfxq::Backend::Cpu);
+    for (auto b : {gfxq::Backend::Raster, gfxq::Backend::Compute}) {
+      const auto got = engine.execute_sql(sql, catalog, b);
+      CHECK(got.report.backend == b);
+      CHECK(gfxq::test::table_difference(want.table, got.table) == "");
+    }
+  }
+  const auto messages = engine.take_debug_messages();
+  CHECK_MESSAGE(messages.empty(), gfxq::test::joined(messages));
 }
