@@ -9,8 +9,12 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <iterator>
 #include <limits>
 #include <random>
+#include <string>
+#include <tuple>
 
 #include "gfxq/cpu.h"
 #include "gfxq/engine.h"
@@ -38,7 +42,15 @@ Catalog catalog_of(Table t) {
   return c;
 }
 
-// Runs `query` on the raster path and on the CPU; empty when the tables are identical.
+// The raster plan of `q` (host only), with or without GL_EXT_depth_bounds_test.
+gl::WhereResult plan_of(const Query& q, const Catalog& catalog, const gl::RasterOptions& options, bool extension) {
+  const BoundQuery bq = bind(q, catalog);
+  return gl::plan_where(*bq.left, bq.where, bq.aggregate ? gl::WhereOutput::Count : gl::WhereOutput::Rows, options,
+                        extension);
+}
+
+// Runs `query` on the raster path and on the CPU; empty when the tables are identical and the
+// report's algorithm is the host-only plan's for this driver (plan_where plans as execute does).
 std::string difference(const Query& query, const Catalog& catalog, const gl::RasterOptions& options,
                        Result* raster_result = nullptr) {
   const Result want = cpu::execute(query, catalog);
@@ -46,6 +58,10 @@ std::string difference(const Query& query, const Catalog& catalog, const gl::Ras
   if (got.report.backend != Backend::Raster)
     return "report names backend " + std::string(to_string(got.report.backend));
   if (got.report.algorithm.rfind("raster:", 0) != 0) return "algorithm '" + got.report.algorithm + "'";
+  const std::string planned =
+      plan_of(query, catalog, options, gl_context().caps().depth_bounds_test).algorithm;
+  if (got.report.algorithm != planned)
+    return "algorithm '" + got.report.algorithm + "' but the host-only plan says '" + planned + "'";
   std::string diff = table_difference(want.table, got.table);
   if (raster_result) *raster_result = std::move(got);
   return diff;
@@ -274,46 +290,232 @@ TEST_CASE("raster: column against column for every type pair") {
   GFXQ_CHECK_NO_GL_MESSAGES();
 }
 
+namespace {
+
+// The table of the range tests: b uniform in about [-1000, 1000] (176 rows, seed 9).
+Table range_table() {
+  return test::random_table(5 * kSmallTile + 1, Distribution::Uniform, 9);
+}
+
+// A WHERE with one range on b and the window values (keys of b minus the smallest) it keeps.
+struct RangeWhere {
+  std::string where;
+  uint32_t lo, hi;  // window values kept, inclusive
+};
+
+// The smallest and largest b of `t`.
+std::pair<int32_t, int32_t> b_range(const Table& t) {
+  const auto& b = t.columns[1].as<int32_t>();
+  return {*std::min_element(b.begin(), b.end()), *std::max_element(b.begin(), b.end())};
+}
+
+// WHEREs whose two b bounds lie strictly inside b's values, so neither folds to TRUE or FALSE on
+// the host and the pair is a range: one depth-bounds pass with the extension, two comparisons
+// without. Literal bounds first (checked to be inside), then bounds at the data's ends (the
+// widest range there can be: [1, span - 1], as `b >= min` and `b <= max` fold to TRUE).
+std::vector<RangeWhere> range_wheres(const Table& t) {
+  const auto [lo, hi] = b_range(t);
+  REQUIRE(lo < -301);  // the literal bounds below are inside b's values
+  REQUIRE(hi > 401);
+  const auto k = [lo = lo](int32_t v) { return uint32_t(int64_t(v) - lo); };
+  const std::string min = std::to_string(lo), max = std::to_string(hi);
+  return {{"b BETWEEN -300 AND 250", k(-300), k(250)},
+          {"b BETWEEN 10 AND 10", k(10), k(10)},
+          {"b <= 250 AND b >= -300", k(-300), k(250)},
+          {"b >= -299.5 AND x < 0 AND b < 300", k(-299), k(299)},
+          {"b > 17 AND b <= 400 AND (a < 0 OR y > 0.5)", k(18), k(400)},
+          {"b < -299.5 AND b > -300.5", k(-300), k(-300)},
+          {"b > " + min + " AND b < " + max, 1, k(hi) - 1},
+          {"b >= " + std::to_string(lo + 1) + " AND x < 0 AND b <= " + std::to_string(hi - 1), 1, k(hi) - 1}};
+}
+
+// WHEREs whose b bounds fold on the host (they hold for every row of the table): no range is
+// left to merge, on any driver, which is cheaper than a depth-bounds pass. The first two were
+// once expected to run by depth bounds: b's values (-971 .. 993) lie inside both their ranges.
+std::vector<std::string> folded_range_wheres(const Table& t) {
+  const auto [lo, hi] = b_range(t);
+  REQUIRE(lo >= -999);
+  REQUIRE(hi <= 999);
+  const std::string min = std::to_string(lo), max = std::to_string(hi);
+  return {"b >= -999.5 AND x < 0 AND b < 1000", "b BETWEEN -1000 AND 999", "b BETWEEN " + min + " AND " + max,
+          "b >= " + min + " AND x < 0 AND b <= " + max,
+          "b > " + std::to_string(lo - 1) + " AND x < 0 AND b < " + std::to_string(hi + 1)};
+}
+
+size_t count_kind(const std::vector<PassRecord>& passes, const std::string& kind) {
+  return size_t(std::count_if(passes.begin(), passes.end(), [&](const PassRecord& p) { return p.kind == kind; }));
+}
+
+std::string hex6(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%06x", v);
+  return buf;
+}
+
+// `passes` (a plan's or a report's) hold exactly one depth-bounds pass, keeping window values
+// lo..hi of b (bounds lo*2^-24 and hi*2^-24, inclusive), and the depth buffer then holds b's
+// window values: the last pass before it that writes depth is a copy of key(b) - base.
+void check_depth_bounds_pass(const std::vector<PassRecord>& passes, const RangeWhere& range) {
+  REQUIRE(count_kind(passes, "depth-bounds") == 1);
+  const auto bounds =
+      std::find_if(passes.begin(), passes.end(), [](const PassRecord& p) { return p.kind == "depth-bounds"; });
+  const std::string want = "depth bounds [" + hex6(range.lo) + ", " + hex6(range.hi) + "]*2^-24 on stored key(b) - 0x";
+  CAPTURE(bounds->detail);
+  CHECK(bounds->detail.find(want) != std::string::npos);
+  CHECK(bounds->detail.find("stencil EQUAL") != std::string::npos);
+  const auto copy = std::find_if(std::make_reverse_iterator(bounds), passes.rend(),
+                                 [](const PassRecord& p) { return p.kind == "copy-to-depth"; });
+  REQUIRE(copy != passes.rend());
+  CHECK(copy->detail.rfind("depth <- key(b) - 0x", 0) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("raster: plan (host only): range clause pairs are one depth-bounds pass when the driver has the extension") {
+  // No GL: the plans of drivers with GL_EXT_depth_bounds_test, checked on every driver (llvmpipe
+  // has no extension, so the GPU test below skips there).
+  const Catalog catalog = catalog_of(range_table());
+  const Table& t = catalog.get("t");
+  gl::RasterOptions bounds_off = kSmallTiles;
+  bounds_off.depth_bounds = false;
+  for (const RangeWhere& range : range_wheres(t)) {
+    for (const char* items : {"COUNT(*)", "*"}) {
+      const Query q = sql::parse(std::string("SELECT ") + items + " FROM t WHERE " + range.where);
+      CAPTURE(q.text());
+      const gl::WhereResult with = plan_of(q, catalog, kSmallTiles, true);
+      CAPTURE(with.algorithm);
+      CHECK(with.algorithm.find("1 range(s) by depth bounds") != std::string::npos);
+      CHECK(with.algorithm.find("as two comparisons") == std::string::npos);
+      CHECK(std::any_of(with.passes.begin(), with.passes.end(), [](const PassRecord& p) {
+        return p.kind == "fold" && p.detail.find(": one depth-bounds pass") != std::string::npos;
+      }));
+      check_depth_bounds_pass(with.passes, range);
+      // Without the extension, or with it turned off: the same pair as two comparisons.
+      for (const auto& [extension, options, why] :
+           {std::tuple{false, kSmallTiles, "no GL_EXT_depth_bounds_test on this driver"},
+            std::tuple{true, bounds_off, "depth bounds turned off"}}) {
+        const gl::WhereResult without = plan_of(q, catalog, options, extension);
+        CAPTURE(without.algorithm);
+        CHECK(without.algorithm.find("1 range(s) as two comparisons") != std::string::npos);
+        CHECK(count_kind(without.passes, "depth-bounds") == 0);
+        CHECK(std::any_of(without.passes.begin(), without.passes.end(), [&](const PassRecord& p) {
+          return p.kind == "fold" && p.detail.find(std::string("two comparisons (") + why + ")") != std::string::npos;
+        }));
+      }
+    }
+  }
+  // Bounds beyond b's values fold on the host: no range, no depth-bounds pass, with or without.
+  for (const std::string& where : folded_range_wheres(t)) {
+    const Query q = sql::parse("SELECT COUNT(*) FROM t WHERE " + where);
+    CAPTURE(q.text());
+    for (bool extension : {true, false}) {
+      const gl::WhereResult plan = plan_of(q, catalog, kSmallTiles, extension);
+      CAPTURE(plan.algorithm);
+      CHECK(plan.algorithm.find("range(s)") == std::string::npos);
+      CHECK(count_kind(plan.passes, "depth-bounds") == 0);
+      CHECK(std::count_if(plan.passes.begin(), plan.passes.end(), [](const PassRecord& p) {
+              return p.kind == "fold" && p.detail.find("is TRUE for every row") != std::string::npos;
+            }) == 2);
+    }
+  }
+  // An empty range is FALSE for every row with the extension (two comparisons without it).
+  const Query empty = sql::parse("SELECT COUNT(*) FROM t WHERE b BETWEEN 300 AND -300");
+  CHECK(plan_of(empty, catalog, kSmallTiles, true).algorithm.find("WHERE is FALSE for every row") != std::string::npos);
+  CHECK(plan_of(empty, catalog, kSmallTiles, false).algorithm.find("1 range(s) as two comparisons") !=
+        std::string::npos);
+  // Ranges on columns that need 32-bit keys stay comparisons.
+  for (const char* where : {"a BETWEEN -5 AND 5", "x BETWEEN -5 AND 5", "y BETWEEN 0.25 AND 0.5"}) {
+    const gl::WhereResult plan = plan_of(sql::parse(std::string("SELECT COUNT(*) FROM t WHERE ") + where), catalog,
+                                         kSmallTiles, true);
+    CAPTURE(plan.algorithm);
+    CHECK(count_kind(plan.passes, "depth-bounds") == 0);
+  }
+}
+
+TEST_CASE("raster: plan (host only): random range queries get depth-bounds passes with the extension") {
+  // The random range queries of the GPU test below: most of them are planned as depth-bounds
+  // ranges with the extension, none without it.
+  std::mt19937_64 rng(31);
+  size_t by_bounds = 0, queries = 0;
+  for (Distribution dist :
+       {Distribution::Uniform, Distribution::Skewed, Distribution::Sorted, Distribution::AllEqual}) {
+    const Catalog c = catalog_of(test::random_table(4 * kSmallTile + 3, dist, 17));
+    const Table& t = c.get("t");
+    for (int i = 0; i < 25; ++i, ++queries) {
+      Query q = count_query(test::random_cnf(t, rng, 3, 3));
+      double lo = test::random_constant(t, 1, rng), hi = test::random_constant(t, 1, rng);
+      if (lo > hi) std::swap(lo, hi);
+      q.where.clauses.push_back(Clause{{Comparison{ColumnRef{"", "b"}, CmpOp::Ge, lo}}});
+      q.where.clauses.push_back(Clause{{Comparison{ColumnRef{"", "b"}, CmpOp::Le, hi}}});
+      if (i % 2) q.items = {Star{}};
+      CAPTURE(q.text());
+      const gl::WhereResult with = plan_of(q, c, kSmallTiles, true);
+      if (with.algorithm.find("by depth bounds") != std::string::npos) {
+        ++by_bounds;
+        CHECK(count_kind(with.passes, "depth-bounds") >= 1);
+      }
+      CHECK(count_kind(plan_of(q, c, kSmallTiles, false).passes, "depth-bounds") == 0);
+    }
+  }
+  MESSAGE(by_bounds << " of " << queries << " random range queries planned with a depth-bounds pass");
+  CHECK(by_bounds >= 20);  // 27 with these seeds
+}
+
 TEST_CASE("raster: range clause pairs run as two comparisons when depth bounds are off") {
-  const Catalog catalog = catalog_of(test::random_table(5 * kSmallTile + 1, Distribution::Uniform, 9));
+  const Catalog catalog = catalog_of(range_table());
   gl::RasterOptions options = kSmallTiles;
   options.depth_bounds = false;
-  for (const char* where : {"b BETWEEN -300 AND 250", "b BETWEEN 10 AND 10", "b BETWEEN 300 AND -300",
-                            "b >= -999.5 AND x < 0 AND b < 1000", "b > 17 AND b <= 400 AND (a < 0 OR y > 0.5)"}) {
-    const Query q = sql::parse(std::string("SELECT COUNT(*) FROM t WHERE ") + where);
-    CAPTURE(q.text());
-    Result r;
-    CHECK(difference(q, catalog, options, &r) == "");
-    CHECK(std::none_of(r.report.passes.begin(), r.report.passes.end(),
-                       [](const PassRecord& p) { return p.kind == "depth-bounds"; }));
+  std::vector<std::string> wheres = {"b BETWEEN 300 AND -300"};
+  for (const RangeWhere& range : range_wheres(catalog.get("t"))) wheres.push_back(range.where);
+  for (const std::string& where : wheres) {
+    for (const char* items : {"COUNT(*)", "*"}) {
+      const Query q = sql::parse(std::string("SELECT ") + items + " FROM t WHERE " + where);
+      CAPTURE(q.text());
+      Result r;
+      CHECK(difference(q, catalog, options, &r) == "");
+      CHECK(r.report.algorithm.find("1 range(s) as two comparisons") != std::string::npos);
+      CHECK(count_kind(r.report.passes, "depth-bounds") == 0);
+    }
   }
-  Result r;
-  CHECK(difference(sql::parse("SELECT * FROM t WHERE b BETWEEN -300 AND 250"), catalog, options, &r) == "");
-  CHECK(r.report.algorithm.find("1 range(s) as two comparisons") != std::string::npos);
   GFXQ_CHECK_NO_GL_MESSAGES();
 }
 
 TEST_CASE("raster: range clause pairs run in one depth-bounds pass where the driver has the extension") {
+  // The planning is checked on every driver by the host-only plan tests above; this runs the pass.
   if (!gl_context().caps().depth_bounds_test) {
     MESSAGE("skipped: no GL_EXT_depth_bounds_test on " << gl_context().caps().renderer
                                                        << " (the two-comparison fallback is tested above)");
     return;
   }
-  const Catalog catalog = catalog_of(test::random_table(5 * kSmallTile + 1, Distribution::Uniform, 9));
-  for (const char* where : {"b BETWEEN -300 AND 250", "b BETWEEN 10 AND 10", "b >= -999.5 AND x < 0 AND b < 1000",
-                            "b > 17 AND b <= 400 AND (a < 0 OR y > 0.5)", "b BETWEEN -1000 AND 999"}) {
+  const Catalog catalog = catalog_of(range_table());
+  for (const RangeWhere& range : range_wheres(catalog.get("t"))) {
     for (const char* items : {"COUNT(*)", "*"}) {
-      const Query q = sql::parse(std::string("SELECT ") + items + " FROM t WHERE " + where);
+      const Query q = sql::parse(std::string("SELECT ") + items + " FROM t WHERE " + range.where);
       CAPTURE(q.text());
       Result r;
       CHECK(difference(q, catalog, kSmallTiles, &r) == "");
       CHECK(r.report.algorithm.find("by depth bounds") != std::string::npos);
-      CHECK(std::any_of(r.report.passes.begin(), r.report.passes.end(),
-                        [](const PassRecord& p) { return p.kind == "depth-bounds"; }));
+      CHECK(r.report.algorithm == plan_of(q, catalog, kSmallTiles, true).algorithm);
+      check_depth_bounds_pass(r.report.passes, range);
+      // The GL state is reset: depth bounds test off, bounds back to GL's default [0, 1].
+      CHECK(!glIsEnabled(GL_DEPTH_BOUNDS_TEST_EXT));
+      GLdouble bounds[2] = {-1, -1};
+      glGetDoublev(GL_DEPTH_BOUNDS_EXT, bounds);
+      CHECK(bounds[0] == 0.0);
+      CHECK(bounds[1] == 1.0);
     }
   }
-  // Random range queries with other clauses, sorted and skewed data included.
+  for (const std::string& where : folded_range_wheres(catalog.get("t"))) {
+    const Query q = sql::parse("SELECT * FROM t WHERE " + where);
+    CAPTURE(q.text());
+    Result r;
+    CHECK(difference(q, catalog, kSmallTiles, &r) == "");
+    CHECK(count_kind(r.report.passes, "depth-bounds") == 0);
+  }
+  // Random range queries with other clauses, sorted and skewed data included; the driver plans
+  // each exactly as the host-only plan with the extension says.
   std::mt19937_64 rng(31);
+  size_t by_bounds = 0;
   for (Distribution dist :
        {Distribution::Uniform, Distribution::Skewed, Distribution::Sorted, Distribution::AllEqual}) {
     const Catalog c = catalog_of(test::random_table(4 * kSmallTile + 3, dist, 17));
@@ -325,9 +527,14 @@ TEST_CASE("raster: range clause pairs run in one depth-bounds pass where the dri
       q.where.clauses.push_back(Clause{{Comparison{ColumnRef{"", "b"}, CmpOp::Le, hi}}});
       if (i % 2) q.items = {Star{}};
       CAPTURE(q.text());
-      CHECK(difference(q, c, kSmallTiles) == "");
+      Result r;
+      CHECK(difference(q, c, kSmallTiles, &r) == "");
+      CHECK(r.report.algorithm == plan_of(q, c, kSmallTiles, true).algorithm);
+      if (count_kind(r.report.passes, "depth-bounds") > 0) ++by_bounds;
     }
   }
+  MESSAGE(by_bounds << " of 100 random range queries ran a depth-bounds pass");
+  CHECK(by_bounds >= 20);  // as planned on the host (27 with these seeds)
   GFXQ_CHECK_NO_GL_MESSAGES();
 }
 

@@ -29,6 +29,7 @@ constexpr GLint kStateMask = 0x3;
 constexpr GLint kTie = 0x4;
 constexpr GLint kTieMask = 0x7;
 constexpr uint32_t kDefaultTile = 8192;
+constexpr uint32_t kWindowValues = 1u << 24;  // a depth part holds 0 .. 2^24 - 1 exactly
 
 std::string number_text(double v) {
   char buf[64];
@@ -45,6 +46,28 @@ std::string hex(uint32_t v, int digits = 1) {
 std::string term_text(const BoundComparison& c) {
   const auto* col = std::get_if<BoundColumn>(&c.rhs);
   return c.lhs.name + " " + to_string(c.op) + " " + (col ? col->name : number_text(std::get<double>(c.rhs)));
+}
+
+// The slot of table column `index` in `columns` (table column per slot).
+size_t slot_of(const std::vector<size_t>& columns, size_t index) {
+  for (size_t s = 0; s < columns.size(); ++s)
+    if (columns[s] == index) return s;
+  throw Error(ErrorCode::Internal, "raster: column " + std::to_string(index) + " was not uploaded");
+}
+
+// What the planner reads of its input, host only: per slot, the table column and its ColumnInfo.
+// From a RasterInput (evaluate_where) or from a host table (plan_where), so both plan alike.
+struct PlanInput {
+  std::vector<size_t> columns;    // table column index per slot
+  std::vector<ColumnInfo> infos;  // per slot
+  size_t slot(size_t index) const { return slot_of(columns, index); }
+  const ColumnInfo& info(size_t s) const { return infos.at(s); }
+};
+
+PlanInput plan_input(const RasterInput& input) {
+  PlanInput p{input.columns(), {}};
+  for (size_t s = 0; s < p.columns.size(); ++s) p.infos.push_back(input.store().info(s));
+  return p;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -198,8 +221,7 @@ void merge_ranges(Plan& plan, bool bounds, const std::string& why_not) {
 }
 
 // Lowers and folds every comparison; drops TRUE clauses and FALSE comparisons.
-void lower_where(Plan& plan, const RasterInput& input, const BoundCnf& where) {
-  const TextureStore& store = input.store();
+void lower_where(Plan& plan, const PlanInput& input, const BoundCnf& where) {
   for (size_t i = 0; i < where.clauses.size(); ++i) {
     const std::string clause_name = "clause " + std::to_string(i + 1);
     GpuClause clause;
@@ -209,8 +231,8 @@ void lower_where(Plan& plan, const RasterInput& input, const BoundCnf& where) {
       const size_t lhs = input.slot(term.lhs.index);
       const auto* rhs_column = std::get_if<BoundColumn>(&term.rhs);
       const size_t rhs = rhs_column ? input.slot(rhs_column->index) : lhs;
-      Lowered lowered = rhs_column ? lower_columns(lhs, store.info(lhs), term.op, rhs, store.info(rhs))
-                                   : lower_literal(lhs, store.info(lhs), term.op, std::get<double>(term.rhs));
+      Lowered lowered = rhs_column ? lower_columns(lhs, input.info(lhs), term.op, rhs, input.info(rhs))
+                                   : lower_literal(lhs, input.info(lhs), term.op, std::get<double>(term.rhs));
       if (const bool* value = std::get_if<bool>(&lowered)) {
         plan.notes.push_back(note(clause_name + ": " + text + " is " + (*value ? "TRUE" : "FALSE") +
                                   " for every row (the columns' key ranges decide it)" +
@@ -222,7 +244,7 @@ void lower_where(Plan& plan, const RasterInput& input, const BoundCnf& where) {
         continue;
       }
       DepthCompare& d = std::get<DepthCompare>(lowered);
-      const std::string who = store.info(lhs).name + (rhs_column ? " vs " + store.info(rhs).name : "");
+      const std::string who = input.info(lhs).name + (rhs_column ? " vs " + input.info(rhs).name : "");
       const std::string line = who + ": " + d.encoding;
       if (std::find(plan.encodings.begin(), plan.encodings.end(), line) == plan.encodings.end())
         plan.encodings.push_back(line);
@@ -251,11 +273,11 @@ void lower_where(Plan& plan, const RasterInput& input, const BoundCnf& where) {
 // (REPLACE under write mask 0x4), the others lose it (zfail ZERO); the last part applies op itself.
 // Ne is satisfied by any part that differs. The tie bit is stale outside a comparison, which
 // is harmless: part 1 tests bits 0-1 only and rewrites the bit of every record it tests.
-void emit_passes(Plan& plan, const TextureStore& store, bool vertex_constant_depth) {
+void emit_passes(Plan& plan, const PlanInput& input, bool vertex_constant_depth) {
   GLint cur = 1;
   std::optional<ColumnValue> held;  // what the depth buffer holds
   GLuint resolve = 0;               // stencil bits a pending clause resolve clears; 0: none pending
-  const auto value_text = [&](const ColumnValue& v) { return describe(v, store.info(v.slot)); };
+  const auto value_text = [&](const ColumnValue& v) { return describe(v, input.info(v.slot)); };
   const auto resolve_text = [&](GLuint bits) {
     return "clause resolve: rejects the records that failed the previous clause (ZERO under " + hex(bits) + ")";
   };
@@ -314,11 +336,18 @@ void emit_passes(Plan& plan, const TextureStore& store, bool vertex_constant_dep
     const StencilState satisfy_alive{GL_EQUAL, cur, kStateMask, kStateMask, GL_KEEP, GL_KEEP, GL_INVERT};
     if (clause.range) {
       const Range& r = *clause.range;
+      // A window value is < 2^24 (depth_encode.h), so its k*2^-24 is exact in float and double.
+      if (r.lo > r.hi || r.hi >= kWindowValues)
+        throw Error(ErrorCode::Internal, "raster: depth-bounds range [" + hex(r.lo) + ", " + hex(r.hi) +
+                                             "] is not inside the 24-bit window");
+      // The depth bounds test reads the STORED depth: the column's window values must be in the
+      // depth buffer when it runs (a copy-to-depth pass unless they already are; compare passes
+      // never write depth).
       hold(r.stored);
       flush_resolve();
       Pass p;
       p.kind = PassKind::DepthBounds;
-      p.depth = GL_ALWAYS;
+      p.depth = GL_ALWAYS;  // the depth test passes every fragment: only the bounds decide
       p.bounds_lo = r.lo;
       p.bounds_hi = r.hi;
       p.stencil = satisfy_alive;
@@ -361,15 +390,16 @@ void emit_passes(Plan& plan, const TextureStore& store, bool vertex_constant_dep
   plan.final_state = cur;
 }
 
-Plan make_plan(const Context& context, const RasterInput& input, const BoundCnf& where, const RasterOptions& options) {
+// The plan of `where`; `extension`: the driver has GL_EXT_depth_bounds_test. Host only, so
+// plan_where makes the plans of drivers with the extension on drivers without it.
+Plan make_plan(const PlanInput& input, const BoundCnf& where, const RasterOptions& options, bool extension) {
   Plan plan;
   lower_where(plan, input, where);
   if (plan.constant) return plan;
-  const bool extension = context.caps().depth_bounds_test;
   merge_ranges(plan, extension && options.depth_bounds,
                extension ? "depth bounds turned off" : "no GL_EXT_depth_bounds_test on this driver");
   if (plan.constant) return plan;
-  emit_passes(plan, input.store(), options.vertex_constant_depth);
+  emit_passes(plan, input, options.vertex_constant_depth);
   return plan;
 }
 
@@ -384,6 +414,13 @@ std::string algorithm_text(const Plan& plan, WhereOutput output) {
   s += output == WhereOutput::Count ? ") + occlusion count" : ") + stencil readback";
   for (const auto& e : plan.encodings) s += "; " + e;
   return s;
+}
+
+// The algorithm text of a WHERE over `rows` records.
+std::string where_algorithm(const Plan& plan, WhereOutput output, uint64_t rows, const BoundCnf& where) {
+  if (rows == 0) return "raster: empty input (no GPU pass)";
+  if (where.empty()) return "raster: no WHERE, every row qualifies (no GPU pass)";
+  return algorithm_text(plan, output);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -470,7 +507,12 @@ PassRecord finish(const QueryBatch& batch, const Timing& t, std::string kind, st
   return p;
 }
 
-void require_caps(const GlCapabilities& caps) {
+void require_caps(const GlCapabilities& caps, const Plan& plan) {
+  const bool bounds = std::any_of(plan.passes.begin(), plan.passes.end(),
+                                  [](const Pass& p) { return p.kind == PassKind::DepthBounds; });
+  if (bounds && !caps.depth_bounds_test)
+    throw Error(ErrorCode::Internal, "raster: a depth-bounds pass was planned for a driver without "
+                                     "GL_EXT_depth_bounds_test (" + caps.renderer + ")");
   if (!caps.float_depth || !caps.clip_control)
     throw Error(ErrorCode::Unsupported, "raster: needs GL_DEPTH32F_STENCIL8 and glClipControl for exact depth (" +
                                             caps.renderer + " lacks them)");
@@ -501,8 +543,10 @@ void draw_pass(const Pass& pass, const TextureStore& store, uint64_t tile, const
   glStencilMask(pass.stencil.write);
   if (pass.kind == PassKind::DepthBounds) {
     glEnable(GL_DEPTH_BOUNDS_TEST_EXT);
-    // k * 2^-24 is exact in double and float: the test keeps exactly the window values lo..hi.
-    glDepthBoundsEXT(double(pass.bounds_lo) * 0x1p-24, double(pass.bounds_hi) * 0x1p-24);
+    // The bounds are the very float32 values the copy-to-depth pass stored for lo and hi
+    // (depth_of: k * 2^-24, k < 2^24, exact in float and double, inside [0, 1] so unclamped).
+    // The test keeps stored depths zmin <= z <= zmax, both ends inclusive: the values lo..hi.
+    glDepthBoundsEXT(double(depth_of(pass.bounds_lo)), double(depth_of(pass.bounds_hi)));
   }
   if (pass.value) {
     const ColumnValue& v = *pass.value;
@@ -548,7 +592,7 @@ void init_stencil(GLuint framebuffer, uint32_t width, uint32_t height, uint64_t 
 WhereResult run_plan(Context& context, const RasterInput& input, const Plan& plan, WhereOutput output,
                      const RasterOptions& options, std::optional<uint64_t> limit) {
   const GlCapabilities& caps = context.caps();
-  require_caps(caps);
+  require_caps(caps, plan);
   const TextureStore& store = input.store();
   const TileLayout& layout = store.layout();
   const uint64_t cap = fragments_per_query(caps, options.max_fragments_per_query);
@@ -745,18 +789,51 @@ RasterInput::RasterInput(Context& context, const Table& table, const std::vector
 }
 
 size_t RasterInput::slot(size_t index) const {
-  for (size_t s = 0; s < columns_.size(); ++s)
-    if (columns_[s] == index) return s;
-  throw Error(ErrorCode::Internal, "raster: column " + std::to_string(index) + " was not uploaded");
+  return slot_of(columns_, index);
+}
+
+std::vector<size_t> where_columns(const BoundCnf& where) {
+  std::vector<size_t> columns;
+  const auto use = [&](const BoundColumn& c) {
+    if (std::find(columns.begin(), columns.end(), c.index) == columns.end()) columns.push_back(c.index);
+  };
+  for (const auto& clause : where.clauses)
+    for (const auto& term : clause.terms) {
+      use(term.lhs);
+      if (const auto* c = std::get_if<BoundColumn>(&term.rhs)) use(*c);
+    }
+  return columns;
+}
+
+WhereResult plan_where(const Table& table, const BoundCnf& where, WhereOutput output, const RasterOptions& options,
+                       bool depth_bounds_test) {
+  PlanInput input{where_columns(where), {}};
+  for (size_t c : input.columns) {
+    if (c >= table.columns.size())
+      throw Error(ErrorCode::Internal, "raster: column " + std::to_string(c) + " is not in the table");
+    input.infos.push_back(column_info(table.columns[c]));
+  }
+  const Plan plan = make_plan(input, where, options, depth_bounds_test);
+  WhereResult result;
+  result.algorithm = where_algorithm(plan, output, table.rows(), where);
+  result.passes = plan.notes;
+  if (!plan.constant && table.rows() > 0)
+    for (const Pass& p : plan.passes) {
+      PassRecord r;
+      r.kind = kind_name(p.kind);
+      r.detail = p.detail;
+      result.passes.push_back(std::move(r));
+    }
+  return result;
 }
 
 WhereResult evaluate_where(Context& context, const RasterInput& input, const BoundCnf& where, WhereOutput output,
                            const RasterOptions& options, std::optional<uint64_t> limit) {
   const uint64_t rows = input.store().layout().rows;
-  const Plan plan = make_plan(context, input, where, options);
+  const Plan plan = make_plan(plan_input(input), where, options, context.caps().depth_bounds_test);
   if (!plan.constant && rows > 0) {
     WhereResult result = run_plan(context, input, plan, output, options, limit);
-    result.algorithm = algorithm_text(plan, output);
+    result.algorithm = where_algorithm(plan, output, rows, where);
     result.passes.insert(result.passes.begin(), plan.notes.begin(), plan.notes.end());
     return result;
   }
@@ -768,9 +845,7 @@ WhereResult evaluate_where(Context& context, const RasterInput& input, const Bou
     result.count = all ? std::min(rows, limit.value_or(rows)) : 0;
     for (uint64_t i = 0; i < result.count; ++i) result.rows.push_back(i);
   }
-  result.algorithm = rows == 0       ? std::string("raster: empty input (no GPU pass)")
-                     : where.empty() ? std::string("raster: no WHERE, every row qualifies (no GPU pass)")
-                                     : algorithm_text(plan, output);
+  result.algorithm = where_algorithm(plan, output, rows, where);
   result.passes = plan.notes;
   return result;
 }
@@ -781,15 +856,7 @@ Result execute(Context& context, const Query& query, const Catalog& catalog, con
   check_supported(query, bq);
 
   // The columns the WHERE reads, each uploaded once.
-  std::vector<size_t> columns;
-  const auto use = [&](const BoundColumn& c) {
-    if (std::find(columns.begin(), columns.end(), c.index) == columns.end()) columns.push_back(c.index);
-  };
-  for (const auto& clause : bq.where.clauses)
-    for (const auto& term : clause.terms) {
-      use(term.lhs);
-      if (const auto* c = std::get_if<BoundColumn>(&term.rhs)) use(*c);
-    }
+  const std::vector<size_t> columns = where_columns(bq.where);
   const RasterInput input(context, *bq.left, columns, options);
   const std::optional<uint64_t> limit = bq.aggregate ? std::nullopt : bq.limit;
   WhereResult where =

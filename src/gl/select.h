@@ -60,6 +60,8 @@ class RasterInput {
   const TextureStore& store() const noexcept { return store_; }
   //! The slot of table column `index`; Error(Internal) when it was not uploaded.
   size_t slot(size_t index) const;
+  //! The table column index of each slot.
+  const std::vector<size_t>& columns() const noexcept { return columns_; }
   //! The upload as a pass record (host wall time; items = cells uploaded).
   const PassRecord& upload() const noexcept { return upload_; }
 
@@ -87,6 +89,18 @@ struct WhereResult {
 //! The GL state is reset and every object released on return and on error.
 WhereResult evaluate_where(Context& context, const RasterInput& input, const BoundCnf& where, WhereOutput output,
                            const RasterOptions& options, std::optional<uint64_t> limit = std::nullopt);
+
+//! The table columns `where` reads, each once, in order of first use: what execute uploads.
+std::vector<size_t> where_columns(const BoundCnf& where);
+
+//! The plan evaluate_where would run for `where` over `table`, made on the host only: no GL call,
+//! no upload, no draw. Returns its `algorithm` and `passes` (the planning notes, then one record
+//! per planned GPU pass of a tile with its kind and GL state; no stencil-init or count/readback
+//! records, no counts or timings); `count` and `rows` stay empty. `depth_bounds_test` stands for
+//! the driver's GL_EXT_depth_bounds_test (evaluate_where uses the context's caps().depth_bounds_test),
+//! so the plans of drivers with the extension are testable on drivers without it.
+WhereResult plan_where(const Table& table, const BoundCnf& where, WhereOutput output, const RasterOptions& options,
+                       bool depth_bounds_test);
 
 //! Runs `query` on the raster path: COUNT(*) / COUNT(c) or a selection of `*` or columns, with an
 //! optional WHERE and LIMIT. Anything else is Error(Unsupported) naming the operator.
