@@ -473,6 +473,36 @@ TEST_CASE("vk-prim: scan exclusive and inclusive, 32- and 64-bit outputs, totals
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
 
+// The spine on its own: partial counts that leave invocations holding different numbers of
+// partials (16 each per round), and more than one round (4096 partials each), which scans of test
+// columns never reach. Its subgroup scan once dropped sums on NVIDIA after those uneven loads.
+TEST_CASE("vk-prim: scan spine over uneven partial counts, one and several rounds, exact in 64 bits") {
+  Device& d = vk_device();
+  const uint64_t seed = test_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (const uint64_t count : {1, 3, 16, 17, 20, 100, 4095, 4096, 4097, 9000}) {
+    INFO("partials " << count);
+    std::vector<uint64_t> partials(2 * count);  // {value, count} pairs; the spine reads the values
+    std::vector<uint64_t> expect(count + 1, 0);
+    for (uint64_t i = 0; i < count; ++i) {
+      partials[2 * i] = rng();
+      partials[2 * i + 1] = rng();
+      expect[i + 1] = expect[i] + partials[2 * i];  // modulo 2^64
+    }
+    const Buffer partial_buffer = upload(partials);
+    const Buffer carries = sentinels(2 * (count + 1) + 1);
+    const Buffer total = sentinels(4);
+    d.submit([&](VkCommandBuffer cmd) {
+      prim::record_spine(d, cmd, {&partial_buffer}, count, {&carries}, {&total, 0, 8});
+    });
+    CHECK(download<uint64_t>(carries, count + 1) == expect);
+    CHECK(download<uint32_t>(carries, 2 * (count + 1) + 1)[2 * (count + 1)] == kSentinel);
+    CHECK(download<uint64_t>(total, 1)[0] == expect[count]);
+  }
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
 TEST_CASE("vk-prim: compact by predicate on INT and FLOAT and by flags, ids and values in order") {
   const uint64_t seed = test_seed();
   INFO("seed " << seed);
