@@ -12,6 +12,8 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "gl/context.h"
@@ -25,19 +27,45 @@ inline bool vk_validation_wanted() {
   return !(v && std::strcmp(v, "0") == 0);
 }
 
+//! Releases of process-wide GPU objects, run by tests/main.cpp after the tests and before static
+//! destruction: drivers (NVIDIA's) tear themselves down at exit, and a context or device destroyed
+//! after that crashes the process.
+inline std::vector<std::function<void()>>& gpu_teardown() {
+  static std::vector<std::function<void()>> steps;
+  return steps;
+}
+
+//! A process-wide object made by `make()` on first use and released by release_gpu_objects().
+template <class T, class Make>
+T& process_wide(Make make) {
+  static std::unique_ptr<T> object;
+  if (!object) {
+    object = make();
+    gpu_teardown().push_back([] { object.reset(); });
+  }
+  return *object;
+}
+
+//! Releases every process-wide GPU object, newest first.
+inline void release_gpu_objects() {
+  auto& steps = gpu_teardown();
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) (*it)();
+  steps.clear();
+}
+
 //! The process-wide headless GL context (debug on), made current on the calling thread.
 //! Throws gfxq::Error (failing the test) when no context can be created.
 inline gl::Context& gl_context() {
-  static std::unique_ptr<gl::Context> context = gl::Context::create_headless({.debug = true});
-  context->make_current();
-  return *context;
+  gl::Context& context = process_wide<gl::Context>([] { return gl::Context::create_headless({.debug = true}); });
+  context.make_current();
+  return context;
 }
 
 //! The process-wide Vulkan device, with validation and synchronization validation unless disabled.
 inline vk::Device& vk_device() {
-  static std::unique_ptr<vk::Device> device =
-      vk::Device::create({.validation = vk_validation_wanted(), .sync_validation = vk_validation_wanted()});
-  return *device;
+  return process_wide<vk::Device>([] {
+    return vk::Device::create({.validation = vk_validation_wanted(), .sync_validation = vk_validation_wanted()});
+  });
 }
 
 //! All messages as one string, one per line, for a failure report.

@@ -30,12 +30,11 @@ using namespace gfxq;
 
 // One engine for the whole file (device creation with validation is slow on lavapipe).
 Engine& engine() {
-  static Engine e([] {
+  return test::process_wide<Engine>([] {
     EngineOptions options;
     options.debug = test::vk_validation_wanted();
-    return options;
-  }());
-  return e;
+    return std::make_unique<Engine>(options);
+  });
 }
 
 // Forces the compute backend's scan limits (rows per chunk, workgroups per chunk) while alive.

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <span>
 
 #include "gfxq/error.h"
 #include "gl/check.h"
@@ -126,6 +127,7 @@ struct Pass {
   bool depth_write = false;
   uint32_t bounds_lo = 0, bounds_hi = 0;  // DepthBounds: stored values kept, inclusive
   StencilState stencil;
+  GLint satisfied = 1;  // state of the records satisfying this pass's clause so far (PassSnapshot)
 };
 
 // Two single-comparison clauses `c >= lo`, `c <= hi` on one 24-bit-window column, merged.
@@ -332,6 +334,7 @@ void emit_passes(Plan& plan, const PlanInput& input, bool vertex_constant_depth)
 
   for (size_t i = 0; i < plan.clauses.size(); ++i) {
     const GpuClause& clause = plan.clauses[i];
+    const size_t first_pass = plan.passes.size();
     if (i > 0) resolve = GLuint((3 - cur) | kTie);  // the previous clause's state, and the tie bit
     const StencilState satisfy_alive{GL_EQUAL, cur, kStateMask, kStateMask, GL_KEEP, GL_KEEP, GL_INVERT};
     if (clause.range) {
@@ -385,6 +388,7 @@ void emit_passes(Plan& plan, const PlanInput& input, bool vertex_constant_depth)
         }
       }
     }
+    for (size_t p = first_pass; p < plan.passes.size(); ++p) plan.passes[p].satisfied = 3 - cur;
     cur = 3 - cur;
   }
   plan.final_state = cur;
@@ -589,6 +593,22 @@ void init_stencil(GLuint framebuffer, uint32_t width, uint32_t height, uint64_t 
   glDisable(GL_SCISSOR_TEST);
 }
 
+// Reads the tile's depth and stencil buffers into `s` (width x height set) past any bound pixel
+// pack buffer, for a pass observer.
+void read_buffers(PassSnapshot& s) {
+  const size_t pixels = size_t(s.width) * s.height;
+  s.depth.resize(pixels);
+  s.stencil.resize(pixels);
+  GLint pack = 0;
+  glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &pack);
+  glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, GLsizei(s.width), GLsizei(s.height), GL_DEPTH_COMPONENT, GL_FLOAT, s.depth.data());
+  glReadPixels(0, 0, GLsizei(s.width), GLsizei(s.height), GL_STENCIL_INDEX, GL_UNSIGNED_BYTE, s.stencil.data());
+  glBindBuffer(GL_PIXEL_PACK_BUFFER, GLuint(pack));
+  check_error("pass observer readback");
+}
+
 WhereResult run_plan(Context& context, const RasterInput& input, const Plan& plan, WhereOutput output,
                      const RasterOptions& options, std::optional<uint64_t> limit) {
   const GlCapabilities& caps = context.caps();
@@ -633,16 +653,30 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
   glEnable(GL_STENCIL_TEST);
   check_error("raster pass setup");
 
+  // Kind and detail of each recorded pass: stencil init, the plan's passes, count or readback.
+  const std::string final_text = "stencil EQUAL " + hex(GLuint(plan.final_state)) + "/" + hex(GLuint(kStateMask));
+  std::vector<std::pair<std::string, std::string>> labels{
+      {"stencil-init", "stencil 1 on each tile's records, 0 past the last"}};
+  for (const Pass& p : plan.passes) labels.emplace_back(kind_name(p.kind), p.detail);
+  if (output == WhereOutput::Count)
+    labels.emplace_back("count", "occlusion queries (" + std::to_string(caps.occlusion_counter_bits) +
+                                     "-bit counters, at most " + std::to_string(cap) +
+                                     " fragments each, 64-bit host total) over " + final_text);
+  else
+    labels.emplace_back("readback",
+                        "glReadPixels GL_STENCIL_INDEX per tile into one buffer; row ids where " + final_text);
+
   QueryBatch batch;
-  std::vector<Timing> timing(plan.passes.size() + 2);  // stencil init, the plan's passes, count/readback
+  std::vector<Timing> timing(labels.size());
   std::vector<GLuint> count_queries;
   for (uint64_t t = 0; t < layout.tiles(); ++t) {
     const uint32_t h = layout.pixel_rows(t);
     const uint64_t pixels = uint64_t(layout.width) * h;
     const bool counted = options.pass_queries && pixels <= cap;
     glViewport(0, 0, GLsizei(layout.width), GLsizei(h));
-    // Runs one recorded pass on this tile inside its queries.
-    const auto timed_pass = [&](Timing& slot, bool count_samples, const auto& issue) {
+    // Runs recorded pass `index` on this tile inside its queries; returns its occlusion query (0: none).
+    const auto timed_pass = [&](size_t index, bool count_samples, const auto& issue) {
+      Timing& slot = timing[index];
       const auto issued = Clock::now();
       const GLuint timer = timed ? batch.make(GL_TIME_ELAPSED) : 0;
       const GLuint samples = count_samples ? batch.make(GL_SAMPLES_PASSED) : 0;
@@ -655,23 +689,54 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
       if (samples) slot.samples.push_back(samples);
       slot.items += pixels;
       slot.wall_ms += ms_since(issued);
+      return samples;
     };
-    timed_pass(timing[0], false, [&] { init_stencil(gl.framebuffer, layout.width, h, layout.records(t)); });
-    for (size_t p = 0; p < plan.passes.size(); ++p)
-      timed_pass(timing[p + 1], counted,
-                 [&] { draw_pass(plan.passes[p], store, t, programs, options.vertex_constant_depth); });
-    Timing& last = timing.back();
+    // Shows the tile's buffers after pass `index` to the observer; `occlusion`: the pass's occlusion
+    // queries on this tile. Nothing is read back without an observer.
+    const auto observe = [&](size_t index, std::span<const GLuint> occlusion) {
+      if (!options.observer) return;
+      PassSnapshot s;
+      s.record.kind = labels[index].first;
+      s.record.detail = labels[index].second;
+      s.record.items = pixels;
+      if (!occlusion.empty()) {
+        uint64_t passed = 0;
+        for (GLuint q : occlusion) passed += batch.result(q);
+        s.record.passed = passed;
+      }
+      s.pass = index;
+      s.tile = t;
+      s.width = layout.width;
+      s.height = h;
+      s.records = layout.records(t);
+      s.satisfied = uint8_t(index == 0                    ? 1
+                            : index <= plan.passes.size() ? plan.passes[index - 1].satisfied
+                                                          : plan.final_state);
+      read_buffers(s);
+      options.observer->on_pass(s);
+    };
+    timed_pass(0, false, [&] { init_stencil(gl.framebuffer, layout.width, h, layout.records(t)); });
+    observe(0, {});
+    for (size_t p = 0; p < plan.passes.size(); ++p) {
+      const GLuint samples = timed_pass(
+          p + 1, counted, [&] { draw_pass(plan.passes[p], store, t, programs, options.vertex_constant_depth); });
+      observe(p + 1, std::span<const GLuint>(&samples, samples ? 1 : 0));
+    }
+    const size_t last = labels.size() - 1;
     if (output == WhereOutput::Count) {
+      const size_t tile_queries = count_queries.size();
       timed_pass(last, false, [&] {
         glDisable(GL_DEPTH_TEST);
         const auto queries = issue_count(batch, programs.flat, layout.width, h, plan.final_state, kStateMask, cap);
         count_queries.insert(count_queries.end(), queries.begin(), queries.end());
       });
+      observe(last, std::span<const GLuint>(count_queries).subspan(tile_queries));
     } else {
       timed_pass(last, false, [&] {
         glReadPixels(0, 0, GLsizei(layout.width), GLsizei(h), GL_STENCIL_INDEX, GL_UNSIGNED_BYTE,
                      reinterpret_cast<void*>(static_cast<uintptr_t>(t * readback_tile)));
       });
+      observe(last, {});
     }
     check_error(("raster passes of tile " + std::to_string(t)).c_str());
   }
@@ -699,27 +764,9 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
   timing.back().wall_ms += ms_since(wait);  // the count / readback pass includes the wait for the GPU
 
   const double wall_ms = ms_since(start);
-  result.passes.push_back(
-      finish(batch, timing[0], "stencil-init", "stencil 1 on each tile's records, 0 past the last", wall_ms));
-  for (size_t p = 0; p < plan.passes.size(); ++p)
-    result.passes.push_back(
-        finish(batch, timing[p + 1], kind_name(plan.passes[p].kind), plan.passes[p].detail, wall_ms));
-  const std::string final_text = "stencil EQUAL " + hex(GLuint(plan.final_state)) + "/" + hex(GLuint(kStateMask));
-  if (output == WhereOutput::Count) {
-    PassRecord count =
-        finish(batch, timing.back(), "count",
-               "occlusion queries (" + std::to_string(caps.occlusion_counter_bits) + "-bit counters, at most " +
-                   std::to_string(cap) + " fragments each, 64-bit host total) over " + final_text,
-               wall_ms);
-    count.passed = result.count;
-    result.passes.push_back(std::move(count));
-  } else {
-    PassRecord readback =
-        finish(batch, timing.back(), "readback",
-               "glReadPixels GL_STENCIL_INDEX per tile into one buffer; row ids where " + final_text, wall_ms);
-    readback.passed = result.count;
-    result.passes.push_back(std::move(readback));
-  }
+  for (size_t i = 0; i < labels.size(); ++i)
+    result.passes.push_back(finish(batch, timing[i], labels[i].first, labels[i].second, wall_ms));
+  result.passes.back().passed = result.count;
   check_error("reading raster query results");
   return result;
 }

@@ -28,6 +28,32 @@ namespace gfxq::gl {
 
 class Context;
 
+//! The depth and stencil buffers of one tile right after one pass, for RasterOptions::observer.
+//! Pixel (x, y) of the tile, row 0 at the bottom, is element y * width + x: the tile's record of
+//! that index (texture_store.h), or no record at indices >= records.
+struct PassSnapshot {
+  PassRecord record;     //!< kind and detail as in the report; items: the tile's pixels; passed: this tile's
+                         //!< fragments that passed (occlusion queries), when the pass counts them
+  size_t pass = 0;       //!< pass index in the tile: 0 stencil-init, 1..n the plan's passes, n+1 count or readback
+  uint64_t tile = 0;     //!< the tile
+  uint32_t width = 0;    //!< tile width in pixels
+  uint32_t height = 0;   //!< pixel rows of this tile
+  uint64_t records = 0;  //!< records in this tile
+  //! Stencil state (bits 0-1) of the records that satisfy the pass's clause so far (at count or
+  //! readback: the qualifying records); 0 is rejected, the other value alive but not yet satisfying it.
+  uint8_t satisfied = 1;
+  std::vector<float> depth;      //!< the depth buffer (GL_DEPTH_COMPONENT, GL_FLOAT), width * height
+  std::vector<uint8_t> stencil;  //!< the stencil buffer (GL_STENCIL_INDEX, GL_UNSIGNED_BYTE), width * height
+};
+
+//! Watches the raster passes (RasterOptions::observer), e.g. the visual demo.
+class PassObserver {
+ public:
+  virtual ~PassObserver() = default;
+  //! Called after every pass of every tile, in execution order, with the tile's buffers.
+  virtual void on_pass(const PassSnapshot& snapshot) = 0;
+};
+
 //! Settings of the raster path. The backend uses the defaults; tests force small tiles and
 //! small per-query fragment caps to cover many tiles and bands with small tables.
 struct RasterOptions {
@@ -44,6 +70,9 @@ struct RasterOptions {
   //! tests possible) instead of writing gl_FragDepth (raster_constant.frag: exact by the GL spec).
   //! Exact only where the rasteriser reproduces a constant z exactly; tests check it per driver.
   bool vertex_constant_depth = false;
+  //! When set, sees each pass of each tile with the tile's buffers read back (a GPU stall per
+  //! pass: for demos and tests). Null (the default): no readback, nothing else changes.
+  PassObserver* observer = nullptr;
 };
 
 //! The tile width and height `options` ask for, checked against the driver's limits
