@@ -133,7 +133,7 @@ bool evaluate(const gl::DepthCompare& d, const std::vector<Type>& types, const s
       break;
     }
   }
-  return gl::holds(d.op, three_way);
+  return gfxq::holds(d.op, three_way);
 }
 
 bool evaluate(const gl::Lowered& lowered, const std::vector<Type>& types, const std::vector<uint32_t>& row) {
@@ -142,7 +142,7 @@ bool evaluate(const gl::Lowered& lowered, const std::vector<Type>& types, const 
 }
 
 bool cpu_holds(CmpOp op, double lhs, double rhs) {
-  return gl::holds(op, gfxq::compare_total(lhs, rhs));
+  return gfxq::holds(op, gfxq::compare_total(lhs, rhs));
 }
 
 gl::ColumnInfo info_of(const char* name, Type type, const std::vector<uint32_t>& bits) {
@@ -247,7 +247,7 @@ TEST_CASE("raster: folding with key ranges agrees with every key in the range") 
       if (folded.kind != gl::KeyTest::Kind::Compare) CHECK(h == (folded.kind == gl::KeyTest::Kind::Always));
       for (uint32_t j = other.lo; j <= other.hi; ++j)
         if (pair.kind != gl::KeyTest::Kind::Compare)
-          CHECK(gl::holds(test.op, k < j ? -1 : (k > j ? 1 : 0)) == (pair.kind == gl::KeyTest::Kind::Always));
+          CHECK(gfxq::holds(test.op, k < j ? -1 : (k > j ? 1 : 0)) == (pair.kind == gl::KeyTest::Kind::Always));
     }
     // Folding is complete: a comparison left to the GPU has both answers in the range.
     if (folded.kind == gl::KeyTest::Kind::Compare) CHECK((any_true && any_false));

@@ -27,6 +27,8 @@ const char* to_string(CmpOp op) noexcept;
 CmpOp flip(CmpOp op) noexcept;
 //! The operator's negation (NOT a < b  <=>  a >= b; exact for the total order gfxq uses).
 CmpOp negate(CmpOp op) noexcept;
+//! Whether a three-way comparison result (-1, 0, 1: lhs vs rhs) satisfies `lhs op rhs`.
+bool holds(CmpOp op, int three_way) noexcept;
 
 //! Right-hand side of a comparison: another column or a numeric literal.
 //! Literals are held as double: every int32 and float32 value is exact there.

@@ -90,15 +90,7 @@ bool evaluate(const KeyPredicate& p, uint32_t key) noexcept {
     case KeyPredicate::Kind::Never: return false;
     case KeyPredicate::Kind::Compare: break;
   }
-  switch (p.op) {
-    case CmpOp::Lt: return key < p.key;
-    case CmpOp::Le: return key <= p.key;
-    case CmpOp::Gt: return key > p.key;
-    case CmpOp::Ge: return key >= p.key;
-    case CmpOp::Eq: return key == p.key;
-    case CmpOp::Ne: return key != p.key;
-  }
-  return false;
+  return holds(p.op, key < p.key ? -1 : (key > p.key ? 1 : 0));
 }
 
 }  // namespace gfxq

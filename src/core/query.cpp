@@ -41,6 +41,18 @@ CmpOp negate(CmpOp op) noexcept {
   return op;
 }
 
+bool holds(CmpOp op, int three_way) noexcept {
+  switch (op) {
+    case CmpOp::Lt: return three_way < 0;
+    case CmpOp::Le: return three_way <= 0;
+    case CmpOp::Gt: return three_way > 0;
+    case CmpOp::Ge: return three_way >= 0;
+    case CmpOp::Eq: return three_way == 0;
+    case CmpOp::Ne: return three_way != 0;
+  }
+  return false;
+}
+
 const char* to_string(AggKind kind) noexcept {
   switch (kind) {
     case AggKind::Count: return "COUNT";

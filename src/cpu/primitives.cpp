@@ -10,19 +10,6 @@ namespace gfxq::cpu {
 
 namespace {
 
-//! `cmp op 0` for a three-way comparison result.
-bool holds(CmpOp op, int cmp) {
-  switch (op) {
-    case CmpOp::Lt: return cmp < 0;
-    case CmpOp::Le: return cmp <= 0;
-    case CmpOp::Gt: return cmp > 0;
-    case CmpOp::Ge: return cmp >= 0;
-    case CmpOp::Eq: return cmp == 0;
-    case CmpOp::Ne: return cmp != 0;
-  }
-  throw Error(ErrorCode::Internal, "unknown comparison operator");
-}
-
 template <class T>
 int three_way(T a, T b) {
   return a < b ? -1 : (a > b ? 1 : 0);

@@ -9,18 +9,6 @@ namespace gfxq::cpu {
 
 namespace {
 
-bool holds(CmpOp op, int three_way) {
-  switch (op) {
-    case CmpOp::Lt: return three_way < 0;
-    case CmpOp::Le: return three_way <= 0;
-    case CmpOp::Gt: return three_way > 0;
-    case CmpOp::Ge: return three_way >= 0;
-    case CmpOp::Eq: return three_way == 0;
-    case CmpOp::Ne: return three_way != 0;
-  }
-  return false;
-}
-
 // int32 and float32 are exact in double, so comparing doubles is comparing the mathematical
 // values; compare_total adds the FLOAT rules (-0.0 == 0.0, NaN == NaN, NaN above everything).
 bool satisfies(const Input& in, const BoundComparison& cmp, uint64_t row) {

@@ -36,18 +36,6 @@ FloorFloat floor_float(int32_t a) noexcept {
 
 }  // namespace
 
-bool holds(CmpOp op, int three_way) noexcept {
-  switch (op) {
-    case CmpOp::Lt: return three_way < 0;
-    case CmpOp::Le: return three_way <= 0;
-    case CmpOp::Gt: return three_way > 0;
-    case CmpOp::Ge: return three_way >= 0;
-    case CmpOp::Eq: return three_way == 0;
-    case CmpOp::Ne: return three_way != 0;
-  }
-  return false;
-}
-
 uint32_t cell_key(Type type, uint32_t bits) noexcept {
   return type == Type::Float32 ? float_key(std::bit_cast<float>(bits)) : int_key(std::bit_cast<int32_t>(bits));
 }

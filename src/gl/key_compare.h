@@ -25,8 +25,6 @@ struct KeyRange {
   uint32_t span() const noexcept { return hi - lo; }
 };
 
-//! Whether `three_way` (-1, 0, 1: lhs vs rhs) satisfies `op`.
-bool holds(CmpOp op, int three_way) noexcept;
 
 //! The order key of a stored cell given as raw bits (int32 bits for INT, float32 bits for FLOAT):
 //! int_key or float_key, exactly as raster_value.frag computes it.
