@@ -10,8 +10,11 @@
 //               VALUE_FLOAT=0: int64 sum of int32 values; VALUE_FLOAT=1: exact sum of float32
 //               values as 16 fixed-point bins (see add_float) plus NaN/+inf/-inf flags
 //   SLOTS       1 (single-column programs, no slot selection) or 8
-// Layout: workgroup g of a chunk owns rows [g * rows_per_group, min(rows, (g+1) * rows_per_group))
-// and walks them in rounds of VEC sub-rounds of 1024 rows (VEC = 4 with one slot, else 1): each
+// Layout: MODE_FLAGS: workgroup g of a chunk owns rows [g * rows_per_group, min(rows, (g+1) *
+// rows_per_group)) and walks them in rounds of ROUND = VEC sub-rounds of 1024 rows. MODE_COUNT and
+// MODE_AGG: the chunk is cut into tiles of ROUND rows and workgroup g takes tiles g, g + G, g + 2G
+// ... (G = workgroups in the dispatch), so all workgroups stream through one window of the column
+// together; a workgroup still sees at most rows_per_group rows. VEC = 4 with one slot, else 1. Each
 // invocation first loads its uvec4 of every slot for all VEC sub-rounds (loads in flight), then
 // tests them; in sub-round u (counted from the chunk's start), invocation t tests rows
 // 1024u + 4t .. 1024u + 4t + 3. Mask: row 1024u + 4t + j is bit (t & 31) of word u * 32 + j * 8 + (t >> 5).
@@ -22,7 +25,7 @@
 //   only). Partials are indexed group_base + workgroup; the mask from the chunk's start.
 // Push constants: rows (in this chunk), rows_per_group (a multiple of 4096), group_base, terms
 //   (0: every row passes), float_slots (bit s: slot s is FLOAT), slot_count, value_slot (MODE_AGG),
-//   want_sum (MODE_AGG: 1 to accumulate the sum).
+//   want_sum (MODE_AGG: 1 to accumulate the sum), intervals (0, or 1..4: test key intervals).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_control_flow_attributes : require
 #if defined(MODE_FLAGS)
@@ -82,7 +85,13 @@ layout(push_constant) uniform Params {
   uint slot_count;
   uint value_slot;
   uint want_sum;
+  uint intervals;  // 1..4: the program is a union of key intervals (see below); 0: run the terms
 } pc;
+
+// Single-column programs of literal comparisons only are a union of at most 4 intervals of order
+// keys, written after the terms (program[2 * terms + 2i] = first key, + 1 = last - first); the
+// test is then one subtraction and one unsigned comparison per interval (vk::key_intervals).
+uint iv_lo[4], iv_width[4];
 
 // --- order keys (core/order_key.h): unsigned order = total order; NaN canonical, -0.0 = +0.0
 uvec4 to_key(uvec4 raw, bool is_float) {
@@ -170,6 +179,12 @@ uvec4 load_slot(uint s, uint i) {
 
 // The CNF over the four rows whose keys are in keys[] (`valid`: which rows exist).
 bvec4 evaluate(bvec4 valid) {
+  if (pc.intervals != 0u) {
+    uvec4 hit = uvec4(0u);
+    [[unroll]] for (uint i = 0u; i < 4u; ++i)
+      if (i < pc.intervals) hit |= uvec4(lessThanEqual(keys[0] - iv_lo[i], uvec4(iv_width[i])));
+    return bvec4(uvec4(valid) & hit);
+  }
   bvec4 pass = valid;
   bvec4 clause = bvec4(false);
   for (uint t = 0u; t < pc.terms; ++t) {
@@ -240,10 +255,26 @@ shared uint s_count[WG];
 void main() {
   const uint lid = gl_LocalInvocationID.x;
   const uint group = gl_WorkGroupID.x;
+#if defined(MODE_FLAGS)
+  // The compaction kernel needs each workgroup's rows contiguous.
   const uint start = group * pc.rows_per_group;
   const uint end = min(pc.rows, start + pc.rows_per_group);
   const uint rounds = (end - start + ROUND - 1u) / ROUND;
+#else
+  // Counts and aggregates do not care which rows a workgroup sees: the workgroups walk the chunk
+  // together, tile g + r * groups in round r (tiles of ROUND rows), so the rows being read at any
+  // moment lie in one narrow window of the column (DRAM pages and TLB entries shared by all
+  // workgroups) instead of one stream per workgroup spread over the whole chunk.
+  const uint groups = gl_NumWorkGroups.x;
+  const uint end = pc.rows;
+  const uint tiles = (pc.rows + ROUND - 1u) / ROUND;
+  const uint rounds = tiles > group ? (tiles - group + groups - 1u) / groups : 0u;
+#endif
   uint count = 0u;
+  [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+    iv_lo[i] = i < pc.intervals ? program[2u * pc.terms + 2u * i] : 0u;
+    iv_width[i] = i < pc.intervals ? program[2u * pc.terms + 2u * i + 1u] : 0u;
+  }
 #if defined(MODE_AGG)
   uint min_key = 0xffffffffu, max_key = 0u;
   int64_t sum = 0;
@@ -260,7 +291,14 @@ void main() {
   barrier();
 #endif
   for (uint r = 0u; r < rounds; ++r) {
-    const uint base = start + r * ROUND;
+#if defined(MODE_FLAGS)
+    // Workgroup g starts at its round g mod rounds and wraps around: workgroups that run together
+    // then read at different offsets of their runs (not all at one offset modulo the run length,
+    // which would put every stream on the same DRAM channels).
+    const uint base = start + ((r + group) % rounds) * ROUND;
+#else
+    const uint base = (group + r * groups) * ROUND;
+#endif
     uvec4 raw[VEC][SLOTS];
     [[unroll]] for (uint v = 0u; v < VEC; ++v) {
       const uint row = base + v * SUB + 4u * lid;
@@ -284,8 +322,24 @@ void main() {
         if (pc.want_sum != 0u) {
 #if VALUE_FLOAT
           const uvec4 b = from_key(k, true);
-          [[unroll]] for (uint j = 0u; j < 4u; ++j)
-            if (pass[j]) add_float(b[j]);
+          const uvec4 e = (b >> 23) & 0xffu;
+          const uvec4 t = max(e, uvec4(1u)) - 1u;
+          const bvec4 same = equal(t >> 4, uvec4(cur_bin));
+          if (all(bvec4(uvec4(same) | uvec4(not(pass)))) && !any(equal(e, uvec4(0xffu)))) {
+            // Common case: every passing row is finite and falls in the running bin (four values
+            // below 2^39 each: no overflow of the 64-bit sum).
+            const uvec4 m = mix(uvec4(0u), uvec4(0x800000u), notEqual(e, uvec4(0u))) | (b & 0x7fffffu);
+            const uvec4 sh = t & 15u;
+            int64_t s4 = 0;
+            [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+              const int64_t v = int64_t(m[j]) << sh[j];
+              s4 += pass[j] ? ((b[j] >> 31) != 0u ? -v : v) : int64_t(0);
+            }
+            acc += s4;
+          } else {
+            [[unroll]] for (uint j = 0u; j < 4u; ++j)
+              if (pass[j]) add_float(b[j]);
+          }
 #else
           const ivec4 iv = ivec4(from_key(k, false));
           [[unroll]] for (uint j = 0u; j < 4u; ++j)

@@ -12,3 +12,5 @@ gfxq_vk_shader(cnf_compact_keys cnf_compact.comp DEFINES WRITE_KEYS)
 gfxq_vk_shader(cnf_compact_pairs cnf_compact.comp DEFINES WRITE_IDS WRITE_KEYS)
 # The copy-bandwidth ceiling of the compute benchmarks.
 gfxq_vk_shader(copy_u32x4 copy_u32x4.comp)
+gfxq_vk_shader(copy_u32x4_x4 copy_u32x4.comp DEFINES PER_THREAD=4u)
+gfxq_vk_shader(copy_u32x4_gs copy_u32x4.comp DEFINES PER_THREAD=4u GRID_STRIDE)

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
+#include <utility>
 
 #include "gfxq/error.h"
 #include "vk/primitives/scan.h"
@@ -12,8 +14,61 @@ namespace {
 
 // Push constants of cnf_scan.comp.
 struct ScanPush {
-  uint32_t rows, rows_per_group, group_base, terms, float_slots, slot_count, value_slot, want_sum;
+  uint32_t rows, rows_per_group, group_base, terms, float_slots, slot_count, value_slot, want_sum, intervals;
 };
+
+// The set of order keys a single-column program of literal comparisons accepts, as sorted,
+// disjoint inclusive intervals; nullopt for other programs or more than kMaxIntervals intervals.
+// The kernel then tests intervals instead of walking the terms (same result: the terms compare
+// the key with constant keys in the unsigned order, and each such comparison is an interval set).
+constexpr size_t kMaxIntervals = 4;
+using Intervals = std::vector<std::pair<uint64_t, uint64_t>>;
+
+Intervals normalise(Intervals v) {
+  std::sort(v.begin(), v.end());
+  Intervals out;
+  for (const auto& iv : v) {
+    if (!out.empty() && iv.first <= out.back().second + 1)
+      out.back().second = std::max(out.back().second, iv.second);
+    else
+      out.push_back(iv);
+  }
+  return out;
+}
+
+std::optional<Intervals> key_intervals(const CnfProgram& program) {
+  if (program.outcome != CnfProgram::Outcome::Rows || program.slots.size() != 1) return std::nullopt;
+  constexpr uint64_t kMax = UINT32_MAX;
+  Intervals result{{0, kMax}}, clause;
+  for (const CnfTerm& t : program.terms) {
+    if (t.kind != TermKind::Literal || t.lhs != 0) return std::nullopt;
+    const uint64_t k = t.key;
+    switch (t.op) {
+      case CmpOp::Lt: if (k > 0) clause.push_back({0, k - 1}); break;
+      case CmpOp::Le: clause.push_back({0, k}); break;
+      case CmpOp::Gt: if (k < kMax) clause.push_back({k + 1, kMax}); break;
+      case CmpOp::Ge: clause.push_back({k, kMax}); break;
+      case CmpOp::Eq: clause.push_back({k, k}); break;
+      case CmpOp::Ne:
+        if (k > 0) clause.push_back({0, k - 1});
+        if (k < kMax) clause.push_back({k + 1, kMax});
+        break;
+    }
+    if (t.clause_end) {
+      const Intervals c = normalise(std::move(clause));
+      clause.clear();
+      Intervals next;
+      for (const auto& a : result)
+        for (const auto& b : c) {
+          const uint64_t lo = std::max(a.first, b.first), hi = std::min(a.second, b.second);
+          if (lo <= hi) next.push_back({lo, hi});
+        }
+      result = normalise(std::move(next));
+    }
+  }
+  if (result.empty() || result.size() > kMaxIntervals) return std::nullopt;
+  return result;
+}
 
 // Push constants of cnf_compact.comp.
 struct CompactPush {
@@ -97,7 +152,13 @@ ScanPlan plan_scan(const Device& device, uint64_t rows, const ScanLimits& limits
 }
 
 Buffer upload_program(Device& device, const CnfProgram& program) {
-  const std::vector<uint32_t> words = program.words();
+  std::vector<uint32_t> words = program.words();
+  // The key intervals after the terms (cnf_scan.comp reads them when told to).
+  if (const auto iv = key_intervals(program))
+    for (const auto& [lo, hi] : *iv) {
+      words.push_back(uint32_t(lo));
+      words.push_back(uint32_t(hi - lo));
+    }
   Buffer b = device.create_buffer(std::max<uint64_t>(16, words.size() * 4), MemoryKind::Device);
   device.upload(b, words.data(), words.size() * 4);
   return b;
@@ -124,6 +185,9 @@ void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mod
   push.slot_count = slots;
   push.value_slot = value_slot;
   push.want_sum = want_sum ? 1 : 0;
+  if (push.terms != 0)
+    if (const auto iv = key_intervals(program); iv && input.words->size() >= (program.terms.size() + iv->size()) * 8)
+      push.intervals = uint32_t(iv->size());
   for (const ScanChunk& chunk : plan.chunks) {
     std::vector<BufferRange> ranges;
     ranges.push_back({input.words, 0, 0});

@@ -91,7 +91,7 @@ ScanPlan plan_scan(const Device& device, uint64_t rows, const ScanLimits& limits
 //! A CNF program bound to device columns.
 struct CnfInput {
   const CnfProgram* program = nullptr;       //!< the program (Outcome::Rows or All)
-  const Buffer* words = nullptr;             //!< program->words() on the device, at least 16 bytes
+  const Buffer* words = nullptr;             //!< upload_program(): words() (+ key intervals), >= 16 bytes
   std::vector<const DeviceColumn*> columns;  //!< the column of each slot
 };
 
