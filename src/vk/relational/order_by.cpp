@@ -117,12 +117,7 @@ Table run_order_by(QueryContext& ctx, std::string& algorithm) {
       if (q.limit) algorithm += ", first " + std::to_string(limit);
     }
   }
-  const auto start = QueryContext::Clock::now();
-  Table out = project_rows(q, rows);
-  ctx.add("project", std::to_string(out.columns.size()) + " columns gathered on the host", rows.size(), std::nullopt,
-          start);
-  algorithm += "; projection on the host";
-  return out;
+  return project_rows(ctx, rows, algorithm);
 }
 
 }  // namespace gfxq::vk

@@ -385,7 +385,9 @@ uint64_t count_rows(QueryContext& ctx, const CnfProgram& program) {
   return total;
 }
 
-Table project_rows(const BoundQuery& query, const std::vector<uint32_t>& rows) {
+Table project_rows(QueryContext& ctx, const std::vector<uint32_t>& rows, std::string& algorithm) {
+  const auto start = QueryContext::Clock::now();
+  const BoundQuery& query = ctx.query();
   Table out;
   for (const BoundItem& item : query.items) {
     const BoundColumn& c = std::get<BoundColumn>(item);
@@ -404,6 +406,9 @@ Table project_rows(const BoundQuery& query, const std::vector<uint32_t>& rows) {
     }
     out.columns.push_back(std::move(col));
   }
+  ctx.add("project", std::to_string(out.columns.size()) + " columns gathered on the host", rows.size(), std::nullopt,
+          start);
+  algorithm += "; projection on the host";
   return out;
 }
 
@@ -424,12 +429,7 @@ Table run_selection(QueryContext& ctx, std::string& algorithm) {
                                 : "compute: WHERE folded to " + program.summary() + " (no GPU work)";
   }
   if (q.limit) algorithm += ", first " + std::to_string(*q.limit) + " rows";
-  const auto start = QueryContext::Clock::now();
-  Table out = project_rows(q, rows);
-  ctx.add("project", std::to_string(out.columns.size()) + " columns gathered on the host", rows.size(), std::nullopt,
-          start);
-  algorithm += "; projection on the host";
-  return out;
+  return project_rows(ctx, rows, algorithm);
 }
 
 }  // namespace gfxq::vk

@@ -235,7 +235,8 @@ uint64_t count_rows(QueryContext& ctx, const CnfProgram& program);
 //! rows, gathered on the host. Returns the result table; `algorithm` receives its description.
 Table run_selection(QueryContext& ctx, std::string& algorithm);
 
-//! The result table of the query's items for the host rows `rows` (in that order), as stored.
-Table project_rows(const BoundQuery& query, const std::vector<uint32_t>& rows);
+//! The result table of the query's items for the host rows `rows` (in that order), as stored,
+//! gathered on the host; records the "project" stage in `ctx` and names it in `algorithm`.
+Table project_rows(QueryContext& ctx, const std::vector<uint32_t>& rows, std::string& algorithm);
 
 }  // namespace gfxq::vk
