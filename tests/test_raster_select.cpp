@@ -601,10 +601,10 @@ TEST_CASE("raster: operators beyond selection and COUNT are Unsupported and name
   Catalog catalog = catalog_of(test::random_table(10, Distribution::Uniform, 1));
   catalog.add("s", test::random_table(10, Distribution::Uniform, 2));
   const std::pair<const char*, const char*> cases[] = {{"SELECT a FROM t ORDER BY a", "ORDER BY"},
-                                                       {"SELECT SUM(a) FROM t WHERE b < 3", "aggregate SUM"},
+                                                       {"SELECT a FROM t WHERE b < 3 ORDER BY b", "ORDER BY"},
                                                        {"SELECT b, COUNT(*) FROM t GROUP BY b", "GROUP BY"},
                                                        {"SELECT COUNT(*) FROM t JOIN s ON t.a = s.a", "join (equi)"},
-                                                       {"SELECT MEDIAN(x) FROM t", "aggregate MEDIAN"}};
+                                                       {"SELECT AVG(x) FROM t", "aggregate AVG"}};
   for (const auto& [sql, op] : cases) {
     CAPTURE(sql);
     try {

@@ -5,3 +5,7 @@
 gfxq_gl_shader(raster_value.frag)
 gfxq_gl_shader(raster_constant.frag)
 gfxq_gl_shader(raster_empty.frag)
+# Aggregates over the stencil selection (src/gl/aggregate.cpp): bit planes of an INT column
+# (SUM/AVG) and "order key >= candidate" (bitwise search: MIN/MAX/KTH_LARGEST/QUANTILE).
+gfxq_gl_shader(raster_bitplane.frag)
+gfxq_gl_shader(raster_key_ge.frag)

@@ -1,6 +1,8 @@
-// The raster backend (OpenGL, after Govindaraju et al. 2004): COUNT and selections with a WHERE
-// in CNF, every comparison done by depth and stencil tests (src/gl/select.h, docs/RASTER.md).
-// Other operators are Error(Unsupported) naming the operator.
+// The raster backend (OpenGL, after Govindaraju et al. 2004): selections with a WHERE in CNF, every
+// comparison done by depth and stencil tests, and aggregates without GROUP BY (COUNT; SUM/AVG of INT by
+// bit planes; MIN/MAX/MEDIAN/QUANTILE/KTH_LARGEST by bitwise search) over the WHERE's stencil
+// (src/gl/select.h, src/gl/aggregate.h, docs/RASTER.md). Other operators are Error(Unsupported) naming
+// the operator.
 #include "plan/backend.h"
 #include "gfxq/error.h"
 #include "gl/select.h"

@@ -9,6 +9,7 @@
 #include <span>
 
 #include "gfxq/error.h"
+#include "gl/aggregate.h"
 #include "gl/check.h"
 #include "gl/context.h"
 #include "gl/count.h"
@@ -415,7 +416,7 @@ std::string algorithm_text(const Plan& plan, WhereOutput output) {
                   (plan.clauses.size() == 1 ? "" : "s");
   if (plan.ranges_by_bounds) s += ", " + std::to_string(plan.ranges_by_bounds) + " range(s) by depth bounds";
   if (plan.ranges_as_pairs) s += ", " + std::to_string(plan.ranges_as_pairs) + " range(s) as two comparisons";
-  s += output == WhereOutput::Count ? ") + occlusion count" : ") + stencil readback";
+  s += output != WhereOutput::Rows ? ") + occlusion count" : ") + stencil readback";
   for (const auto& e : plan.encodings) s += "; " + e;
   return s;
 }
@@ -621,18 +622,34 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
 
   StateGuard guard(caps.depth_bounds_test);
   Objects gl;
-  glCreateRenderbuffers(1, &gl.depth_stencil);
-  // Single-sample: occlusion queries count fragments.
-  glNamedRenderbufferStorage(gl.depth_stencil, GL_DEPTH32F_STENCIL8, GLsizei(layout.width), GLsizei(layout.height));
-  check_error("glNamedRenderbufferStorage(GL_DEPTH32F_STENCIL8)");
-  glCreateFramebuffers(1, &gl.framebuffer);
-  glNamedFramebufferRenderbuffer(gl.framebuffer, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, gl.depth_stencil);
-  glNamedFramebufferDrawBuffer(gl.framebuffer, GL_NONE);
-  glNamedFramebufferReadBuffer(gl.framebuffer, GL_NONE);
-  const GLenum status = glCheckNamedFramebufferStatus(gl.framebuffer, GL_FRAMEBUFFER);
-  if (status != GL_FRAMEBUFFER_COMPLETE)
-    throw Error(ErrorCode::Internal, "raster: depth-stencil framebuffer " + std::to_string(layout.width) + "x" +
-                                         std::to_string(layout.height) + " incomplete (status " + hex(status) + ")");
+  const auto make_framebuffer = [&](GLuint& framebuffer, GLuint& depth_stencil) {
+    glCreateRenderbuffers(1, &depth_stencil);
+    // Single-sample: occlusion queries count fragments.
+    glNamedRenderbufferStorage(depth_stencil, GL_DEPTH32F_STENCIL8, GLsizei(layout.width), GLsizei(layout.height));
+    check_error("glNamedRenderbufferStorage(GL_DEPTH32F_STENCIL8)");
+    glCreateFramebuffers(1, &framebuffer);
+    glNamedFramebufferRenderbuffer(framebuffer, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, depth_stencil);
+    glNamedFramebufferDrawBuffer(framebuffer, GL_NONE);
+    glNamedFramebufferReadBuffer(framebuffer, GL_NONE);
+    const GLenum status = glCheckNamedFramebufferStatus(framebuffer, GL_FRAMEBUFFER);
+    if (status != GL_FRAMEBUFFER_COMPLETE)
+      throw Error(ErrorCode::Internal, "raster: depth-stencil framebuffer " + std::to_string(layout.width) + "x" +
+                                           std::to_string(layout.height) + " incomplete (status " + hex(status) + ")");
+  };
+  // Keep: one depth-stencil buffer per tile, handed to the caller; otherwise one for every tile.
+  std::shared_ptr<KeptStencil> kept;
+  if (output == WhereOutput::Keep) {
+    kept = std::make_shared<KeptStencil>();
+    kept->state = plan.final_state;
+    kept->mask = GLuint(kStateMask);
+    for (uint64_t t = 0; t < layout.tiles(); ++t) {
+      kept->framebuffers.push_back(0);
+      kept->renderbuffers.push_back(0);
+      make_framebuffer(kept->framebuffers.back(), kept->renderbuffers.back());
+    }
+  } else {
+    make_framebuffer(gl.framebuffer, gl.depth_stencil);
+  }
   glCreateVertexArrays(1, &gl.vertex_array);  // core profile draws need a bound VAO, even an empty one
   const Programs programs{context.program("fullscreen.vert", "raster_value.frag"),
                           context.program("fullscreen.vert", "raster_constant.frag"),
@@ -647,7 +664,6 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
     glBindBuffer(GL_PIXEL_PACK_BUFFER, gl.readback);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
   }
-  glBindFramebuffer(GL_FRAMEBUFFER, gl.framebuffer);
   glBindVertexArray(gl.vertex_array);
   glClipControl(GL_LOWER_LEFT, GL_ZERO_TO_ONE);  // depth = NDC z: k * 2^-24 lands in the buffer unchanged
   glEnable(GL_STENCIL_TEST);
@@ -658,7 +674,7 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
   std::vector<std::pair<std::string, std::string>> labels{
       {"stencil-init", "stencil 1 on each tile's records, 0 past the last"}};
   for (const Pass& p : plan.passes) labels.emplace_back(kind_name(p.kind), p.detail);
-  if (output == WhereOutput::Count)
+  if (output != WhereOutput::Rows)
     labels.emplace_back("count", "occlusion queries (" + std::to_string(caps.occlusion_counter_bits) +
                                      "-bit counters, at most " + std::to_string(cap) +
                                      " fragments each, 64-bit host total) over " + final_text);
@@ -673,6 +689,8 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
     const uint32_t h = layout.pixel_rows(t);
     const uint64_t pixels = uint64_t(layout.width) * h;
     const bool counted = options.pass_queries && pixels <= cap;
+    const GLuint framebuffer = kept ? GLuint(kept->framebuffers[t]) : gl.framebuffer;
+    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
     glViewport(0, 0, GLsizei(layout.width), GLsizei(h));
     // Runs recorded pass `index` on this tile inside its queries; returns its occlusion query (0: none).
     const auto timed_pass = [&](size_t index, bool count_samples, const auto& issue) {
@@ -715,7 +733,7 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
       read_buffers(s);
       options.observer->on_pass(s);
     };
-    timed_pass(0, false, [&] { init_stencil(gl.framebuffer, layout.width, h, layout.records(t)); });
+    timed_pass(0, false, [&] { init_stencil(framebuffer, layout.width, h, layout.records(t)); });
     observe(0, {});
     for (size_t p = 0; p < plan.passes.size(); ++p) {
       const GLuint samples = timed_pass(
@@ -723,7 +741,7 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
       observe(p + 1, std::span<const GLuint>(&samples, samples ? 1 : 0));
     }
     const size_t last = labels.size() - 1;
-    if (output == WhereOutput::Count) {
+    if (output != WhereOutput::Rows) {
       const size_t tile_queries = count_queries.size();
       timed_pass(last, false, [&] {
         glDisable(GL_DEPTH_TEST);
@@ -743,7 +761,7 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
 
   WhereResult result;
   const auto wait = Clock::now();
-  if (output == WhereOutput::Count) {
+  if (output != WhereOutput::Rows) {
     for (GLuint q : count_queries) result.count += batch.result(q);
   } else {
     const auto* stencil = static_cast<const uint8_t*>(
@@ -768,6 +786,7 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
     result.passes.push_back(finish(batch, timing[i], labels[i].first, labels[i].second, wall_ms));
   result.passes.back().passed = result.count;
   check_error("reading raster query results");
+  result.kept = std::move(kept);
   return result;
 }
 
@@ -786,17 +805,26 @@ void check_supported(const Query& query, const BoundQuery& bq) {
     missing = "GROUP BY";
   } else {
     for (const auto& item : bq.items)
-      if (const auto* a = std::get_if<BoundAggregate>(&item); a && a->kind != AggKind::Count && missing.empty())
-        missing = std::string("aggregate ") + to_string(a->kind);
+      if (const auto* a = std::get_if<BoundAggregate>(&item);
+          a && (a->kind == AggKind::Sum || a->kind == AggKind::Avg) && a->column &&
+          a->column->type == Type::Float32 && missing.empty())
+        missing = std::string("aggregate ") + to_string(a->kind) + " of FLOAT column " + a->column->name +
+                  " (no exact bit-plane scheme for floats yet)";
     if (missing.empty() && bq.order_by) missing = "ORDER BY";
   }
   if (!missing.empty())
     throw Error(ErrorCode::Unsupported, "raster backend cannot run " + missing +
                                             " (the query needs: " + join(required_operators(query)) +
-                                            "; the raster path runs selection (WHERE), projection, COUNT and LIMIT)");
+                                            "; the raster path runs selection (WHERE), projection, LIMIT, COUNT, SUM/AVG of INT, "
+                                            "MIN, MAX, MEDIAN, QUANTILE and KTH_LARGEST)");
 }
 
 }  // namespace
+
+KeptStencil::~KeptStencil() {
+  if (!framebuffers.empty()) glDeleteFramebuffers(GLsizei(framebuffers.size()), framebuffers.data());
+  if (!renderbuffers.empty()) glDeleteRenderbuffers(GLsizei(renderbuffers.size()), renderbuffers.data());
+}
 
 std::pair<uint32_t, uint32_t> tile_size(const GlCapabilities& caps, const RasterOptions& options) {
   const int max_width = std::min({caps.max_texture_size, caps.max_framebuffer_width, caps.max_renderbuffer_size});
@@ -878,6 +906,14 @@ WhereResult evaluate_where(Context& context, const RasterInput& input, const Bou
                            const RasterOptions& options, std::optional<uint64_t> limit) {
   const uint64_t rows = input.store().layout().rows;
   const Plan plan = make_plan(plan_input(input), where, options, context.caps().depth_bounds_test);
+  if (output == WhereOutput::Keep && plan.constant && *plan.constant && rows > 0) {
+    // Every row qualifies: the kept stencil is the stencil-init of each tile (no plan pass).
+    WhereResult result = run_plan(context, input, plan, output, options, limit);
+    result.algorithm = where.empty() ? "raster: no WHERE, every row qualifies (stencil-init + occlusion count)"
+                                     : algorithm_text(plan, output) + " (stencil-init + occlusion count)";
+    result.passes.insert(result.passes.begin(), plan.notes.begin(), plan.notes.end());
+    return result;
+  }
   if (!plan.constant && rows > 0) {
     WhereResult result = run_plan(context, input, plan, output, options, limit);
     result.algorithm = where_algorithm(plan, output, rows, where);
@@ -901,6 +937,10 @@ Result execute(Context& context, const Query& query, const Catalog& catalog, con
   const auto start = Clock::now();
   const BoundQuery bq = bind(query, catalog);
   check_supported(query, bq);
+  if (bq.aggregate)
+    for (const auto& item : bq.items)
+      if (const auto* a = std::get_if<BoundAggregate>(&item); a && a->kind != AggKind::Count)
+        return execute_aggregates(context, bq, options);
 
   // The columns the WHERE reads, each uploaded once.
   const std::vector<size_t> columns = where_columns(bq.where);

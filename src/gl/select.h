@@ -12,6 +12,7 @@
 // flag of a multi-part comparison; 3 of the 8 bits, whatever the size of the CNF.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -104,6 +105,23 @@ class RasterInput {
 enum class WhereOutput {
   Count,  //!< only the number of qualifying rows (occlusion queries)
   Rows,   //!< the qualifying row ids (stencil readback), and their number
+  //! As Count, and every tile's stencil is kept (WhereResult::kept) for follow-up passes that test
+  //! the selection, e.g. the aggregates of gl/aggregate.h. One depth-stencil buffer per tile.
+  Keep,
+};
+
+//! The selection of a WhereOutput::Keep evaluation: per tile a framebuffer whose stencil holds
+//! `state` (under `mask`) on exactly the qualifying records. Owns the GL objects (deleted with it;
+//! the context must be current).
+struct KeptStencil {
+  std::vector<uint32_t> framebuffers;   //!< per tile (GLuint)
+  std::vector<uint32_t> renderbuffers;  //!< per tile, GL_DEPTH32F_STENCIL8 (GLuint)
+  int32_t state = 1;                    //!< stencil value of the qualifying records
+  uint32_t mask = 0x3;                  //!< stencil bits holding it
+  KeptStencil() = default;
+  KeptStencil(const KeptStencil&) = delete;
+  KeptStencil& operator=(const KeptStencil&) = delete;
+  ~KeptStencil();
 };
 
 //! The answer of evaluate_where and how it was computed.
@@ -112,6 +130,8 @@ struct WhereResult {
   std::vector<uint64_t> rows;      //!< Rows: qualifying row ids ascending, at most `limit`
   std::string algorithm;           //!< e.g. "raster: copy-to-depth + stencil CNF (2 clauses) + occlusion count; ..."
   std::vector<PassRecord> passes;  //!< planning folds, then each GPU pass summed over the tiles
+  //! Keep: the tiles' stencil; null when no record qualifies for certain (empty input, WHERE FALSE).
+  std::shared_ptr<KeptStencil> kept;
 };
 
 //! Evaluates `where` (over the input's table; every column it names uploaded) on the GPU.
@@ -131,7 +151,8 @@ std::vector<size_t> where_columns(const BoundCnf& where);
 WhereResult plan_where(const Table& table, const BoundCnf& where, WhereOutput output, const RasterOptions& options,
                        bool depth_bounds_test);
 
-//! Runs `query` on the raster path: COUNT(*) / COUNT(c) or a selection of `*` or columns, with an
+//! Runs `query` on the raster path: a selection of `*` or columns, or aggregates without GROUP BY
+//! (COUNT here; SUM/AVG of INT, MIN/MAX/MEDIAN/QUANTILE/KTH_LARGEST by gl/aggregate.h), with an
 //! optional WHERE and LIMIT. Anything else is Error(Unsupported) naming the operator.
 Result execute(Context& context, const Query& query, const Catalog& catalog, const RasterOptions& options = {});
 

@@ -1,0 +1,285 @@
+#include "gl/aggregate.h"
+
+#include <glad/gl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+
+#include "core/order_key.h"
+#include "gfxq/error.h"
+#include "gl/check.h"
+#include "gl/context.h"
+#include "gl/count.h"
+
+namespace gfxq::gl {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+std::string hex8(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", v);
+  return buf;
+}
+
+// Resets the GL state the aggregate passes touch to GL's defaults (the viewport to what it was).
+class AggregateState {
+ public:
+  AggregateState() {
+    glGetIntegerv(GL_VIEWPORT, viewport_);
+    glCreateVertexArrays(1, &vertex_array_);  // core profile draws need a bound VAO
+    glBindVertexArray(vertex_array_);
+    glDisable(GL_DEPTH_TEST);
+    glDepthMask(GL_FALSE);
+    glEnable(GL_STENCIL_TEST);
+  }
+  ~AggregateState() {
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glBindVertexArray(0);
+    if (vertex_array_) glDeleteVertexArrays(1, &vertex_array_);
+    glUseProgram(0);
+    glBindTextureUnit(0, 0);
+    glDepthMask(GL_TRUE);
+    glDisable(GL_STENCIL_TEST);
+    glStencilFunc(GL_ALWAYS, 0, ~0u);
+    glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
+    glStencilMask(~0u);
+    glDisable(GL_SCISSOR_TEST);
+    glViewport(viewport_[0], viewport_[1], viewport_[2], viewport_[3]);
+  }
+  AggregateState(const AggregateState&) = delete;
+  AggregateState& operator=(const AggregateState&) = delete;
+
+ private:
+  GLint viewport_[4] = {0, 0, 0, 0};
+  GLuint vertex_array_ = 0;
+};
+
+// Issues one counting pass of `program` over every tile of `slot` under the kept selection's
+// stencil test (`set_uniforms` sets the program's uniforms first) and returns its queries.
+class Counter {
+ public:
+  Counter(Context& context, const RasterInput& input, const KeptStencil& kept, const RasterOptions& options)
+      : input_(input),
+        kept_(kept),
+        cap_(fragments_per_query(context.caps(), options.max_fragments_per_query)) {}
+
+  // The occlusion queries of one pass over every tile; `pixels` gets the fragments drawn.
+  template <class SetUniforms>
+  std::vector<GLuint> issue(GLuint program, size_t slot, const SetUniforms& set_uniforms, uint64_t& pixels) {
+    const TextureStore& store = input_.store();
+    const TileLayout& layout = store.layout();
+    set_uniforms(program);
+    std::vector<GLuint> queries;
+    pixels = 0;
+    for (uint64_t t = 0; t < layout.tiles(); ++t) {
+      const uint32_t h = layout.pixel_rows(t);
+      glBindFramebuffer(GL_FRAMEBUFFER, GLuint(kept_.framebuffers.at(t)));
+      glViewport(0, 0, GLsizei(layout.width), GLsizei(h));
+      glBindTextureUnit(0, store.texture(slot, t));
+      const auto q = issue_count(batch_, program, layout.width, h, kept_.state, kept_.mask, cap_);
+      queries.insert(queries.end(), q.begin(), q.end());
+      pixels += uint64_t(layout.width) * h;
+    }
+    check_error("raster aggregate pass");
+    return queries;
+  }
+
+  uint64_t total(const std::vector<GLuint>& queries) const {
+    uint64_t n = 0;
+    for (GLuint q : queries) n += batch_.result(q);
+    return n;
+  }
+
+ private:
+  const RasterInput& input_;
+  const KeptStencil& kept_;
+  uint64_t cap_;
+  QueryBatch batch_;
+};
+
+struct Runner {
+  Context& context;
+  const RasterInput& input;
+  const BoundQuery& bq;
+  Counter& counter;
+  uint64_t n;
+  std::vector<PassRecord>& passes;
+  std::map<size_t, __int128> sums;  // per table column: its exact sum over the selection
+
+  // The exact sum of INT column `c` over the selection: 32 bit-plane counts, all issued before
+  // any is read.
+  __int128 sum(const BoundAggregate& agg) {
+    const size_t index = agg.column->index;
+    if (auto it = sums.find(index); it != sums.end()) return it->second;
+    const GLuint program = context.program("fullscreen.vert", "raster_bitplane.frag");
+    const size_t slot = input.slot(index);
+    std::vector<std::vector<GLuint>> queries(32);
+    std::vector<uint64_t> pixels(32);
+    std::vector<double> wall(32);
+    for (uint32_t b = 0; b < 32; ++b) {
+      const auto issued = Clock::now();
+      queries[b] = counter.issue(
+          program, slot, [&](GLuint p) { glProgramUniform1ui(p, 1, b); }, pixels[b]);
+      wall[b] = ms_since(issued);
+    }
+    __int128 total = 0;
+    for (uint32_t b = 0; b < 32; ++b) {
+      const auto waited = Clock::now();
+      const uint64_t count = counter.total(queries[b]);
+      const __int128 weight = __int128(1) << b;
+      total += b < 31 ? weight * count : -weight * count;
+      PassRecord r;
+      r.kind = "bit-plane count";
+      r.detail = agg.column->name + ": bit " + std::to_string(b) + " set (weight " + (b < 31 ? "" : "-") + "2^" +
+                 std::to_string(b) + "), stencil EQUAL " + std::to_string(counter_state()) + "/0x3, occlusion count";
+      r.items = pixels[b];
+      r.passed = count;
+      r.wall_ms = wall[b] + ms_since(waited);
+      passes.push_back(std::move(r));
+    }
+    sums[index] = total;
+    return total;
+  }
+
+  int32_t counter_state() const { return state; }
+  int32_t state = 1;
+
+  // The k-th largest order key of column `agg.column` over the selection (1 <= k <= n): the
+  // largest x with count(key >= x) >= k, built MSB first, one count per bit.
+  uint32_t kth_largest_key(const BoundAggregate& agg, uint64_t k) {
+    const GLuint program = context.program("fullscreen.vert", "raster_key_ge.frag");
+    const size_t slot = input.slot(agg.column->index);
+    const GLuint is_float = agg.column->type == Type::Float32 ? 1u : 0u;
+    uint32_t x = 0;  // count(key >= 0) = n >= k
+    for (int b = 31; b >= 0; --b) {
+      const uint32_t candidate = x | (uint32_t(1) << b);
+      const auto issued = Clock::now();
+      uint64_t pixels = 0;
+      const auto queries = counter.issue(
+          program, slot,
+          [&](GLuint p) {
+            glProgramUniform1ui(p, 1, candidate);
+            glProgramUniform1ui(p, 2, is_float);
+          },
+          pixels);
+      const uint64_t count = counter.total(queries);  // one round trip per bit
+      const bool take = count >= k;
+      if (take) x = candidate;
+      PassRecord r;
+      r.kind = "bitwise search";
+      r.detail = agg.name + ": bit " + std::to_string(b) + ", candidate key " + hex8(candidate) +
+                 ": count(key(" + agg.column->name + ") >= candidate) " + (take ? ">= " : "< ") + "k = " +
+                 std::to_string(k) + " -> bit " + (take ? "1" : "0") + ", stencil EQUAL " +
+                 std::to_string(state) + "/0x3";
+      r.items = pixels;
+      r.passed = count;
+      r.wall_ms = ms_since(issued);
+      passes.push_back(std::move(r));
+    }
+    return x;
+  }
+
+  Value ranked(const BoundAggregate& agg, uint64_t k) {
+    const uint32_t key = kth_largest_key(agg, k);
+    if (agg.column->type == Type::Float32) return float_from_key(key);
+    return int_from_key(key);
+  }
+
+  Value value(const BoundAggregate& agg) {
+    if (agg.kind == AggKind::Count) return static_cast<int64_t>(n);
+    if (n == 0) return std::monostate{};
+    switch (agg.kind) {
+      case AggKind::Sum: return int_sum_result(sum(agg), agg.name);
+      case AggKind::Avg: return int_average(sum(agg), n);
+      case AggKind::Min: return ranked(agg, n);
+      case AggKind::Max: return ranked(agg, 1);
+      case AggKind::Median:
+      case AggKind::Quantile: return ranked(agg, n - quantile_rank(agg.q, n) + 1);
+      case AggKind::KthLargest:
+        if (static_cast<uint64_t>(agg.k) > n) return std::monostate{};
+        return ranked(agg, static_cast<uint64_t>(agg.k));
+      case AggKind::Count: break;
+    }
+    throw Error(ErrorCode::Internal, "raster: unhandled aggregate " + agg.name);
+  }
+};
+
+// The algorithm text of one aggregate.
+std::string aggregate_text(const BoundAggregate& agg) {
+  switch (agg.kind) {
+    case AggKind::Count: return agg.name + ": the selection's occlusion count";
+    case AggKind::Sum:
+    case AggKind::Avg:
+      return agg.name + ": bit-plane counts (32 occlusion-counted passes, one per bit" +
+             (agg.kind == AggKind::Avg ? ", / COUNT" : "") + ")";
+    default: return agg.name + ": bitwise search on the 32-bit order key (32 occlusion counts, MSB first)";
+  }
+}
+
+}  // namespace
+
+Result execute_aggregates(Context& context, const BoundQuery& bq, const RasterOptions& options) {
+  const auto start = Clock::now();
+  if (bq.join || bq.group_by || bq.order_by)
+    throw Error(ErrorCode::Internal, "raster: execute_aggregates needs a query without join, GROUP BY, ORDER BY");
+  std::vector<const BoundAggregate*> aggs;
+  for (const auto& item : bq.items) {
+    const auto* a = std::get_if<BoundAggregate>(&item);
+    if (!a) throw Error(ErrorCode::Internal, "raster: execute_aggregates needs aggregate items only");
+    if ((a->kind == AggKind::Sum || a->kind == AggKind::Avg) && a->column && a->column->type == Type::Float32)
+      throw Error(ErrorCode::Unsupported, "raster backend cannot run aggregate " + std::string(to_string(a->kind)) +
+                                              " of FLOAT column " + a->column->name +
+                                              " (no exact bit-plane scheme for floats yet)");
+    aggs.push_back(a);
+  }
+
+  // The WHERE's columns, then the aggregates' columns, each uploaded once.
+  std::vector<size_t> columns = where_columns(bq.where);
+  for (const auto* a : aggs)
+    if (a->kind != AggKind::Count && a->column &&
+        std::find(columns.begin(), columns.end(), a->column->index) == columns.end())
+      columns.push_back(a->column->index);
+  const RasterInput input(context, *bq.left, columns, options);
+  WhereResult where = evaluate_where(context, input, bq.where, WhereOutput::Keep, options);
+
+  Result result;
+  result.report.backend = Backend::Raster;
+  result.report.algorithm = where.algorithm;
+  for (const auto* a : aggs) result.report.algorithm += "; " + aggregate_text(*a);
+  if (!columns.empty()) result.report.passes.push_back(input.upload());
+  for (auto& p : where.passes) result.report.passes.push_back(std::move(p));
+
+  std::vector<Value> values;
+  {
+    AggregateState state;
+    KeptStencil none;
+    const KeptStencil& kept = where.kept ? *where.kept : none;
+    Counter counter(context, input, kept, options);
+    Runner runner{context, input, bq, counter, where.count, result.report.passes, {}};
+    runner.state = kept.state;
+    for (const auto* a : aggs) {
+      if (a->kind != AggKind::Count && where.count > 0 && !where.kept)
+        throw Error(ErrorCode::Internal, "raster: no kept selection for " + a->name);
+      values.push_back(runner.value(*a));
+    }
+    check_error("raster aggregates");
+  }
+  where.kept.reset();
+
+  Table& out = result.table;
+  for (const auto& c : bq.output) out.columns.push_back(Column::make(c.name, c.type));
+  if (!bq.limit || *bq.limit > 0)
+    for (size_t i = 0; i < values.size(); ++i) out.columns[i].push(values[i]);
+  result.report.total_ms = ms_since(start);
+  return result;
+}
+
+}  // namespace gfxq::gl

@@ -1,0 +1,25 @@
+#pragma once
+// Aggregates on the raster path, after Govindaraju et al. (SIGMOD 2004), over the selection a
+// WHERE leaves in the stencil buffer (evaluate_where with WhereOutput::Keep): every pass below
+// runs under the stencil test `stencil & mask == state`, so only selected records count.
+//   - SUM / AVG of INT columns by bit planes: per bit b of the two's-complement value one pass
+//     keeps the fragments whose bit b is set (raster_bitplane.frag), counted by occlusion queries;
+//     SUM = sum_{b<31} 2^b count_b - 2^31 count_31 in __int128, then int_sum_result; AVG by
+//     int_average over n = COUNT of the selection.
+//   - MIN, MAX, KTH_LARGEST, MEDIAN, QUANTILE by bitwise search on the 32-bit order key: the
+//     answer is built MSB first, one count per bit of "selected keys >= candidate"
+//     (raster_key_ge.frag), each bit decided on the host. KTH_LARGEST(k) is the largest x with
+//     count(key >= x) >= k; QUANTILE's rank r is KTH_LARGEST(n - r + 1); MIN k = n, MAX k = 1.
+// SUM / AVG of FLOAT columns are Error(Unsupported) (checked by select.cpp's execute).
+
+#include "core/bind.h"
+#include "gfxq/result.h"
+#include "gl/select.h"
+
+namespace gfxq::gl {
+
+//! Runs the bound aggregate query `bq` (no GROUP BY, no join; items are aggregates) on the raster
+//! path. COUNT items are the selection's count. The GL state is reset on return and on error.
+Result execute_aggregates(Context& context, const BoundQuery& bq, const RasterOptions& options);
+
+}  // namespace gfxq::gl
