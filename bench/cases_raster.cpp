@@ -1,7 +1,8 @@
-// Raster-path benchmark cases (src/gl/select.h), each timed with GL timer queries (best of
-// env.repeats) and checked against a count computed on the host. Ceiling: the plain depth-pass
-// fill rate (a constant-depth full-screen pass with depth test, stencil write and an occlusion
-// query) over the same tiles, measured in the same run; ratios are fragments/s against it.
+// Raster-path benchmark cases (src/gl/select.h, src/gl/aggregate.h), each timed with GL timer
+// queries (best of env.repeats) and checked against a count (aggregates: the SUM or KTH_LARGEST)
+// computed on the host. Ceiling: the plain depth-pass fill rate (a constant-depth full-screen pass
+// with depth test, stencil write and an occlusion query) over the same tiles, measured in the same
+// run; ratios are fragments/s against it.
 //
 // Data: k and v are INT uniform in [0, 2^24 - 1] (their keys fit a 24-bit window: one pass per
 // comparison), f is FLOAT uniform in [0, 1] (32-bit keys: hi16 + lo16 passes). Tiles are the
@@ -11,13 +12,18 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
+#include <variant>
+#include <vector>
 
 #include "bench.h"
 #include "core/bind.h"
 #include "gfxq/error.h"
 #include "gfxq/sql.h"
+#include "gl/aggregate.h"
 #include "gl/check.h"
 #include "gl/context.h"
 #include "gl/count.h"
@@ -112,6 +118,69 @@ Measurement run_where(Env& env, uint64_t rows, const std::string& where, const s
                (result.count == expected ? " (checked)" : " != host count " + std::to_string(expected));
     }
   }
+  m.bytes = rows * 4;
+  return m;
+}
+
+// Runs the aggregate query `sql` (one aggregate item over t) through gl::execute_aggregates
+// env.repeats times, each inside one GL_TIME_ELAPSED query. The aggregate passes have no per-pass
+// gpu_ms (docs/RASTER.md "Aggregates"), so the time is the GPU time of the whole call: the upload of
+// the query's columns, the WHERE's passes (pass_queries off: no nested timer queries) and the
+// aggregate passes, including GPU idle time between the bitwise search's round trips. Items are the
+// fragments of every GPU pass in the trace (WHERE and aggregate passes; not the upload).
+Measurement run_aggregate(Env& env, uint64_t rows, const std::string& sql, int64_t expected) {
+  gl::Context& context = context_of(env);
+  Data& data = data_for(env, rows);
+  Catalog catalog;
+  catalog.add("t", data.table);
+  const BoundQuery bq = bind(sql::parse(sql), catalog);
+  gl::RasterOptions options = bench_options();
+  options.pass_queries = false;
+  GLuint timer = 0;
+  glCreateQueries(GL_TIME_ELAPSED, 1, &timer);
+  Measurement m;
+  m.seconds = 1e30;
+  std::string failure;
+  try {
+    for (int r = 0; r < std::max(1, env.repeats); ++r) {
+      std::optional<Result> result;
+      {
+        gl::ScopedQuery timed(GL_TIME_ELAPSED, timer);
+        result = gl::execute_aggregates(context, bq, options);
+      }
+      GLuint64 ns = 0;
+      glGetQueryObjectui64v(timer, GL_QUERY_RESULT, &ns);
+      gl::check_error("raster aggregate benchmark");
+      uint64_t fragments = 0;
+      size_t passes = 0;
+      for (const auto& p : result->report.passes) {
+        if (p.kind == "fold" || p.kind == "upload") continue;
+        fragments += p.items;
+        ++passes;
+      }
+      std::optional<int64_t> got;
+      if (result->table.rows() == 1) {
+        const Value v = result->table.columns[0].value(0);
+        if (const auto* i = std::get_if<int64_t>(&v)) got = *i;
+        if (const auto* i = std::get_if<int32_t>(&v)) got = *i;
+      }
+      const bool ok = got && *got == expected;
+      if (!ok) m.checked = false;
+      if (double(ns) / 1e9 < m.seconds) {
+        m.seconds = double(ns) / 1e9;
+        m.items = fragments;
+        m.note = "GL_TIME_ELAPSED around the whole execute_aggregates call (upload + WHERE + aggregate passes; "
+                 "the aggregate passes have no per-pass gpu_ms), " +
+                 std::to_string(passes) + " GPU pass record(s) of " + result->report.algorithm + "; result " +
+                 (got ? std::to_string(*got) : std::string("NULL")) +
+                 (ok ? " (checked)" : " != host " + std::to_string(expected));
+      }
+    }
+  } catch (const Error& e) {
+    failure = e.what();
+  }
+  glDeleteQueries(1, &timer);
+  if (!failure.empty()) throw Error(ErrorCode::Internal, failure);
   m.bytes = rows * 4;
   return m;
 }
@@ -266,6 +335,31 @@ Registrar count{{"raster.count", "raster", kCeiling, true, [](Env& env, uint64_t
                    return run_where(env, rows, "k < 8000000", {"count"},
                                     host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }));
                  }}};
+
+constexpr int32_t kHalf = 8388608;  // 2^23: k < kHalf selects about half the rows
+
+Registrar sum_bitplanes{{"raster.sum_bitplanes", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                           // SUM by 32 bit-plane occlusion-counted passes over the kept stencil.
+                           const auto& k = data_for(env, rows).table.columns[0].as<int32_t>();
+                           int64_t sum = 0;
+                           for (int32_t x : k)
+                             if (x < kHalf) sum += x;
+                           return run_aggregate(env, rows, "SELECT SUM(k) FROM t WHERE k < 8388608", sum);
+                         }}};
+
+Registrar kth_largest{{"raster.kth_largest", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                         // KTH_LARGEST by 32 bitwise-search passes (one occlusion count read back each).
+                         const auto& k = data_for(env, rows).table.columns[0].as<int32_t>();
+                         std::vector<int32_t> selected;
+                         for (int32_t x : k)
+                           if (x < kHalf) selected.push_back(x);
+                         if (selected.size() < 1000)
+                           throw Error(ErrorCode::Unsupported, "fewer than 1000 selected rows at this size");
+                         std::nth_element(selected.begin(), selected.begin() + 999, selected.end(),
+                                          std::greater<int32_t>());
+                         return run_aggregate(env, rows, "SELECT KTH_LARGEST(k, 1000) FROM t WHERE k < 8388608",
+                                              selected[999]);
+                       }}};
 
 }  // namespace
 
