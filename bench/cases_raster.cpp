@@ -251,16 +251,7 @@ Measurement depth_fill(Env& env, uint64_t rows) {
     failure = e.what();
   }
   // Back to GL's defaults (as the raster path leaves the context), then release.
-  glDisable(GL_DEPTH_TEST);
-  glDepthMask(GL_TRUE);
-  glDepthFunc(GL_LESS);
-  glDisable(GL_STENCIL_TEST);
-  glStencilFunc(GL_ALWAYS, 0, ~0u);
-  glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
-  glClipControl(GL_LOWER_LEFT, GL_NEGATIVE_ONE_TO_ONE);
-  glUseProgram(0);
-  glBindVertexArray(0);
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  gl::restore_default_state(false);
   glDeleteQueries(1, &timer);
   glDeleteVertexArrays(1, &vertex_array);
   glDeleteFramebuffers(1, &framebuffer);

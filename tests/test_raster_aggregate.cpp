@@ -15,33 +15,23 @@
 #include "gl/select.h"
 #include "gpu_support.h"
 #include "random_queries.h"
+#include "raster_support.h"
 
 using namespace gfxq;
 using gfxq::test::gl_context;
+using gfxq::test::catalog_of;
 using gfxq::test::table_difference;
 
 namespace {
 
-constexpr gl::RasterOptions kTiles{.tile_width = 7, .tile_height = 5};
-constexpr uint64_t kTile = 35;
+constexpr gl::RasterOptions kTiles = test::kSmallTiles;
+constexpr uint64_t kTile = test::kSmallTile;
 constexpr double kQuantiles[] = {1e-9, 0.25, 0.5, 0.75, 1.0};
-
-Catalog catalog_of(Table t) {
-  Catalog c;
-  c.add("t", std::move(t));
-  return c;
-}
 
 // Empty when the raster answer equals the CPU reference's exactly.
 std::string difference(const Query& q, const Catalog& catalog, const gl::RasterOptions& options = kTiles,
                        Result* raster = nullptr) {
-  const Result want = cpu::execute(q, catalog);
-  Result got = gl::execute(gl_context(), q, catalog, options);
-  if (got.report.backend != Backend::Raster) return "backend " + std::string(to_string(got.report.backend));
-  if (got.report.algorithm.rfind("raster:", 0) != 0) return "algorithm '" + got.report.algorithm + "'";
-  std::string diff = table_difference(want.table, got.table);
-  if (raster) *raster = std::move(got);
-  return diff;
+  return test::raster_difference(q, catalog, options, raster);
 }
 
 Aggregate agg(AggKind kind, const std::string& column, double q = 0.5, int64_t k = 1) {

@@ -24,23 +24,19 @@
 #include "gl/select.h"
 #include "gpu_support.h"
 #include "random_queries.h"
+#include "raster_support.h"
 
 using namespace gfxq;
 using gfxq::test::gl_context;
+using gfxq::test::catalog_of;
 using gfxq::test::table_difference;
 
 namespace {
 
-constexpr gl::RasterOptions kSmallTiles{.tile_width = 7, .tile_height = 5};
-constexpr uint64_t kSmallTile = 35;
+using test::kSmallTile;
+using test::kSmallTiles;
 constexpr CmpOp kOps[] = {CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge, CmpOp::Eq, CmpOp::Ne};
 constexpr float kFloatInf = std::numeric_limits<float>::infinity();
-
-Catalog catalog_of(Table t) {
-  Catalog c;
-  c.add("t", std::move(t));
-  return c;
-}
 
 // The raster plan of `q` (host only), with or without GL_EXT_depth_bounds_test.
 gl::WhereResult plan_of(const Query& q, const Catalog& catalog, const gl::RasterOptions& options, bool extension) {
@@ -53,16 +49,12 @@ gl::WhereResult plan_of(const Query& q, const Catalog& catalog, const gl::Raster
 // report's algorithm is the host-only plan's for this driver (plan_where plans as execute does).
 std::string difference(const Query& query, const Catalog& catalog, const gl::RasterOptions& options,
                        Result* raster_result = nullptr) {
-  const Result want = cpu::execute(query, catalog);
-  Result got = gl::execute(gl_context(), query, catalog, options);
-  if (got.report.backend != Backend::Raster)
-    return "report names backend " + std::string(to_string(got.report.backend));
-  if (got.report.algorithm.rfind("raster:", 0) != 0) return "algorithm '" + got.report.algorithm + "'";
-  const std::string planned =
-      plan_of(query, catalog, options, gl_context().caps().depth_bounds_test).algorithm;
+  Result got;
+  std::string diff = test::raster_difference(query, catalog, options, &got);
+  if (!diff.empty()) return diff;
+  const std::string planned = plan_of(query, catalog, options, gl_context().caps().depth_bounds_test).algorithm;
   if (got.report.algorithm != planned)
     return "algorithm '" + got.report.algorithm + "' but the host-only plan says '" + planned + "'";
-  std::string diff = table_difference(want.table, got.table);
   if (raster_result) *raster_result = std::move(got);
   return diff;
 }

@@ -431,31 +431,39 @@ std::string where_algorithm(const Plan& plan, WhereOutput output, uint64_t rows,
 // ---------------------------------------------------------------------------------------------
 // Execution.
 
-// Resets the GL state the raster path touches to GL's defaults (and the viewport to what it
-// was), on return and on error alike, so the next user of the context starts clean.
+}  // namespace
+
+void restore_default_state(bool depth_bounds) {
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  glBindVertexArray(0);
+  glUseProgram(0);
+  glBindTextureUnit(0, 0);
+  glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glDisable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LESS);
+  glDepthMask(GL_TRUE);
+  glDisable(GL_STENCIL_TEST);
+  glStencilFunc(GL_ALWAYS, 0, ~0u);
+  glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
+  glStencilMask(~0u);
+  glDisable(GL_SCISSOR_TEST);
+  if (depth_bounds) {
+    glDisable(GL_DEPTH_BOUNDS_TEST_EXT);
+    glDepthBoundsEXT(0.0, 1.0);
+  }
+  glClipControl(GL_LOWER_LEFT, GL_NEGATIVE_ONE_TO_ONE);
+}
+
+namespace {
+
+// Resets the GL state the raster path touches (restore_default_state) and the viewport, on return
+// and on error alike, so the next user of the context starts clean.
 class StateGuard {
  public:
   explicit StateGuard(bool depth_bounds) : depth_bounds_(depth_bounds) { glGetIntegerv(GL_VIEWPORT, viewport_); }
   ~StateGuard() {
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    glBindVertexArray(0);
-    glUseProgram(0);
-    glBindTextureUnit(0, 0);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    glPixelStorei(GL_PACK_ALIGNMENT, 4);
-    glDisable(GL_DEPTH_TEST);
-    glDepthFunc(GL_LESS);
-    glDepthMask(GL_TRUE);
-    glDisable(GL_STENCIL_TEST);
-    glStencilFunc(GL_ALWAYS, 0, ~0u);
-    glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
-    glStencilMask(~0u);
-    glDisable(GL_SCISSOR_TEST);
-    if (depth_bounds_) {
-      glDisable(GL_DEPTH_BOUNDS_TEST_EXT);
-      glDepthBoundsEXT(0.0, 1.0);
-    }
-    glClipControl(GL_LOWER_LEFT, GL_NEGATIVE_ONE_TO_ONE);
+    restore_default_state(depth_bounds_);
     glViewport(viewport_[0], viewport_[1], viewport_[2], viewport_[3]);
   }
   StateGuard(const StateGuard&) = delete;

@@ -76,6 +76,10 @@ struct RasterOptions {
   PassObserver* observer = nullptr;
 };
 
+//! Sets the GL state raster passes touch back to GL's defaults (framebuffer, program, depth,
+//! stencil, scissor, clip control, and the depth-bounds test when `depth_bounds`).
+void restore_default_state(bool depth_bounds);
+
 //! The tile width and height `options` ask for, checked against the driver's limits
 //! (Error(InvalidQuery) for a tile larger than the driver allows).
 std::pair<uint32_t, uint32_t> tile_size(const GlCapabilities& caps, const RasterOptions& options);
