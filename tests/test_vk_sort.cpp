@@ -132,8 +132,13 @@ std::string difference(const Keys& got, const Keys& want) {
 //! Radix sort of `keys` on the GPU (values: none, given, or generated row ids) vs the CPU.
 enum class Values { None, Given, RowIds };
 
-void check_radix_sort(const Keys& keys, SortKeyType type, SortOrder order, Values values, bool in_place,
-                      std::mt19937_64& rng) {
+//! `lookback_limit` bounds the onesweep look-back (RadixSortArgs); 0 must make every sort of more
+//! than one tile fall back from pass 0; other bounds may or may not (on lavapipe a tile may wait
+//! long on one whose thread the OS does not run), and the result is checked either way. Returns
+//! how the sort ran.
+gfxq::vk::RadixSortStatus check_radix_sort(const Keys& keys, SortKeyType type, SortOrder order, Values values,
+                                           bool in_place, std::mt19937_64& rng,
+                                           uint32_t lookback_limit = gfxq::vk::RadixSortArgs::kMaxLookbackLimit) {
   auto& device = vk_device();
   const uint64_t n = keys.size();
   CAPTURE(n);
@@ -141,6 +146,7 @@ void check_radix_sort(const Keys& keys, SortKeyType type, SortOrder order, Value
   CAPTURE(name(order));
   CAPTURE(int(values));
   CAPTURE(in_place);
+  CAPTURE(lookback_limit);
   Keys vals(n);
   if (values == Values::Given)
     for (auto& v : vals) v = uint32_t(rng());
@@ -161,10 +167,28 @@ void check_radix_sort(const Keys& keys, SortKeyType type, SortOrder order, Value
   if (values == Values::Given) args.values_in = whole(vin);
   if (values != Values::None) args.values_out = in_place && values == Values::Given ? whole(vin) : whole(vout);
   args.scratch = whole(scratch);
+  args.lookback_limit = lookback_limit;
   device.submit([&](VkCommandBuffer cmd) { gfxq::vk::record_radix_sort(device, cmd, args); });
+  const gfxq::vk::RadixSortStatus status = gfxq::vk::radix_sort_status(device, args);
+  CAPTURE(status.describe());
+  CHECK(status.onesweep == (n > 0));
+  if (lookback_limit == 0) CHECK(status.needs_fallback() == (n > SORT_TILE));
+  if (status.needs_fallback()) CHECK(status.describe().find("rerun by reduce-then-scan") != std::string::npos);
+  device.submit([&](VkCommandBuffer cmd) { gfxq::vk::record_radix_sort_fallback(device, cmd, args, status); });
   CHECK_SAME(download(*args.keys_out.buffer, n), want_keys);
   if (values != Values::None) CHECK_SAME(download(*args.values_out.buffer, n), want_vals);
+  return status;
 }
+
+//! Counts the sorts of more than one tile that the onesweep path completed without its fallback.
+struct OnesweepCount {
+  int multi_tile = 0, completed = 0;
+  void add(uint64_t n, const gfxq::vk::RadixSortStatus& status) {
+    if (n <= SORT_TILE) return;
+    ++multi_tile;
+    if (status.onesweep && !status.needs_fallback()) ++completed;
+  }
+};
 
 //! Boundary sizes of a primitive whose tile is `tile` and block `block`, plus powers of two +- 1.
 std::vector<uint64_t> boundary_sizes(uint64_t tile, uint64_t block) {
@@ -209,13 +233,18 @@ TEST_CASE("vk-sort: CPU references on the documented examples") {
 TEST_CASE("vk-sort: radix sort keys and row ids at tile boundaries, every key type and order") {
   std::mt19937_64 rng(0x5eed0001);
   INFO("seed 0x5eed0001");
+  OnesweepCount onesweep;
   for (uint64_t n : boundary_sizes(SORT_TILE, SORT_BLOCK))
     for (SortKeyType type : kTypes)
       for (SortOrder order : kOrders) {
         const Data data = n % 3 == 0 ? Data::Special : (n % 3 == 1 ? Data::Random : Data::FewDistinct);
         CAPTURE(name(data));
-        check_radix_sort(make_keys(n, type, data, rng), type, order, n % 2 ? Values::RowIds : Values::None, false, rng);
+        onesweep.add(n, check_radix_sort(make_keys(n, type, data, rng), type, order,
+                                         n % 2 ? Values::RowIds : Values::None, false, rng));
       }
+  // Fallbacks are legitimate (and exact), but most multi-tile sorts must complete by onesweep.
+  CAPTURE(onesweep.completed);
+  CHECK(onesweep.completed * 2 > onesweep.multi_tile);
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
 
@@ -248,6 +277,26 @@ TEST_CASE("vk-sort: radix sort with given values, in place, and random large siz
     const SortOrder order = kOrders[rng() % 2];
     check_radix_sort(make_keys(n, type, Data(rng() % 5), rng), type, order, Values::RowIds, false, rng);
   }
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk-sort: onesweep look-back bound forces the reduce-then-scan fallback, exactly") {
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  // Bound 0: every tile after the first gives up in pass 0, the whole sort reruns by
+  // reduce-then-scan from the input (also in place); one tile never looks back.
+  for (uint64_t n : std::vector<uint64_t>{1, SORT_TILE, SORT_TILE + 1, 3 * SORT_TILE + 777})
+    for (SortKeyType type : kTypes)
+      for (SortOrder order : kOrders) {
+        const Data data = Data(rng() % 5);
+        CAPTURE(name(data));
+        check_radix_sort(make_keys(n, type, data, rng), type, order, Values(rng() % 3), rng() % 2 == 0, rng, 0);
+      }
+  // Small bounds: the look-back may or may not give up, in any pass; the result is exact either way.
+  for (uint32_t limit : {1u, 2u, 5u})
+    check_radix_sort(make_keys(9 * SORT_TILE + 3, SortKeyType::I32, Data::Random, rng), SortKeyType::I32,
+                     SortOrder::Descending, Values::Given, limit % 2 == 1, rng, limit);
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
 

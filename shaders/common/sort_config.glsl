@@ -22,6 +22,27 @@
 #define SORT_MIN_SUBGROUP 8
 #define SORT_MAX_SUBGROUPS 32
 
+// Onesweep radix sort: one histogram pass for all four 8-bit digits, then one pass per digit that
+// ranks a SORT_TILE-key tile and finds its digits' output offsets by decoupled look-back over
+// per-tile descriptors. Control words (in scratch, zeroed before the sort): the tile counter of
+// each pass, the status (bit p: pass p's look-back hit its bound), the four global histograms,
+// then SORT_BINS descriptors per tile and pass. A descriptor is flag << 30 | count, where the
+// count is the tile's keys of that digit (AGGREGATE) or those of all tiles up to it (PREFIX).
+#define ONESWEEP_COUNTERS 0
+#define ONESWEEP_STATUS 4
+#define ONESWEEP_HIST 16
+#define ONESWEEP_DESC 1040
+#define ONESWEEP_PASSES 4
+#define ONESWEEP_HIST_GROUPS 1024
+#define ONESWEEP_FLAG_AGGREGATE 1u
+#define ONESWEEP_FLAG_PREFIX 2u
+#define ONESWEEP_FLAG_FAILED 3u
+#define ONESWEEP_COUNT_MASK 0x3fffffffu
+// Most look-back descriptor reads per digit and tile. lavapipe counts the iterations of ALL loops
+// of one shader run against a single budget of 65,535 and silently cuts every loop short once it
+// is spent, so the look-back must leave most of it to the pass's other loops.
+#define ONESWEEP_MAX_LOOKBACK 16384
+
 // Bitonic chunk sort: one workgroup sorts a 2048-key tile (chunks of up to 2048 keys).
 #define BITONIC_WG 256
 #define BITONIC_TILE 2048

@@ -1,8 +1,11 @@
-// LSD radix sort: four reduce-then-scan counting passes (radix_upsweep, radix_scan,
-// radix_downsweep) over 8-bit digits of the sort key, ping-ponging through scratch.
+// LSD radix sort over 8-bit digits of the sort key, ping-ponging through scratch: the onesweep
+// path (onesweep_histogram, 4 x onesweep_pass) and the reduce-then-scan path (4 x radix_upsweep,
+// radix_scan, radix_downsweep), which is also the onesweep path's fallback.
 
 #include "vk/primitives/radix_sort.h"
 
+#include <algorithm>
+#include <bit>
 #include <string>
 #include <utility>
 
@@ -17,6 +20,12 @@ static_assert(SORT_TILE == SORT_WG * SORT_KPT && SORT_BLOCK == SORT_TILE * SORT_
 static_assert(SORT_BINS == 1 << SORT_RADIX_BITS && SORT_MAX_SUBGROUPS * SORT_MIN_SUBGROUP == SORT_WG);
 // Ranking packs two 16-bit counters per word; the staging area reuses the counters' words.
 static_assert(SORT_MAX_SUBGROUPS * SORT_BINS / 2 <= SORT_TILE && 128 * SORT_KPT < 65536);
+// Onesweep: one invocation per digit; control words in order; the look-back's loops stay below
+// lavapipe's 65,535 iterations.
+static_assert(SORT_BINS == SORT_WG && SORT_RADIX_BITS * ONESWEEP_PASSES == 32);
+static_assert(ONESWEEP_STATUS >= ONESWEEP_COUNTERS + ONESWEEP_PASSES && ONESWEEP_HIST > ONESWEEP_STATUS &&
+              ONESWEEP_DESC == ONESWEEP_HIST + ONESWEEP_PASSES * SORT_BINS);
+static_assert(RadixSortArgs::kMaxLookbackLimit == ONESWEEP_MAX_LOOKBACK);
 
 namespace detail {
 
@@ -133,15 +142,29 @@ void record_digit_pass(Device& device, VkCommandBuffer cmd, const DigitPass& pas
 
 namespace {
 
-//! Scratch layout: tmp keys, tmp values (with values), block histograms, digit totals.
+//! Onesweep's counts are 30-bit descriptor fields: n < 2^30.
+constexpr uint64_t kOnesweepMaxKeys = (uint64_t(1) << 30) - 1;
+
+bool onesweep_path(uint64_t n) {
+  return n <= kOnesweepMaxKeys;
+}
+
+uint64_t tile_count(uint64_t n) {
+  return (n + SORT_TILE - 1) / SORT_TILE;
+}
+
+//! Scratch layout: tmp keys, tmp values (with values), block histograms and digit totals of the
+//! reduce-then-scan passes, onesweep's control words (onesweep path only).
 struct SortScratch {
-  uint64_t keys = 0, values = 0, hist = 0, totals = 0, bytes = 0;
+  uint64_t keys = 0, values = 0, hist = 0, totals = 0, ctrl = 0, ctrl_bytes = 0, bytes = 0;
   SortScratch(uint64_t n, bool with_values) {
     using detail::align256;
     values = align256(n * 4);
     hist = values + (with_values ? align256(n * 4) : 0);
     totals = hist + detail::pass_hist_bytes(n);
-    bytes = totals + align256(SORT_BINS * 4);
+    ctrl = totals + align256(SORT_BINS * 4);
+    ctrl_bytes = onesweep_path(n) ? (ONESWEEP_DESC + ONESWEEP_PASSES * tile_count(n) * SORT_BINS) * 4 : 0;
+    bytes = ctrl + align256(ctrl_bytes);
   }
 };
 
@@ -149,18 +172,93 @@ BufferRange at(const BufferRange& r, uint64_t offset) {
   return {r.buffer, r.offset + offset, 0};
 }
 
-}  // namespace
+//! Push constants of onesweep_pass (see the shader).
+struct OnesweepPush {
+  uint32_t n, ntiles, key_type, descending, pass, flags, lookback_limit, group_offset;
+};
 
-uint64_t radix_sort_scratch_bytes(const Device& device, uint64_t n, bool with_values) {
-  detail::check_sort_support(device, n, "radix sort");
-  return n == 0 ? 0 : SortScratch(n, with_values).bytes;
+//! The buffers of LSD pass p (0..3): in -> tmp -> out -> tmp -> out, so an in-place sort
+//! (out == in) is safe and every pass's input survives its pass.
+struct PassBuffers {
+  BufferRange keys_in, keys_out, values_in, values_out;
+};
+
+PassBuffers pass_buffers(const RadixSortArgs& args, const SortScratch& layout, uint32_t p) {
+  const bool to_tmp = p % 2 == 0;
+  const BufferRange tmp_keys = at(args.scratch, layout.keys), tmp_values = at(args.scratch, layout.values);
+  PassBuffers b;
+  b.keys_in = p == 0 ? args.keys_in : (to_tmp ? args.keys_out : tmp_keys);
+  b.keys_out = to_tmp ? tmp_keys : args.keys_out;
+  if (args.values_out.buffer) {
+    b.values_in = p == 0 ? args.values_in : (to_tmp ? args.values_out : tmp_values);
+    b.values_out = to_tmp ? tmp_values : args.values_out;
+  }
+  return b;
 }
 
-void record_radix_sort(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args) {
+//! Reduce-then-scan passes first..3.
+void record_digit_passes(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args, const SortScratch& layout,
+                         uint32_t first) {
+  using namespace detail;
+  DigitPass pass;
+  pass.n = args.n;
+  pass.key_type = args.key_type;
+  pass.descending = args.order == SortOrder::Descending;
+  pass.mask = SORT_BINS - 1;
+  pass.block_hist = at(args.scratch, layout.hist);
+  pass.totals = at(args.scratch, layout.totals);
+  for (uint32_t p = first; p < ONESWEEP_PASSES; ++p) {
+    const PassBuffers b = pass_buffers(args, layout, p);
+    pass.shift = p * SORT_RADIX_BITS;
+    pass.keys_in = b.keys_in;
+    pass.keys_out = b.keys_out;
+    pass.values_in = b.values_in;
+    pass.values_out = b.values_out;
+    if (p > first) device.barrier(cmd);
+    record_digit_pass(device, cmd, pass);
+  }
+}
+
+//! Onesweep: zero the control words, the histogram pass, then the four look-back passes.
+void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args, const SortScratch& layout) {
+  const uint64_t n = args.n, bytes = n * 4;
+  const uint32_t ntiles = uint32_t(tile_count(n));
+  const BufferRange ctrl{args.scratch.buffer, args.scratch.offset + layout.ctrl, layout.ctrl_bytes};
+  vkCmdFillBuffer(cmd, ctrl.buffer->handle(), ctrl.offset, ctrl.bytes, 0);
+  device.barrier(cmd);
+  const uint32_t key_type = uint32_t(args.key_type), descending = args.order == SortOrder::Descending ? 1u : 0u;
+  const uint32_t hist_push[4] = {uint32_t(n), ntiles, key_type, descending};
+  device.dispatch_ranges(cmd, device.pipeline("onesweep_histogram", 2, sizeof hist_push),
+                         {{args.keys_in.buffer, args.keys_in.offset, bytes}, ctrl}, hist_push,
+                         std::min<uint32_t>(ntiles, ONESWEEP_HIST_GROUPS));
+  const bool with_values = args.values_out.buffer != nullptr;
+  const bool generate = with_values && args.values_in.buffer == nullptr;
+  const uint32_t limit = std::min(args.lookback_limit, RadixSortArgs::kMaxLookbackLimit);
+  for (uint32_t p = 0; p < ONESWEEP_PASSES; ++p) {
+    device.barrier(cmd);
+    const PassBuffers b = pass_buffers(args, layout, p);
+    const OnesweepPush push{uint32_t(n), ntiles, key_type, descending, p, p == 0 && generate ? 1u : 0u, limit, 0u};
+    const BufferRange keys_in{b.keys_in.buffer, b.keys_in.offset, bytes},
+        keys_out{b.keys_out.buffer, b.keys_out.offset, bytes};
+    if (with_values) {
+      // Generated values: binding 3 gets any valid range (the keys); the shader does not read it.
+      const BufferRange values_in =
+          b.values_in.buffer ? BufferRange{b.values_in.buffer, b.values_in.offset, bytes} : keys_in;
+      device.dispatch_ranges(cmd, device.pipeline("onesweep_pass_kv", 5, sizeof(OnesweepPush), true),
+                             {keys_in, keys_out, ctrl, values_in, {b.values_out.buffer, b.values_out.offset, bytes}},
+                             &push, ntiles);
+    } else {
+      device.dispatch_ranges(cmd, device.pipeline("onesweep_pass_k", 3, sizeof(OnesweepPush), true),
+                             {keys_in, keys_out, ctrl}, &push, ntiles);
+    }
+  }
+}
+
+//! The checks record_radix_sort makes on its arguments; returns the scratch layout.
+SortScratch checked_layout(const Device& device, const RadixSortArgs& args) {
   using namespace detail;
   const uint64_t n = args.n;
   check_sort_support(device, n, "radix sort");
-  if (n == 0) return;
   const bool with_values = args.values_out.buffer != nullptr;
   const uint64_t bytes = n * 4;
   const SortScratch layout(n, with_values);
@@ -177,28 +275,51 @@ void record_radix_sort(Device& device, VkCommandBuffer cmd, const RadixSortArgs&
         throw Error(ErrorCode::Internal, "radix sort: values_out partly overlaps values_in");
     }
   }
+  return layout;
+}
 
-  const BufferRange tmp_keys = at(args.scratch, layout.keys), tmp_values = at(args.scratch, layout.values);
-  // Four passes: in -> tmp -> out -> tmp -> out, so an in-place sort (out == in) is safe.
-  DigitPass pass;
-  pass.n = n;
-  pass.key_type = args.key_type;
-  pass.descending = args.order == SortOrder::Descending;
-  pass.mask = SORT_BINS - 1;
-  pass.block_hist = at(args.scratch, layout.hist);
-  pass.totals = at(args.scratch, layout.totals);
-  for (uint32_t p = 0; p < 32 / SORT_RADIX_BITS; ++p) {
-    const bool to_tmp = p % 2 == 0;
-    pass.shift = p * SORT_RADIX_BITS;
-    pass.keys_in = p == 0 ? args.keys_in : (to_tmp ? args.keys_out : tmp_keys);
-    pass.keys_out = to_tmp ? tmp_keys : args.keys_out;
-    if (with_values) {
-      pass.values_in = p == 0 ? args.values_in : (to_tmp ? args.values_out : tmp_values);
-      pass.values_out = to_tmp ? tmp_values : args.values_out;
-    }
-    if (p > 0) device.barrier(cmd);
-    record_digit_pass(device, cmd, pass);
+}  // namespace
+
+std::string RadixSortStatus::describe() const {
+  if (!onesweep) return "reduce-then-scan LSD radix sort (4 passes of 8-bit digits, 12 dispatches)";
+  if (failed_pass >= ONESWEEP_PASSES)
+    return "onesweep LSD radix sort (one 4-digit histogram pass + 4 decoupled look-back passes)";
+  return "onesweep LSD radix sort whose look-back hit its bound in pass " + std::to_string(failed_pass) + ": passes " +
+         std::to_string(failed_pass) + "..3 rerun by reduce-then-scan";
+}
+
+uint64_t radix_sort_scratch_bytes(const Device& device, uint64_t n, bool with_values) {
+  detail::check_sort_support(device, n, "radix sort");
+  return n == 0 ? 0 : SortScratch(n, with_values).bytes;
+}
+
+void record_radix_sort(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args) {
+  if (args.n == 0) {
+    detail::check_sort_support(device, 0, "radix sort");
+    return;
   }
+  const SortScratch layout = checked_layout(device, args);
+  if (onesweep_path(args.n))
+    record_onesweep(device, cmd, args, layout);
+  else
+    record_digit_passes(device, cmd, args, layout, 0);
+}
+
+RadixSortStatus radix_sort_status(Device& device, const RadixSortArgs& args) {
+  RadixSortStatus status;
+  if (args.n == 0 || !onesweep_path(args.n)) return status;
+  const SortScratch layout = checked_layout(device, args);
+  status.onesweep = true;
+  uint32_t word = 0;
+  device.download(*args.scratch.buffer, &word, 4, args.scratch.offset + layout.ctrl + ONESWEEP_STATUS * 4);
+  if (word != 0) status.failed_pass = uint32_t(std::countr_zero(word));
+  return status;
+}
+
+void record_radix_sort_fallback(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args,
+                                const RadixSortStatus& status) {
+  if (!status.needs_fallback()) return;
+  record_digit_passes(device, cmd, args, checked_layout(device, args), status.failed_pass);
 }
 
 }  // namespace gfxq::vk

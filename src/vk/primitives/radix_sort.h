@@ -1,9 +1,20 @@
 #pragma once
 // LSD radix sort of 32-bit keys, alone or with uint32 values (row ids), recorded into the caller's
-// command buffer. Four stable passes of 8-bit digits; each pass is reduce-then-scan (per-block
-// digit histograms -> a scan of them -> a scatter with stable in-tile ranking), which needs no
-// forward progress between workgroups. Keys are moved with their bits unchanged; the order-
-// preserving transform (SortKeyType, SortOrder) is applied to each key as it is loaded.
+// command buffer, four stable passes of 8-bit digits. Keys are moved with their bits unchanged;
+// the order-preserving transform (SortKeyType, SortOrder) is applied to each key as it is loaded.
+//
+// Two paths:
+// - Onesweep (Adinets & Merrill 2022), for n < 2^30: one pass computes all four digit histograms,
+//   then one pass per digit ranks 4096-key tiles and finds each tile's output offsets by
+//   decoupled look-back over per-tile descriptors (tile ids from an atomic counter, so a tile only
+//   waits on tiles that started earlier). 5 dispatches and 1 fill; the keys are read 5 times and
+//   written 4 times. The look-back is bounded (RadixSortArgs::lookback_limit): a pass whose
+//   look-back hits the bound writes no wrong key and flags itself in the scratch; after the
+//   commands have run, radix_sort_status() reads the flag and record_radix_sort_fallback()
+//   reruns the sort from that pass's (intact) input by reduce-then-scan.
+// - Reduce-then-scan (the fallback, and the path for n >= 2^30): per digit, per-block histograms
+//   -> a scan of them -> a scatter with stable in-tile ranking; no forward progress between
+//   workgroups is needed. 12 dispatches.
 //
 // Barriers the caller owes (this applies to every primitive in src/vk/primitives/{radix_sort,
 // bitonic_sort,radix_select,split}.h): record device.barrier(cmd) before the call when earlier
@@ -18,6 +29,7 @@
 // lavapipe qualify).
 
 #include <cstdint>
+#include <string>
 
 #include "cpu/primitives_sort.h"
 #include "vk/device.h"
@@ -37,6 +49,22 @@ struct RadixSortArgs {
   BufferRange values_in;                    //!< optional n uint32 values; absent with values_out: row ids 0..n-1
   BufferRange values_out;                   //!< optional: the values in key order (absent: keys only)
   BufferRange scratch;                      //!< radix_sort_scratch_bytes(device, n, values_out present)
+  //! Onesweep: descriptor reads per digit and tile before the look-back gives up (0: every tile
+  //! but the first gives up, which tests use to force the fallback); at most kMaxLookbackLimit.
+  uint32_t lookback_limit = kMaxLookbackLimit;
+  //! The largest look-back bound (and the default), ONESWEEP_MAX_LOOKBACK: milliseconds of
+  //! waiting on a GPU, and within lavapipe's budget of loop iterations per shader run.
+  static constexpr uint32_t kMaxLookbackLimit = 16384;
+};
+
+//! Which path a recorded sort took and how it ended (radix_sort_status).
+struct RadixSortStatus {
+  bool onesweep = false;     //!< the onesweep path was recorded (else reduce-then-scan)
+  uint32_t failed_pass = 4;  //!< onesweep: first pass whose look-back hit its bound (4: none)
+  //! Whether record_radix_sort_fallback still has passes to record.
+  bool needs_fallback() const noexcept { return onesweep && failed_pass < 4; }
+  //! What ran, for execution reports, e.g. "onesweep (histogram + 4 look-back passes)".
+  std::string describe() const;
 };
 
 //! Bytes of scratch record_radix_sort needs (caller-owned, no contents required; 0 for n == 0).
@@ -46,6 +74,16 @@ uint64_t radix_sort_scratch_bytes(const Device& device, uint64_t n, bool with_va
 //! Records a stable radix sort. Example: U32 ascending, keys_in {3,1,2,1}, values_in absent,
 //! values_out present -> keys_out {1,1,2,3}, values_out {1,3,2,0}.
 void record_radix_sort(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args);
+
+//! After the commands of record_radix_sort(args) have completed (and before the scratch is reused):
+//! which path ran and whether a look-back pass gave up. Reads one word of the scratch back to the
+//! host (a submission of its own) when the onesweep path ran; none otherwise.
+RadixSortStatus radix_sort_status(Device& device, const RadixSortArgs& args);
+
+//! When status.needs_fallback(): records the reduce-then-scan passes from the failed pass on, which
+//! complete the sort exactly (the failed pass's input is intact). No-op otherwise.
+void record_radix_sort_fallback(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args,
+                                const RadixSortStatus& status);
 
 namespace detail {
 

@@ -11,8 +11,9 @@ namespace gfxq::vk {
 namespace {
 
 // The first `kept` row ids of the selected rows sorted stably by the order column.
+// `sort_path` receives which sort path ran (RadixSortStatus::describe).
 std::vector<uint32_t> sort_rows(QueryContext& ctx, const DeviceSelection& selection, const BoundOrder& order,
-                                uint64_t kept) {
+                                uint64_t kept, std::string& sort_path) {
   Device& device = ctx.device();
   const DeviceColumn& column = ctx.column(order.column);
   const uint64_t m = selection.count;
@@ -50,6 +51,11 @@ std::vector<uint32_t> sort_rows(QueryContext& ctx, const DeviceSelection& select
           "stable LSD radix sort of " + std::to_string(m) + " (key, row id) pairs, " +
               (order.descending ? "descending" : "ascending"),
           m, [&](VkCommandBuffer cmd) { record_radix_sort(device, cmd, args); });
+  const RadixSortStatus status = radix_sort_status(device, args);
+  if (status.needs_fallback())
+    ctx.run("radix-sort-fallback", status.describe(), m,
+            [&](VkCommandBuffer cmd) { record_radix_sort_fallback(device, cmd, args, status); });
+  sort_path = status.describe();
   return ctx.download<uint32_t>(ids, kept, "sorted row ids");
 }
 
@@ -112,8 +118,9 @@ Table run_order_by(QueryContext& ctx, std::string& algorithm) {
                   ": radix select of the threshold key, compaction of the rows before it and of the first ties, "
                   "small stable sort on the host";
     } else {
-      rows = sort_rows(ctx, selection, order, std::min(limit, selection.count));
-      algorithm = "compute: " + where + "stable radix sort of (key, row id) pairs by " + by;
+      std::string sort_path;
+      rows = sort_rows(ctx, selection, order, std::min(limit, selection.count), sort_path);
+      algorithm = "compute: " + where + "stable radix sort of (key, row id) pairs by " + by + " (" + sort_path + ")";
       if (q.limit) algorithm += ", first " + std::to_string(limit);
     }
   }
