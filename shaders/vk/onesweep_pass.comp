@@ -27,7 +27,7 @@
 layout(local_size_x = SORT_WG) in;
 layout(std430, binding = 0) readonly buffer KeysIn { uint keys_in[]; };
 layout(std430, binding = 1) writeonly buffer KeysOut { uint keys_out[]; };
-layout(std430, binding = 2) coherent buffer Ctrl { uint ctrl[]; };
+layout(std430, binding = 2) volatile coherent buffer Ctrl { uint ctrl[]; };
 #ifdef KEY_VALUE
 layout(std430, binding = 3) readonly buffer ValuesIn { uint values_in[]; };
 layout(std430, binding = 4) writeonly buffer ValuesOut { uint values_out[]; };
@@ -63,7 +63,7 @@ void main() {
   const uint lane = gl_SubgroupInvocationID;
 
   if (tid == 0u) {
-    s_status = atomicOr(ctrl[ONESWEEP_STATUS], 0u);
+    s_status = ctrl[ONESWEEP_STATUS];
     s_tile = atomicAdd(ctrl[ONESWEEP_COUNTERS + pc.pass], 1u);
     s_failed = 0u;
   }
@@ -115,14 +115,30 @@ void main() {
   const uint desc = ONESWEEP_DESC + (pc.pass * pc.ntiles + tile) * SORT_BINS + tid;
   atomicExchange(ctrl[desc], ((tile == 0u ? ONESWEEP_FLAG_PREFIX : ONESWEEP_FLAG_AGGREGATE) << 30) | mine);
 
-  // Look-back: keys of this digit in all earlier tiles.
+  // The tile-local offsets first, which gives the earlier tiles time to publish. Where the keys
+  // of each digit start among all keys and in the tile:
+  uint all_keys;
+  const uint digit_start = wg_exclusive_scan(ctrl[ONESWEEP_HIST + pc.pass * SORT_BINS + tid], all_keys);
+  uint tile_keys;
+  s_loff[tid] = wg_exclusive_scan(count_d, tile_keys);
+  // Counters -> exclusive sums over subgroups, both 16-bit halves at once (sums stay < 2^16).
+  if (tid < HALF_BINS) {
+    uint run = 0u;
+    for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+      const uint c = s_mem[s * HALF_BINS + tid];
+      s_mem[s * HALF_BINS + tid] = run;
+      run += c;
+    }
+  }
+
+  // Look-back: keys of this digit in all earlier tiles. Descriptor reads are volatile loads (the
+  // block is volatile), so a spinning reader does not contend with the writer's atomics.
   uint before = 0u;
-  bool failed = false;
   if (tile > 0u) {
     uint j = tile - 1u;
     bool done = false;
     for (uint r = 0u; r < pc.lookback_limit; ++r) {
-      const uint v = atomicOr(ctrl[ONESWEEP_DESC + (pc.pass * pc.ntiles + j) * SORT_BINS + tid], 0u);
+      const uint v = ctrl[ONESWEEP_DESC + (pc.pass * pc.ntiles + j) * SORT_BINS + tid];
       const uint flag = v >> 30;
       if (flag == ONESWEEP_FLAG_FAILED) break;
       if (flag == 0u) continue;  // not published yet
@@ -134,31 +150,14 @@ void main() {
       --j;
     }
     // Out of reads, after a failed tile, or the loop cut short by the driver: no offset.
-    failed = !done;
-    atomicExchange(ctrl[desc], failed ? ONESWEEP_FLAG_FAILED << 30 : (ONESWEEP_FLAG_PREFIX << 30) | (before + mine));
-    if (failed) {
+    atomicExchange(ctrl[desc], done ? (ONESWEEP_FLAG_PREFIX << 30) | (before + mine) : ONESWEEP_FLAG_FAILED << 30);
+    if (!done) {
       s_failed = 1u;
       atomicOr(ctrl[ONESWEEP_STATUS], 1u << pc.pass);
     }
   }
-
-  // Where the tile's keys of each digit start in the output and in the tile.
-  uint all_keys;
-  const uint digit_start = wg_exclusive_scan(ctrl[ONESWEEP_HIST + pc.pass * SORT_BINS + tid], all_keys);
   s_goff[tid] = digit_start + before;
-  uint tile_keys;
-  const uint tile_start = wg_exclusive_scan(count_d, tile_keys);
-  s_loff[tid] = tile_start;
-  // Counters -> exclusive sums over subgroups, both 16-bit halves at once (sums stay < 2^16).
-  if (tid < HALF_BINS) {
-    uint run = 0u;
-    for (uint s = 0u; s < gl_NumSubgroups; ++s) {
-      const uint c = s_mem[s * HALF_BINS + tid];
-      s_mem[s * HALF_BINS + tid] = run;
-      run += c;
-    }
-  }
-  barrier();
+  barrier();  // also: subgroups reconverge after the divergent look-back before any subgroup op
   if (s_failed != 0u) return;
   for (uint j = 0u; j < SORT_KPT; ++j) {
     const uint d = slot[j] >> 16;

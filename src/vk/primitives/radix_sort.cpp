@@ -20,9 +20,10 @@ static_assert(SORT_TILE == SORT_WG * SORT_KPT && SORT_BLOCK == SORT_TILE * SORT_
 static_assert(SORT_BINS == 1 << SORT_RADIX_BITS && SORT_MAX_SUBGROUPS * SORT_MIN_SUBGROUP == SORT_WG);
 // Ranking packs two 16-bit counters per word; the staging area reuses the counters' words.
 static_assert(SORT_MAX_SUBGROUPS * SORT_BINS / 2 <= SORT_TILE && 128 * SORT_KPT < 65536);
-// Onesweep: one invocation per digit; control words in order; the look-back's loops stay below
-// lavapipe's 65,535 iterations.
+// Onesweep: one invocation per digit; control words in order; the look-back's bound leaves most
+// of lavapipe's 65,535 loop iterations per shader run (shared by all loops) to the other loops.
 static_assert(SORT_BINS == SORT_WG && SORT_RADIX_BITS * ONESWEEP_PASSES == 32);
+static_assert(ONESWEEP_MAX_LOOKBACK * 4 <= 65536);
 static_assert(ONESWEEP_STATUS >= ONESWEEP_COUNTERS + ONESWEEP_PASSES && ONESWEEP_HIST > ONESWEEP_STATUS &&
               ONESWEEP_DESC == ONESWEEP_HIST + ONESWEEP_PASSES * SORT_BINS);
 static_assert(RadixSortArgs::kMaxLookbackLimit == ONESWEEP_MAX_LOOKBACK);
