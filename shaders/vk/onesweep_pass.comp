@@ -1,11 +1,12 @@
 #version 450
 // onesweep_pass: digit pass `pass` (bits 8 pass .. 8 pass + 7 of the sort key) of the onesweep
 // radix sort. A workgroup takes the next tile id from ctrl's counter of this pass (dynamic ids: a
-// tile only waits on tiles whose workgroups started earlier), ranks the tile's SORT_TILE keys by
-// digit, stably, in shared memory (per-subgroup 16-bit digit counters filled by ballot-based peer
-// matching, as radix_downsweep), publishes its digit counts (AGGREGATE descriptors), and looks
-// back over the descriptors of earlier tiles, one invocation per digit, adding AGGREGATE counts
-// until a PREFIX one; it then publishes its own PREFIX and writes its keys to
+// tile only waits on tiles whose workgroups started earlier), loads the tile's SORT_TILE keys,
+// publishes its digit counts at once (AGGREGATE descriptors), ranks the keys by digit, stably, in
+// shared memory (per-subgroup 16-bit digit counters filled by ballot-based peer matching, as
+// radix_downsweep), and looks back over the descriptors of earlier tiles, one invocation per
+// digit, adding AGGREGATE counts until a PREFIX one; it then publishes its own PREFIX and writes
+// its keys to
 //   keys_out[keys of smaller digits (global histogram) + keys of this digit in earlier tiles + rank].
 // The look-back reads at most lookback_limit descriptors per digit. When the bound is hit (or an
 // earlier tile failed), the tile publishes FAILED, sets status bit `pass` and writes no key, so
@@ -43,6 +44,7 @@ layout(push_constant) uniform Params {
 shared uint s_mem[SORT_TILE];
 shared uint s_goff[SORT_BINS];  // output position of the tile's first key of each digit
 shared uint s_loff[SORT_BINS];  // position in the tile of its first key of each digit
+shared uint s_count[SORT_BINS];  // the tile's keys of each digit
 shared uint s_tile, s_status, s_failed;
 
 const uint HALF_BINS = SORT_BINS / 2;
@@ -68,6 +70,7 @@ void main() {
     s_failed = 0u;
   }
   for (uint i = tid; i < gl_NumSubgroups * HALF_BINS; i += SORT_WG) s_mem[i] = 0u;
+  s_count[tid] = 0u;
   barrier();
   if ((s_status & ((1u << pc.pass) - 1u)) != 0u) return;  // an earlier pass failed: write nothing
   const uint tile = s_tile;
@@ -93,6 +96,17 @@ void main() {
     if ((pc.flags & 1u) == 0u && li < valid) value[j] = values_in[tile_base + li];
   }
 #endif
+
+  // Early counts (as CUB's onesweep): the tile's digit counts, straight from the loaded keys, are
+  // published before the ranking (invocation tid owns digit tid), so that later tiles seldom
+  // wait on this one.
+  for (uint j = 0u; j < SORT_KPT; ++j)
+    if (seg + j * sgs + lane < valid) atomicAdd(s_count[digit(key[j])], 1u);
+  barrier();
+  const uint count_d = s_count[tid];
+  const uint desc = ONESWEEP_DESC + (pc.pass * pc.ntiles + tile) * SORT_BINS + tid;
+  atomicExchange(ctrl[desc], ((tile == 0u ? ONESWEEP_FLAG_PREFIX : ONESWEEP_FLAG_AGGREGATE) << 30) | count_d);
+
   uint slot[SORT_KPT];  // rank | digit << 16, then the key's position in the tile
   for (uint j = 0u; j < SORT_KPT; ++j) {
     const uint d = seg + j * sgs + lane < valid ? digit(key[j]) : SORT_BINS - 1u;
@@ -107,16 +121,8 @@ void main() {
   }
   barrier();
 
-  // The tile's count of each digit (invocation tid owns digit tid), published at once so that
-  // later tiles can look past this one while it looks back.
-  uint count_d = 0u;
-  for (uint s = 0u; s < gl_NumSubgroups; ++s) count_d += counter(s, tid);
-  const uint mine = count_d - (tid == SORT_BINS - 1u ? SORT_TILE - valid : 0u);
-  const uint desc = ONESWEEP_DESC + (pc.pass * pc.ntiles + tile) * SORT_BINS + tid;
-  atomicExchange(ctrl[desc], ((tile == 0u ? ONESWEEP_FLAG_PREFIX : ONESWEEP_FLAG_AGGREGATE) << 30) | mine);
-
   // The tile-local offsets first, which gives the earlier tiles time to publish. Where the keys
-  // of each digit start among all keys and in the tile:
+  // of each digit start among all keys and in the tile (keys past n rank last, after these):
   uint all_keys;
   const uint digit_start = wg_exclusive_scan(ctrl[ONESWEEP_HIST + pc.pass * SORT_BINS + tid], all_keys);
   uint tile_keys;
@@ -150,7 +156,7 @@ void main() {
       --j;
     }
     // Out of reads, after a failed tile, or the loop cut short by the driver: no offset.
-    atomicExchange(ctrl[desc], done ? (ONESWEEP_FLAG_PREFIX << 30) | (before + mine) : ONESWEEP_FLAG_FAILED << 30);
+    atomicExchange(ctrl[desc], done ? (ONESWEEP_FLAG_PREFIX << 30) | (before + count_d) : ONESWEEP_FLAG_FAILED << 30);
     if (!done) {
       s_failed = 1u;
       atomicOr(ctrl[ONESWEEP_STATUS], 1u << pc.pass);
