@@ -63,7 +63,8 @@ struct RadixSortStatus {
   uint32_t failed_pass = 4;  //!< onesweep: first pass whose look-back hit its bound (4: none)
   //! Whether record_radix_sort_fallback still has passes to record.
   bool needs_fallback() const noexcept { return onesweep && failed_pass < 4; }
-  //! What ran, for execution reports, e.g. "onesweep (histogram + 4 look-back passes)".
+  //! What ran, for execution reports, e.g. "onesweep LSD radix sort (one 4-digit histogram pass +
+  //! 4 decoupled look-back passes)".
   std::string describe() const;
 };
 
