@@ -6,15 +6,16 @@
 // Variants (defines):
 //   MODE_COUNT  per-group count of the rows that pass
 //   MODE_FLAGS  the count and one bit per row (the mask the compaction kernel reads)
-//   MODE_AGG    per-group COUNT/MIN/MAX keys/SUM of the value slot over the rows that pass;
-//               VALUE_FLOAT=0: int64 sum of int32 values; VALUE_FLOAT=1: exact sum of float32
-//               values as 16 fixed-point bins (see add_float) plus NaN/+inf/-inf flags
+//   MODE_AGG    per-group COUNT/MIN/MAX keys and, with WANT_SUM=1, SUM of the value slot over the
+//               rows that pass; VALUE_FLOAT=0: int64 sum of int32 values; VALUE_FLOAT=1: exact sum
+//               of float32 values as 16 fixed-point bins (see add_float) plus NaN/+inf/-inf flags
 //   SLOTS       1 (single-column programs, no slot selection) or 8
 // Layout: MODE_FLAGS: workgroup g of a chunk owns rows [g * rows_per_group, min(rows, (g+1) *
 // rows_per_group)) and walks them in rounds of ROUND = VEC sub-rounds of 1024 rows. MODE_COUNT and
 // MODE_AGG: the chunk is cut into tiles of ROUND rows and workgroup g takes tiles g, g + G, g + 2G
 // ... (G = workgroups in the dispatch), so all workgroups stream through one window of the column
-// together; a workgroup still sees at most rows_per_group rows. VEC = 4 with one slot, else 1. Each
+// together; a workgroup still sees at most ceil(rows_per_group / ROUND) * ROUND <= 2^24 rows. VEC =
+// 8 with one slot for MODE_COUNT, 4 with one slot otherwise, else 1. Each
 // invocation first loads its uvec4 of every slot for all VEC sub-rounds (loads in flight), then
 // tests them; in sub-round u (counted from the chunk's start), invocation t tests rows
 // 1024u + 4t .. 1024u + 4t + 3. Mask: row 1024u + 4t + j is bit (t & 31) of word u * 32 + j * 8 + (t >> 5).
@@ -25,14 +26,14 @@
 //   only). Partials are indexed group_base + workgroup; the mask from the chunk's start.
 // Push constants: rows (in this chunk), rows_per_group (a multiple of 4096), group_base, terms
 //   (0: every row passes), float_slots (bit s: slot s is FLOAT), slot_count, value_slot (MODE_AGG),
-//   want_sum (MODE_AGG: 1 to accumulate the sum), intervals (0, or 1..4: test key intervals).
+//   intervals (0, or 1..4: test key intervals).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_control_flow_attributes : require
 #if defined(MODE_FLAGS)
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_vote : require
 #endif
-#if defined(MODE_AGG) && VALUE_FLOAT
+#if defined(MODE_AGG) && VALUE_FLOAT && WANT_SUM
 #extension GL_EXT_shader_atomic_int64 : require
 #endif
 #include "gfxq_constants.h"
@@ -42,7 +43,9 @@
 #endif
 #define WG 256u
 #define SUB 1024u
-#if SLOTS == 1
+#if SLOTS == 1 && defined(MODE_COUNT)
+#define VEC 8u
+#elif SLOTS == 1
 #define VEC 4u
 #else
 #define VEC 1u
@@ -84,7 +87,6 @@ layout(push_constant) uniform Params {
   uint float_slots;
   uint slot_count;
   uint value_slot;
-  uint want_sum;
   uint intervals;  // 1..4: the program is a union of key intervals (see below); 0: run the terms
 } pc;
 
@@ -216,7 +218,7 @@ bvec4 evaluate(bvec4 valid) {
 #if defined(MODE_AGG)
 shared uint s_count[WG], s_min[WG], s_max[WG], s_special[WG];
 shared int64_t s_sum[WG];
-#if VALUE_FLOAT
+#if VALUE_FLOAT && WANT_SUM
 // Exact float sum: a finite float is (-1)^s * M * 2^(t - 149) with M < 2^24 and t = max(e, 1) - 1
 // in 0..253. Bin b = t >> 4 counts units of 2^(16b - 149); the value adds M << (t & 15) < 2^39
 // there. A workgroup adds at most rows_per_group <= 2^24 values per bin, so |bin| < 2^63.
@@ -278,7 +280,7 @@ void main() {
 #if defined(MODE_AGG)
   uint min_key = 0xffffffffu, max_key = 0u;
   int64_t sum = 0;
-#if VALUE_FLOAT
+#if VALUE_FLOAT && WANT_SUM
   if (lid < 16u) s_bins[lid] = 0;
   barrier();
 #endif
@@ -319,8 +321,8 @@ void main() {
         const uvec4 kmin = mix(uvec4(0xffffffffu), k, pass), kmax = mix(uvec4(0u), k, pass);
         min_key = min(min_key, min(min(kmin.x, kmin.y), min(kmin.z, kmin.w)));
         max_key = max(max_key, max(max(kmax.x, kmax.y), max(kmax.z, kmax.w)));
-        if (pc.want_sum != 0u) {
-#if VALUE_FLOAT
+#if WANT_SUM && VALUE_FLOAT
+        {
           const uvec4 b = from_key(k, true);
           const uvec4 e = (b >> 23) & 0xffu;
           const uvec4 t = max(e, uvec4(1u)) - 1u;
@@ -337,15 +339,16 @@ void main() {
             }
             acc += s4;
           } else {
-            [[unroll]] for (uint j = 0u; j < 4u; ++j)
+            // One call site: the rare path stays small.
+            [[dont_unroll]] for (uint j = 0u; j < 4u; ++j)
               if (pass[j]) add_float(b[j]);
           }
-#else
-          const ivec4 iv = ivec4(from_key(k, false));
-          [[unroll]] for (uint j = 0u; j < 4u; ++j)
-            if (pass[j]) sum += int64_t(iv[j]);
-#endif
         }
+#elif WANT_SUM
+        const ivec4 iv = ivec4(from_key(k, false));
+        [[unroll]] for (uint j = 0u; j < 4u; ++j)
+          if (pass[j]) sum += int64_t(iv[j]);
+#endif
       }
 #elif defined(MODE_FLAGS)
       // Stage the sub-round's 32 mask words in shared memory.
@@ -378,7 +381,7 @@ void main() {
   s_min[lid] = min_key;
   s_max[lid] = max_key;
   s_sum[lid] = sum;
-#if VALUE_FLOAT
+#if VALUE_FLOAT && WANT_SUM
   if (acc != 0) atomicAdd(s_bins[cur_bin], acc);
   s_special[lid] = special;
 #else
@@ -406,7 +409,7 @@ void main() {
     partials[slot].max_key = s_max[0];
     partials[slot].special = s_special[0];
   }
-#if VALUE_FLOAT
+#if VALUE_FLOAT && WANT_SUM
   if (lid < 16u) partials[slot].bins[lid] = s_bins[lid];
 #else
   if (lid < 16u) partials[slot].bins[lid] = lid == 0u ? s_sum[0] : int64_t(0);

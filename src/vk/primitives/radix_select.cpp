@@ -1,5 +1,5 @@
-// Radix select: select_first + select_choose, then two (select_pass + select_choose) rounds that
-// return at once when all digits are decided. Every decision stays on the GPU.
+// Radix select: select_first + select_choose, then two (select_pass + select_choose) rounds, one
+// per digit level. Every decision stays on the GPU.
 
 #include "vk/primitives/radix_select.h"
 
@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gfxq/error.h"
+#include "select_config.glsl"
 #include "sort_config.glsl"
 #include "vk/primitives/radix_sort.h"
 
@@ -14,7 +15,7 @@ namespace gfxq::vk {
 
 namespace {
 
-//! Entries of the candidate list: scan 1 compacts the candidates when they are at most this many.
+//! Entries of the candidate list: scan 1 copies the candidates when they are at most this many.
 uint64_t list_capacity(uint64_t n) {
   return std::max<uint64_t>(1, (n + 1) / 2);
 }
@@ -67,6 +68,8 @@ void record_radix_select(Device& device, VkCommandBuffer cmd, const RadixSelectA
   device.dispatch_ranges(cmd, first, {keys, header}, first_push, groups);
   for (uint32_t pass = 0; pass < SELECT_LEVELS; ++pass) {
     if (pass > 0) {
+      // The list may be far shorter than n (scan 2): surplus workgroups find no tile and only
+      // clear and merge an empty histogram.
       const uint32_t push[4] = {uint32_t(n), key_type, descending, pass};
       device.barrier(cmd);
       device.dispatch_ranges(cmd, scan, {keys, header, list}, push, groups);

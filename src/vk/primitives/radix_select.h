@@ -1,13 +1,18 @@
 #pragma once
-// Radix select: the exact k-th key of n 32-bit keys without sorting them. MSB-first digits of 11,
-// 11 and 10 bits: a first scan counts the top two digits at once (when every key shares the top
-// digit, the second is decided from the same scan), then each further scan filters the
-// candidates by the decided prefix, counts the next digit and, once the candidates are at most
-// half of n, compacts them so that later scans read only them. Every choice is made on the GPU
-// (one workgroup), so the whole select records into one command buffer with no host round trip.
-// Cost: two scans of n for uniform keys, narrow integer ranges and small domains; about 2.1 for the
-// median of uniform floats in [0, 1); at most three (a key held by over half of the rows at the
-// k-th place). Barriers the caller owes: see radix_sort.h.
+// Radix select: the exact k-th key of n 32-bit keys without sorting them. MSB-first digits of 12,
+// 12 and 8 bits of the sort key, one scan per digit:
+//  1. a histogram of the top 12 bits of every key (per-workgroup shared-memory histograms merged
+//     with global atomics); one workgroup picks the bucket holding rank k;
+//  2. one scan over the keys that histograms the next 12 bits of that bucket's keys AND, when the
+//     bucket holds at most half of the keys (and not all of them), copies them into a candidate
+//     list; one workgroup picks the next bucket;
+//  3. a histogram of the last 8 bits over the candidate list (or, when step 2 copied nothing, over
+//     the keys again, filtered by the decided 24 bits); one workgroup decides the last digit.
+// Every choice is made on the GPU, so the whole select records into one command buffer with no
+// host round trip. Cost: about two scans of n when the k-th key's top-12-bit bucket holds at most
+// half of the keys (uniform keys, the median of floats in [0, 1): about 6% of them); three scans
+// at most (that bucket holds over half, e.g. all-equal or narrow-range keys). Barriers the caller
+// owes: see radix_sort.h.
 
 #include <cstdint>
 

@@ -14,7 +14,7 @@ namespace {
 
 // Push constants of cnf_scan.comp.
 struct ScanPush {
-  uint32_t rows, rows_per_group, group_base, terms, float_slots, slot_count, value_slot, want_sum, intervals;
+  uint32_t rows, rows_per_group, group_base, terms, float_slots, slot_count, value_slot, intervals;
 };
 
 // The set of order keys a single-column program of literal comparisons accepts, as sorted,
@@ -44,9 +44,13 @@ std::optional<Intervals> key_intervals(const CnfProgram& program) {
     if (t.kind != TermKind::Literal || t.lhs != 0) return std::nullopt;
     const uint64_t k = t.key;
     switch (t.op) {
-      case CmpOp::Lt: if (k > 0) clause.push_back({0, k - 1}); break;
+      case CmpOp::Lt:
+        if (k > 0) clause.push_back({0, k - 1});
+        break;
       case CmpOp::Le: clause.push_back({0, k}); break;
-      case CmpOp::Gt: if (k < kMax) clause.push_back({k + 1, kMax}); break;
+      case CmpOp::Gt:
+        if (k < kMax) clause.push_back({k + 1, kMax});
+        break;
       case CmpOp::Ge: clause.push_back({k, kMax}); break;
       case CmpOp::Eq: clause.push_back({k, k}); break;
       case CmpOp::Ne:
@@ -169,8 +173,7 @@ Buffer upload_program(Device& device, const CnfProgram& program) {
 namespace detail {
 
 void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mode, const CnfInput& input,
-                     const ScanPlan& plan, const Buffer& partials, const Buffer* mask, uint32_t value_slot,
-                     bool want_sum) {
+                     const ScanPlan& plan, const Buffer& partials, const Buffer* mask, uint32_t value_slot) {
   const CnfProgram& program = *input.program;
   const uint32_t slots = uint32_t(input.columns.size());
   if (slots == 0 || slots > kMaxCnfSlots || program.outcome == CnfProgram::Outcome::None)
@@ -184,7 +187,6 @@ void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mod
   push.float_slots = program.float_slots();
   push.slot_count = slots;
   push.value_slot = value_slot;
-  push.want_sum = want_sum ? 1 : 0;
   if (push.terms != 0)
     if (const auto iv = key_intervals(program); iv && input.words->size() >= (program.terms.size() + iv->size()) * 8)
       push.intervals = uint32_t(iv->size());
@@ -206,12 +208,12 @@ void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mod
 
 void record_cnf_count(Device& device, VkCommandBuffer cmd, const CnfInput& input, const ScanPlan& plan,
                       const Buffer& counts) {
-  detail::record_cnf_scan(device, cmd, "count", input, plan, counts, nullptr, 0, false);
+  detail::record_cnf_scan(device, cmd, "count", input, plan, counts, nullptr, 0);
 }
 
 void record_cnf_flags(Device& device, VkCommandBuffer cmd, const CnfInput& input, const ScanPlan& plan,
                       const Buffer& counts, const Buffer& mask) {
-  detail::record_cnf_scan(device, cmd, "flags", input, plan, counts, &mask, 0, false);
+  detail::record_cnf_scan(device, cmd, "flags", input, plan, counts, &mask, 0);
 }
 
 uint64_t group_offsets_scratch_bytes(const Device& device, const ScanPlan& plan) {

@@ -99,11 +99,11 @@ struct CnfInput {
 Buffer upload_program(Device& device, const CnfProgram& program);
 
 namespace detail {
-//! Records the cnf_scan variant `mode` ("count", "flags", "agg_int", "agg_float") over every chunk
-//! of `plan`: per-group partials into `partials`, the bitmask into `mask` (flags only, else null).
+//! Records the cnf_scan variant `mode` ("count", "flags", "agg_int", "agg_float", "agg_int_sum",
+//! "agg_float_sum") over every chunk of `plan`: per-group partials into `partials`, the bitmask
+//! into `mask` (flags only, else null); `value_slot`: the aggregated slot (agg only).
 void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mode, const CnfInput& input,
-                     const ScanPlan& plan, const Buffer& partials, const Buffer* mask, uint32_t value_slot,
-                     bool want_sum);
+                     const ScanPlan& plan, const Buffer& partials, const Buffer* mask, uint32_t value_slot);
 }  // namespace detail
 
 //! Records cnf_count: counts[first_group + g] (uint32) = rows of workgroup g passing the program.
