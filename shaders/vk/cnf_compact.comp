@@ -1,18 +1,19 @@
 #version 450
 // cnf_compact: writes the rows marked in a cnf_scan mask (MODE_FLAGS), in row order: their row ids
-// and/or the order keys of a value column. Same geometry as cnf_scan: workgroup g of a chunk owns
-// rows [g * rows_per_group, ...); in sub-round u of 1024 rows (counted from the chunk's start)
-// invocation t takes rows 1024u + 4t .. 1024u + 4t + 3, whose bits are (t & 31) of mask words
-// u * 32 + j * 8 + (t >> 5), j = 0..3. Each iteration takes 4 sub-rounds at once. The k-th marked
-// row overall (k = offsets[group_base + g] + its rank in the group) goes to output position k;
-// only positions below `limit` are written, at index k - out_base of the bound output ranges.
+// and/or the order keys of a value column. Same geometry as cnf_scan's MODE_FLAGS: tiles of 4096
+// rows (4 sub-rounds of 1024), workgroup g takes tiles g, g + G, ...; in sub-round u (counted from
+// the chunk's start) invocation t takes rows 1024u + 4t .. 1024u + 4t + 3, whose bits are (t & 31)
+// of mask words u * 32 + j * 8 + (t >> 5), j = 0..3. The k-th marked row overall (k =
+// offsets[tile_base + tile] + its rank in the tile) goes to output position k; only positions
+// below `limit` are written, at index k - out_base of the bound output ranges. A tile's rows are
+// ranked and staged in shared memory, then written to consecutive positions.
 // Variants (defines): WRITE_IDS (row ids), WRITE_KEYS (keys of the value column), both for pairs.
 // Bindings: 0 = mask (uint[], from the chunk's start), 1 = offsets (uint[]: exclusive prefix sums of
-//   the per-group counts, all chunks); WRITE_IDS alone: 2 = ids (uint[]); WRITE_KEYS: 2 = value
+//   the per-tile counts, all chunks); WRITE_IDS alone: 2 = ids (uint[]); WRITE_KEYS: 2 = value
 //   column (uint[], raw int32/float32 bits from the chunk's start), 3 = keys (uint[]), and with
 //   WRITE_IDS 4 = ids.
-// Push constants: rows (in this chunk), rows_per_group (multiple of 4096), group_base, first_row
-//   (row id of the chunk's row 0), limit, out_base, value_float (1: the value column is FLOAT).
+// Push constants: rows (in this chunk), tile_base, first_row (row id of the chunk's row 0), limit,
+//   out_base, value_float (1: the value column is FLOAT).
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_vote : require
 #extension GL_EXT_control_flow_attributes : require
@@ -42,8 +43,7 @@ layout(std430, binding = 2) writeonly buffer Ids { uint ids[]; };
 
 layout(push_constant) uniform Params {
   uint rows;
-  uint rows_per_group;
-  uint group_base;
+  uint tile_base;
   uint first_row;
   uint limit;
   uint out_base;
@@ -52,6 +52,7 @@ layout(push_constant) uniform Params {
 
 shared uvec4 s_scan[WG];
 shared uvec4 s_total;
+shared uint s_rows[ROUND];  // offsets in the tile of its marked rows, in row order
 
 uint to_key(uint raw) {
   if (pc.value_float == 0u) return raw ^ 0x80000000u;
@@ -93,42 +94,41 @@ uvec4 workgroup_exclusive(uvec4 v, uint lid, bool linear) {
 
 void main() {
   const uint lid = gl_LocalInvocationID.x;
-  const uint group = gl_WorkGroupID.x;
-  const uint start = group * pc.rows_per_group;
-  const uint end = min(pc.rows, start + pc.rows_per_group);
-  const uint rounds = (end - start + ROUND - 1u) / ROUND;
+  const uint tiles = (pc.rows + ROUND - 1u) / ROUND;
   const bool linear = subgroupAll(lid == gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID);
-  uint next = offsets[pc.group_base + group];
-  for (uint r = 0u; r < rounds && next < pc.limit; ++r) {
-    const uint base = start + r * ROUND;
+  for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
+    const uint next = offsets[pc.tile_base + tile];
+    if (next >= pc.limit) continue;  // the same for the whole workgroup
+    const uint base = tile * ROUND;
     // The 4 bits of each sub-round (sub-rounds past the chunk's rows have no mask words).
     uvec4 bits = uvec4(0u);
     [[unroll]] for (uint v = 0u; v < VEC; ++v) {
-      if (base + v * SUB >= end) continue;
+      if (base + v * SUB >= pc.rows) continue;
       const uint word = (base / SUB + v) * 32u + (lid >> 5);
       [[unroll]] for (uint j = 0u; j < 4u; ++j) bits[v] |= ((mask[word + j * 8u] >> (lid & 31u)) & 1u) << j;
     }
+    // Rank the tile's marked rows, stage their offsets in the tile in row order, then write them
+    // out in consecutive positions (coalesced stores).
     const uvec4 prefix = workgroup_exclusive(bitCount(bits), lid, linear);
     const uvec4 total = s_total;
-    uint before = next;
+    uint before = 0u;
     [[unroll]] for (uint v = 0u; v < VEC; ++v) {
       uint pos = before + prefix[v];
-      const uint row = base + v * SUB + 4u * lid;
-      for (uint j = 0u; j < 4u; ++j) {
-        if (((bits[v] >> j) & 1u) == 0u) continue;
-        if (pos < pc.limit) {
-#if defined(WRITE_IDS)
-          ids[pos - pc.out_base] = pc.first_row + row + j;
-#endif
-#if defined(WRITE_KEYS)
-          keys[pos - pc.out_base] = to_key(values[row + j]);
-#endif
-        }
-        ++pos;
-      }
+      [[unroll]] for (uint j = 0u; j < 4u; ++j)
+        if (((bits[v] >> j) & 1u) != 0u) s_rows[pos++] = v * SUB + 4u * lid + j;
       before += total[v];
     }
-    next = before;
-    barrier();  // s_total and s_scan are reused by the next iteration
+    barrier();
+    const uint count = min(before, pc.limit - next);
+    for (uint e = lid; e < count; e += WG) {
+      const uint row = base + s_rows[e];
+#if defined(WRITE_IDS)
+      ids[next + e - pc.out_base] = pc.first_row + row;
+#endif
+#if defined(WRITE_KEYS)
+      keys[next + e - pc.out_base] = to_key(values[row]);
+#endif
+    }
+    barrier();  // s_rows, s_total and s_scan are reused by the next tile
   }
 }

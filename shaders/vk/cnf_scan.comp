@@ -5,31 +5,34 @@
 //
 // Variants (defines):
 //   MODE_COUNT  per-group count of the rows that pass
-//   MODE_FLAGS  the count and one bit per row (the mask the compaction kernel reads)
+//   MODE_FLAGS  a count per tile and one bit per row (the mask the compaction kernel reads)
 //   MODE_AGG    per-group COUNT/MIN/MAX keys and, with WANT_SUM=1, SUM of the value slot over the
 //               rows that pass; VALUE_FLOAT=0: int64 sum of int32 values; VALUE_FLOAT=1: exact sum
 //               of float32 values as 16 fixed-point bins (see add_float) plus NaN/+inf/-inf flags
 //   SLOTS       1 (single-column programs, no slot selection) or 8
-// Layout: MODE_FLAGS: workgroup g of a chunk owns rows [g * rows_per_group, min(rows, (g+1) *
-// rows_per_group)) and walks them in rounds of ROUND = VEC sub-rounds of 1024 rows. MODE_COUNT and
-// MODE_AGG: the chunk is cut into tiles of ROUND rows and workgroup g takes tiles g, g + G, g + 2G
-// ... (G = workgroups in the dispatch), so all workgroups stream through one window of the column
-// together; a workgroup still sees at most ceil(rows_per_group / ROUND) * ROUND <= 2^24 rows. VEC =
-// 8 with one slot for MODE_COUNT, 4 with one slot otherwise, else 1. Each
+// Layout: the chunk is cut into tiles of ROUND = VEC sub-rounds of 1024 rows and workgroup g takes
+// tiles g, g + G, g + 2G ... (G = workgroups in the dispatch), so all workgroups stream through
+// one window of the column together. The host dispatches G = ceil(rows / rows_per_group) with
+// rows_per_group a multiple of 4096 and at most 2^24, so a workgroup sees at most
+// ceil(rows_per_group / ROUND) * ROUND <= 2^24 rows (the bound of the exact FLOAT sum). VEC = 8
+// with one slot for MODE_COUNT, 4 with one slot otherwise (MODE_FLAGS: tiles of 4096 rows), else
+// 1. Each
 // invocation first loads its uvec4 of every slot for all VEC sub-rounds (loads in flight), then
 // tests them; in sub-round u (counted from the chunk's start), invocation t tests rows
 // 1024u + 4t .. 1024u + 4t + 3. Mask: row 1024u + 4t + j is bit (t & 31) of word u * 32 + j * 8 + (t >> 5).
 //
 // Bindings: 0 = program (uint[]: 2 words per term), 1..8 = slot columns 0..7 (uvec4[]: raw int32 /
-//   float32 bits of the chunk's rows; unused slots may be any buffer), 9 = partials (MODE_COUNT,
-//   MODE_FLAGS: uint per group; MODE_AGG: AggPartial per group), 10 = mask (uint[]; MODE_FLAGS
-//   only). Partials are indexed group_base + workgroup; the mask from the chunk's start.
-// Push constants: rows (in this chunk), rows_per_group (a multiple of 4096), group_base, terms
+//   float32 bits of the chunk's rows; unused slots may be any buffer), 9 = partials (MODE_COUNT:
+//   uint per group; MODE_FLAGS: uint per tile; MODE_AGG: AggPartial per group), 10 = mask (uint[];
+//   MODE_FLAGS only). Partials are indexed group_base + workgroup (MODE_FLAGS: group_base + tile);
+//   the mask from the chunk's start.
+// Push constants: rows (in this chunk), group_base, terms
 //   (0: every row passes), float_slots (bit s: slot s is FLOAT), slot_count, value_slot (MODE_AGG),
 //   intervals (0, or 1..4: test key intervals).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_control_flow_attributes : require
 #if defined(MODE_FLAGS)
+#extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_vote : require
 #endif
@@ -51,6 +54,12 @@
 #define VEC 1u
 #endif
 #define ROUND (SUB * VEC)
+// Rows a workgroup takes at a time: MODE_FLAGS counts per 4096-row tile, in 4096 / ROUND steps.
+#if defined(MODE_FLAGS)
+#define TILE 4096u
+#else
+#define TILE ROUND
+#endif
 
 layout(local_size_x = GFXQ_WORKGROUP_SIZE) in;
 
@@ -81,7 +90,6 @@ layout(std430, binding = 10) writeonly buffer Mask { uint mask[]; };
 
 layout(push_constant) uniform Params {
   uint rows;
-  uint rows_per_group;
   uint group_base;
   uint terms;
   uint float_slots;
@@ -221,7 +229,7 @@ shared int64_t s_sum[WG];
 #if VALUE_FLOAT && WANT_SUM
 // Exact float sum: a finite float is (-1)^s * M * 2^(t - 149) with M < 2^24 and t = max(e, 1) - 1
 // in 0..253. Bin b = t >> 4 counts units of 2^(16b - 149); the value adds M << (t & 15) < 2^39
-// there. A workgroup adds at most rows_per_group <= 2^24 values per bin, so |bin| < 2^63.
+// there. A workgroup adds at most 2^24 values per bin (see Layout), so |bin| < 2^63.
 // Each invocation keeps one running bin in a register and adds it to the shared bins when the bin
 // changes (rare: nearby values share a bin) and at the end.
 shared int64_t s_bins[16];
@@ -248,8 +256,8 @@ void add_float(uint bits) {
 }
 #endif
 #elif defined(MODE_FLAGS)
-shared uint s_mask[32u * VEC];
-shared uint s_count[WG];
+shared uint s_mask[32u * (TILE / SUB)];
+shared uint s_tile_count;
 #else
 shared uint s_count[WG];
 #endif
@@ -257,21 +265,14 @@ shared uint s_count[WG];
 void main() {
   const uint lid = gl_LocalInvocationID.x;
   const uint group = gl_WorkGroupID.x;
-#if defined(MODE_FLAGS)
-  // The compaction kernel needs each workgroup's rows contiguous.
-  const uint start = group * pc.rows_per_group;
-  const uint end = min(pc.rows, start + pc.rows_per_group);
-  const uint rounds = (end - start + ROUND - 1u) / ROUND;
-#else
-  // Counts and aggregates do not care which rows a workgroup sees: the workgroups walk the chunk
-  // together, tile g + r * groups in round r (tiles of ROUND rows), so the rows being read at any
-  // moment lie in one narrow window of the column (DRAM pages and TLB entries shared by all
-  // workgroups) instead of one stream per workgroup spread over the whole chunk.
+  // The workgroups walk the chunk together, tile g + r * groups in round r (tiles of ROUND rows),
+  // so the rows being read at any moment lie in one narrow window of the column (DRAM pages and
+  // TLB entries shared by all workgroups) instead of one stream per workgroup spread over the
+  // whole chunk. MODE_FLAGS counts per tile, so the compaction keeps row order all the same.
   const uint groups = gl_NumWorkGroups.x;
   const uint end = pc.rows;
-  const uint tiles = (pc.rows + ROUND - 1u) / ROUND;
+  const uint tiles = (pc.rows + TILE - 1u) / TILE;
   const uint rounds = tiles > group ? (tiles - group + groups - 1u) / groups : 0u;
-#endif
   uint count = 0u;
   [[unroll]] for (uint i = 0u; i < 4u; ++i) {
     iv_lo[i] = i < pc.intervals ? program[2u * pc.terms + 2u * i] : 0u;
@@ -289,91 +290,101 @@ void main() {
   // Whether subgroups hold consecutive invocations in whole words of 32 (true on common GPUs).
   const bool linear = gl_SubgroupSize >= 32u &&
                       subgroupAll(lid == gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID);
-  if (lid < 32u * VEC) s_mask[lid] = 0u;
+  if (lid < 32u * (TILE / SUB)) s_mask[lid] = 0u;
+  if (lid == 0u) s_tile_count = 0u;
   barrier();
 #endif
   for (uint r = 0u; r < rounds; ++r) {
-#if defined(MODE_FLAGS)
-    // Workgroup g starts at its round g mod rounds and wraps around: workgroups that run together
-    // then read at different offsets of their runs (not all at one offset modulo the run length,
-    // which would put every stream on the same DRAM channels).
-    const uint base = start + ((r + group) % rounds) * ROUND;
-#else
-    const uint base = (group + r * groups) * ROUND;
-#endif
-    uvec4 raw[VEC][SLOTS];
-    [[unroll]] for (uint v = 0u; v < VEC; ++v) {
-      const uint row = base + v * SUB + 4u * lid;
-      [[unroll]] for (uint s = 0u; s < SLOTS; ++s)
-        raw[v][s] = (row < end && s < pc.slot_count) ? load_slot(s, row / 4u) : uvec4(0u);
-    }
-    [[unroll]] for (uint v = 0u; v < VEC; ++v) {
-      const uint row = base + v * SUB + 4u * lid;
-      bvec4 pass = bvec4(false);
-      if (row < end) {
-        [[unroll]] for (uint s = 0u; s < SLOTS; ++s) keys[s] = to_key(raw[v][s], ((pc.float_slots >> s) & 1u) != 0u);
-        pass = evaluate(lessThan(uvec4(row) + uvec4(0u, 1u, 2u, 3u), uvec4(end)));
+    const uint base = (group + r * groups) * TILE;
+    for (uint q = 0u; q < TILE / ROUND; ++q) {
+      const uint step = base + q * ROUND;
+      uvec4 raw[VEC][SLOTS];
+      [[unroll]] for (uint v = 0u; v < VEC; ++v) {
+        const uint row = step + v * SUB + 4u * lid;
+        [[unroll]] for (uint s = 0u; s < SLOTS; ++s)
+          raw[v][s] = (row < end && s < pc.slot_count) ? load_slot(s, row / 4u) : uvec4(0u);
       }
-      count += uint(pass.x) + uint(pass.y) + uint(pass.z) + uint(pass.w);
+      [[unroll]] for (uint v = 0u; v < VEC; ++v) {
+        const uint row = step + v * SUB + 4u * lid;
+        bvec4 pass = bvec4(false);
+        if (row < end) {
+          [[unroll]] for (uint s = 0u; s < SLOTS; ++s) keys[s] = to_key(raw[v][s], ((pc.float_slots >> s) & 1u) != 0u);
+          pass = evaluate(lessThan(uvec4(row) + uvec4(0u, 1u, 2u, 3u), uvec4(end)));
+        }
+#if !defined(MODE_FLAGS)
+        count += uint(pass.x) + uint(pass.y) + uint(pass.z) + uint(pass.w);
+#endif
 #if defined(MODE_AGG)
-      if (any(pass)) {
-        const uvec4 k = key_of(pc.value_slot);
-        const uvec4 kmin = mix(uvec4(0xffffffffu), k, pass), kmax = mix(uvec4(0u), k, pass);
-        min_key = min(min_key, min(min(kmin.x, kmin.y), min(kmin.z, kmin.w)));
-        max_key = max(max_key, max(max(kmax.x, kmax.y), max(kmax.z, kmax.w)));
+        if (any(pass)) {
+          const uvec4 k = key_of(pc.value_slot);
+          const uvec4 kmin = mix(uvec4(0xffffffffu), k, pass), kmax = mix(uvec4(0u), k, pass);
+          min_key = min(min_key, min(min(kmin.x, kmin.y), min(kmin.z, kmin.w)));
+          max_key = max(max_key, max(max(kmax.x, kmax.y), max(kmax.z, kmax.w)));
 #if WANT_SUM && VALUE_FLOAT
-        {
-          const uvec4 b = from_key(k, true);
-          const uvec4 e = (b >> 23) & 0xffu;
-          const uvec4 t = max(e, uvec4(1u)) - 1u;
-          const bvec4 same = equal(t >> 4, uvec4(cur_bin));
-          if (all(bvec4(uvec4(same) | uvec4(not(pass)))) && !any(equal(e, uvec4(0xffu)))) {
-            // Common case: every passing row is finite and falls in the running bin (four values
-            // below 2^39 each: no overflow of the 64-bit sum).
-            const uvec4 m = mix(uvec4(0u), uvec4(0x800000u), notEqual(e, uvec4(0u))) | (b & 0x7fffffu);
-            const uvec4 sh = t & 15u;
-            int64_t s4 = 0;
-            [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-              const int64_t v = int64_t(m[j]) << sh[j];
-              s4 += pass[j] ? ((b[j] >> 31) != 0u ? -v : v) : int64_t(0);
+          {
+            const uvec4 b = from_key(k, true);
+            const uvec4 e = (b >> 23) & 0xffu;
+            const uvec4 t = max(e, uvec4(1u)) - 1u;
+            const bvec4 same = equal(t >> 4, uvec4(cur_bin));
+            if (all(bvec4(uvec4(same) | uvec4(not(pass)))) && !any(equal(e, uvec4(0xffu)))) {
+              // Common case: every passing row is finite and falls in the running bin (four values
+              // below 2^39 each: no overflow of the 64-bit sum).
+              const uvec4 m = mix(uvec4(0u), uvec4(0x800000u), notEqual(e, uvec4(0u))) | (b & 0x7fffffu);
+              const uvec4 sh = t & 15u;
+              int64_t s4 = 0;
+              [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+                const int64_t v = int64_t(m[j]) << sh[j];
+                s4 += pass[j] ? ((b[j] >> 31) != 0u ? -v : v) : int64_t(0);
+              }
+              acc += s4;
+            } else {
+              // One call site: the rare path stays small.
+              [[dont_unroll]] for (uint j = 0u; j < 4u; ++j)
+                if (pass[j]) add_float(b[j]);
             }
-            acc += s4;
-          } else {
-            // One call site: the rare path stays small.
-            [[dont_unroll]] for (uint j = 0u; j < 4u; ++j)
-              if (pass[j]) add_float(b[j]);
+          }
+#elif WANT_SUM
+          const ivec4 iv = ivec4(from_key(k, false));
+          [[unroll]] for (uint j = 0u; j < 4u; ++j)
+            if (pass[j]) sum += int64_t(iv[j]);
+#endif
+        }
+#elif defined(MODE_FLAGS)
+        // Stage the sub-round's 32 mask words in shared memory.
+        [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+          const uint word = (q * VEC + v) * 32u + j * 8u + (lid >> 5);
+          if (linear) {
+            // The subgroup covers whole 32-invocation words: its ballot is the words themselves.
+            const uvec4 ballot = subgroupBallot(pass[j]);
+            if ((gl_SubgroupInvocationID & 31u) == 0u) s_mask[word] = ballot[gl_SubgroupInvocationID >> 5];
+          } else if (pass[j]) {
+            atomicOr(s_mask[word], 1u << (lid & 31u));
           }
         }
-#elif WANT_SUM
-        const ivec4 iv = ivec4(from_key(k, false));
-        [[unroll]] for (uint j = 0u; j < 4u; ++j)
-          if (pass[j]) sum += int64_t(iv[j]);
 #endif
       }
-#elif defined(MODE_FLAGS)
-      // Stage the sub-round's 32 mask words in shared memory.
-      [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-        const uint word = v * 32u + j * 8u + (lid >> 5);
-        if (linear) {
-          // The subgroup covers whole 32-invocation words: its ballot is the words themselves.
-          const uvec4 ballot = subgroupBallot(pass[j]);
-          if ((gl_SubgroupInvocationID & 31u) == 0u) s_mask[word] = ballot[gl_SubgroupInvocationID >> 5];
-        } else if (pass[j]) {
-          atomicOr(s_mask[word], 1u << (lid & 31u));
-        }
-      }
-#endif
     }
 #if defined(MODE_FLAGS)
-    // Write the round's words (those of sub-rounds that hold rows) in one coalesced store.
+    // Write the round's words (those of sub-rounds that hold rows) in one coalesced store, and
+    // the tile's count (subgroups of at most 128 invocations lie wholly below 128).
     barrier();
-    if (lid < 32u * VEC) {
-      if (base + (lid / 32u) * SUB < end) mask[base / SUB * 32u + lid] = s_mask[lid];
+    if (lid < 32u * (TILE / SUB)) {
+      const uint word = s_mask[lid];
+      if (base + (lid / 32u) * SUB < end) mask[base / SUB * 32u + lid] = word;
       s_mask[lid] = 0u;
+      const uint c = subgroupAdd(bitCount(word));
+      if (subgroupElect()) atomicAdd(s_tile_count, c);
     }
     barrier();
+    if (lid == 0u) {
+      counts[pc.group_base + base / TILE] = s_tile_count;
+      s_tile_count = 0u;
+    }
 #endif
   }
+#if defined(MODE_FLAGS)
+}
+#else
 
   // Workgroup reduction of the per-invocation results.
   s_count[lid] = count;
@@ -418,3 +429,4 @@ void main() {
   if (lid == 0u) counts[slot] = s_count[0];
 #endif
 }
+#endif

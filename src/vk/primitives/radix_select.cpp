@@ -39,7 +39,11 @@ uint64_t radix_select_scratch_bytes(const Device& device, uint64_t n) {
 }
 
 void record_radix_select(Device& device, VkCommandBuffer cmd, const RadixSelectArgs& args) {
-  using namespace detail;
+  detail::record_radix_select_scans(device, cmd, args, SELECT_LEVELS);
+}
+
+void detail::record_radix_select_scans(Device& device, VkCommandBuffer cmd, const RadixSelectArgs& args,
+                                       uint32_t scans) {
   const uint64_t n = args.n;
   check_sort_support(device, n, "radix select");
   if (n == 0 || args.k == 0 || args.k > n)
@@ -66,7 +70,7 @@ void record_radix_select(Device& device, VkCommandBuffer cmd, const RadixSelectA
   device.barrier(cmd);
   const uint32_t first_push[4] = {uint32_t(n), key_type, descending, 0};
   device.dispatch_ranges(cmd, first, {keys, header}, first_push, groups);
-  for (uint32_t pass = 0; pass < SELECT_LEVELS; ++pass) {
+  for (uint32_t pass = 0; pass < std::min<uint32_t>(scans, SELECT_LEVELS); ++pass) {
     if (pass > 0) {
       // The list may be far shorter than n (scan 2): surplus workgroups find no tile and only
       // clear and merge an empty histogram.

@@ -42,4 +42,10 @@ uint64_t radix_select_scratch_bytes(const Device& device, uint64_t n);
 //! MEDIAN / QUANTILE(q) of n keys: k = quantile_rank(q, n), Ascending. KTH_LARGEST(k): Descending.
 void record_radix_select(Device& device, VkCommandBuffer cmd, const RadixSelectArgs& args);
 
+namespace detail {
+//! record_radix_select up to its `scans`-th scan and choice (1..3; 3 is the whole select, which
+//! alone writes the result): what the benchmark times to give each scan's share.
+void record_radix_select_scans(Device& device, VkCommandBuffer cmd, const RadixSelectArgs& args, uint32_t scans);
+}  // namespace detail
+
 }  // namespace gfxq::vk
