@@ -13,6 +13,8 @@
 #define SELECT_KPT 16
 #define SELECT_TILE 4096
 #define SELECT_MAX_GROUPS 1024
+// Subgroups per workgroup at most (subgroups of at least 8 invocations): one candidate region each.
+#define SELECT_MAX_SUBGROUPS 32
 
 // The state words at the start of the scratch.
 #define SELECT_PREFIX 0     // the decided high bits of the k-th sort key
@@ -20,10 +22,8 @@
 #define SELECT_K 2          // rank among the candidates (keys whose bits under MASK equal PREFIX)
 #define SELECT_LESS 3       // keys below every candidate
 #define SELECT_COUNT 4      // candidates
-#define SELECT_SRC 5        // where the next scan reads: 0 the keys, 1 the candidate list
-#define SELECT_SRC_COUNT 6  // entries of that source
-#define SELECT_DST 7        // 1: the next scan appends its candidates to the list
-#define SELECT_APPENDED 8   // entries appended to the list so far
+#define SELECT_SRC 5        // where the next scan reads: 0 the keys, 1 the candidate regions
+#define SELECT_DST 6        // 1: the next scan copies its candidates into the regions
 // Histograms: level l at SELECT_HIST + l * SELECT_BINS; the header ends after level 2's.
 #define SELECT_HIST 16
 #define SELECT_HEADER_WORDS 8464

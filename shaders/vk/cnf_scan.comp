@@ -187,6 +187,15 @@ uvec4 load_slot(uint s, uint i) {
   }
 }
 
+// The raw vectors of every slot for the VEC sub-rounds from row `step` (zeros past `end`).
+void load_step(uint step, uint end, out uvec4 raw[VEC][SLOTS]) {
+  [[unroll]] for (uint v = 0u; v < VEC; ++v) {
+    const uint row = step + v * SUB + 4u * gl_LocalInvocationID.x;
+    [[unroll]] for (uint s = 0u; s < SLOTS; ++s)
+      raw[v][s] = (row < end && s < pc.slot_count) ? load_slot(s, row / 4u) : uvec4(0u);
+  }
+}
+
 // The CNF over the four rows whose keys are in keys[] (`valid`: which rows exist).
 bvec4 evaluate(bvec4 valid) {
   if (pc.intervals != 0u) {
@@ -294,16 +303,17 @@ void main() {
   if (lid == 0u) s_tile_count = 0u;
   barrier();
 #endif
+  // The loads run one step (ROUND rows) ahead: step i + 1's vectors are in flight while step i
+  // is tested (and, for MODE_FLAGS, while the workgroup waits at the tile's barriers).
+  const uint steps = rounds * (TILE / ROUND);
+  uvec4 raw[VEC][SLOTS], ahead[VEC][SLOTS];
+  if (steps != 0u) load_step(group * TILE, end, raw);
   for (uint r = 0u; r < rounds; ++r) {
     const uint base = (group + r * groups) * TILE;
     for (uint q = 0u; q < TILE / ROUND; ++q) {
       const uint step = base + q * ROUND;
-      uvec4 raw[VEC][SLOTS];
-      [[unroll]] for (uint v = 0u; v < VEC; ++v) {
-        const uint row = step + v * SUB + 4u * lid;
-        [[unroll]] for (uint s = 0u; s < SLOTS; ++s)
-          raw[v][s] = (row < end && s < pc.slot_count) ? load_slot(s, row / 4u) : uvec4(0u);
-      }
+      const uint i = r * (TILE / ROUND) + q + 1u;
+      if (i < steps) load_step((group + (i / (TILE / ROUND)) * groups) * TILE + (i % (TILE / ROUND)) * ROUND, end, ahead);
       [[unroll]] for (uint v = 0u; v < VEC; ++v) {
         const uint row = step + v * SUB + 4u * lid;
         bvec4 pass = bvec4(false);
@@ -363,6 +373,7 @@ void main() {
         }
 #endif
       }
+      raw = ahead;
     }
 #if defined(MODE_FLAGS)
     // Write the round's words (those of sub-rounds that hold rows) in one coalesced store, and

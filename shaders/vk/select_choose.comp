@@ -4,12 +4,13 @@
 // bucket that holds rank k among the candidates, subtracts the keys of smaller buckets from k
 // (adding them to `less`) and leaves that bucket's keys as the candidates. Then it sets where the
 // next scan reads (the keys, or the candidate list once a scan filled it) and whether it appends
-// the candidates to the list: only scan 1 does, when they fit `cap` and are fewer than n (so an
-// adversarial input, every key in one bucket, takes three scans of the keys and stays exact).
+// the candidates into the candidate regions: only scan 1 does, when they are at most `cap` (0: the
+// device has no room for the regions) and fewer than n, so an adversarial input (every key in one
+// bucket) takes three scans of the keys and stays exact.
 // After level 2 all 32 bits are decided: result = {key, less, equal}.
 // Bindings: 0 = state (uint[], read and written; layout in select_config.glsl), 1 = result
 // (uint[3], written).
-// Push constants: n, k, key_type, descending, pass, cap (entries of the candidate list).
+// Push constants: n, k, key_type, descending, pass, cap (most candidates worth copying).
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #include "sort_config.glsl"
@@ -70,13 +71,9 @@ void main() {
   state[SELECT_COUNT] = s_count;
   if (pc.pass == 0u) {
     state[SELECT_SRC] = 0u;
-    state[SELECT_SRC_COUNT] = pc.n;
     state[SELECT_DST] = s_count <= pc.cap && s_count < pc.n ? 1u : 0u;
   } else if (pc.pass == 1u) {
-    if (state[SELECT_DST] != 0u) {
-      state[SELECT_SRC] = 1u;
-      state[SELECT_SRC_COUNT] = state[SELECT_APPENDED];
-    }
+    state[SELECT_SRC] = state[SELECT_DST];
     state[SELECT_DST] = 0u;
   } else {
     result[0] = key_from_sort_key(prefix, pc.key_type, pc.descending);

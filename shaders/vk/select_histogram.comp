@@ -1,26 +1,27 @@
 #version 450
-// select_histogram: one scan of radix select (digit levels in select_config.glsl), grid-stride
-// over SELECT_TILE-key tiles; each invocation loads its SELECT_KPT keys of a tile before counting
-// any (loads in flight).
+// select_histogram: one scan of radix select (digit levels in select_config.glsl).
 // SELECT_FIRST (scan 0): counts the level-0 digit (bits 31..20 of the sort key) of every key into
 //   state[SELECT_HIST + digit].
 // Otherwise (scan `pass` = 1, 2): reads the candidates' source (state[SELECT_SRC]: 0 = the keys,
-//   1 = the candidate list of sort keys, state[SELECT_SRC_COUNT] entries), keeps the keys whose
-//   bits under state[SELECT_MASK] equal state[SELECT_PREFIX], counts their level-`pass` digit
-//   into state[SELECT_HIST + pass * SELECT_BINS + digit] and, when state[SELECT_DST] is 1,
-//   appends their sort keys to the list (in any order; state[SELECT_APPENDED] counts them; one
-//   global atomic per workgroup and tile).
-// Counting: a workgroup histogram in shared memory; in each subgroup the lanes sharing the digit
-// of the first counting lane are added by that lane with one atomic, the others add 1 each, so
-// all-equal and sorted keys do not serialise on one address. At the end each workgroup adds its
-// non-zero bins to the state with global atomics.
+//   1 = the candidate regions scan 1 filled), keeps the keys whose bits under state[SELECT_MASK]
+//   equal state[SELECT_PREFIX] and counts their level-`pass` digit into
+//   state[SELECT_HIST + pass * SELECT_BINS + digit]; when state[SELECT_DST] is 1 (scan 1 only) it
+//   also copies their sort keys into the candidate regions.
+// Keys are read grid-stride over SELECT_TILE-key tiles; each invocation loads the next tile's
+// SELECT_KPT keys before counting this tile's, so loads stay in flight behind the atomics.
+// Counting: a workgroup histogram in shared memory. Each invocation keeps a run (digit, count) in
+// registers and adds it with one atomic when the digit changes, so all-equal, sorted and
+// narrow-range keys do not serialise on one shared address.
+// Candidate regions: subgroup s of workgroup g owns list[(g * T + s * T / S) * SELECT_TILE ...]
+// with room for the T * SELECT_KPT * gl_SubgroupSize keys it reads (T = tiles per workgroup,
+// S = subgroups per workgroup); it appends with ballots (no atomics, no barriers) and writes its
+// count to counts[g * SELECT_MAX_SUBGROUPS + s]. Scan 2 reads each region with the subgroup of
+// the same index.
 // Bindings: 0 = keys (uint[], raw, read), 1 = state (uint[], read and atomically updated),
-//   not SELECT_FIRST: 2 = list (uint[], read or written).
+//   not SELECT_FIRST: 2 = list (uint[], the regions), 3 = counts (uint[], per region).
 // Push constants: n, key_type, descending, pass.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
-#extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
 #include "sort_config.glsl"
 #include "sort_keys.glsl"
@@ -31,90 +32,99 @@ layout(std430, binding = 0) readonly buffer Keys { uint keys[]; };
 layout(std430, binding = 1) buffer State { uint state[]; };
 #ifndef SELECT_FIRST
 layout(std430, binding = 2) buffer List { uint list[]; };
+layout(std430, binding = 3) buffer Counts { uint counts[]; };
 #endif
 layout(push_constant) uniform Params { uint n, key_type, descending, pass; } pc;
 
 shared uint s_hist[SELECT_BINS];
-#ifndef SELECT_FIRST
-shared uint s_warp[SELECT_WG];  // per-subgroup candidate counts, then their offsets
-shared uint s_base;
-#endif
 
-// Adds `take` to bin d of the shared histogram with few same-address atomics (see the top).
-// Call from subgroup-uniform control flow.
-void count_digit(uint d, bool take) {
-  const uvec4 takers = subgroupBallot(take);
-  if (subgroupBallotBitCount(takers) == 0u) return;
-  const uint first = subgroupBallotFindLSB(takers);
-  const bool with_first = take && d == subgroupShuffle(d, first);
-  const uint together = subgroupBallotBitCount(subgroupBallot(with_first));
-  if (gl_SubgroupInvocationID == first)
-    atomicAdd(s_hist[d], together);
-  else if (take && !with_first)
-    atomicAdd(s_hist[d], 1u);
+uint run_digit = 0xffffffffu, run_count = 0u;
+
+void count_key(uint d) {
+  if (d == run_digit) {
+    ++run_count;
+    return;
+  }
+  if (run_count != 0u) atomicAdd(s_hist[run_digit], run_count);
+  run_digit = d;
+  run_count = 1u;
+}
+
+// The sort keys of tile `tile` for this invocation (indices clamped: no divergent loads).
+void load_tile(uint tile, uint tid, out uint u[SELECT_KPT]) {
+  [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j)
+    u[j] = sort_key(keys[min(tile * SELECT_TILE + j * SELECT_WG + tid, pc.n - 1u)], pc.key_type, pc.descending);
 }
 
 void main() {
   const uint tid = gl_LocalInvocationIndex;
 #ifdef SELECT_FIRST
-  const uint total = pc.n, level = 0u, shift = 20u, bins = SELECT_BINS;
-  const uint prefix = 0u, mask = 0u;
+  const uint level = 0u, shift = 20u, bins = SELECT_BINS, prefix = 0u, mask = 0u;
   const bool from_list = false, append = false;
 #else
   const uint level = pc.pass;
   const uint shift = level == 1u ? 8u : 0u, bins = level == 1u ? SELECT_BINS : 256u;
   const uint prefix = state[SELECT_PREFIX], mask = state[SELECT_MASK];
   const bool from_list = state[SELECT_SRC] != 0u, append = state[SELECT_DST] != 0u;
-  const uint total = from_list ? state[SELECT_SRC_COUNT] : pc.n;
 #endif
+  const uint digit_mask = bins - 1u;
+  const uint tiles = (pc.n + SELECT_TILE - 1u) / SELECT_TILE;
+  const uint groups = gl_NumWorkGroups.x, group = gl_WorkGroupID.x;
   for (uint e = tid; e < bins; e += SELECT_WG) s_hist[e] = 0u;
   barrier();
-  for (uint tile = gl_WorkGroupID.x; tile * SELECT_TILE < total; tile += gl_NumWorkGroups.x) {
-    const uint first = tile * SELECT_TILE;
-    const bool full = total - first >= SELECT_TILE;
-    uint u[SELECT_KPT];
-    [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j) {
-      const uint i = first + j * SELECT_WG + tid;
-      uint raw = 0u;
+  if (!from_list) {
 #ifndef SELECT_FIRST
-      if (from_list) {
-        raw = full || i < total ? list[i] : 0u;
-      } else
+    // This subgroup's candidate region.
+    const uint per_group = (tiles + groups - 1u) / groups;
+    const uint region = group * SELECT_MAX_SUBGROUPS + gl_SubgroupID;
+    const uint first = (group * per_group * SELECT_WG + gl_SubgroupID * per_group * gl_SubgroupSize) * SELECT_KPT;
+    uint at = first;
 #endif
-      {
-        raw = full || i < total ? keys[i] : 0u;
+    uint u[SELECT_KPT], next[SELECT_KPT];
+    if (group < tiles) load_tile(group, tid, u);
+    for (uint tile = group; tile < tiles; tile += groups) {
+      if (tile + groups < tiles) load_tile(tile + groups, tid, next);
+      const uint base = tile * SELECT_TILE + tid;
+      bool take[SELECT_KPT];
+      [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j)
+        take[j] = base + j * SELECT_WG < pc.n && (u[j] & mask) == prefix;
+#ifndef SELECT_FIRST
+      if (append) {
+        // Ballots first, in uniform control flow; the stores after.
+        uint pos[SELECT_KPT];
+        [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j) {
+          const uvec4 b = subgroupBallot(take[j]);
+          pos[j] = at + subgroupBallotExclusiveBitCount(b);
+          at += subgroupBallotBitCount(b);
+        }
+        [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j)
+          if (take[j]) list[pos[j]] = u[j];
       }
-      u[j] = from_list ? raw : sort_key(raw, pc.key_type, pc.descending);
-    }
-    uint matches = 0u;
-    [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j) {
-      const bool take = (full || first + j * SELECT_WG + tid < total) && (u[j] & mask) == prefix;
-      count_digit((u[j] >> shift) & (bins - 1u), take);
-      matches += take ? 1u : 0u;
+#endif
+      [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j)
+        if (take[j]) count_key((u[j] >> shift) & digit_mask);
+      u = next;
     }
 #ifndef SELECT_FIRST
-    if (append) {
-      // This invocation's candidates go to list[s_base + (candidates of earlier invocations)].
-      const uint before = subgroupExclusiveAdd(matches);
-      if (gl_SubgroupInvocationID == gl_SubgroupSize - 1u) s_warp[gl_SubgroupID] = before + matches;
-      barrier();
-      if (tid == 0u) {
-        uint sum = 0u;
-        for (uint s = 0u; s < gl_NumSubgroups; ++s) {
-          const uint c = s_warp[s];
-          s_warp[s] = sum;
-          sum += c;
-        }
-        s_base = sum != 0u ? atomicAdd(state[SELECT_APPENDED], sum) : 0u;
-      }
-      barrier();
-      uint at = s_base + s_warp[gl_SubgroupID] + before;
-      [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j)
-        if ((full || first + j * SELECT_WG + tid < total) && (u[j] & mask) == prefix) list[at++] = u[j];
-      barrier();
-    }
+    if (append && subgroupElect()) counts[region] = at - first;
 #endif
   }
+#ifndef SELECT_FIRST
+  else {
+    // Scan 2 over the regions: subgroup s of workgroup g reads region (g, s).
+    const uint region = group * SELECT_MAX_SUBGROUPS + gl_SubgroupID;
+    const uint per_group = (tiles + groups - 1u) / groups;
+    const uint first = (group * per_group * SELECT_WG + gl_SubgroupID * per_group * gl_SubgroupSize) * SELECT_KPT;
+    const uint count = counts[region];
+    for (uint i = gl_SubgroupInvocationID; i < count; i += 4u * gl_SubgroupSize) {
+      uint u[4];
+      [[unroll]] for (uint j = 0u; j < 4u; ++j) u[j] = list[first + min(i + j * gl_SubgroupSize, count - 1u)];
+      [[unroll]] for (uint j = 0u; j < 4u; ++j)
+        if (i + j * gl_SubgroupSize < count && (u[j] & mask) == prefix) count_key((u[j] >> shift) & digit_mask);
+    }
+  }
+#endif
+  if (run_count != 0u) atomicAdd(s_hist[run_digit], run_count);
   barrier();
   for (uint e = tid; e < bins; e += SELECT_WG)
     if (s_hist[e] != 0u) atomicAdd(state[SELECT_HIST + level * SELECT_BINS + e], s_hist[e]);

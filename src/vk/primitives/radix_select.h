@@ -4,15 +4,17 @@
 //  1. a histogram of the top 12 bits of every key (per-workgroup shared-memory histograms merged
 //     with global atomics); one workgroup picks the bucket holding rank k;
 //  2. one scan over the keys that histograms the next 12 bits of that bucket's keys AND, when the
-//     bucket holds at most half of the keys (and not all of them), copies them into a candidate
-//     list; one workgroup picks the next bucket;
-//  3. a histogram of the last 8 bits over the candidate list (or, when step 2 copied nothing, over
-//     the keys again, filtered by the decided 24 bits); one workgroup decides the last digit.
+//     bucket holds at most half of the keys (and not all of them), copies them into candidate
+//     regions (one per subgroup, filled with ballots: no atomics); one workgroup picks the next
+//     bucket;
+//  3. a histogram of the last 8 bits over the candidate regions (or, when step 2 copied nothing,
+//     over the keys again, filtered by the decided 24 bits); one workgroup decides the last digit.
 // Every choice is made on the GPU, so the whole select records into one command buffer with no
-// host round trip. Cost: about two scans of n when the k-th key's top-12-bit bucket holds at most
-// half of the keys (uniform keys, the median of floats in [0, 1): about 6% of them); three scans
-// at most (that bucket holds over half, e.g. all-equal or narrow-range keys). Barriers the caller
-// owes: see radix_sort.h.
+// host round trip. The scans count with per-invocation runs (one shared atomic per change of
+// digit) and load the next tile before counting the current one. Cost: two scans of n plus the
+// copy when the k-th key's top-12-bit bucket holds at most half of the keys (uniform keys, the
+// median of floats in [0, 1): about 6% of them); three scans at most (all-equal or narrow-range
+// keys). Barriers the caller owes: see radix_sort.h.
 
 #include <cstdint>
 
@@ -32,8 +34,10 @@ struct RadixSelectArgs {
   BufferRange scratch;                      //!< radix_select_scratch_bytes(device, n)
 };
 
-//! Bytes of scratch record_radix_select needs (caller-owned, no contents required): about 2n
-//! bytes (a candidate list of n/2 keys) plus 33 KiB. Error(Unsupported) past one binding.
+//! Bytes of scratch record_radix_select needs (caller-owned, no contents required): about 4n
+//! bytes (the candidate regions: room for every key, rounded up to whole tiles per workgroup) plus
+//! 160 KiB; 33 KiB when the regions would not fit one binding (then nothing is copied).
+//! Error(Unsupported) past one binding.
 uint64_t radix_select_scratch_bytes(const Device& device, uint64_t n);
 
 //! Records the selection: a fill of the scratch header, then 6 dispatches with barriers between.
