@@ -13,8 +13,6 @@
 #define SELECT_KPT 16
 #define SELECT_TILE 4096
 #define SELECT_MAX_GROUPS 1024
-// Subgroups per workgroup at most (subgroups of at least 8 invocations): one candidate region each.
-#define SELECT_MAX_SUBGROUPS 32
 
 // The state words at the start of the scratch.
 #define SELECT_PREFIX 0     // the decided high bits of the k-th sort key

@@ -191,8 +191,11 @@ uvec4 load_slot(uint s, uint i) {
 void load_step(uint step, uint end, out uvec4 raw[VEC][SLOTS]) {
   [[unroll]] for (uint v = 0u; v < VEC; ++v) {
     const uint row = step + v * SUB + 4u * gl_LocalInvocationID.x;
-    [[unroll]] for (uint s = 0u; s < SLOTS; ++s)
-      raw[v][s] = (row < end && s < pc.slot_count) ? load_slot(s, row / 4u) : uvec4(0u);
+    // Clamped, unconditional loads: no divergent branch before the ballots of MODE_FLAGS.
+    [[unroll]] for (uint s = 0u; s < SLOTS; ++s) {
+      const uvec4 value = s < pc.slot_count ? load_slot(s, min(row, end - 1u) / 4u) : uvec4(0u);
+      raw[v][s] = row < end ? value : uvec4(0u);
+    }
   }
 }
 
@@ -266,7 +269,7 @@ void add_float(uint bits) {
 #endif
 #elif defined(MODE_FLAGS)
 shared uint s_mask[32u * (TILE / SUB)];
-shared uint s_tile_count;
+shared uint s_tile_count[2];  // of tiles r & 1
 #else
 shared uint s_count[WG];
 #endif
@@ -300,7 +303,7 @@ void main() {
   const bool linear = gl_SubgroupSize >= 32u &&
                       subgroupAll(lid == gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID);
   if (lid < 32u * (TILE / SUB)) s_mask[lid] = 0u;
-  if (lid == 0u) s_tile_count = 0u;
+  if (lid < 2u) s_tile_count[lid] = 0u;
   barrier();
 #endif
   // The loads run one step (ROUND rows) ahead: step i + 1's vectors are in flight while step i
@@ -378,22 +381,26 @@ void main() {
 #if defined(MODE_FLAGS)
     // Write the round's words (those of sub-rounds that hold rows) in one coalesced store, and
     // the tile's count (subgroups of at most 128 invocations lie wholly below 128).
+    // The count of the previous tile is complete (its atomics came before the last barrier): write
+    // it here, before the barrier that follows, so that no divergent branch precedes the next
+    // tile's ballots (NVIDIA does not reconverge a subgroup after a divergent branch).
     barrier();
     if (lid < 32u * (TILE / SUB)) {
       const uint word = s_mask[lid];
       if (base + (lid / 32u) * SUB < end) mask[base / SUB * 32u + lid] = word;
       s_mask[lid] = 0u;
       const uint c = subgroupAdd(bitCount(word));
-      if (subgroupElect()) atomicAdd(s_tile_count, c);
+      if (subgroupElect()) atomicAdd(s_tile_count[r & 1u], c);
+    }
+    if (lid == 0u && r > 0u) {
+      counts[pc.group_base + base / TILE - groups] = s_tile_count[(r - 1u) & 1u];
+      s_tile_count[(r - 1u) & 1u] = 0u;
     }
     barrier();
-    if (lid == 0u) {
-      counts[pc.group_base + base / TILE] = s_tile_count;
-      s_tile_count = 0u;
-    }
 #endif
   }
 #if defined(MODE_FLAGS)
+  if (lid == 0u && rounds > 0u) counts[pc.group_base + group + (rounds - 1u) * groups] = s_tile_count[(rounds - 1u) & 1u];
 }
 #else
 

@@ -12,16 +12,14 @@
 // Counting: a workgroup histogram in shared memory. Each invocation keeps a run (digit, count) in
 // registers and adds it with one atomic when the digit changes, so all-equal, sorted and
 // narrow-range keys do not serialise on one shared address.
-// Candidate regions: subgroup s of workgroup g owns list[(g * T + s * T / S) * SELECT_TILE ...]
-// with room for the T * SELECT_KPT * gl_SubgroupSize keys it reads (T = tiles per workgroup,
-// S = subgroups per workgroup); it appends with ballots (no atomics, no barriers) and writes its
-// count to counts[g * SELECT_MAX_SUBGROUPS + s]. Scan 2 reads each region with the subgroup of
-// the same index.
+// Candidate regions: invocation t of workgroup g owns entries list[g * T * SELECT_TILE + e *
+// SELECT_WG + t] for e < T * SELECT_KPT, room for every key it reads (T = tiles per workgroup);
+// it appends there (no atomics, no subgroup operations, no barriers) and writes its count to
+// counts[g * SELECT_WG + t]. Scan 2 reads each region with the invocation of the same index
+// (entry e of neighbouring invocations are neighbours: coalesced).
 // Bindings: 0 = keys (uint[], raw, read), 1 = state (uint[], read and atomically updated),
-//   not SELECT_FIRST: 2 = list (uint[], the regions), 3 = counts (uint[], per region).
+//   not SELECT_FIRST: 2 = list (uint[], the regions), 3 = counts (uint[], per invocation).
 // Push constants: n, key_type, descending, pass.
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_EXT_control_flow_attributes : require
 #include "sort_config.glsl"
 #include "sort_keys.glsl"
@@ -72,14 +70,12 @@ void main() {
   const uint groups = gl_NumWorkGroups.x, group = gl_WorkGroupID.x;
   for (uint e = tid; e < bins; e += SELECT_WG) s_hist[e] = 0u;
   barrier();
-  if (!from_list) {
 #ifndef SELECT_FIRST
-    // This subgroup's candidate region.
-    const uint per_group = (tiles + groups - 1u) / groups;
-    const uint region = group * SELECT_MAX_SUBGROUPS + gl_SubgroupID;
-    const uint first = (group * per_group * SELECT_WG + gl_SubgroupID * per_group * gl_SubgroupSize) * SELECT_KPT;
-    uint at = first;
+  // This invocation's candidate region.
+  const uint region = group * ((tiles + groups - 1u) / groups) * SELECT_TILE + tid;
 #endif
+  if (!from_list) {
+    uint appended = 0u;
     uint u[SELECT_KPT], next[SELECT_KPT];
     if (group < tiles) load_tile(group, tid, u);
     for (uint tile = group; tile < tiles; tile += groups) {
@@ -89,38 +85,27 @@ void main() {
       [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j)
         take[j] = base + j * SELECT_WG < pc.n && (u[j] & mask) == prefix;
 #ifndef SELECT_FIRST
-      if (append) {
-        // Ballots first, in uniform control flow; the stores after.
-        uint pos[SELECT_KPT];
-        [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j) {
-          const uvec4 b = subgroupBallot(take[j]);
-          pos[j] = at + subgroupBallotExclusiveBitCount(b);
-          at += subgroupBallotBitCount(b);
-        }
+      if (append)
         [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j)
-          if (take[j]) list[pos[j]] = u[j];
-      }
+          if (take[j]) list[region + SELECT_WG * appended++] = u[j];
 #endif
       [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j)
         if (take[j]) count_key((u[j] >> shift) & digit_mask);
       u = next;
     }
 #ifndef SELECT_FIRST
-    if (append && subgroupElect()) counts[region] = at - first;
+    if (append) counts[group * SELECT_WG + tid] = appended;
 #endif
   }
 #ifndef SELECT_FIRST
   else {
-    // Scan 2 over the regions: subgroup s of workgroup g reads region (g, s).
-    const uint region = group * SELECT_MAX_SUBGROUPS + gl_SubgroupID;
-    const uint per_group = (tiles + groups - 1u) / groups;
-    const uint first = (group * per_group * SELECT_WG + gl_SubgroupID * per_group * gl_SubgroupSize) * SELECT_KPT;
-    const uint count = counts[region];
-    for (uint i = gl_SubgroupInvocationID; i < count; i += 4u * gl_SubgroupSize) {
+    // Scan 2 over the regions: each invocation reads its own, four entries at a time.
+    const uint count = counts[group * SELECT_WG + tid];
+    for (uint e = 0u; e < count; e += 4u) {
       uint u[4];
-      [[unroll]] for (uint j = 0u; j < 4u; ++j) u[j] = list[first + min(i + j * gl_SubgroupSize, count - 1u)];
+      [[unroll]] for (uint j = 0u; j < 4u; ++j) u[j] = list[region + SELECT_WG * min(e + j, count - 1u)];
       [[unroll]] for (uint j = 0u; j < 4u; ++j)
-        if (i + j * gl_SubgroupSize < count && (u[j] & mask) == prefix) count_key((u[j] >> shift) & digit_mask);
+        if (e + j < count && (u[j] & mask) == prefix) count_key((u[j] >> shift) & digit_mask);
     }
   }
 #endif

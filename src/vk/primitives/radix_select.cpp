@@ -35,7 +35,7 @@ struct SelectScratch {
     list_entries = groups * ((tiles + groups - 1) / groups) * SELECT_TILE;
     copies = list_entries <= device.max_binding_elements();
     counts = copies ? list + align256(list_entries * 4) : list;
-    bytes = copies ? counts + align256(groups * SELECT_MAX_SUBGROUPS * 4) : list;
+    bytes = copies ? counts + align256(groups * SELECT_WG * 4) : list;
   }
 };
 
@@ -69,7 +69,7 @@ void detail::record_radix_select_scans(Device& device, VkCommandBuffer cmd, cons
       layout.copies ? BufferRange{args.scratch.buffer, args.scratch.offset + layout.list, layout.list_entries * 4}
                     : header;
   const BufferRange counts = layout.copies ? BufferRange{args.scratch.buffer, args.scratch.offset + layout.counts,
-                                                         uint64_t(select_groups(n)) * SELECT_MAX_SUBGROUPS * 4}
+                                                         uint64_t(select_groups(n)) * SELECT_WG * 4}
                                            : header;
   const BufferRange result{args.result.buffer, args.result.offset, 12};
   const uint32_t key_type = uint32_t(args.key_type), descending = args.order == SortOrder::Descending ? 1u : 0u;

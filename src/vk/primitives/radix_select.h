@@ -5,8 +5,7 @@
 //     with global atomics); one workgroup picks the bucket holding rank k;
 //  2. one scan over the keys that histograms the next 12 bits of that bucket's keys AND, when the
 //     bucket holds at most half of the keys (and not all of them), copies them into candidate
-//     regions (one per subgroup, filled with ballots: no atomics); one workgroup picks the next
-//     bucket;
+//     regions (one per invocation: no atomics, no barriers); one workgroup picks the next bucket;
 //  3. a histogram of the last 8 bits over the candidate regions (or, when step 2 copied nothing,
 //     over the keys again, filtered by the decided 24 bits); one workgroup decides the last digit.
 // Every choice is made on the GPU, so the whole select records into one command buffer with no
@@ -36,7 +35,7 @@ struct RadixSelectArgs {
 
 //! Bytes of scratch record_radix_select needs (caller-owned, no contents required): about 4n
 //! bytes (the candidate regions: room for every key, rounded up to whole tiles per workgroup) plus
-//! 160 KiB; 33 KiB when the regions would not fit one binding (then nothing is copied).
+//! 33 KiB + 1 KiB per workgroup (at most 1024); 33 KiB when the regions would not fit one binding (then nothing is copied).
 //! Error(Unsupported) past one binding.
 uint64_t radix_select_scratch_bytes(const Device& device, uint64_t n);
 
