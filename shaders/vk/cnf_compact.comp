@@ -92,65 +92,43 @@ uvec4 workgroup_exclusive(uvec4 v, uint lid, bool linear) {
   return prefix;
 }
 
-// This invocation's 4 bits of each sub-round of tile `tile` (sub-rounds past the rows have none).
-uvec4 tile_bits(uint tile, uint lid) {
-  const uint base = tile * ROUND;
-  uvec4 bits = uvec4(0u);
-  [[unroll]] for (uint v = 0u; v < VEC; ++v) {
-    const uint word = (base / SUB + v) * 32u + (lid >> 5);
-    [[unroll]] for (uint j = 0u; j < 4u; ++j)
-      bits[v] |= base + v * SUB < pc.rows ? ((mask[word + j * 8u] >> (lid & 31u)) & 1u) << j : 0u;
-  }
-  return bits;
-}
-
 void main() {
   const uint lid = gl_LocalInvocationID.x;
   const uint tiles = (pc.rows + ROUND - 1u) / ROUND;
-  const uint groups = gl_NumWorkGroups.x;
   const bool linear = subgroupAll(lid == gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID);
-  // The next tile's offset and bits are loaded before this tile is ranked and written.
-  uint tile = gl_WorkGroupID.x;
-  uint next = 0u;
-  uvec4 bits = uvec4(0u);
-  if (tile < tiles) {
-    next = offsets[pc.tile_base + tile];
-    bits = tile_bits(tile, lid);
-  }
-  for (; tile < tiles; tile += groups) {
-    uint next_ahead = 0u;
-    uvec4 bits_ahead = uvec4(0u);
-    if (tile + groups < tiles) {
-      next_ahead = offsets[pc.tile_base + tile + groups];
-      bits_ahead = tile_bits(tile + groups, lid);
+  for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
+    const uint next = offsets[pc.tile_base + tile];
+    if (next >= pc.limit) continue;  // the same for the whole workgroup
+    const uint base = tile * ROUND;
+    // The 4 bits of each sub-round (sub-rounds past the chunk's rows have no mask words).
+    uvec4 bits = uvec4(0u);
+    [[unroll]] for (uint v = 0u; v < VEC; ++v) {
+      if (base + v * SUB >= pc.rows) continue;
+      const uint word = (base / SUB + v) * 32u + (lid >> 5);
+      [[unroll]] for (uint j = 0u; j < 4u; ++j) bits[v] |= ((mask[word + j * 8u] >> (lid & 31u)) & 1u) << j;
     }
-    if (next < pc.limit) {  // the same for the whole workgroup
-      // Rank the tile's marked rows, stage their offsets in the tile in row order, then write
-      // them out in consecutive positions (coalesced stores).
-      const uvec4 prefix = workgroup_exclusive(bitCount(bits), lid, linear);
-      const uvec4 total = s_total;
-      uint before = 0u;
-      [[unroll]] for (uint v = 0u; v < VEC; ++v) {
-        uint pos = before + prefix[v];
-        [[unroll]] for (uint j = 0u; j < 4u; ++j)
-          if (((bits[v] >> j) & 1u) != 0u) s_rows[pos++] = v * SUB + 4u * lid + j;
-        before += total[v];
-      }
-      barrier();
-      const uint base = tile * ROUND;
-      const uint count = min(before, pc.limit - next);
-      for (uint e = lid; e < count; e += WG) {
-        const uint row = base + s_rows[e];
+    // Rank the tile's marked rows, stage their offsets in the tile in row order, then write them
+    // out in consecutive positions (coalesced stores).
+    const uvec4 prefix = workgroup_exclusive(bitCount(bits), lid, linear);
+    const uvec4 total = s_total;
+    uint before = 0u;
+    [[unroll]] for (uint v = 0u; v < VEC; ++v) {
+      uint pos = before + prefix[v];
+      [[unroll]] for (uint j = 0u; j < 4u; ++j)
+        if (((bits[v] >> j) & 1u) != 0u) s_rows[pos++] = v * SUB + 4u * lid + j;
+      before += total[v];
+    }
+    barrier();
+    const uint count = min(before, pc.limit - next);
+    for (uint e = lid; e < count; e += WG) {
+      const uint row = base + s_rows[e];
 #if defined(WRITE_IDS)
-        ids[next + e - pc.out_base] = pc.first_row + row;
+      ids[next + e - pc.out_base] = pc.first_row + row;
 #endif
 #if defined(WRITE_KEYS)
-        keys[next + e - pc.out_base] = to_key(values[row]);
+      keys[next + e - pc.out_base] = to_key(values[row]);
 #endif
-      }
-      barrier();  // s_rows, s_total and s_scan are reused by the next tile
     }
-    next = next_ahead;
-    bits = bits_ahead;
+    barrier();  // s_rows, s_total and s_scan are reused by the next tile
   }
 }

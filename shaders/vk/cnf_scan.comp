@@ -306,17 +306,24 @@ void main() {
   if (lid < 2u) s_tile_count[lid] = 0u;
   barrier();
 #endif
-  // The loads run one step (ROUND rows) ahead: step i + 1's vectors are in flight while step i
-  // is tested (and, for MODE_FLAGS, while the workgroup waits at the tile's barriers).
+  // MODE_COUNT and MODE_AGG load one step (ROUND rows) ahead: step i + 1's vectors are in flight
+  // while step i is tested. (MODE_FLAGS loads each step when it starts: loading ahead there gave
+  // wrong masks on NVIDIA, cause not found.)
   const uint steps = rounds * (TILE / ROUND);
   uvec4 raw[VEC][SLOTS], ahead[VEC][SLOTS];
+#if !defined(MODE_FLAGS)
   if (steps != 0u) load_step(group * TILE, end, raw);
+#endif
   for (uint r = 0u; r < rounds; ++r) {
     const uint base = (group + r * groups) * TILE;
     for (uint q = 0u; q < TILE / ROUND; ++q) {
       const uint step = base + q * ROUND;
+#if defined(MODE_FLAGS)
+      load_step(step, end, raw);
+#else
       const uint i = r * (TILE / ROUND) + q + 1u;
       if (i < steps) load_step((group + (i / (TILE / ROUND)) * groups) * TILE + (i % (TILE / ROUND)) * ROUND, end, ahead);
+#endif
       [[unroll]] for (uint v = 0u; v < VEC; ++v) {
         const uint row = step + v * SUB + 4u * lid;
         bvec4 pass = bvec4(false);
@@ -376,7 +383,9 @@ void main() {
         }
 #endif
       }
+#if !defined(MODE_FLAGS)
       raw = ahead;
+#endif
     }
 #if defined(MODE_FLAGS)
     // Write the round's words (those of sub-rounds that hold rows) in one coalesced store, and
