@@ -314,12 +314,12 @@ Measurement select_rowids(Env& env, uint64_t rows) {
   const Buffer words = vk::upload_program(device, program);
   const vk::CnfInput input{&program, &words, {&d.device}};
   const vk::ScanPlan plan = vk::plan_scan(device, rows);
-  const vk::TileOffsets layout{plan.tiles};
-  const Buffer counts = device.create_buffer(std::max<uint64_t>(16, plan.tiles * 4ull), MemoryKind::Device);
+  const vk::BlockOffsets layout{plan.blocks()};
+  const Buffer counts = device.create_buffer(std::max<uint64_t>(16, plan.blocks() * 4), MemoryKind::Device);
   const Buffer mask = device.create_buffer(std::max<uint64_t>(16, plan.mask_words() * 4), MemoryKind::Device);
   const Buffer offsets = device.create_buffer(layout.bytes(), MemoryKind::Device);
   const Buffer scratch =
-      device.create_buffer(std::max<uint64_t>(16, vk::tile_offsets_scratch_bytes(device, plan)), MemoryKind::Device);
+      device.create_buffer(std::max<uint64_t>(16, vk::block_offsets_scratch_bytes(device, plan)), MemoryKind::Device);
   const Buffer ids = device.create_buffer(vk::padded_bytes(rows), MemoryKind::Device);
   vk::CompactTarget target;
   target.ids = &ids;
@@ -331,12 +331,12 @@ Measurement select_rowids(Env& env, uint64_t rows) {
       env, {[&](VkCommandBuffer cmd) {
               vk::record_cnf_flags(device, cmd, input, plan, counts, mask);
               device.barrier(cmd);
-              vk::record_tile_offsets(device, cmd, plan, counts, offsets, scratch);
+              vk::record_block_offsets(device, cmd, plan, counts, offsets, scratch);
               device.barrier(cmd);
               vk::record_cnf_compact(device, cmd, plan, mask, offsets, target);
             },
             [&](VkCommandBuffer cmd) { vk::record_cnf_flags(device, cmd, input, plan, counts, mask); },
-            [&](VkCommandBuffer cmd) { vk::record_tile_offsets(device, cmd, plan, counts, offsets, scratch); },
+            [&](VkCommandBuffer cmd) { vk::record_block_offsets(device, cmd, plan, counts, offsets, scratch); },
             [&](VkCommandBuffer cmd) { vk::record_cnf_compact(device, cmd, plan, mask, offsets, target); },
             [&](VkCommandBuffer cmd) { copy.record(device, cmd); }});
   uint64_t total = 0;

@@ -5,7 +5,8 @@
 //
 // Variants (defines):
 //   MODE_COUNT  per-group count of the rows that pass
-//   MODE_FLAGS  a count per tile and one bit per row (the mask the compaction kernel reads)
+//   MODE_FLAGS  a count per 128-row block (32 invocations x 4 rows of a sub-round) and one bit per
+//               row (the mask the compaction kernel reads)
 //   MODE_AGG    per-group COUNT/MIN/MAX keys and, with WANT_SUM=1, SUM of the value slot over the
 //               rows that pass; VALUE_FLOAT=0: int64 sum of int32 values; VALUE_FLOAT=1: exact sum
 //               of float32 values as 16 fixed-point bins (see add_float) plus NaN/+inf/-inf flags
@@ -32,7 +33,6 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_control_flow_attributes : require
 #if defined(MODE_FLAGS)
-#extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_vote : require
 #endif
@@ -269,7 +269,7 @@ void add_float(uint bits) {
 #endif
 #elif defined(MODE_FLAGS)
 shared uint s_mask[32u * (TILE / SUB)];
-shared uint s_tile_count[2];  // of tiles r & 1
+shared uint s_linear;
 #else
 shared uint s_count[WG];
 #endif
@@ -299,12 +299,14 @@ void main() {
 #endif
 #endif
 #if defined(MODE_FLAGS)
-  // Whether subgroups hold consecutive invocations in whole words of 32 (true on common GPUs).
-  const bool linear = gl_SubgroupSize >= 32u &&
-                      subgroupAll(lid == gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID);
+  // Whether subgroups hold consecutive invocations in whole words of 32 (true on common GPUs), the
+  // same for the whole workgroup.
+  if (lid == 0u) s_linear = gl_SubgroupSize >= 32u ? 1u : 0u;
   if (lid < 32u * (TILE / SUB)) s_mask[lid] = 0u;
-  if (lid < 2u) s_tile_count[lid] = 0u;
   barrier();
+  if (!subgroupAll(lid == gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID)) s_linear = 0u;
+  barrier();
+  const bool linear = s_linear != 0u;
 #endif
   // MODE_COUNT and MODE_AGG load one step (ROUND rows) ahead: step i + 1's vectors are in flight
   // while step i is tested. (MODE_FLAGS loads each step when it starts: loading ahead there gave
@@ -370,17 +372,23 @@ void main() {
 #endif
         }
 #elif defined(MODE_FLAGS)
-        // Stage the sub-round's 32 mask words in shared memory.
+        // The sub-round's 32 mask words and 8 block counts: stored straight from the ballots
+        // (linear), else staged in shared memory.
+        uint block_count = 0u;
         [[unroll]] for (uint j = 0u; j < 4u; ++j) {
           const uint word = (q * VEC + v) * 32u + j * 8u + (lid >> 5);
           if (linear) {
             // The subgroup covers whole 32-invocation words: its ballot is the words themselves.
             const uvec4 ballot = subgroupBallot(pass[j]);
-            if ((gl_SubgroupInvocationID & 31u) == 0u) s_mask[word] = ballot[gl_SubgroupInvocationID >> 5];
+            if ((gl_SubgroupInvocationID & 31u) == 0u && step + v * SUB < end)
+              mask[base / SUB * 32u + word] = ballot[gl_SubgroupInvocationID >> 5];
+            block_count += bitCount(ballot[gl_SubgroupInvocationID >> 5]);
           } else if (pass[j]) {
             atomicOr(s_mask[word], 1u << (lid & 31u));
           }
         }
+        if (linear && (gl_SubgroupInvocationID & 31u) == 0u)
+          counts[pc.group_base + (base / TILE) * 32u + (q * VEC + v) * 8u + (lid >> 5)] = block_count;
 #endif
       }
 #if !defined(MODE_FLAGS)
@@ -390,26 +398,23 @@ void main() {
 #if defined(MODE_FLAGS)
     // Write the round's words (those of sub-rounds that hold rows) in one coalesced store, and
     // the tile's count (subgroups of at most 128 invocations lie wholly below 128).
-    // The count of the previous tile is complete (its atomics came before the last barrier): write
-    // it here, before the barrier that follows, so that no divergent branch precedes the next
-    // tile's ballots (NVIDIA does not reconverge a subgroup after a divergent branch).
-    barrier();
-    if (lid < 32u * (TILE / SUB)) {
-      const uint word = s_mask[lid];
-      if (base + (lid / 32u) * SUB < end) mask[base / SUB * 32u + lid] = word;
-      s_mask[lid] = 0u;
-      const uint c = subgroupAdd(bitCount(word));
-      if (subgroupElect()) atomicAdd(s_tile_count[r & 1u], c);
+    // The linear path needs no barrier: the workgroup's subgroups run ahead independently. Else
+    // the staged words go out in one coalesced store, with the tile's 32 block counts.
+    if (!linear) {
+      barrier();
+      if (lid < 32u * (TILE / SUB) && base + (lid / 32u) * SUB < end) mask[base / SUB * 32u + lid] = s_mask[lid];
+      if (lid < 32u) {
+        uint c = 0u;
+        [[unroll]] for (uint j = 0u; j < 4u; ++j) c += bitCount(s_mask[(lid >> 3) * 32u + j * 8u + (lid & 7u)]);
+        counts[pc.group_base + (base / TILE) * 32u + lid] = c;
+      }
+      barrier();
+      if (lid < 32u * (TILE / SUB)) s_mask[lid] = 0u;
+      barrier();
     }
-    if (lid == 0u && r > 0u) {
-      counts[pc.group_base + base / TILE - groups] = s_tile_count[(r - 1u) & 1u];
-      s_tile_count[(r - 1u) & 1u] = 0u;
-    }
-    barrier();
 #endif
   }
 #if defined(MODE_FLAGS)
-  if (lid == 0u && rounds > 0u) counts[pc.group_base + group + (rounds - 1u) * groups] = s_tile_count[(rounds - 1u) & 1u];
 }
 #else
 

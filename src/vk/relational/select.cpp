@@ -76,7 +76,7 @@ std::optional<Intervals> key_intervals(const CnfProgram& program) {
 
 // Push constants of cnf_compact.comp.
 struct CompactPush {
-  uint32_t rows, tile_base, first_row, limit, out_base, value_float;
+  uint32_t rows, block_base, first_row, limit, out_base, value_float;
 };
 
 // Elements of 4 bytes up to 256 bytes (the largest storage offset alignment).
@@ -201,7 +201,7 @@ void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mod
     ranges.push_back({&partials, 0, 0});
     if (mask) ranges.push_back(mask_range(*mask, chunk));
     push.rows = chunk.rows;
-    push.group_base = mask ? chunk.first_tile : chunk.first_group;
+    push.group_base = mask ? chunk.first_tile * (kCnfRound / kCnfBlock) : chunk.first_group;
     device.dispatch_ranges(cmd, p, ranges, &push, chunk.groups);
   }
 }
@@ -218,15 +218,15 @@ void record_cnf_flags(Device& device, VkCommandBuffer cmd, const CnfInput& input
   detail::record_cnf_scan(device, cmd, "flags", input, plan, counts, &mask, 0);
 }
 
-uint64_t tile_offsets_scratch_bytes(const Device& device, const ScanPlan& plan) {
-  return scan_scratch_bytes(device, plan.tiles);
+uint64_t block_offsets_scratch_bytes(const Device& device, const ScanPlan& plan) {
+  return scan_scratch_bytes(device, plan.blocks());
 }
 
-void record_tile_offsets(Device& device, VkCommandBuffer cmd, const ScanPlan& plan, const Buffer& counts,
-                         const Buffer& offsets, const Buffer& scratch) {
-  const TileOffsets layout{plan.tiles};
-  const uint64_t bytes = std::max<uint64_t>(4, uint64_t(plan.tiles) * 4);
-  scan(device, cmd, ScanKind::Exclusive, ScanWidth::U32, {&counts, 0, bytes}, plan.tiles, {&offsets, 0, bytes},
+void record_block_offsets(Device& device, VkCommandBuffer cmd, const ScanPlan& plan, const Buffer& counts,
+                          const Buffer& offsets, const Buffer& scratch) {
+  const BlockOffsets layout{plan.blocks()};
+  const uint64_t bytes = std::max<uint64_t>(4, plan.blocks() * 4);
+  scan(device, cmd, ScanKind::Exclusive, ScanWidth::U32, {&counts, 0, bytes}, plan.blocks(), {&offsets, 0, bytes},
        {&offsets, layout.total_offset(), 8}, {&scratch, 0, scratch.size()});
 }
 
@@ -263,7 +263,7 @@ void record_cnf_compact(Device& device, VkCommandBuffer cmd, const ScanPlan& pla
     if (keys && ids && ranges[3].offset != ranges[4].offset)
       throw Error(ErrorCode::Internal, "record_cnf_compact: id and key windows differ");
     push.rows = chunk.rows;
-    push.tile_base = chunk.first_tile;
+    push.block_base = chunk.first_tile * (kCnfRound / kCnfBlock);
     push.first_row = uint32_t(chunk.first_row);
     device.dispatch_ranges(cmd, p, ranges, &push, chunk.groups);
   }
@@ -319,23 +319,24 @@ DeviceSelection mark_rows(QueryContext& ctx, const CnfProgram& program) {
   Device& device = ctx.device();
   Buffer words;
   const CnfInput input = ctx.bind(program, words);
-  const TileOffsets layout{plan.tiles};
-  Buffer counts = device.create_buffer(std::max<uint64_t>(16, uint64_t(plan.tiles) * 4), MemoryKind::Device);
+  const BlockOffsets layout{plan.blocks()};
+  Buffer counts = device.create_buffer(std::max<uint64_t>(16, plan.blocks() * 4), MemoryKind::Device);
   sel.mask = device.create_buffer(std::max<uint64_t>(16, plan.mask_words() * 4), MemoryKind::Device);
   sel.offsets = device.create_buffer(layout.bytes(), MemoryKind::Device);
   Buffer scratch =
-      device.create_buffer(std::max<uint64_t>(16, tile_offsets_scratch_bytes(device, plan)), MemoryKind::Device);
+      device.create_buffer(std::max<uint64_t>(16, block_offsets_scratch_bytes(device, plan)), MemoryKind::Device);
   ctx.run("cnf-flags",
-          "fused CNF (" + program.summary() + "): 1 bit per row + count per " + std::to_string(kCnfRound) +
-              "-row tile; " + plan.summary(),
+          "fused CNF (" + program.summary() + "): 1 bit per row + count per " + std::to_string(kCnfBlock) +
+              "-row block; " + plan.summary(),
           plan.rows, [&](VkCommandBuffer cmd) { record_cnf_flags(device, cmd, input, plan, counts, sel.mask); });
   const size_t flags_pass = ctx.passes().size() - 1;
-  ctx.run("scan", "exclusive scan of " + std::to_string(plan.tiles) + " tile counts", plan.tiles,
-          [&](VkCommandBuffer cmd) { record_tile_offsets(device, cmd, plan, counts, sel.offsets, scratch); });
+  ctx.run("scan", "exclusive scan of " + std::to_string(plan.blocks()) + " block counts", plan.blocks(),
+          [&](VkCommandBuffer cmd) { record_block_offsets(device, cmd, plan, counts, sel.offsets, scratch); });
   const std::vector<uint32_t> back = ctx.download<uint32_t>(sel.offsets, layout.bytes() / 4, "offsets");
   sel.count = back[layout.total_offset() / 4] | uint64_t(back[layout.total_offset() / 4 + 1]) << 32;
   ctx.passes()[flags_pass].passed = sel.count;
-  for (const ScanChunk& c : plan.chunks) sel.chunk_starts.push_back(back[c.first_tile]);
+  for (const ScanChunk& c : plan.chunks)
+    sel.chunk_starts.push_back(back[uint64_t(c.first_tile) * (kCnfRound / kCnfBlock)]);
   return sel;
 }
 
@@ -425,7 +426,7 @@ Table run_selection(QueryContext& ctx, std::string& algorithm) {
   if (program.outcome == CnfProgram::Outcome::Rows) {
     rows = select_row_ids(ctx, program, limit);
     algorithm = "compute: fused CNF selection (" + program.summary() +
-                ") in 1 dispatch + scan of tile counts + compaction of row ids";
+                ") in 1 dispatch + scan of block counts + compaction of row ids";
   } else {
     const auto start = QueryContext::Clock::now();
     rows = select_row_ids(ctx, program, limit);

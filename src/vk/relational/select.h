@@ -33,9 +33,11 @@ namespace gfxq::vk {
 
 //! Rows of one mask unit of the CNF kernels (a sub-round: 256 invocations x 4 rows, 32 mask words).
 inline constexpr uint32_t kCnfSubRound = 1024;
-//! Rows of one tile of the CNF kernels (4 sub-rounds): cnf_flags counts and cnf_compact writes
-//! per tile; rows_per_group is a multiple of it.
+//! Rows of one tile of the CNF kernels (4 sub-rounds); rows_per_group is a multiple of it.
 inline constexpr uint32_t kCnfRound = 4096;
+//! Rows of one block: 32 invocations x 4 rows of a sub-round (4 mask words). cnf_flags counts and
+//! cnf_compact writes per block; a tile has kCnfRound / kCnfBlock blocks.
+inline constexpr uint32_t kCnfBlock = 128;
 //! Most workgroups of one CNF pass over one chunk (each loops over its share of the tiles).
 inline constexpr uint32_t kCnfMaxGroups = 2048;
 //! Chunk lengths are multiples of this, so each chunk's mask words start at an offset that any
@@ -73,7 +75,9 @@ struct ScanPlan {
   uint64_t chunk_rows = 0;        //!< rows per chunk (a multiple of kChunkAlign)
   std::vector<ScanChunk> chunks;  //!< in row order
   uint32_t groups = 0;            //!< workgroups over all chunks: one partial each (count, aggregates)
-  uint32_t tiles = 0;             //!< kCnfRound-row tiles over all chunks: one count each (cnf_flags)
+  uint32_t tiles = 0;             //!< kCnfRound-row tiles over all chunks
+  //! kCnfBlock-row blocks over all chunks (whole tiles): one count each (cnf_flags).
+  uint64_t blocks() const noexcept { return uint64_t(tiles) * (kCnfRound / kCnfBlock); }
   //! Mask words of all chunks (32 per started sub-round of every chunk).
   uint64_t mask_words() const noexcept;
   //! E.g. "2048 workgroups x 131072 rows" or "5 chunks, 5 workgroups x 4096 rows".
@@ -115,26 +119,27 @@ void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mod
 //! `counts` holds plan.groups words. The caller owes barriers as for the primitives (map.h).
 void record_cnf_count(Device& device, VkCommandBuffer cmd, const CnfInput& input, const ScanPlan& plan,
                       const Buffer& counts);
-//! Records cnf_flags: counts[first_tile + t] (uint32) = rows of tile t passing the program
-//! (`counts` holds plan.tiles words) and the bitmask of passing rows (plan.mask_words()).
+//! Records cnf_flags: counts[b] (uint32) = rows of block b (in row order over all chunks' whole
+//! tiles) passing the program (`counts` holds plan.blocks() words) and the bitmask of passing rows
+//! (plan.mask_words()).
 void record_cnf_flags(Device& device, VkCommandBuffer cmd, const CnfInput& input, const ScanPlan& plan,
                       const Buffer& counts, const Buffer& mask);
 
-//! The layout of a tile-offsets buffer: plan.tiles uint32 exclusive offsets, then the uint64
+//! The layout of a block-offsets buffer: plan.blocks() uint32 exclusive offsets, then the uint64
 //! total at total_offset().
-struct TileOffsets {
-  uint32_t tiles = 0;  //!< per-tile counts scanned
+struct BlockOffsets {
+  uint64_t blocks = 0;  //!< per-block counts scanned
   //! Byte offset of the uint64 total.
-  uint64_t total_offset() const noexcept { return (uint64_t(tiles) * 4 + 255) / 256 * 256; }
+  uint64_t total_offset() const noexcept { return (blocks * 4 + 255) / 256 * 256; }
   //! Bytes of the offsets buffer.
   uint64_t bytes() const noexcept { return total_offset() + 16; }
 };
 
-//! Scratch bytes record_tile_offsets needs.
-uint64_t tile_offsets_scratch_bytes(const Device& device, const ScanPlan& plan);
-//! Records the exclusive scan of the per-tile counts into `offsets` (TileOffsets layout).
-void record_tile_offsets(Device& device, VkCommandBuffer cmd, const ScanPlan& plan, const Buffer& counts,
-                         const Buffer& offsets, const Buffer& scratch);
+//! Scratch bytes record_block_offsets needs.
+uint64_t block_offsets_scratch_bytes(const Device& device, const ScanPlan& plan);
+//! Records the exclusive scan of the per-block counts into `offsets` (BlockOffsets layout).
+void record_block_offsets(Device& device, VkCommandBuffer cmd, const ScanPlan& plan, const Buffer& counts,
+                          const Buffer& offsets, const Buffer& scratch);
 
 //! What record_cnf_compact writes.
 struct CompactTarget {
@@ -214,7 +219,7 @@ struct DeviceSelection {
   bool all = false;                    //!< every row passes (no mask; Outcome::All)
   uint64_t count = 0;                  //!< rows that pass
   Buffer mask;                         //!< the bitmask (unless `all` or count == 0)
-  Buffer offsets;                      //!< TileOffsets layout (unless `all` or count == 0)
+  Buffer offsets;                      //!< BlockOffsets layout (unless `all` or count == 0)
   std::vector<uint32_t> chunk_starts;  //!< output position of each chunk's first passing row
 };
 
