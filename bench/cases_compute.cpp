@@ -2,7 +2,9 @@
 // median and sorts over one 4-byte column already on the device. Times are the best of
 // env.repeats GPU-timestamp intervals around the kernels only (no uploads, no host work); each
 // case checks its result against a CPU computation. Ratios are bytes/s against
-// compute.ceiling_copy at the same size (bytes = what the operator must read + write).
+// compute.ceiling_copy at the same size (bytes = what the operator must read + write); the scan,
+// row-id and median cases also time a copy of the column in turn with the operator (the device's
+// speed swings between phases of one run) and give that ratio in the note.
 #include <algorithm>
 #include <bit>
 #include <chrono>

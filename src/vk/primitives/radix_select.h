@@ -35,8 +35,8 @@ struct RadixSelectArgs {
 
 //! Bytes of scratch record_radix_select needs (caller-owned, no contents required): about 4n
 //! bytes (the candidate regions: room for every key, rounded up to whole tiles per workgroup) plus
-//! 33 KiB + 1 KiB per workgroup (at most 1024); 33 KiB when the regions would not fit one binding (then nothing is copied).
-//! Error(Unsupported) past one binding.
+//! 33 KiB and 1 KiB per workgroup (at most 1024); only 33 KiB when the regions would not fit one
+//! binding (then nothing is copied). Error(Unsupported) past one binding.
 uint64_t radix_select_scratch_bytes(const Device& device, uint64_t n);
 
 //! Records the selection: a fill of the scratch header, then 6 dispatches with barriers between.

@@ -5,11 +5,11 @@
 //
 // A selection runs in three stages (GDB's count / prefix sum / write, on a bitmask):
 //  1. cnf_flags (shaders/vk/cnf_scan.comp): the whole CNF per row, reading each slot column once;
-//     one bit per row (n/8 bytes) and a count per 4096-row tile.
-//  2. scan() (vk/primitives/scan.h) of the per-tile counts: each tile's output offset.
+//     one bit per row (n/8 bytes) and a count per 128-row block (n/32 bytes).
+//  2. scan() (vk/primitives/scan.h) of the per-block counts: each block's output offset.
 //  3. cnf_compact: rereads only the bits and writes the selected row ids (or order keys) of each
-//     tile at its offset, in row order.
-// Stages 1 and 3 run a few thousand workgroups that take the tiles in turn (tile g + r * G in
+//     block at its offset, in row order.
+// Stages 1 and 3 run a few thousand workgroups that take 4096-row tiles in turn (tile g + r * G in
 // round r), so all of them stream through one window of the column.
 // COUNT(*) is stage 1 without the mask (cnf_count). Projections are gathered on the host from the
 // selected row ids: the table lives in host memory, so this moves 4 bytes per selected row over
