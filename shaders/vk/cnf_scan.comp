@@ -16,8 +16,7 @@
 // one window of the column together. The host dispatches G = ceil(rows / rows_per_group) with
 // rows_per_group a multiple of 4096 and at most 2^24, so a workgroup sees at most
 // ceil(rows_per_group / ROUND) * ROUND <= 2^24 rows (the bound of the exact FLOAT sum). VEC = 8
-// with one slot for MODE_COUNT, 4 with one slot otherwise (MODE_FLAGS: tiles of 4096 rows), else
-// 1. Each
+// with one slot (MODE_FLAGS: 4, tiles of 4096 rows), else 1. Each
 // invocation first loads its uvec4 of every slot for all VEC sub-rounds (loads in flight), then
 // tests them; in sub-round u (counted from the chunk's start), invocation t tests rows
 // 1024u + 4t .. 1024u + 4t + 3. Mask: row 1024u + 4t + j is bit (t & 31) of word u * 32 + j * 8 + (t >> 5).
@@ -46,7 +45,7 @@
 #endif
 #define WG 256u
 #define SUB 1024u
-#if SLOTS == 1 && defined(MODE_COUNT)
+#if SLOTS == 1 && !defined(MODE_FLAGS)
 #define VEC 8u
 #elif SLOTS == 1
 #define VEC 4u
