@@ -23,9 +23,9 @@
 //
 // Bindings: 0 = program (uint[]: 2 words per term), 1..8 = slot columns 0..7 (uvec4[]: raw int32 /
 //   float32 bits of the chunk's rows; unused slots may be any buffer), 9 = partials (MODE_COUNT:
-//   uint per group; MODE_FLAGS: uint per tile; MODE_AGG: AggPartial per group), 10 = mask (uint[];
-//   MODE_FLAGS only). Partials are indexed group_base + workgroup (MODE_FLAGS: group_base + tile);
-//   the mask from the chunk's start.
+//   uint per group; MODE_FLAGS: uint per 128-row block; MODE_AGG: AggPartial per group), 10 = mask
+//   (uint[]; MODE_FLAGS only). Partials are indexed group_base + workgroup (MODE_FLAGS: group_base
+//   + block of the chunk); the mask from the chunk's start.
 // Push constants: rows (in this chunk), group_base, terms
 //   (0: every row passes), float_slots (bit s: slot s is FLOAT), slot_count, value_slot (MODE_AGG),
 //   intervals (0, or 1..4: test key intervals).
@@ -279,7 +279,8 @@ void main() {
   // The workgroups walk the chunk together, tile g + r * groups in round r (tiles of ROUND rows),
   // so the rows being read at any moment lie in one narrow window of the column (DRAM pages and
   // TLB entries shared by all workgroups) instead of one stream per workgroup spread over the
-  // whole chunk. MODE_FLAGS counts per tile, so the compaction keeps row order all the same.
+  // whole chunk. MODE_FLAGS counts per 128-row block, so the compaction keeps row order all the
+  // same.
   const uint groups = gl_NumWorkGroups.x;
   const uint end = pc.rows;
   const uint tiles = (pc.rows + TILE - 1u) / TILE;
