@@ -2,12 +2,15 @@
 // median and sorts over one 4-byte column already on the device. Times are the best of
 // env.repeats GPU-timestamp intervals around the kernels only (no uploads, no host work); each
 // case checks its result against a CPU computation. Ratios are bytes/s against
-// compute.ceiling_copy at the same size (bytes = what the operator must read + write).
+// compute.ceiling_copy at the same size (bytes = what the operator must read + write); the scan,
+// row-id and median cases also time a copy of the column in turn with the operator (the device's
+// speed swings between phases of one run) and give that ratio in the note.
 #include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -105,6 +108,64 @@ double best_seconds(Env& env, F&& record) {
   return best;
 }
 
+// Best GPU times in seconds of each of `records`, run in turn (one of each per repeat), so that a
+// slow phase of the device hits all of them alike; the first is the operator, the others its
+// references.
+std::vector<double> best_interleaved(Env& env, const std::vector<std::function<void(VkCommandBuffer)>>& records) {
+  vk::Device& device = device_of(env);
+  if (!device.caps().timestamps) throw Error(ErrorCode::Unsupported, "the compute queue has no timestamps");
+  std::vector<double> best(records.size(), std::numeric_limits<double>::infinity());
+  const auto warm_start = std::chrono::steady_clock::now();
+  do {
+    for (const auto& record : records) device.submit([&](VkCommandBuffer cmd) { record(cmd); });
+  } while (std::chrono::steady_clock::now() - warm_start < std::chrono::milliseconds(200));
+  for (int r = 0; r < std::max(1, env.repeats); ++r)
+    for (size_t i = 0; i < records.size(); ++i) {
+      device.submit([&](VkCommandBuffer cmd) {
+        device.timestamp(cmd, 0);
+        records[i](cmd);
+        device.timestamp(cmd, 1);
+      });
+      best[i] = std::min(best[i], device.elapsed_ms(0, 1) / 1e3);
+    }
+  return best;
+}
+
+// A uvec4 copy of `rows` 4-byte values (copy_u32x4, the usual best of the ceiling), timed beside an
+// operator over the same column: the per-case reference of the notes' "copy ratio".
+struct CopyReference {
+  Buffer src, dst;
+  explicit CopyReference(vk::Device& device, uint64_t rows)
+      : src(device.create_buffer(vk::padded_bytes(rows), MemoryKind::Device)),
+        dst(device.create_buffer(vk::padded_bytes(rows), MemoryKind::Device)) {}
+  void record(vk::Device& device, VkCommandBuffer cmd) const {
+    const vk::Pipeline& p = device.pipeline("copy_u32x4", 2, 8, true);
+    const uint64_t per = device.max_binding_elements() / 64 * 64 * 4;
+    for (uint64_t off = 0; off < src.size(); off += per) {
+      const uint64_t n = std::min(per, src.size() - off);
+      const uint32_t push[2] = {uint32_t(n / 16), 0};
+      device.dispatch_ranges(cmd, p, {{&src, off, n}, {&dst, off, n}}, push, uint32_t((n / 16 + 255) / 256));
+    }
+  }
+  //! The operator's bytes/s (it moves `bytes` in `seconds`) over the copy's (read + write).
+  double ratio(uint64_t bytes, double seconds, double copy_seconds) const {
+    return (double(bytes) / seconds) / (2.0 * double(src.size()) / copy_seconds);
+  }
+};
+
+// Times `record` interleaved with a copy of the column; appends the copy ratio to `note`.
+double timed_with_copy(Env& env, uint64_t rows, uint64_t bytes, const std::function<void(VkCommandBuffer)>& record,
+                       std::string& note) {
+  vk::Device& device = device_of(env);
+  const CopyReference copy(device, rows);
+  const std::vector<double> t = best_interleaved(env, {record, [&](VkCommandBuffer cmd) { copy.record(device, cmd); }});
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "; %.3f of a copy timed in turn with it (%.4f ms)", copy.ratio(bytes, t[0], t[1]),
+                t[1] * 1e3);
+  note += buf;
+  return t[0];
+}
+
 // `a op literal` AND ... over the float column (one slot).
 vk::CnfProgram float_program(std::initializer_list<std::pair<CmpOp, double>> clauses) {
   BoundCnf cnf;
@@ -190,13 +251,13 @@ Measurement count_case(Env& env, uint64_t rows, const vk::CnfProgram& program, u
   const vk::CnfInput input{&program, &words, {&d.device}};
   const vk::ScanPlan plan = vk::plan_scan(device, rows);
   const Buffer counts = device.create_buffer(std::max<uint64_t>(16, plan.groups * 4ull), MemoryKind::Device);
-  const double s =
-      best_seconds(env, [&](VkCommandBuffer cmd) { vk::record_cnf_count(device, cmd, input, plan, counts); });
+  std::string note = std::string(what) + ": cnf_count, " + std::to_string(plan.groups) + " workgroups";
+  const double s = timed_with_copy(
+      env, rows, 4 * rows, [&](VkCommandBuffer cmd) { vk::record_cnf_count(device, cmd, input, plan, counts); }, note);
   std::vector<uint32_t> back(plan.groups);
   device.download(counts, back.data(), back.size() * 4);
   const uint64_t got = std::accumulate(back.begin(), back.end(), uint64_t(0));
-  return {s, 4 * rows, rows, std::string(what) + ": cnf_count, " + std::to_string(plan.groups) + " workgroups",
-          got == want};
+  return {s, 4 * rows, rows, note, got == want};
 }
 
 Measurement select_count(Env& env, uint64_t rows) {
@@ -221,8 +282,11 @@ Measurement filtered_aggregate(Env& env, uint64_t rows, AggKind kind) {
   const vk::ScanPlan plan = vk::plan_scan(device, rows);
   const Buffer partials = device.create_buffer(plan.groups * sizeof(vk::AggPartial), MemoryKind::Device);
   const bool sum = kind == AggKind::Sum;
-  const double s = best_seconds(
-      env, [&](VkCommandBuffer cmd) { vk::record_cnf_aggregate(device, cmd, input, 0, sum, plan, partials); });
+  std::string note = std::string(sum ? "SUM(a) WHERE a < 0.5: exact fixed-point bins" : "MIN/MAX(a) WHERE a < 0.5") +
+                     ", " + (sum ? "cnf_agg_float_sum" : "cnf_agg_float") + ", one pass";
+  const double s = timed_with_copy(
+      env, rows, 4 * rows,
+      [&](VkCommandBuffer cmd) { vk::record_cnf_aggregate(device, cmd, input, 0, sum, plan, partials); }, note);
   std::vector<vk::AggPartial> back(plan.groups);
   device.download(partials, back.data(), back.size() * sizeof(vk::AggPartial));
   const vk::AggTotals t = vk::combine_partials(back);
@@ -242,8 +306,7 @@ Measurement filtered_aggregate(Env& env, uint64_t rows, AggKind kind) {
   if (sum) ok = ok && std::fabs(vk::float_sum(t) - cpu_sum) <= double(n) * 0x1p-53 * abs_sum;
   if (kind == AggKind::Min) ok = ok && n > 0 && float_from_key(t.min_key) == lo;
   if (kind == AggKind::Max) ok = ok && n > 0 && float_from_key(t.max_key) == hi;
-  const char* what = sum ? "SUM(a) WHERE a < 0.5: exact fixed-point bins" : "MIN/MAX(a) WHERE a < 0.5";
-  return {s, 4 * rows, rows, std::string(what) + ", cnf_agg_float, one pass", ok};
+  return {s, 4 * rows, rows, note, ok};
 }
 
 Measurement select_rowids(Env& env, uint64_t rows) {
@@ -253,24 +316,31 @@ Measurement select_rowids(Env& env, uint64_t rows) {
   const Buffer words = vk::upload_program(device, program);
   const vk::CnfInput input{&program, &words, {&d.device}};
   const vk::ScanPlan plan = vk::plan_scan(device, rows);
-  const vk::GroupOffsets layout{plan.groups};
-  const Buffer counts = device.create_buffer(std::max<uint64_t>(16, plan.groups * 4ull), MemoryKind::Device);
+  const vk::BlockOffsets layout{plan.blocks()};
+  const Buffer counts = device.create_buffer(std::max<uint64_t>(16, plan.blocks() * 4), MemoryKind::Device);
   const Buffer mask = device.create_buffer(std::max<uint64_t>(16, plan.mask_words() * 4), MemoryKind::Device);
   const Buffer offsets = device.create_buffer(layout.bytes(), MemoryKind::Device);
   const Buffer scratch =
-      device.create_buffer(std::max<uint64_t>(16, vk::group_offsets_scratch_bytes(device, plan)), MemoryKind::Device);
+      device.create_buffer(std::max<uint64_t>(16, vk::block_offsets_scratch_bytes(device, plan)), MemoryKind::Device);
   const Buffer ids = device.create_buffer(vk::padded_bytes(rows), MemoryKind::Device);
   vk::CompactTarget target;
   target.ids = &ids;
   if (ids.size() > device.caps().max_storage_buffer_range)
     throw Error(ErrorCode::Unsupported, "row ids larger than one binding");
-  const double s = best_seconds(env, [&](VkCommandBuffer cmd) {
-    vk::record_cnf_flags(device, cmd, input, plan, counts, mask);
-    device.barrier(cmd);
-    vk::record_group_offsets(device, cmd, plan, counts, offsets, scratch);
-    device.barrier(cmd);
-    vk::record_cnf_compact(device, cmd, plan, mask, offsets, target);
-  });
+  // The whole selection, then each stage alone (on the buffers the whole run left) and the copy.
+  const CopyReference copy(device, rows);
+  const std::vector<double> t = best_interleaved(
+      env, {[&](VkCommandBuffer cmd) {
+              vk::record_cnf_flags(device, cmd, input, plan, counts, mask);
+              device.barrier(cmd);
+              vk::record_block_offsets(device, cmd, plan, counts, offsets, scratch);
+              device.barrier(cmd);
+              vk::record_cnf_compact(device, cmd, plan, mask, offsets, target);
+            },
+            [&](VkCommandBuffer cmd) { vk::record_cnf_flags(device, cmd, input, plan, counts, mask); },
+            [&](VkCommandBuffer cmd) { vk::record_block_offsets(device, cmd, plan, counts, offsets, scratch); },
+            [&](VkCommandBuffer cmd) { vk::record_cnf_compact(device, cmd, plan, mask, offsets, target); },
+            [&](VkCommandBuffer cmd) { copy.record(device, cmd); }});
   uint64_t total = 0;
   device.download(offsets, &total, 8, layout.total_offset());
   std::vector<uint32_t> got(total);
@@ -281,13 +351,27 @@ Measurement select_rowids(Env& env, uint64_t rows) {
   for (uint64_t r = 0; r < rows && ok; ++r)
     if (v[r] < 0.5f) ok = k < total && got[k++] == r;
   ok = ok && k == total;
-  return {s, 4 * rows + 4 * total, rows,
-          "WHERE a < 0.5 row ids: cnf_flags (bitmask) + scan + cnf_compact; bytes = 4n + 4 * selected", ok};
+  const uint64_t bytes = 4 * rows + 4 * total;
+  char note[320];
+  std::snprintf(note, sizeof note,
+                "WHERE a < 0.5 row ids: cnf_flags (bitmask) %.4f ms + scan %.4f ms + cnf_compact %.4f ms; bytes = 4n + "
+                "4 * selected; %.3f of a copy timed in turn with it (%.4f ms)",
+                t[1] * 1e3, t[2] * 1e3, t[3] * 1e3, copy.ratio(bytes, t[0], t[4]), t[4] * 1e3);
+  return {t[0], bytes, rows, note, ok};
 }
 
-Measurement median(Env& env, uint64_t rows) {
+// The median of the float column, or with `narrow` of 1 + a / 4096 (every key in one bucket of
+// the first digit: radix select's three-scan case).
+Measurement median(Env& env, uint64_t rows, bool narrow) {
   vk::Device& device = device_of(env);
-  const FloatData d = float_data(env, rows);
+  FloatData d = float_data(env, rows);
+  std::vector<float> narrowed;
+  if (narrow) {
+    narrowed.resize(rows);
+    for (uint64_t i = 0; i < rows; ++i) narrowed[i] = 1.0f + d.host[i] * 0x1p-12f;
+    device.upload(d.device.buffer, narrowed.data(), rows * 4);
+  }
+  const std::vector<float>& host = narrow ? narrowed : d.host;
   const uint64_t k = quantile_rank(0.5, rows);
   const Buffer scratch =
       device.create_buffer(std::max<uint64_t>(16, vk::radix_select_scratch_bytes(device, rows)), MemoryKind::Device);
@@ -299,27 +383,34 @@ Measurement median(Env& env, uint64_t rows) {
   args.keys = {&d.device.buffer, 0, rows * 4};
   args.result = {&result, 0, 16};
   args.scratch = {&scratch, 0, scratch.size()};
-  const double s = best_seconds(env, [&](VkCommandBuffer cmd) { vk::record_radix_select(device, cmd, args); });
-  // One scan of the same column (the fused count) for the "scans" figure.
+  // One scan of the same column (the fused count) for the "scans" figure, and a copy, in turn.
   const vk::CnfProgram program = float_program({{CmpOp::Lt, 0.5}});
   const Buffer words = vk::upload_program(device, program);
   const vk::CnfInput input{&program, &words, {&d.device}};
   const vk::ScanPlan plan = vk::plan_scan(device, rows);
   const Buffer counts = device.create_buffer(std::max<uint64_t>(16, plan.groups * 4ull), MemoryKind::Device);
-  const double scan =
-      best_seconds(env, [&](VkCommandBuffer cmd) { vk::record_cnf_count(device, cmd, input, plan, counts); });
+  const CopyReference copy(device, rows);
+  const std::vector<double> t = best_interleaved(
+      env, {[&](VkCommandBuffer cmd) { vk::record_radix_select(device, cmd, args); },
+            [&](VkCommandBuffer cmd) { vk::record_cnf_count(device, cmd, input, plan, counts); },
+            [&](VkCommandBuffer cmd) { copy.record(device, cmd); },
+            [&](VkCommandBuffer cmd) { vk::detail::record_radix_select_scans(device, cmd, args, 1); },
+            [&](VkCommandBuffer cmd) { vk::detail::record_radix_select_scans(device, cmd, args, 2); }});
   uint32_t got[3] = {};
   device.download(result, got, 12);
   bool ok = got[1] < k && k <= uint64_t(got[1]) + got[2];
   if (rows <= (uint64_t(1) << 24)) {
-    std::vector<float> v = d.host;
+    std::vector<float> v = host;
     std::nth_element(v.begin(), v.begin() + (k - 1), v.end());
     ok = ok && std::bit_cast<uint32_t>(v[k - 1]) == got[0];
   }
-  char note[160];
-  std::snprintf(note, sizeof note, "radix select (rank %llu), %.2f scans of the column (goal <= 3)",
-                static_cast<unsigned long long>(k), s / scan);
-  return {s, 4 * rows, rows, note, ok};
+  char note[384];
+  std::snprintf(note, sizeof note,
+                "radix select (rank %llu)%s, %.2f scans of the column (goal <= 3; scan %.4f ms, copy %.4f ms timed "
+                "in turn with it); through scan 1 %.4f ms, scan 2 %.4f ms",
+                static_cast<unsigned long long>(k), narrow ? " of 1 + a / 4096" : "", t[0] / t[1], t[1] * 1e3,
+                t[2] * 1e3, t[3] * 1e3, t[4] * 1e3);
+  return {t[0], 4 * rows, rows, note, ok};
 }
 
 Measurement sort_case(Env& env, uint64_t rows, bool pairs) {
@@ -375,7 +466,10 @@ const Registrar r_min{{"compute.filtered_min", "compute", "compute.ceiling_copy"
 const Registrar r_max{{"compute.filtered_max", "compute", "compute.ceiling_copy", false,
                        [](Env& e, uint64_t n) { return filtered_aggregate(e, n, AggKind::Max); }}};
 const Registrar r_rowids{{"compute.select_rowids", "compute", "compute.ceiling_copy", false, select_rowids}};
-const Registrar r_median{{"compute.median", "compute", "compute.ceiling_copy", false, median}};
+const Registrar r_median{{"compute.median", "compute", "compute.ceiling_copy", false,
+                          [](Env& e, uint64_t n) { return median(e, n, false); }}};
+const Registrar r_median_narrow{{"compute.median_narrow", "compute", "compute.ceiling_copy", false,
+                                 [](Env& e, uint64_t n) { return median(e, n, true); }}};
 const Registrar r_sort{{"compute.sort_keys", "compute", "compute.ceiling_copy", false,
                         [](Env& e, uint64_t n) { return sort_case(e, n, false); }}};
 const Registrar r_pairs{{"compute.sort_pairs", "compute", "compute.ceiling_copy", false,

@@ -501,6 +501,38 @@ TEST_CASE("compute: several chunks and several rounds per workgroup under forced
   CHECK(rounds.groups == 3);
 }
 
+TEST_CASE("compute: selections keep row order when each workgroup takes tiles far apart") {
+  // cnf_flags counts per 4096-row tile and cnf_compact writes each tile at its offset; with one,
+  // two or three workgroups per chunk each takes every 1st, 2nd or 3rd tile. Sizes at tile and
+  // chunk boundaries, one column (key intervals) and several.
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  for (const auto& [chunk, groups, rows] : std::initializer_list<std::tuple<uint64_t, uint32_t, uint64_t>>{
+           {0, 1, 4097}, {0, 2, 3 * 4096 - 1}, {0, 3, 3 * 4096 + 1}, {8192, 1, 8193}, {4096 * 3, 2, 5 * 4096 + 7}}) {
+    const ForcedLimits force{chunk, groups};
+    const uint64_t table_seed = rng();
+    const Catalog catalog = catalog_of(test::random_table(rows, Distribution::Uniform, table_seed));
+    std::mt19937_64 qrng(table_seed);
+    const std::string what = "rows " + std::to_string(rows) + " chunk " + std::to_string(chunk) + " groups " +
+                             std::to_string(groups) + " seed " + std::to_string(table_seed);
+    Cnf one;
+    one.clauses.push_back({{Comparison{ColumnRef{"", "x"}, CmpOp::Lt, 0.25}}});
+    for (const Cnf& cnf : {one, test::random_cnf(catalog.get("t"), qrng, 3, 2)}) {
+      check_query(query_of({Star{}}, cnf), catalog, what);
+      check_query(query_of({agg(AggKind::Count), agg(AggKind::Median, "a"), agg(AggKind::Quantile, "y", 0.9)}, cnf),
+                  catalog, what);
+      Query q = query_of({ColumnRef{"", "b"}}, cnf);
+      q.limit = 4097;
+      check_query(q, catalog, what);
+    }
+  }
+  const vk::ScanPlan plan = vk::plan_scan(test::vk_device(), 5 * 4096 + 7, {4096 * 3, 2});
+  CHECK(plan.tiles == 6);
+  CHECK(plan.chunks.size() == 2);
+  CHECK(plan.chunks[1].first_tile == 3);
+  CHECK(plan.chunks[1].tiles == 3);
+}
+
 TEST_CASE("compute: the report names the algorithm and times every stage") {
   const Catalog catalog = catalog_of(test::random_table(5000, Distribution::Uniform, 2));
   Result r = engine().execute_sql("SELECT COUNT(*) FROM t WHERE (a < 0 OR y > 0.5) AND b <> 3 AND x >= y", catalog,

@@ -448,6 +448,30 @@ TEST_CASE("vk-sort: radix select on skewed, narrow-range, float and large inputs
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
 
+TEST_CASE("vk-sort: radix select at the copy threshold, with several tiles per workgroup") {
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  // 2050 tiles of 4096 keys over 1024 workgroups: 2 or 3 tiles each, the last one partial. A share
+  // `inside` of the keys lies in one top-12-bit bucket (the rank sits in it), the rest above and
+  // below: exactly half (scan 2 copies the candidates into the regions) and one more (it does not:
+  // scan 3 rereads the keys).
+  const uint64_t n = 2 * 4096 * 1024 + 4097;
+  for (const uint64_t inside : {n / 2, n / 2 + 1}) {
+    CAPTURE(inside);
+    Keys keys(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint32_t low = uint32_t(rng()) & 0xfffffu;
+      keys[i] = i < inside ? (0x800u << 20 | low) : (uint32_t(rng()) % 2 ? 0x7ffu << 20 : 0x801u << 20) | low;
+    }
+    std::shuffle(keys.begin(), keys.end(), rng);
+    const uint64_t below = std::count_if(keys.begin(), keys.end(), [](uint32_t x) { return x >> 20 < 0x800u; });
+    check_select(keys, {below + 1, below + inside / 2, below + inside, rng() % n + 1}, SortKeyType::U32,
+                 SortOrder::Ascending);
+  }
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
 namespace {
 
 void check_split(const Keys& keys, SortKeyType type, const Partitioner& p, Values values) {

@@ -47,28 +47,4 @@
 #define BITONIC_WG 256
 #define BITONIC_TILE 2048
 
-// Radix select: digits of 11, 11 and 10 bits (levels 0, 1, 2 at shifts 21, 10, 0), grid-stride
-// scans over 4096-key tiles by at most 1024 workgroups. The scratch starts with a header of
-// SELECT_HEADER_WORDS words: the state, the first scan's histograms of levels 0 and 1, then one
-// histogram per later scan (SELECT_BINS words each).
-#define SELECT_WG 256
-#define SELECT_KPT 16
-#define SELECT_TILE 4096
-#define SELECT_MAX_GROUPS 1024
-#define SELECT_LEVELS 3
-#define SELECT_BINS 2048
-#define SELECT_PREFIX 0
-#define SELECT_MASK 1
-#define SELECT_K 2
-#define SELECT_LESS 3
-#define SELECT_COUNT 4
-#define SELECT_SRC 5
-#define SELECT_SRC_COUNT 6
-#define SELECT_DST 7
-#define SELECT_LEVEL 8
-#define SELECT_APPENDED 9
-#define SELECT_HIST_FIRST 16
-#define SELECT_HIST_PASS 4112
-#define SELECT_HEADER_WORDS 8208
-
 #endif

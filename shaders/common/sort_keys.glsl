@@ -45,7 +45,3 @@ uint sort_digit(uint raw, uint key_type, uint descending, uint hash, uint shift,
   }
   return (x >> shift) & mask;
 }
-
-// Radix select's digit levels: bits 31..21, 20..10 and 9..0 of the sort key.
-uint select_level_shift(uint level) { return level == 0u ? 21u : (level == 1u ? 10u : 0u); }
-uint select_level_bits(uint level) { return level == 2u ? 10u : 11u; }

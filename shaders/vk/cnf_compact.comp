@@ -1,20 +1,20 @@
 #version 450
 // cnf_compact: writes the rows marked in a cnf_scan mask (MODE_FLAGS), in row order: their row ids
-// and/or the order keys of a value column. Same geometry as cnf_scan: workgroup g of a chunk owns
-// rows [g * rows_per_group, ...); in sub-round u of 1024 rows (counted from the chunk's start)
-// invocation t takes rows 1024u + 4t .. 1024u + 4t + 3, whose bits are (t & 31) of mask words
-// u * 32 + j * 8 + (t >> 5), j = 0..3. Each iteration takes 4 sub-rounds at once. The k-th marked
-// row overall (k = offsets[group_base + g] + its rank in the group) goes to output position k;
-// only positions below `limit` are written, at index k - out_base of the bound output ranges.
+// and/or the order keys of a value column. Blocks of 128 rows: in sub-round u of 1024 rows (counted
+// from the chunk's start) the 32 invocations 32w .. 32w + 31 hold block 8u + w, invocation t's rows
+// 1024u + 4t .. 1024u + 4t + 3, whose bits are (t & 31) of mask words u * 32 + j * 8 + w, j =
+// 0..3. The k-th marked row overall (k = offsets[block_base + block] + its rank in the block) goes
+// to output position k; only positions below `limit` are written, at index k - out_base of the
+// bound output ranges. Each invocation ranks its own rows from the block's four mask words (the
+// marked rows of lower invocations of the block, then its own before each): no shared memory, no
+// subgroup operations, no barriers; the workgroups take 4096-row tiles in turn like cnf_scan.
 // Variants (defines): WRITE_IDS (row ids), WRITE_KEYS (keys of the value column), both for pairs.
 // Bindings: 0 = mask (uint[], from the chunk's start), 1 = offsets (uint[]: exclusive prefix sums of
-//   the per-group counts, all chunks); WRITE_IDS alone: 2 = ids (uint[]); WRITE_KEYS: 2 = value
+//   the per-block counts, all chunks); WRITE_IDS alone: 2 = ids (uint[]); WRITE_KEYS: 2 = value
 //   column (uint[], raw int32/float32 bits from the chunk's start), 3 = keys (uint[]), and with
 //   WRITE_IDS 4 = ids.
-// Push constants: rows (in this chunk), rows_per_group (multiple of 4096), group_base, first_row
+// Push constants: rows (in this chunk), block_base (index of the chunk's first block), first_row
 //   (row id of the chunk's row 0), limit, out_base, value_float (1: the value column is FLOAT).
-#extension GL_KHR_shader_subgroup_arithmetic : require
-#extension GL_KHR_shader_subgroup_vote : require
 #extension GL_EXT_control_flow_attributes : require
 #include "gfxq_constants.h"
 
@@ -42,16 +42,12 @@ layout(std430, binding = 2) writeonly buffer Ids { uint ids[]; };
 
 layout(push_constant) uniform Params {
   uint rows;
-  uint rows_per_group;
-  uint group_base;
+  uint block_base;
   uint first_row;
   uint limit;
   uint out_base;
   uint value_float;
 } pc;
-
-shared uvec4 s_scan[WG];
-shared uvec4 s_total;
 
 uint to_key(uint raw) {
   if (pc.value_float == 0u) return raw ^ 0x80000000u;
@@ -61,61 +57,28 @@ uint to_key(uint raw) {
   return (b >> 31) != 0u ? ~b : (b | 0x80000000u);
 }
 
-// Exclusive prefix sums of `v` (4 sub-rounds at once) over the workgroup in invocation order;
-// s_total gets the sums. `linear`: subgroups hold consecutive invocations.
-uvec4 workgroup_exclusive(uvec4 v, uint lid, bool linear) {
-  uvec4 prefix;
-  if (linear) {
-    // Scan within each subgroup, then add the totals of the subgroups before it.
-    const uvec4 inner = subgroupExclusiveAdd(v);
-    if (gl_SubgroupInvocationID == gl_SubgroupSize - 1u) s_scan[gl_SubgroupID] = inner + v;
-    barrier();
-    uvec4 before = uvec4(0u);
-    for (uint s = 0u; s < gl_SubgroupID; ++s) before += s_scan[s];
-    prefix = before + inner;
-    if (lid == WG - 1u) s_total = prefix + v;
-  } else {
-    // Any other mapping: Hillis-Steele over shared memory.
-    s_scan[lid] = v;
-    barrier();
-    for (uint off = 1u; off < WG; off *= 2u) {
-      const uvec4 add = lid >= off ? s_scan[lid - off] : uvec4(0u);
-      barrier();
-      s_scan[lid] += add;
-      barrier();
-    }
-    prefix = s_scan[lid] - v;
-    if (lid == WG - 1u) s_total = s_scan[lid];
-  }
-  barrier();
-  return prefix;
-}
-
 void main() {
   const uint lid = gl_LocalInvocationID.x;
-  const uint group = gl_WorkGroupID.x;
-  const uint start = group * pc.rows_per_group;
-  const uint end = min(pc.rows, start + pc.rows_per_group);
-  const uint rounds = (end - start + ROUND - 1u) / ROUND;
-  const bool linear = subgroupAll(lid == gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID);
-  uint next = offsets[pc.group_base + group];
-  for (uint r = 0u; r < rounds && next < pc.limit; ++r) {
-    const uint base = start + r * ROUND;
-    // The 4 bits of each sub-round (sub-rounds past the chunk's rows have no mask words).
-    uvec4 bits = uvec4(0u);
+  const uint w = lid >> 5, lane = lid & 31u;
+  const uint below = (1u << lane) - 1u;  // lanes before this one (lane 0: none)
+  const uint tiles = (pc.rows + ROUND - 1u) / ROUND;
+  for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
+    // Every load of the tile first (four offsets, sixteen mask words), then the writes.
+    uint first[VEC];
+    uvec4 m[VEC];
     [[unroll]] for (uint v = 0u; v < VEC; ++v) {
-      if (base + v * SUB >= end) continue;
-      const uint word = (base / SUB + v) * 32u + (lid >> 5);
-      [[unroll]] for (uint j = 0u; j < 4u; ++j) bits[v] |= ((mask[word + j * 8u] >> (lid & 31u)) & 1u) << j;
+      const uint u = tile * VEC + v;
+      const bool rows_here = u * SUB < pc.rows;
+      first[v] = rows_here ? offsets[pc.block_base + u * 8u + w] : pc.limit;
+      [[unroll]] for (uint j = 0u; j < 4u; ++j) m[v][j] = rows_here ? mask[u * 32u + j * 8u + w] : 0u;
     }
-    const uvec4 prefix = workgroup_exclusive(bitCount(bits), lid, linear);
-    const uvec4 total = s_total;
-    uint before = next;
     [[unroll]] for (uint v = 0u; v < VEC; ++v) {
-      uint pos = before + prefix[v];
-      const uint row = base + v * SUB + 4u * lid;
-      for (uint j = 0u; j < 4u; ++j) {
-        if (((bits[v] >> j) & 1u) == 0u) continue;
+      const uint u = tile * VEC + v;
+      uint pos = first[v] + bitCount(m[v].x & below) + bitCount(m[v].y & below) + bitCount(m[v].z & below) +
+                 bitCount(m[v].w & below);
+      const uint row = u * SUB + 4u * lid;
+      [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+        if (((m[v][j] >> lane) & 1u) == 0u) continue;
         if (pos < pc.limit) {
 #if defined(WRITE_IDS)
           ids[pos - pc.out_base] = pc.first_row + row + j;
@@ -126,9 +89,6 @@ void main() {
         }
         ++pos;
       }
-      before += total[v];
     }
-    next = before;
-    barrier();  // s_total and s_scan are reused by the next iteration
   }
 }

@@ -5,34 +5,37 @@
 //
 // Variants (defines):
 //   MODE_COUNT  per-group count of the rows that pass
-//   MODE_FLAGS  the count and one bit per row (the mask the compaction kernel reads)
-//   MODE_AGG    per-group COUNT/MIN/MAX keys/SUM of the value slot over the rows that pass;
-//               VALUE_FLOAT=0: int64 sum of int32 values; VALUE_FLOAT=1: exact sum of float32
-//               values as 16 fixed-point bins (see add_float) plus NaN/+inf/-inf flags
+//   MODE_FLAGS  a count per 128-row block (32 invocations x 4 rows of a sub-round) and one bit per
+//               row (the mask the compaction kernel reads)
+//   MODE_AGG    per-group COUNT/MIN/MAX keys and, with WANT_SUM=1, SUM of the value slot over the
+//               rows that pass; VALUE_FLOAT=0: int64 sum of int32 values; VALUE_FLOAT=1: exact sum
+//               of float32 values as 16 fixed-point bins (see add_float) plus NaN/+inf/-inf flags
 //   SLOTS       1 (single-column programs, no slot selection) or 8
-// Layout: MODE_FLAGS: workgroup g of a chunk owns rows [g * rows_per_group, min(rows, (g+1) *
-// rows_per_group)) and walks them in rounds of ROUND = VEC sub-rounds of 1024 rows. MODE_COUNT and
-// MODE_AGG: the chunk is cut into tiles of ROUND rows and workgroup g takes tiles g, g + G, g + 2G
-// ... (G = workgroups in the dispatch), so all workgroups stream through one window of the column
-// together; a workgroup still sees at most rows_per_group rows. VEC = 4 with one slot, else 1. Each
+// Layout: the chunk is cut into tiles of ROUND = VEC sub-rounds of 1024 rows and workgroup g takes
+// tiles g, g + G, g + 2G ... (G = workgroups in the dispatch), so all workgroups stream through
+// one window of the column together. The host dispatches G = ceil(rows / rows_per_group) with
+// rows_per_group a multiple of 4096 and at most 2^24, so a workgroup sees at most
+// ceil(rows_per_group / ROUND) * ROUND <= 2^24 rows (the bound of the exact FLOAT sum). VEC = 8
+// with one slot (MODE_FLAGS: 4, tiles of 4096 rows), else 1. Each
 // invocation first loads its uvec4 of every slot for all VEC sub-rounds (loads in flight), then
 // tests them; in sub-round u (counted from the chunk's start), invocation t tests rows
 // 1024u + 4t .. 1024u + 4t + 3. Mask: row 1024u + 4t + j is bit (t & 31) of word u * 32 + j * 8 + (t >> 5).
 //
 // Bindings: 0 = program (uint[]: 2 words per term), 1..8 = slot columns 0..7 (uvec4[]: raw int32 /
-//   float32 bits of the chunk's rows; unused slots may be any buffer), 9 = partials (MODE_COUNT,
-//   MODE_FLAGS: uint per group; MODE_AGG: AggPartial per group), 10 = mask (uint[]; MODE_FLAGS
-//   only). Partials are indexed group_base + workgroup; the mask from the chunk's start.
-// Push constants: rows (in this chunk), rows_per_group (a multiple of 4096), group_base, terms
+//   float32 bits of the chunk's rows; unused slots may be any buffer), 9 = partials (MODE_COUNT:
+//   uint per group; MODE_FLAGS: uint per 128-row block; MODE_AGG: AggPartial per group), 10 = mask
+//   (uint[]; MODE_FLAGS only). Partials are indexed group_base + workgroup (MODE_FLAGS: group_base
+//   + block of the chunk); the mask from the chunk's start.
+// Push constants: rows (in this chunk), group_base, terms
 //   (0: every row passes), float_slots (bit s: slot s is FLOAT), slot_count, value_slot (MODE_AGG),
-//   want_sum (MODE_AGG: 1 to accumulate the sum), intervals (0, or 1..4: test key intervals).
+//   intervals (0, or 1..4: test key intervals).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_control_flow_attributes : require
 #if defined(MODE_FLAGS)
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_vote : require
 #endif
-#if defined(MODE_AGG) && VALUE_FLOAT
+#if defined(MODE_AGG) && VALUE_FLOAT && WANT_SUM
 #extension GL_EXT_shader_atomic_int64 : require
 #endif
 #include "gfxq_constants.h"
@@ -42,12 +45,20 @@
 #endif
 #define WG 256u
 #define SUB 1024u
-#if SLOTS == 1
+#if SLOTS == 1 && !defined(MODE_FLAGS)
+#define VEC 8u
+#elif SLOTS == 1
 #define VEC 4u
 #else
 #define VEC 1u
 #endif
 #define ROUND (SUB * VEC)
+// Rows a workgroup takes at a time: MODE_FLAGS counts per 4096-row tile, in 4096 / ROUND steps.
+#if defined(MODE_FLAGS)
+#define TILE 4096u
+#else
+#define TILE ROUND
+#endif
 
 layout(local_size_x = GFXQ_WORKGROUP_SIZE) in;
 
@@ -78,13 +89,11 @@ layout(std430, binding = 10) writeonly buffer Mask { uint mask[]; };
 
 layout(push_constant) uniform Params {
   uint rows;
-  uint rows_per_group;
   uint group_base;
   uint terms;
   uint float_slots;
   uint slot_count;
   uint value_slot;
-  uint want_sum;
   uint intervals;  // 1..4: the program is a union of key intervals (see below); 0: run the terms
 } pc;
 
@@ -177,6 +186,18 @@ uvec4 load_slot(uint s, uint i) {
   }
 }
 
+// The raw vectors of every slot for the VEC sub-rounds from row `step` (zeros past `end`).
+void load_step(uint step, uint end, out uvec4 raw[VEC][SLOTS]) {
+  [[unroll]] for (uint v = 0u; v < VEC; ++v) {
+    const uint row = step + v * SUB + 4u * gl_LocalInvocationID.x;
+    // Clamped, unconditional loads: no divergent branch before the ballots of MODE_FLAGS.
+    [[unroll]] for (uint s = 0u; s < SLOTS; ++s) {
+      const uvec4 value = s < pc.slot_count ? load_slot(s, min(row, end - 1u) / 4u) : uvec4(0u);
+      raw[v][s] = row < end ? value : uvec4(0u);
+    }
+  }
+}
+
 // The CNF over the four rows whose keys are in keys[] (`valid`: which rows exist).
 bvec4 evaluate(bvec4 valid) {
   if (pc.intervals != 0u) {
@@ -216,10 +237,10 @@ bvec4 evaluate(bvec4 valid) {
 #if defined(MODE_AGG)
 shared uint s_count[WG], s_min[WG], s_max[WG], s_special[WG];
 shared int64_t s_sum[WG];
-#if VALUE_FLOAT
+#if VALUE_FLOAT && WANT_SUM
 // Exact float sum: a finite float is (-1)^s * M * 2^(t - 149) with M < 2^24 and t = max(e, 1) - 1
 // in 0..253. Bin b = t >> 4 counts units of 2^(16b - 149); the value adds M << (t & 15) < 2^39
-// there. A workgroup adds at most rows_per_group <= 2^24 values per bin, so |bin| < 2^63.
+// there. A workgroup adds at most 2^24 values per bin (see Layout), so |bin| < 2^63.
 // Each invocation keeps one running bin in a register and adds it to the shared bins when the bin
 // changes (rare: nearby values share a bin) and at the end.
 shared int64_t s_bins[16];
@@ -246,8 +267,8 @@ void add_float(uint bits) {
 }
 #endif
 #elif defined(MODE_FLAGS)
-shared uint s_mask[32u * VEC];
-shared uint s_count[WG];
+shared uint s_mask[32u * (TILE / SUB)];
+shared uint s_linear;
 #else
 shared uint s_count[WG];
 #endif
@@ -255,21 +276,15 @@ shared uint s_count[WG];
 void main() {
   const uint lid = gl_LocalInvocationID.x;
   const uint group = gl_WorkGroupID.x;
-#if defined(MODE_FLAGS)
-  // The compaction kernel needs each workgroup's rows contiguous.
-  const uint start = group * pc.rows_per_group;
-  const uint end = min(pc.rows, start + pc.rows_per_group);
-  const uint rounds = (end - start + ROUND - 1u) / ROUND;
-#else
-  // Counts and aggregates do not care which rows a workgroup sees: the workgroups walk the chunk
-  // together, tile g + r * groups in round r (tiles of ROUND rows), so the rows being read at any
-  // moment lie in one narrow window of the column (DRAM pages and TLB entries shared by all
-  // workgroups) instead of one stream per workgroup spread over the whole chunk.
+  // The workgroups walk the chunk together, tile g + r * groups in round r (tiles of ROUND rows),
+  // so the rows being read at any moment lie in one narrow window of the column (DRAM pages and
+  // TLB entries shared by all workgroups) instead of one stream per workgroup spread over the
+  // whole chunk. MODE_FLAGS counts per 128-row block, so the compaction keeps row order all the
+  // same.
   const uint groups = gl_NumWorkGroups.x;
   const uint end = pc.rows;
-  const uint tiles = (pc.rows + ROUND - 1u) / ROUND;
+  const uint tiles = (pc.rows + TILE - 1u) / TILE;
   const uint rounds = tiles > group ? (tiles - group + groups - 1u) / groups : 0u;
-#endif
   uint count = 0u;
   [[unroll]] for (uint i = 0u; i < 4u; ++i) {
     iv_lo[i] = i < pc.intervals ? program[2u * pc.terms + 2u * i] : 0u;
@@ -278,99 +293,130 @@ void main() {
 #if defined(MODE_AGG)
   uint min_key = 0xffffffffu, max_key = 0u;
   int64_t sum = 0;
-#if VALUE_FLOAT
+#if VALUE_FLOAT && WANT_SUM
   if (lid < 16u) s_bins[lid] = 0;
   barrier();
 #endif
 #endif
 #if defined(MODE_FLAGS)
-  // Whether subgroups hold consecutive invocations in whole words of 32 (true on common GPUs).
-  const bool linear = gl_SubgroupSize >= 32u &&
-                      subgroupAll(lid == gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID);
-  if (lid < 32u * VEC) s_mask[lid] = 0u;
+  // Whether subgroups hold consecutive invocations in whole words of 32 (true on common GPUs), the
+  // same for the whole workgroup.
+  if (lid == 0u) s_linear = gl_SubgroupSize >= 32u ? 1u : 0u;
+  if (lid < 32u * (TILE / SUB)) s_mask[lid] = 0u;
   barrier();
+  if (!subgroupAll(lid == gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID)) s_linear = 0u;
+  barrier();
+  const bool linear = s_linear != 0u;
+#endif
+  // MODE_COUNT and MODE_AGG load one step (ROUND rows) ahead: step i + 1's vectors are in flight
+  // while step i is tested. (MODE_FLAGS loads each step when it starts: loading ahead there gave
+  // wrong masks on NVIDIA, cause not found.)
+  const uint steps = rounds * (TILE / ROUND);
+  uvec4 raw[VEC][SLOTS], ahead[VEC][SLOTS];
+#if !defined(MODE_FLAGS)
+  if (steps != 0u) load_step(group * TILE, end, raw);
 #endif
   for (uint r = 0u; r < rounds; ++r) {
+    const uint base = (group + r * groups) * TILE;
+    for (uint q = 0u; q < TILE / ROUND; ++q) {
+      const uint step = base + q * ROUND;
 #if defined(MODE_FLAGS)
-    // Workgroup g starts at its round g mod rounds and wraps around: workgroups that run together
-    // then read at different offsets of their runs (not all at one offset modulo the run length,
-    // which would put every stream on the same DRAM channels).
-    const uint base = start + ((r + group) % rounds) * ROUND;
+      load_step(step, end, raw);
 #else
-    const uint base = (group + r * groups) * ROUND;
+      const uint i = r * (TILE / ROUND) + q + 1u;
+      if (i < steps) load_step((group + (i / (TILE / ROUND)) * groups) * TILE + (i % (TILE / ROUND)) * ROUND, end, ahead);
 #endif
-    uvec4 raw[VEC][SLOTS];
-    [[unroll]] for (uint v = 0u; v < VEC; ++v) {
-      const uint row = base + v * SUB + 4u * lid;
-      [[unroll]] for (uint s = 0u; s < SLOTS; ++s)
-        raw[v][s] = (row < end && s < pc.slot_count) ? load_slot(s, row / 4u) : uvec4(0u);
-    }
-    [[unroll]] for (uint v = 0u; v < VEC; ++v) {
-      const uint row = base + v * SUB + 4u * lid;
-      bvec4 pass = bvec4(false);
-      if (row < end) {
-        [[unroll]] for (uint s = 0u; s < SLOTS; ++s) keys[s] = to_key(raw[v][s], ((pc.float_slots >> s) & 1u) != 0u);
-        pass = evaluate(lessThan(uvec4(row) + uvec4(0u, 1u, 2u, 3u), uvec4(end)));
-      }
-      count += uint(pass.x) + uint(pass.y) + uint(pass.z) + uint(pass.w);
+      [[unroll]] for (uint v = 0u; v < VEC; ++v) {
+        const uint row = step + v * SUB + 4u * lid;
+        bvec4 pass = bvec4(false);
+        if (row < end) {
+          [[unroll]] for (uint s = 0u; s < SLOTS; ++s) keys[s] = to_key(raw[v][s], ((pc.float_slots >> s) & 1u) != 0u);
+          pass = evaluate(lessThan(uvec4(row) + uvec4(0u, 1u, 2u, 3u), uvec4(end)));
+        }
+#if !defined(MODE_FLAGS)
+        count += uint(pass.x) + uint(pass.y) + uint(pass.z) + uint(pass.w);
+#endif
 #if defined(MODE_AGG)
-      if (any(pass)) {
-        const uvec4 k = key_of(pc.value_slot);
-        const uvec4 kmin = mix(uvec4(0xffffffffu), k, pass), kmax = mix(uvec4(0u), k, pass);
-        min_key = min(min_key, min(min(kmin.x, kmin.y), min(kmin.z, kmin.w)));
-        max_key = max(max_key, max(max(kmax.x, kmax.y), max(kmax.z, kmax.w)));
-        if (pc.want_sum != 0u) {
-#if VALUE_FLOAT
-          const uvec4 b = from_key(k, true);
-          const uvec4 e = (b >> 23) & 0xffu;
-          const uvec4 t = max(e, uvec4(1u)) - 1u;
-          const bvec4 same = equal(t >> 4, uvec4(cur_bin));
-          if (all(bvec4(uvec4(same) | uvec4(not(pass)))) && !any(equal(e, uvec4(0xffu)))) {
-            // Common case: every passing row is finite and falls in the running bin (four values
-            // below 2^39 each: no overflow of the 64-bit sum).
-            const uvec4 m = mix(uvec4(0u), uvec4(0x800000u), notEqual(e, uvec4(0u))) | (b & 0x7fffffu);
-            const uvec4 sh = t & 15u;
-            int64_t s4 = 0;
-            [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-              const int64_t v = int64_t(m[j]) << sh[j];
-              s4 += pass[j] ? ((b[j] >> 31) != 0u ? -v : v) : int64_t(0);
+        if (any(pass)) {
+          const uvec4 k = key_of(pc.value_slot);
+          const uvec4 kmin = mix(uvec4(0xffffffffu), k, pass), kmax = mix(uvec4(0u), k, pass);
+          min_key = min(min_key, min(min(kmin.x, kmin.y), min(kmin.z, kmin.w)));
+          max_key = max(max_key, max(max(kmax.x, kmax.y), max(kmax.z, kmax.w)));
+#if WANT_SUM && VALUE_FLOAT
+          {
+            const uvec4 b = from_key(k, true);
+            const uvec4 e = (b >> 23) & 0xffu;
+            const uvec4 t = max(e, uvec4(1u)) - 1u;
+            const bvec4 same = equal(t >> 4, uvec4(cur_bin));
+            if (all(bvec4(uvec4(same) | uvec4(not(pass)))) && !any(equal(e, uvec4(0xffu)))) {
+              // Common case: every passing row is finite and falls in the running bin (four values
+              // below 2^39 each: no overflow of the 64-bit sum).
+              const uvec4 m = mix(uvec4(0u), uvec4(0x800000u), notEqual(e, uvec4(0u))) | (b & 0x7fffffu);
+              const uvec4 sh = t & 15u;
+              int64_t s4 = 0;
+              [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+                const int64_t v = int64_t(m[j]) << sh[j];
+                s4 += pass[j] ? ((b[j] >> 31) != 0u ? -v : v) : int64_t(0);
+              }
+              acc += s4;
+            } else {
+              // One call site: the rare path stays small.
+              [[dont_unroll]] for (uint j = 0u; j < 4u; ++j)
+                if (pass[j]) add_float(b[j]);
             }
-            acc += s4;
-          } else {
-            [[unroll]] for (uint j = 0u; j < 4u; ++j)
-              if (pass[j]) add_float(b[j]);
           }
-#else
+#elif WANT_SUM
           const ivec4 iv = ivec4(from_key(k, false));
           [[unroll]] for (uint j = 0u; j < 4u; ++j)
             if (pass[j]) sum += int64_t(iv[j]);
 #endif
         }
-      }
 #elif defined(MODE_FLAGS)
-      // Stage the sub-round's 32 mask words in shared memory.
-      [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-        const uint word = v * 32u + j * 8u + (lid >> 5);
-        if (linear) {
-          // The subgroup covers whole 32-invocation words: its ballot is the words themselves.
-          const uvec4 ballot = subgroupBallot(pass[j]);
-          if ((gl_SubgroupInvocationID & 31u) == 0u) s_mask[word] = ballot[gl_SubgroupInvocationID >> 5];
-        } else if (pass[j]) {
-          atomicOr(s_mask[word], 1u << (lid & 31u));
+        // The sub-round's 32 mask words and 8 block counts: stored straight from the ballots
+        // (linear), else staged in shared memory.
+        uint block_count = 0u;
+        [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+          const uint word = (q * VEC + v) * 32u + j * 8u + (lid >> 5);
+          if (linear) {
+            // The subgroup covers whole 32-invocation words: its ballot is the words themselves.
+            const uvec4 ballot = subgroupBallot(pass[j]);
+            if ((gl_SubgroupInvocationID & 31u) == 0u && step + v * SUB < end)
+              mask[base / SUB * 32u + word] = ballot[gl_SubgroupInvocationID >> 5];
+            block_count += bitCount(ballot[gl_SubgroupInvocationID >> 5]);
+          } else if (pass[j]) {
+            atomicOr(s_mask[word], 1u << (lid & 31u));
+          }
         }
+        if (linear && (gl_SubgroupInvocationID & 31u) == 0u)
+          counts[pc.group_base + (base / TILE) * 32u + (q * VEC + v) * 8u + (lid >> 5)] = block_count;
+#endif
       }
+#if !defined(MODE_FLAGS)
+      raw = ahead;
 #endif
     }
 #if defined(MODE_FLAGS)
-    // Write the round's words (those of sub-rounds that hold rows) in one coalesced store.
-    barrier();
-    if (lid < 32u * VEC) {
-      if (base + (lid / 32u) * SUB < end) mask[base / SUB * 32u + lid] = s_mask[lid];
-      s_mask[lid] = 0u;
+    // Write the round's words (those of sub-rounds that hold rows) in one coalesced store, and
+    // the tile's count (subgroups of at most 128 invocations lie wholly below 128).
+    // The linear path needs no barrier: the workgroup's subgroups run ahead independently. Else
+    // the staged words go out in one coalesced store, with the tile's 32 block counts.
+    if (!linear) {
+      barrier();
+      if (lid < 32u * (TILE / SUB) && base + (lid / 32u) * SUB < end) mask[base / SUB * 32u + lid] = s_mask[lid];
+      if (lid < 32u) {
+        uint c = 0u;
+        [[unroll]] for (uint j = 0u; j < 4u; ++j) c += bitCount(s_mask[(lid >> 3) * 32u + j * 8u + (lid & 7u)]);
+        counts[pc.group_base + (base / TILE) * 32u + lid] = c;
+      }
+      barrier();
+      if (lid < 32u * (TILE / SUB)) s_mask[lid] = 0u;
+      barrier();
     }
-    barrier();
 #endif
   }
+#if defined(MODE_FLAGS)
+}
+#else
 
   // Workgroup reduction of the per-invocation results.
   s_count[lid] = count;
@@ -378,7 +424,7 @@ void main() {
   s_min[lid] = min_key;
   s_max[lid] = max_key;
   s_sum[lid] = sum;
-#if VALUE_FLOAT
+#if VALUE_FLOAT && WANT_SUM
   if (acc != 0) atomicAdd(s_bins[cur_bin], acc);
   s_special[lid] = special;
 #else
@@ -406,7 +452,7 @@ void main() {
     partials[slot].max_key = s_max[0];
     partials[slot].special = s_special[0];
   }
-#if VALUE_FLOAT
+#if VALUE_FLOAT && WANT_SUM
   if (lid < 16u) partials[slot].bins[lid] = s_bins[lid];
 #else
   if (lid < 16u) partials[slot].bins[lid] = lid == 0u ? s_sum[0] : int64_t(0);
@@ -415,3 +461,4 @@ void main() {
   if (lid == 0u) counts[slot] = s_count[0];
 #endif
 }
+#endif

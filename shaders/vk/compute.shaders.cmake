@@ -3,8 +3,16 @@
 foreach(_slots 1 8)
   gfxq_vk_shader(cnf_count_s${_slots} cnf_scan.comp DEFINES MODE_COUNT SLOTS=${_slots})
   gfxq_vk_shader(cnf_flags_s${_slots} cnf_scan.comp DEFINES MODE_FLAGS SLOTS=${_slots})
-  gfxq_vk_shader(cnf_agg_int_s${_slots} cnf_scan.comp DEFINES MODE_AGG VALUE_FLOAT=0 SLOTS=${_slots})
-  gfxq_vk_shader(cnf_agg_float_s${_slots} cnf_scan.comp DEFINES MODE_AGG VALUE_FLOAT=1 SLOTS=${_slots})
+  foreach(_sum 0 1)
+    set(_name "")
+    if(_sum)
+      set(_name "_sum")
+    endif()
+    gfxq_vk_shader(cnf_agg_int${_name}_s${_slots} cnf_scan.comp DEFINES MODE_AGG VALUE_FLOAT=0 WANT_SUM=${_sum}
+                   SLOTS=${_slots})
+    gfxq_vk_shader(cnf_agg_float${_name}_s${_slots} cnf_scan.comp DEFINES MODE_AGG VALUE_FLOAT=1 WANT_SUM=${_sum}
+                   SLOTS=${_slots})
+  endforeach()
 endforeach()
 # cnf_compact: the marked rows in row order, as row ids, keys, or both.
 gfxq_vk_shader(cnf_compact_ids cnf_compact.comp DEFINES WRITE_IDS)

@@ -1,116 +1,116 @@
 #version 450
-// select_histogram: one scan of radix select (digit levels in sort_keys.glsl), grid-stride over
-// SELECT_TILE-key tiles.
-// SELECT_FIRST: counts the level-0 and level-1 digits of every key's sort key into
-//   state[SELECT_HIST_FIRST + level * SELECT_BINS + digit].
-// Otherwise (scan `pass` = 1, 2): returns at once when state[SELECT_LEVEL] = SELECT_LEVELS (all
-//   decided); else reads the candidates' source (state[SELECT_SRC]: 0 = the keys, 1 = the list
-//   of candidates' sort keys; state[SELECT_SRC_COUNT] entries), keeps those whose bits under
-//   state[SELECT_MASK] equal state[SELECT_PREFIX], counts their digit of level
-//   state[SELECT_LEVEL] into state[SELECT_HIST_PASS + (pass - 1) * SELECT_BINS + digit] and, when
-//   state[SELECT_DST] is 1, appends their sort keys to the list (in any order;
-//   state[SELECT_APPENDED] counts them).
-// Each subgroup counts the lanes sharing a digit with its first lane with one atomic
-// (subgroup_bin_add), so narrow, all-equal and often skewed keys do not serialise on one address.
-// Bindings: 0 = keys (uint[], read), 1 = state (uint[], read and atomically updated), not
-//   SELECT_FIRST: 2 = list (uint[], read or written).
+// select_histogram: one scan of radix select (digit levels in select_config.glsl).
+// SELECT_FIRST (scan 0): counts the level-0 digit (bits 31..20 of the sort key) of every key into
+//   state[SELECT_HIST + digit].
+// Otherwise (scan `pass` = 1, 2): reads the candidates' source (state[SELECT_SRC]: 0 = the keys,
+//   1 = the candidate regions scan 1 filled), keeps the keys whose bits under state[SELECT_MASK]
+//   equal state[SELECT_PREFIX] and counts their level-`pass` digit into
+//   state[SELECT_HIST + pass * SELECT_BINS + digit]; when state[SELECT_DST] is 1 (scan 1 only) it
+//   also copies their sort keys into the candidate regions.
+// Keys are read grid-stride over SELECT_TILE-key tiles; each invocation loads the next tile's
+// SELECT_KPT keys before counting this tile's, so loads stay in flight behind the atomics.
+// Counting: a workgroup histogram in shared memory. Each invocation keeps a run (digit, count) in
+// registers and adds it with one atomic when the digit changes, so all-equal, sorted and
+// narrow-range keys do not serialise on one shared address.
+// Candidate regions: invocation t of workgroup g owns entries list[g * T * SELECT_TILE + e *
+// SELECT_WG + t] for e < T * SELECT_KPT, room for every key it reads (T = tiles per workgroup);
+// it appends there (no atomics, no subgroup operations, no barriers) and writes its count to
+// counts[g * SELECT_WG + t]. Scan 2 reads each region with the invocation of the same index
+// (entry e of neighbouring invocations are neighbours: coalesced).
+// Bindings: 0 = keys (uint[], raw, read), 1 = state (uint[], read and atomically updated),
+//   not SELECT_FIRST: 2 = list (uint[], the regions), 3 = counts (uint[], per invocation).
 // Push constants: n, key_type, descending, pass.
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_ballot : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
-#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_control_flow_attributes : require
 #include "sort_config.glsl"
 #include "sort_keys.glsl"
+#include "select_config.glsl"
 
 layout(local_size_x = SELECT_WG) in;
 layout(std430, binding = 0) readonly buffer Keys { uint keys[]; };
 layout(std430, binding = 1) buffer State { uint state[]; };
 #ifndef SELECT_FIRST
 layout(std430, binding = 2) buffer List { uint list[]; };
+layout(std430, binding = 3) buffer Counts { uint counts[]; };
 #endif
 layout(push_constant) uniform Params { uint n, key_type, descending, pass; } pc;
 
-#include "sort_workgroup.glsl"
-
-#ifdef SELECT_FIRST
-
-shared uint s_hist[2 * SELECT_BINS];
-
-void main() {
-  const uint tid = gl_LocalInvocationIndex;
-  for (uint e = tid; e < 2u * SELECT_BINS; e += SELECT_WG) s_hist[e] = 0u;
-  barrier();
-  for (uint tile = gl_WorkGroupID.x; tile * SELECT_TILE < pc.n; tile += gl_NumWorkGroups.x) {
-    uint u[SELECT_KPT];
-    for (uint j = 0u; j < SELECT_KPT; ++j) {
-      const uint i = tile * SELECT_TILE + j * SELECT_WG + tid;
-      u[j] = i < pc.n ? sort_key(keys[i], pc.key_type, pc.descending) : 0u;
-    }
-    for (uint j = 0u; j < SELECT_KPT; ++j) {
-      const bool ok = tile * SELECT_TILE + j * SELECT_WG + tid < pc.n;
-      const uint top = u[j] >> 21, mid = (u[j] >> 10) & (SELECT_BINS - 1u);
-      const uint add_top = subgroup_bin_add(top, ok), add_mid = subgroup_bin_add(mid, ok);
-      if (add_top != 0u) atomicAdd(s_hist[top], add_top);
-      if (add_mid != 0u) atomicAdd(s_hist[SELECT_BINS + mid], add_mid);
-    }
-  }
-  barrier();
-  for (uint e = tid; e < 2u * SELECT_BINS; e += SELECT_WG)
-    if (s_hist[e] != 0u) atomicAdd(state[SELECT_HIST_FIRST + e], s_hist[e]);
-}
-
-#else
-
 shared uint s_hist[SELECT_BINS];
-shared uint s_stage[SELECT_TILE];  // this tile's candidates, appended to the list together
-shared uint s_count;
-shared uint s_base;
 
-void main() {
-  const uint level = state[SELECT_LEVEL];
-  if (level >= SELECT_LEVELS) return;
-  const uint tid = gl_LocalInvocationIndex;
-  const uint prefix = state[SELECT_PREFIX], mask = state[SELECT_MASK];
-  const uint shift = select_level_shift(level), bits = select_level_bits(level);
-  const uint src = state[SELECT_SRC], dst = state[SELECT_DST];
-  const uint total = src == 0u ? pc.n : state[SELECT_SRC_COUNT];
-  for (uint e = tid; e < SELECT_BINS; e += SELECT_WG) s_hist[e] = 0u;
-  if (tid == 0u) s_count = 0u;
-  barrier();
-  for (uint tile = gl_WorkGroupID.x; tile * SELECT_TILE < total; tile += gl_NumWorkGroups.x) {
-    uint u[SELECT_KPT];
-    for (uint j = 0u; j < SELECT_KPT; ++j) {
-      const uint i = tile * SELECT_TILE + j * SELECT_WG + tid;
-      u[j] = 0u;
-      if (i < total) u[j] = src == 0u ? sort_key(keys[i], pc.key_type, pc.descending) : list[i];
-    }
-    for (uint j = 0u; j < SELECT_KPT; ++j) {
-      const bool match = tile * SELECT_TILE + j * SELECT_WG + tid < total && (u[j] & mask) == prefix;
-      const uvec4 matches = subgroupBallot(match);
-      if (subgroupBallotBitCount(matches) == 0u) continue;
-      const uint d = (u[j] >> shift) & ((1u << bits) - 1u);
-      const uint add = subgroup_bin_add(d, match);
-      if (add != 0u) atomicAdd(s_hist[d], add);
-      if (dst != 0u) {
-        uint at = 0u;
-        if (subgroupElect()) at = atomicAdd(s_count, subgroupBallotBitCount(matches));
-        at = subgroupBroadcastFirst(at);
-        if (match) s_stage[at + subgroupBallotExclusiveBitCount(matches)] = u[j];
-      }
-    }
-    if (dst != 0u) {
-      barrier();
-      if (tid == 0u) s_base = atomicAdd(state[SELECT_APPENDED], s_count);
-      barrier();
-      for (uint e = tid; e < s_count; e += SELECT_WG) list[s_base + e] = s_stage[e];
-      barrier();
-      if (tid == 0u) s_count = 0u;
-      barrier();
-    }
+uint run_digit = 0xffffffffu, run_count = 0u;
+
+void count_key(uint d) {
+  if (d == run_digit) {
+    ++run_count;
+    return;
   }
-  barrier();
-  for (uint e = tid; e < SELECT_BINS; e += SELECT_WG)
-    if (s_hist[e] != 0u) atomicAdd(state[SELECT_HIST_PASS + (pc.pass - 1u) * SELECT_BINS + e], s_hist[e]);
+  if (run_count != 0u) atomicAdd(s_hist[run_digit], run_count);
+  run_digit = d;
+  run_count = 1u;
 }
 
+// The sort keys of tile `tile` for this invocation (indices clamped: no divergent loads).
+void load_tile(uint tile, uint tid, out uint u[SELECT_KPT]) {
+  [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j)
+    u[j] = sort_key(keys[min(tile * SELECT_TILE + j * SELECT_WG + tid, pc.n - 1u)], pc.key_type, pc.descending);
+}
+
+void main() {
+  const uint tid = gl_LocalInvocationIndex;
+#ifdef SELECT_FIRST
+  const uint level = 0u, shift = 20u, bins = SELECT_BINS, prefix = 0u, mask = 0u;
+  const bool from_list = false, append = false;
+#else
+  const uint level = pc.pass;
+  const uint shift = level == 1u ? 8u : 0u, bins = level == 1u ? SELECT_BINS : 256u;
+  const uint prefix = state[SELECT_PREFIX], mask = state[SELECT_MASK];
+  const bool from_list = state[SELECT_SRC] != 0u, append = state[SELECT_DST] != 0u;
 #endif
+  const uint digit_mask = bins - 1u;
+  const uint tiles = (pc.n + SELECT_TILE - 1u) / SELECT_TILE;
+  const uint groups = gl_NumWorkGroups.x, group = gl_WorkGroupID.x;
+  for (uint e = tid; e < bins; e += SELECT_WG) s_hist[e] = 0u;
+  barrier();
+#ifndef SELECT_FIRST
+  // This invocation's candidate region.
+  const uint region = group * ((tiles + groups - 1u) / groups) * SELECT_TILE + tid;
+#endif
+  if (!from_list) {
+    uint appended = 0u;
+    uint u[SELECT_KPT], next[SELECT_KPT];
+    if (group < tiles) load_tile(group, tid, u);
+    for (uint tile = group; tile < tiles; tile += groups) {
+      if (tile + groups < tiles) load_tile(tile + groups, tid, next);
+      const uint base = tile * SELECT_TILE + tid;
+      bool take[SELECT_KPT];
+      [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j)
+        take[j] = base + j * SELECT_WG < pc.n && (u[j] & mask) == prefix;
+#ifndef SELECT_FIRST
+      if (append)
+        [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j)
+          if (take[j]) list[region + SELECT_WG * appended++] = u[j];
+#endif
+      [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j)
+        if (take[j]) count_key((u[j] >> shift) & digit_mask);
+      u = next;
+    }
+#ifndef SELECT_FIRST
+    if (append) counts[group * SELECT_WG + tid] = appended;
+#endif
+  }
+#ifndef SELECT_FIRST
+  else {
+    // Scan 2 over the regions: each invocation reads its own, four entries at a time.
+    const uint count = counts[group * SELECT_WG + tid];
+    for (uint e = 0u; e < count; e += 4u) {
+      uint u[4];
+      [[unroll]] for (uint j = 0u; j < 4u; ++j) u[j] = list[region + SELECT_WG * min(e + j, count - 1u)];
+      [[unroll]] for (uint j = 0u; j < 4u; ++j)
+        if (e + j < count && (u[j] & mask) == prefix) count_key((u[j] >> shift) & digit_mask);
+    }
+  }
+#endif
+  if (run_count != 0u) atomicAdd(s_hist[run_digit], run_count);
+  barrier();
+  for (uint e = tid; e < bins; e += SELECT_WG)
+    if (s_hist[e] != 0u) atomicAdd(state[SELECT_HIST + level * SELECT_BINS + e], s_hist[e]);
+}

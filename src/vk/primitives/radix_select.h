@@ -1,13 +1,19 @@
 #pragma once
-// Radix select: the exact k-th key of n 32-bit keys without sorting them. MSB-first digits of 11,
-// 11 and 10 bits: a first scan counts the top two digits at once (when every key shares the top
-// digit, the second is decided from the same scan), then each further scan filters the
-// candidates by the decided prefix, counts the next digit and, once the candidates are at most
-// half of n, compacts them so that later scans read only them. Every choice is made on the GPU
-// (one workgroup), so the whole select records into one command buffer with no host round trip.
-// Cost: two scans of n for uniform keys, narrow integer ranges and small domains; about 2.1 for the
-// median of uniform floats in [0, 1); at most three (a key held by over half of the rows at the
-// k-th place). Barriers the caller owes: see radix_sort.h.
+// Radix select: the exact k-th key of n 32-bit keys without sorting them. MSB-first digits of 12,
+// 12 and 8 bits of the sort key, one scan per digit:
+//  1. a histogram of the top 12 bits of every key (per-workgroup shared-memory histograms merged
+//     with global atomics); one workgroup picks the bucket holding rank k;
+//  2. one scan over the keys that histograms the next 12 bits of that bucket's keys AND, when the
+//     bucket holds at most half of the keys (and not all of them), copies them into candidate
+//     regions (one per invocation: no atomics, no barriers); one workgroup picks the next bucket;
+//  3. a histogram of the last 8 bits over the candidate regions (or, when step 2 copied nothing,
+//     over the keys again, filtered by the decided 24 bits); one workgroup decides the last digit.
+// Every choice is made on the GPU, so the whole select records into one command buffer with no
+// host round trip. The scans count with per-invocation runs (one shared atomic per change of
+// digit) and load the next tile before counting the current one. Cost: two scans of n plus the
+// copy when the k-th key's top-12-bit bucket holds at most half of the keys (uniform keys, the
+// median of floats in [0, 1): about 6% of them); three scans at most (all-equal or narrow-range
+// keys). Barriers the caller owes: see radix_sort.h.
 
 #include <cstdint>
 
@@ -27,8 +33,10 @@ struct RadixSelectArgs {
   BufferRange scratch;                      //!< radix_select_scratch_bytes(device, n)
 };
 
-//! Bytes of scratch record_radix_select needs (caller-owned, no contents required): about 2n
-//! bytes (a candidate list of n/2 keys) plus 33 KiB. Error(Unsupported) past one binding.
+//! Bytes of scratch record_radix_select needs (caller-owned, no contents required): about 4n
+//! bytes (the candidate regions: room for every key, rounded up to whole tiles per workgroup) plus
+//! 33 KiB and 1 KiB per workgroup (at most 1024); only 33 KiB when the regions would not fit one
+//! binding (then nothing is copied). Error(Unsupported) past one binding.
 uint64_t radix_select_scratch_bytes(const Device& device, uint64_t n);
 
 //! Records the selection: a fill of the scratch header, then 6 dispatches with barriers between.
@@ -36,5 +44,11 @@ uint64_t radix_select_scratch_bytes(const Device& device, uint64_t n);
 //! Example: keys {5,1,4,1}, k = 2, U32 ascending -> result {1, 0, 2}; k = 1 descending -> {5, 0, 1}.
 //! MEDIAN / QUANTILE(q) of n keys: k = quantile_rank(q, n), Ascending. KTH_LARGEST(k): Descending.
 void record_radix_select(Device& device, VkCommandBuffer cmd, const RadixSelectArgs& args);
+
+namespace detail {
+//! record_radix_select up to its `scans`-th scan and choice (1..3; 3 is the whole select, which
+//! alone writes the result): what the benchmark times to give each scan's share.
+void record_radix_select_scans(Device& device, VkCommandBuffer cmd, const RadixSelectArgs& args, uint32_t scans);
+}  // namespace detail
 
 }  // namespace gfxq::vk

@@ -100,8 +100,8 @@ void record_cnf_aggregate(Device& device, VkCommandBuffer cmd, const CnfInput& i
   if (is_float && want_sum && !has_shared_int64_atomics(device))
     throw Error(ErrorCode::Unsupported, "compute backend cannot run SUM/AVG of FLOAT column " + value.name + " on " +
                                             device.caps().device_name + ": it has no shaderSharedInt64Atomics");
-  detail::record_cnf_scan(device, cmd, is_float ? "agg_float" : "agg_int", input, plan, partials, nullptr, value_slot,
-                          want_sum);
+  const std::string mode = std::string(is_float ? "agg_float" : "agg_int") + (want_sum ? "_sum" : "");
+  detail::record_cnf_scan(device, cmd, mode, input, plan, partials, nullptr, value_slot);
 }
 
 Table run_aggregates(QueryContext& ctx, std::string& algorithm) {

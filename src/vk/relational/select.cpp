@@ -14,7 +14,7 @@ namespace {
 
 // Push constants of cnf_scan.comp.
 struct ScanPush {
-  uint32_t rows, rows_per_group, group_base, terms, float_slots, slot_count, value_slot, want_sum, intervals;
+  uint32_t rows, group_base, terms, float_slots, slot_count, value_slot, intervals;
 };
 
 // The set of order keys a single-column program of literal comparisons accepts, as sorted,
@@ -44,9 +44,13 @@ std::optional<Intervals> key_intervals(const CnfProgram& program) {
     if (t.kind != TermKind::Literal || t.lhs != 0) return std::nullopt;
     const uint64_t k = t.key;
     switch (t.op) {
-      case CmpOp::Lt: if (k > 0) clause.push_back({0, k - 1}); break;
+      case CmpOp::Lt:
+        if (k > 0) clause.push_back({0, k - 1});
+        break;
       case CmpOp::Le: clause.push_back({0, k}); break;
-      case CmpOp::Gt: if (k < kMax) clause.push_back({k + 1, kMax}); break;
+      case CmpOp::Gt:
+        if (k < kMax) clause.push_back({k + 1, kMax});
+        break;
       case CmpOp::Ge: clause.push_back({k, kMax}); break;
       case CmpOp::Eq: clause.push_back({k, k}); break;
       case CmpOp::Ne:
@@ -72,7 +76,7 @@ std::optional<Intervals> key_intervals(const CnfProgram& program) {
 
 // Push constants of cnf_compact.comp.
 struct CompactPush {
-  uint32_t rows, rows_per_group, group_base, first_row, limit, out_base, value_float;
+  uint32_t rows, block_base, first_row, limit, out_base, value_float;
 };
 
 // Elements of 4 bytes up to 256 bytes (the largest storage offset alignment).
@@ -146,6 +150,9 @@ ScanPlan plan_scan(const Device& device, uint64_t rows, const ScanLimits& limits
     c.groups = uint32_t((c.rows + c.rows_per_group - 1) / c.rows_per_group);
     c.first_group = plan.groups;
     plan.groups += c.groups;
+    c.tiles = uint32_t(rounds);
+    c.first_tile = plan.tiles;
+    plan.tiles += c.tiles;
     plan.chunks.push_back(c);
   }
   return plan;
@@ -169,8 +176,7 @@ Buffer upload_program(Device& device, const CnfProgram& program) {
 namespace detail {
 
 void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mode, const CnfInput& input,
-                     const ScanPlan& plan, const Buffer& partials, const Buffer* mask, uint32_t value_slot,
-                     bool want_sum) {
+                     const ScanPlan& plan, const Buffer& partials, const Buffer* mask, uint32_t value_slot) {
   const CnfProgram& program = *input.program;
   const uint32_t slots = uint32_t(input.columns.size());
   if (slots == 0 || slots > kMaxCnfSlots || program.outcome == CnfProgram::Outcome::None)
@@ -184,7 +190,6 @@ void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mod
   push.float_slots = program.float_slots();
   push.slot_count = slots;
   push.value_slot = value_slot;
-  push.want_sum = want_sum ? 1 : 0;
   if (push.terms != 0)
     if (const auto iv = key_intervals(program); iv && input.words->size() >= (program.terms.size() + iv->size()) * 8)
       push.intervals = uint32_t(iv->size());
@@ -196,8 +201,7 @@ void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mod
     ranges.push_back({&partials, 0, 0});
     if (mask) ranges.push_back(mask_range(*mask, chunk));
     push.rows = chunk.rows;
-    push.rows_per_group = chunk.rows_per_group;
-    push.group_base = chunk.first_group;
+    push.group_base = mask ? chunk.first_tile * (kCnfRound / kCnfBlock) : chunk.first_group;
     device.dispatch_ranges(cmd, p, ranges, &push, chunk.groups);
   }
 }
@@ -206,23 +210,23 @@ void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mod
 
 void record_cnf_count(Device& device, VkCommandBuffer cmd, const CnfInput& input, const ScanPlan& plan,
                       const Buffer& counts) {
-  detail::record_cnf_scan(device, cmd, "count", input, plan, counts, nullptr, 0, false);
+  detail::record_cnf_scan(device, cmd, "count", input, plan, counts, nullptr, 0);
 }
 
 void record_cnf_flags(Device& device, VkCommandBuffer cmd, const CnfInput& input, const ScanPlan& plan,
                       const Buffer& counts, const Buffer& mask) {
-  detail::record_cnf_scan(device, cmd, "flags", input, plan, counts, &mask, 0, false);
+  detail::record_cnf_scan(device, cmd, "flags", input, plan, counts, &mask, 0);
 }
 
-uint64_t group_offsets_scratch_bytes(const Device& device, const ScanPlan& plan) {
-  return scan_scratch_bytes(device, plan.groups);
+uint64_t block_offsets_scratch_bytes(const Device& device, const ScanPlan& plan) {
+  return scan_scratch_bytes(device, plan.blocks());
 }
 
-void record_group_offsets(Device& device, VkCommandBuffer cmd, const ScanPlan& plan, const Buffer& counts,
+void record_block_offsets(Device& device, VkCommandBuffer cmd, const ScanPlan& plan, const Buffer& counts,
                           const Buffer& offsets, const Buffer& scratch) {
-  const GroupOffsets layout{plan.groups};
-  const uint64_t bytes = std::max<uint64_t>(4, uint64_t(plan.groups) * 4);
-  scan(device, cmd, ScanKind::Exclusive, ScanWidth::U32, {&counts, 0, bytes}, plan.groups, {&offsets, 0, bytes},
+  const BlockOffsets layout{plan.blocks()};
+  const uint64_t bytes = std::max<uint64_t>(4, plan.blocks() * 4);
+  scan(device, cmd, ScanKind::Exclusive, ScanWidth::U32, {&counts, 0, bytes}, plan.blocks(), {&offsets, 0, bytes},
        {&offsets, layout.total_offset(), 8}, {&scratch, 0, scratch.size()});
 }
 
@@ -259,8 +263,7 @@ void record_cnf_compact(Device& device, VkCommandBuffer cmd, const ScanPlan& pla
     if (keys && ids && ranges[3].offset != ranges[4].offset)
       throw Error(ErrorCode::Internal, "record_cnf_compact: id and key windows differ");
     push.rows = chunk.rows;
-    push.rows_per_group = chunk.rows_per_group;
-    push.group_base = chunk.first_group;
+    push.block_base = chunk.first_tile * (kCnfRound / kCnfBlock);
     push.first_row = uint32_t(chunk.first_row);
     device.dispatch_ranges(cmd, p, ranges, &push, chunk.groups);
   }
@@ -316,21 +319,24 @@ DeviceSelection mark_rows(QueryContext& ctx, const CnfProgram& program) {
   Device& device = ctx.device();
   Buffer words;
   const CnfInput input = ctx.bind(program, words);
-  const GroupOffsets layout{plan.groups};
-  Buffer counts = device.create_buffer(std::max<uint64_t>(16, uint64_t(plan.groups) * 4), MemoryKind::Device);
+  const BlockOffsets layout{plan.blocks()};
+  Buffer counts = device.create_buffer(std::max<uint64_t>(16, plan.blocks() * 4), MemoryKind::Device);
   sel.mask = device.create_buffer(std::max<uint64_t>(16, plan.mask_words() * 4), MemoryKind::Device);
   sel.offsets = device.create_buffer(layout.bytes(), MemoryKind::Device);
   Buffer scratch =
-      device.create_buffer(std::max<uint64_t>(16, group_offsets_scratch_bytes(device, plan)), MemoryKind::Device);
-  ctx.run("cnf-flags", "fused CNF (" + program.summary() + "): 1 bit per row + count per workgroup; " + plan.summary(),
+      device.create_buffer(std::max<uint64_t>(16, block_offsets_scratch_bytes(device, plan)), MemoryKind::Device);
+  ctx.run("cnf-flags",
+          "fused CNF (" + program.summary() + "): 1 bit per row + count per " + std::to_string(kCnfBlock) +
+              "-row block; " + plan.summary(),
           plan.rows, [&](VkCommandBuffer cmd) { record_cnf_flags(device, cmd, input, plan, counts, sel.mask); });
   const size_t flags_pass = ctx.passes().size() - 1;
-  ctx.run("scan", "exclusive scan of " + std::to_string(plan.groups) + " workgroup counts", plan.groups,
-          [&](VkCommandBuffer cmd) { record_group_offsets(device, cmd, plan, counts, sel.offsets, scratch); });
+  ctx.run("scan", "exclusive scan of " + std::to_string(plan.blocks()) + " block counts", plan.blocks(),
+          [&](VkCommandBuffer cmd) { record_block_offsets(device, cmd, plan, counts, sel.offsets, scratch); });
   const std::vector<uint32_t> back = ctx.download<uint32_t>(sel.offsets, layout.bytes() / 4, "offsets");
   sel.count = back[layout.total_offset() / 4] | uint64_t(back[layout.total_offset() / 4 + 1]) << 32;
   ctx.passes()[flags_pass].passed = sel.count;
-  for (const ScanChunk& c : plan.chunks) sel.chunk_starts.push_back(back[c.first_group]);
+  for (const ScanChunk& c : plan.chunks)
+    sel.chunk_starts.push_back(back[uint64_t(c.first_tile) * (kCnfRound / kCnfBlock)]);
   return sel;
 }
 
@@ -420,7 +426,7 @@ Table run_selection(QueryContext& ctx, std::string& algorithm) {
   if (program.outcome == CnfProgram::Outcome::Rows) {
     rows = select_row_ids(ctx, program, limit);
     algorithm = "compute: fused CNF selection (" + program.summary() +
-                ") in 1 dispatch + scan of workgroup counts + compaction of row ids";
+                ") in 1 dispatch + scan of block counts + compaction of row ids";
   } else {
     const auto start = QueryContext::Clock::now();
     rows = select_row_ids(ctx, program, limit);

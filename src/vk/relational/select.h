@@ -5,10 +5,12 @@
 //
 // A selection runs in three stages (GDB's count / prefix sum / write, on a bitmask):
 //  1. cnf_flags (shaders/vk/cnf_scan.comp): the whole CNF per row, reading each slot column once;
-//     one bit per row (n/8 bytes) and a count per workgroup.
-//  2. scan() (vk/primitives/scan.h) of the per-workgroup counts: each workgroup's output offset.
-//  3. cnf_compact: rereads only the bits and writes the selected row ids (or order keys) in row
-//     order at their offsets.
+//     one bit per row (n/8 bytes) and a count per 128-row block (n/32 bytes).
+//  2. scan() (vk/primitives/scan.h) of the per-block counts: each block's output offset.
+//  3. cnf_compact: rereads only the bits and writes the selected row ids (or order keys) of each
+//     block at its offset, in row order.
+// Stages 1 and 3 run a few thousand workgroups that take 4096-row tiles in turn (tile g + r * G in
+// round r), so all of them stream through one window of the column.
 // COUNT(*) is stage 1 without the mask (cnf_count). Projections are gathered on the host from the
 // selected row ids: the table lives in host memory, so this moves 4 bytes per selected row over
 // the bus instead of uploading every projected column and downloading its gathered copy.
@@ -31,10 +33,12 @@ namespace gfxq::vk {
 
 //! Rows of one mask unit of the CNF kernels (a sub-round: 256 invocations x 4 rows, 32 mask words).
 inline constexpr uint32_t kCnfSubRound = 1024;
-//! Rows one workgroup of the CNF kernels handles per iteration (4 sub-rounds); rows_per_group is
-//! a multiple of it.
+//! Rows of one tile of the CNF kernels (4 sub-rounds); rows_per_group is a multiple of it.
 inline constexpr uint32_t kCnfRound = 4096;
-//! Most workgroups of one CNF pass over one chunk (each loops over a run of rounds).
+//! Rows of one block: 32 invocations x 4 rows of a sub-round (4 mask words). cnf_flags counts and
+//! cnf_compact writes per block; a tile has kCnfRound / kCnfBlock blocks.
+inline constexpr uint32_t kCnfBlock = 128;
+//! Most workgroups of one CNF pass over one chunk (each loops over its share of the tiles).
 inline constexpr uint32_t kCnfMaxGroups = 2048;
 //! Chunk lengths are multiples of this, so each chunk's mask words start at an offset that any
 //! minStorageBufferOffsetAlignment (at most 256 bytes) divides.
@@ -60,7 +64,9 @@ struct ScanChunk {
   uint32_t rows = 0;            //!< rows in the chunk
   uint32_t first_group = 0;     //!< index of its first workgroup among all chunks' workgroups
   uint32_t groups = 0;          //!< its workgroups
-  uint32_t rows_per_group = 0;  //!< rows each workgroup owns (a multiple of kCnfRound)
+  uint32_t rows_per_group = 0;  //!< rows per workgroup (a multiple of kCnfRound, at most 2^24)
+  uint32_t first_tile = 0;      //!< index of its first kCnfRound-row tile among all chunks' tiles
+  uint32_t tiles = 0;           //!< its tiles
 };
 
 //! How a CNF pass covers `rows` rows.
@@ -68,7 +74,10 @@ struct ScanPlan {
   uint64_t rows = 0;              //!< rows in all
   uint64_t chunk_rows = 0;        //!< rows per chunk (a multiple of kChunkAlign)
   std::vector<ScanChunk> chunks;  //!< in row order
-  uint32_t groups = 0;            //!< workgroups over all chunks: one partial each
+  uint32_t groups = 0;            //!< workgroups over all chunks: one partial each (count, aggregates)
+  uint32_t tiles = 0;             //!< kCnfRound-row tiles over all chunks
+  //! kCnfBlock-row blocks over all chunks (whole tiles): one count each (cnf_flags).
+  uint64_t blocks() const noexcept { return uint64_t(tiles) * (kCnfRound / kCnfBlock); }
   //! Mask words of all chunks (32 per started sub-round of every chunk).
   uint64_t mask_words() const noexcept;
   //! E.g. "2048 workgroups x 131072 rows" or "5 chunks, 5 workgroups x 4096 rows".
@@ -99,35 +108,37 @@ struct CnfInput {
 Buffer upload_program(Device& device, const CnfProgram& program);
 
 namespace detail {
-//! Records the cnf_scan variant `mode` ("count", "flags", "agg_int", "agg_float") over every chunk
-//! of `plan`: per-group partials into `partials`, the bitmask into `mask` (flags only, else null).
+//! Records the cnf_scan variant `mode` ("count", "flags", "agg_int", "agg_float", "agg_int_sum",
+//! "agg_float_sum") over every chunk of `plan`: per-group partials into `partials`, the bitmask
+//! into `mask` (flags only, else null); `value_slot`: the aggregated slot (agg only).
 void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mode, const CnfInput& input,
-                     const ScanPlan& plan, const Buffer& partials, const Buffer* mask, uint32_t value_slot,
-                     bool want_sum);
+                     const ScanPlan& plan, const Buffer& partials, const Buffer* mask, uint32_t value_slot);
 }  // namespace detail
 
 //! Records cnf_count: counts[first_group + g] (uint32) = rows of workgroup g passing the program.
 //! `counts` holds plan.groups words. The caller owes barriers as for the primitives (map.h).
 void record_cnf_count(Device& device, VkCommandBuffer cmd, const CnfInput& input, const ScanPlan& plan,
                       const Buffer& counts);
-//! Records cnf_flags: the counts and the bitmask of passing rows (`mask` holds plan.mask_words()).
+//! Records cnf_flags: counts[b] (uint32) = rows of block b (in row order over all chunks' whole
+//! tiles) passing the program (`counts` holds plan.blocks() words) and the bitmask of passing rows
+//! (plan.mask_words()).
 void record_cnf_flags(Device& device, VkCommandBuffer cmd, const CnfInput& input, const ScanPlan& plan,
                       const Buffer& counts, const Buffer& mask);
 
-//! The layout of a group-offsets buffer: plan.groups uint32 exclusive offsets, then the uint64
+//! The layout of a block-offsets buffer: plan.blocks() uint32 exclusive offsets, then the uint64
 //! total at total_offset().
-struct GroupOffsets {
-  uint32_t groups = 0;  //!< per-group counts scanned
+struct BlockOffsets {
+  uint64_t blocks = 0;  //!< per-block counts scanned
   //! Byte offset of the uint64 total.
-  uint64_t total_offset() const noexcept { return (uint64_t(groups) * 4 + 255) / 256 * 256; }
+  uint64_t total_offset() const noexcept { return (blocks * 4 + 255) / 256 * 256; }
   //! Bytes of the offsets buffer.
   uint64_t bytes() const noexcept { return total_offset() + 16; }
 };
 
-//! Scratch bytes record_group_offsets needs.
-uint64_t group_offsets_scratch_bytes(const Device& device, const ScanPlan& plan);
-//! Records the exclusive scan of the per-group counts into `offsets` (GroupOffsets layout).
-void record_group_offsets(Device& device, VkCommandBuffer cmd, const ScanPlan& plan, const Buffer& counts,
+//! Scratch bytes record_block_offsets needs.
+uint64_t block_offsets_scratch_bytes(const Device& device, const ScanPlan& plan);
+//! Records the exclusive scan of the per-block counts into `offsets` (BlockOffsets layout).
+void record_block_offsets(Device& device, VkCommandBuffer cmd, const ScanPlan& plan, const Buffer& counts,
                           const Buffer& offsets, const Buffer& scratch);
 
 //! What record_cnf_compact writes.
@@ -208,11 +219,11 @@ struct DeviceSelection {
   bool all = false;                    //!< every row passes (no mask; Outcome::All)
   uint64_t count = 0;                  //!< rows that pass
   Buffer mask;                         //!< the bitmask (unless `all` or count == 0)
-  Buffer offsets;                      //!< GroupOffsets layout (unless `all` or count == 0)
+  Buffer offsets;                      //!< BlockOffsets layout (unless `all` or count == 0)
   std::vector<uint32_t> chunk_starts;  //!< output position of each chunk's first passing row
 };
 
-//! Marks the rows passing `program`: cnf_flags, then the scan of the workgroup counts, then a
+//! Marks the rows passing `program`: cnf_flags, then the scan of the tile counts, then a
 //! download of the offsets (which gives the count). Outcome::All and None need no GPU work.
 DeviceSelection mark_rows(QueryContext& ctx, const CnfProgram& program);
 
