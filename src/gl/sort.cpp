@@ -60,10 +60,12 @@ SortLayout sort_layout(const GlCapabilities& caps, const RasterOptions& options,
   return l;
 }
 
-std::string layout_text(const SortLayout& l) {
-  return "n=" + std::to_string(l.count) + ", padded to " + std::to_string(l.padded) + ", " + std::to_string(l.steps()) +
-         " steps, " + std::to_string(l.tiles()) + " tile(s) of " + std::to_string(l.width) + "x" +
-         std::to_string(l.height);
+// e.g. "n=898, padded to 1024, 55 steps (55 passes), 1 tile(s) of 1024x1"
+std::string layout_text(const SortLayout& l, bool blend) {
+  const std::string steps = std::to_string(l.steps());
+  return "n=" + std::to_string(l.count) + ", padded to " + std::to_string(l.padded) + ", " + steps + " steps (" +
+         (blend ? steps + " copies + " + std::to_string(2 * l.steps()) + " blended passes" : steps + " passes") +
+         "), " + std::to_string(l.tiles()) + " tile(s) of " + std::to_string(l.width) + "x" + std::to_string(l.height);
 }
 
 // Resets the GL state the sort touches (restore_default_state, blending, viewport) on return and error.
@@ -412,8 +414,8 @@ SortOutput sort_rows(Context& context, const RasterInput& input, size_t slot, bo
     out.rows.push_back(rows ? (*rows)[position] : position);
     out.keys.push_back(descending ? ~key : key);
   }
-  out.algorithm = what + " (" + layout_text(net.layout) + ", " + (descending ? "DESC" : "ASC") + ", stable by row id" +
-                  (limit ? ", first " + std::to_string(keep) + " read back" : "") + ")";
+  out.algorithm = what + " (" + layout_text(net.layout, net.blend) + ", " + (descending ? "DESC" : "ASC") +
+                  ", stable by row id" + (limit ? ", first " + std::to_string(keep) + " read back" : "") + ")";
   out.passes = finish(net.batch, stages, ms_since(start));
   return out;
 }
@@ -469,8 +471,8 @@ KeySortOutput sort_keys_blend(Context& context, const RasterInput& input, size_t
     const uint32_t key = lo + normal_float_index(bits[i]);
     out.keys.push_back(descending ? ~key : key);
   }
-  out.algorithm = what + " (" + layout_text(net.layout) + ", " + (descending ? "DESC" : "ASC") + ", key span " +
-                  std::to_string(uint64_t(hi) - lo) + " < 2^32 - 2^25" +
+  out.algorithm = what + " (" + layout_text(net.layout, net.blend) + ", " + (descending ? "DESC" : "ASC") +
+                  ", key span " + std::to_string(uint64_t(hi) - lo) + " < 2^32 - 2^25" +
                   (limit ? ", first " + std::to_string(keep) + " read back" : "") + ")";
   out.passes = finish(net.batch, stages, ms_since(start));
   return out;
