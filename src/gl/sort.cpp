@@ -68,7 +68,7 @@ std::string layout_text(const SortLayout& l, bool blend) {
          "), " + std::to_string(l.tiles()) + " tile(s) of " + std::to_string(l.width) + "x" + std::to_string(l.height);
 }
 
-// Resets the GL state the sort touches (restore_default_state, blending, viewport) on return and error.
+// Resets the GL state the sort touches (restore_default_state, blending, dithering, viewport) on return and error.
 class SortState {
  public:
   SortState() {
@@ -79,11 +79,15 @@ class SortState {
     glDisable(GL_STENCIL_TEST);
     glDisable(GL_SCISSOR_TEST);
     glDisable(GL_BLEND);
+    // Dithering (on by default) has no effect on integer and float targets, but NVIDIA warns
+    // about it on every draw into an integer framebuffer.
+    glDisable(GL_DITHER);
   }
   ~SortState() {
     restore_default_state(false);
     glDisable(GL_BLEND);
     glBlendEquation(GL_FUNC_ADD);
+    glEnable(GL_DITHER);
     glBindTextureUnit(1, 0);
     if (vertex_array_) glDeleteVertexArrays(1, &vertex_array_);
     glViewport(viewport_[0], viewport_[1], viewport_[2], viewport_[3]);
@@ -174,7 +178,11 @@ std::vector<PassRecord> finish(const QueryBatch& batch, const std::vector<Stage>
     if (!s.timers.empty()) {
       uint64_t ns = 0;
       for (GLuint q : s.timers) ns += batch.result(q);
-      if (double(ns) / 1e6 <= wall_ms) p.gpu_ms = double(ns) / 1e6;
+      if (double(ns) / 1e6 <= wall_ms)
+        p.gpu_ms = double(ns) / 1e6;
+      else
+        p.detail += " (GPU timer sum " + std::to_string(double(ns) / 1e6) + " ms exceeds the call's wall time " +
+                    std::to_string(wall_ms) + " ms: dropped)";
     }
     out.push_back(std::move(p));
   }
