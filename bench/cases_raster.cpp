@@ -402,7 +402,8 @@ SortRun sort_once(gl::Context& context, const gl::RasterInput& input, const std:
   }
   for (const auto& p : passes)
     if (p.kind == "sort-network") {
-      if (!p.gpu_ms) throw Error(ErrorCode::Unsupported, "no GPU timer result for the sort-network passes: " + p.detail);
+      if (!p.gpu_ms)
+        throw Error(ErrorCode::Unsupported, "no GPU timer result for the sort-network passes: " + p.detail);
       run.seconds = *p.gpu_ms / 1e3;
       run.fragments = p.items;
     }
@@ -419,8 +420,11 @@ Measurement run_sort(Env& env, uint64_t rows, bool blend) {
   constexpr double kBudget = 20.0;
   constexpr uint64_t kCalibration = uint64_t(1) << 22;
   const uint64_t padded = std::bit_ceil(rows);
-  const uint64_t steps = uint64_t(std::countr_zero(padded)) * (std::countr_zero(padded) + 1) / 2;
-  const double fragments = double(steps) * double(padded) * (blend ? 2 : 1);
+  // Fragments the network draws (sort.cpp): blending 2 draws of N per step, pairs N/2 texels per
+  // pass with 1 + p (p - 1) / 2 passes.
+  const uint64_t p = uint64_t(std::countr_zero(padded));
+  const uint64_t passes = blend ? p * (p + 1) / 2 : 1 + p * (p - 1) / 2;
+  const double fragments = double(passes) * double(padded) * (blend ? 2.0 : 0.5);
   int repeats = std::max(1, env.repeats);
   std::string estimate;
   if (rows > kCalibration) {
@@ -449,13 +453,16 @@ Measurement run_sort(Env& env, uint64_t rows, bool blend) {
     if (run.seconds < m.seconds) {
       m.seconds = run.seconds;
       m.items = run.fragments;
-      m.note = "GL timer queries around each network pass (init, upload, readback excluded); items = padded n x " +
-               std::string(blend ? "2 blended draws" : "1 draw") + " per step (" + std::to_string(steps) +
-               " steps; the blending copies are not counted); best of " + std::to_string(repeats) + "; " +
-               run.algorithm + (estimate.empty() ? "" : "; " + estimate) +
-               (run.checked ? std::string(blend ? "; checked (ascending, the same count of every value as k)"
-                                                : "; checked (std::stable_sort's order, proved in O(n))")
-                            : std::string("; WRONG ORDER"));
+      m.note =
+          "GL timer queries around each network pass (init, upload, readback excluded); items = fragments the "
+          "network draws: " +
+          std::string(blend ? "2 x padded n per step (the MIN and MAX draws; the copies are not counted)"
+                            : "padded n / 2 texels per pass (2 records per texel)") +
+          ", " + std::to_string(passes) + " passes; best of " + std::to_string(repeats) + "; " + run.algorithm +
+          (estimate.empty() ? "" : "; " + estimate) +
+          (run.checked ? std::string(blend ? "; checked (ascending, the same count of every value as k)"
+                                           : "; checked (std::stable_sort's order, proved in O(n))")
+                       : std::string("; WRONG ORDER"));
     }
   }
   m.bytes = rows * (blend ? 4 : 8);
