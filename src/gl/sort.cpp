@@ -154,29 +154,35 @@ void make_targets(Targets& targets, const SortLayout& l, GLenum format) {
     }
 }
 
-// Timer queries of one pass kind, summed into a PassRecord.
+// One stage of a sort (init, network, readback) as a PassRecord: its host time, and its GPU time
+// from two GL_TIMESTAMP queries around it. (Per-pass GL_TIME_ELAPSED sums were unreliable: at 2^28
+// records NVIDIA returned one elapsed time that summed to a negative total.)
 struct Stage {
   std::string kind, detail;
   uint64_t items = 0;
   double wall_ms = 0;
-  std::vector<GLuint> timers;
+  GLuint begin = 0, end = 0;  // GL_TIMESTAMP queries (0: not timed)
 };
 
-// Runs `issue` inside a GL_TIME_ELAPSED query (when `timed`) and adds its host time to `stage`.
+// A GL_TIMESTAMP query recorded now, or 0 when `on` is false.
+GLuint stamp(QueryBatch& batch, bool on) {
+  if (!on) return 0;
+  const GLuint query = batch.make(GL_TIMESTAMP);
+  glQueryCounter(query, GL_TIMESTAMP);
+  return query;
+}
+
+// Runs `issue` and adds its host time to `stage`.
 template <class Issue>
-void timed(QueryBatch& batch, bool on, Stage& stage, const Issue& issue) {
+void timed(Stage& stage, const Issue& issue) {
   const auto issued = Clock::now();
-  const GLuint timer = on ? batch.make(GL_TIME_ELAPSED) : 0;
-  {
-    ScopedQuery q(GL_TIME_ELAPSED, timer);
-    issue();
-  }
-  if (timer) stage.timers.push_back(timer);
+  issue();
   stage.wall_ms += ms_since(issued);
 }
 
-// The stages as pass records; GPU times dropped when their sum exceeds `wall_ms` (select.cpp's rule:
-// some drivers return raw timestamps for some queries).
+// The stages as pass records; a GPU time is dropped, with the reason in the detail, when it is
+// negative or exceeds `wall_ms`, the host time of the whole call (select.cpp's rule: some drivers
+// return raw timestamps for some queries).
 std::vector<PassRecord> finish(const QueryBatch& batch, const std::vector<Stage>& stages, double wall_ms) {
   std::vector<PassRecord> out;
   for (const Stage& s : stages) {
@@ -185,14 +191,14 @@ std::vector<PassRecord> finish(const QueryBatch& batch, const std::vector<Stage>
     p.detail = s.detail;
     p.items = s.items;
     p.wall_ms = s.wall_ms;
-    if (!s.timers.empty()) {
-      uint64_t ns = 0;
-      for (GLuint q : s.timers) ns += batch.result(q);
-      if (double(ns) / 1e6 <= wall_ms)
-        p.gpu_ms = double(ns) / 1e6;
+    if (s.begin && s.end) {
+      const uint64_t begin = batch.result(s.begin), end = batch.result(s.end);
+      const double ms = (double(end) - double(begin)) / 1e6;
+      if (end >= begin && ms <= wall_ms)
+        p.gpu_ms = ms;
       else
-        p.detail += " (GPU timer sum " + std::to_string(double(ns) / 1e6) + " ms exceeds the call's wall time " +
-                    std::to_string(wall_ms) + " ms: dropped)";
+        p.detail += " (GPU timestamps " + std::to_string(begin) + " .. " + std::to_string(end) +
+                    " do not fit the call's wall time " + std::to_string(wall_ms) + " ms: dropped)";
     }
     out.push_back(std::move(p));
   }
@@ -253,7 +259,7 @@ struct Network {
             buffer[2 * r + 1] = uint32_t(i);
           }
         }
-        timed(batch, timed_passes, stage, [&] {
+        timed(stage, [&] {
           glTextureSubImage2D(targets.textures[0][t], 0, 0, 0, GLsizei(l.width), GLsizei(l.height),
                               blend ? GL_RED : GL_RGBA_INTEGER, blend ? GL_FLOAT : GL_UNSIGNED_INT, buffer.data());
         });
@@ -284,7 +290,7 @@ struct Network {
       glProgramUniform1ui(program, 1, uint32_t(t * l.tile_texels));
       for (uint64_t u = u0; u <= u1; ++u)
         for (uint32_t e = 0; e < l.per_texel; ++e) {
-          timed(batch, timed_passes, stage, [&] {
+          timed(stage, [&] {
             // Pairs: record 2q + e of texel q, written to its half of the texel only.
             if (!blend) {
               glColorMask(e == 0, e == 0, e == 1, e == 1);
@@ -313,7 +319,7 @@ struct Network {
   void pass(Stage& stage, GLuint program, uint64_t partner_texels, const Draw& draw) {
     const SortLayout& l = layout;
     const int next = 1 - current;
-    timed(batch, timed_passes, stage, [&] {
+    timed(stage, [&] {
       for (uint64_t t = 0; t < l.tiles(); ++t) {
         glBindFramebuffer(GL_FRAMEBUFFER, targets.framebuffers[next][t]);
         glProgramUniform1ui(program, 1, uint32_t(t * l.tile_texels));
@@ -393,7 +399,7 @@ struct Network {
       const uint64_t want = std::min(keep - done, l.tile_records());
       const uint64_t texels = (want + l.per_texel - 1) / l.per_texel;
       const auto pixel_rows = GLsizei((texels + l.width - 1) / l.width);
-      timed(batch, timed_passes, stage, [&] {
+      timed(stage, [&] {
         glGetTextureSubImage(targets.textures[current][t], 0, 0, 0, 0, GLsizei(l.width), pixel_rows, 1,
                              blend ? GL_RED : GL_RGBA_INTEGER, blend ? GL_FLOAT : GL_UNSIGNED_INT,
                              GLsizei(tile.size() * 4), tile.data());
@@ -449,10 +455,16 @@ SortOutput sort_rows(Context& context, const RasterInput& input, size_t slot, bo
   SortState state;
   make_targets(net.targets, net.layout, GL_RGBA32UI);
   std::vector<Stage> stages{
-      {"sort-init", "", 0, 0, {}}, {"sort-network", "", 0, 0, {}}, {"sort-readback", "", 0, 0, {}}};
-  net.init(stages[0]);
-  net.run(stages[1]);
-  const std::vector<uint32_t> records = net.read(keep, stages[2]);
+      {"sort-init", "", 0, 0, 0, 0}, {"sort-network", "", 0, 0, 0, 0}, {"sort-readback", "", 0, 0, 0, 0}};
+  const auto staged = [&](Stage& stage, const auto& work) {
+    stage.begin = stamp(net.batch, net.timed_passes);
+    work();
+    stage.end = stamp(net.batch, net.timed_passes);
+  };
+  staged(stages[0], [&] { net.init(stages[0]); });
+  staged(stages[1], [&] { net.run(stages[1]); });
+  std::vector<uint32_t> records;
+  staged(stages[2], [&] { records = net.read(keep, stages[2]); });
   out.rows.reserve(keep);
   out.keys.reserve(keep);
   for (uint64_t i = 0; i < keep; ++i) {
@@ -505,10 +517,16 @@ KeySortOutput sort_keys_blend(Context& context, const RasterInput& input, size_t
   SortState state;
   make_targets(net.targets, net.layout, GL_R32F);
   std::vector<Stage> stages{
-      {"sort-init", "", 0, 0, {}}, {"sort-network", "", 0, 0, {}}, {"sort-readback", "", 0, 0, {}}};
-  net.init(stages[0]);
-  net.run(stages[1]);
-  const std::vector<uint32_t> bits = net.read(keep, stages[2]);
+      {"sort-init", "", 0, 0, 0, 0}, {"sort-network", "", 0, 0, 0, 0}, {"sort-readback", "", 0, 0, 0, 0}};
+  const auto staged = [&](Stage& stage, const auto& work) {
+    stage.begin = stamp(net.batch, net.timed_passes);
+    work();
+    stage.end = stamp(net.batch, net.timed_passes);
+  };
+  staged(stages[0], [&] { net.init(stages[0]); });
+  staged(stages[1], [&] { net.run(stages[1]); });
+  std::vector<uint32_t> bits;
+  staged(stages[2], [&] { bits = net.read(keep, stages[2]); });
   out.keys.reserve(keep);
   for (uint64_t i = 0; i < keep; ++i) {
     // Only normal floats were written (and +inf padding, which sorts last): anything else read back
