@@ -454,7 +454,7 @@ Measurement run_sort(Env& env, uint64_t rows, bool blend) {
       m.seconds = run.seconds;
       m.items = run.fragments;
       m.note =
-          "GL timer queries around each network pass (init, upload, readback excluded); items = fragments the "
+          "GL_TIMESTAMP queries around the network passes (init, upload, readback excluded); items = fragments the "
           "network draws: " +
           std::string(blend ? "2 x padded n per step (the MIN and MAX draws; the copies are not counted)"
                             : "padded n / 2 texels per pass (2 records per texel)") +
