@@ -172,14 +172,6 @@ GLuint stamp(QueryBatch& batch, bool on) {
   return query;
 }
 
-// Runs `issue` and adds its host time to `stage`.
-template <class Issue>
-void timed(Stage& stage, const Issue& issue) {
-  const auto issued = Clock::now();
-  issue();
-  stage.wall_ms += ms_since(issued);
-}
-
 // The stages as pass records; a GPU time is dropped, with the reason in the detail, when it is
 // negative or exceeds `wall_ms`, the host time of the whole call (select.cpp's rule: some drivers
 // return raw timestamps for some queries).
@@ -259,10 +251,10 @@ struct Network {
             buffer[2 * r + 1] = uint32_t(i);
           }
         }
-        timed(stage, [&] {
+        {
           glTextureSubImage2D(targets.textures[0][t], 0, 0, 0, GLsizei(l.width), GLsizei(l.height),
                               blend ? GL_RED : GL_RGBA_INTEGER, blend ? GL_FLOAT : GL_UNSIGNED_INT, buffer.data());
-        });
+        }
       }
       stage.detail = std::string("host keys of the ") + std::to_string(l.count) + " given rows uploaded as " +
                      (blend ? "R32F normal floats" : "RGBA32UI (key, position) x 2") + " tiles, padding " +
@@ -290,7 +282,7 @@ struct Network {
       glProgramUniform1ui(program, 1, uint32_t(t * l.tile_texels));
       for (uint64_t u = u0; u <= u1; ++u)
         for (uint32_t e = 0; e < l.per_texel; ++e) {
-          timed(stage, [&] {
+          {
             // Pairs: record 2q + e of texel q, written to its half of the texel only.
             if (!blend) {
               glColorMask(e == 0, e == 0, e == 1, e == 1);
@@ -300,7 +292,7 @@ struct Network {
             glProgramUniform1ui(program, 5, uint32_t(columns.records(u)));
             glBindTextureUnit(0, store.texture(slot, u));
             glDrawArrays(GL_TRIANGLES, 0, 3);
-          });
+          }
           stage.items += l.tile_texels;
         }
     }
@@ -316,10 +308,10 @@ struct Network {
 
   // One pass over every tile into the other set: `partner_texels` is the partner distance in texels.
   template <class Draw>
-  void pass(Stage& stage, GLuint program, uint64_t partner_texels, const Draw& draw) {
+  void pass(GLuint program, uint64_t partner_texels, const Draw& draw) {
     const SortLayout& l = layout;
     const int next = 1 - current;
-    timed(stage, [&] {
+    {
       for (uint64_t t = 0; t < l.tiles(); ++t) {
         glBindFramebuffer(GL_FRAMEBUFFER, targets.framebuffers[next][t]);
         glProgramUniform1ui(program, 1, uint32_t(t * l.tile_texels));
@@ -327,7 +319,7 @@ struct Network {
         glBindTextureUnit(1, targets.textures[current][t ^ (partner_texels / l.tile_texels)]);
         draw(t, next);
       }
-    });
+    }
     current = next;
   }
 
@@ -352,11 +344,11 @@ struct Network {
           if (mode == 1) j = 1;  // the fused pass ends the stage
           glProgramUniform1ui(program, 4, uint32_t(mode == 0 ? j / 2 : 1));
           glProgramUniform1ui(program, 6, mode);
-          pass(stage, program, mode == 0 ? j / 2 : (mode == 1 ? 1 : 0),
+          pass(program, mode == 0 ? j / 2 : (mode == 1 ? 1 : 0),
                [](uint64_t, int) { glDrawArrays(GL_TRIANGLES, 0, 3); });
         } else {
           glProgramUniform1ui(program, 4, uint32_t(j));
-          pass(stage, program, j, [&](uint64_t t, int next) {
+          pass(program, j, [&](uint64_t t, int next) {
             // Copy the keys, then blend the partners' keys in: MIN at the lower, MAX at the upper positions.
             glCopyImageSubData(targets.textures[current][t], GL_TEXTURE_2D, 0, 0, 0, 0, targets.textures[next][t],
                                GL_TEXTURE_2D, 0, 0, 0, 0, GLsizei(l.width), GLsizei(l.height), 1);
@@ -399,11 +391,11 @@ struct Network {
       const uint64_t want = std::min(keep - done, l.tile_records());
       const uint64_t texels = (want + l.per_texel - 1) / l.per_texel;
       const auto pixel_rows = GLsizei((texels + l.width - 1) / l.width);
-      timed(stage, [&] {
+      {
         glGetTextureSubImage(targets.textures[current][t], 0, 0, 0, 0, GLsizei(l.width), pixel_rows, 1,
                              blend ? GL_RED : GL_RGBA_INTEGER, blend ? GL_FLOAT : GL_UNSIGNED_INT,
                              GLsizei(tile.size() * 4), tile.data());
-      });
+      }
       std::copy_n(tile.begin(), want * per, out.begin() + done * per);
       stage.items += uint64_t(pixel_rows) * l.width;
       done += want;
@@ -414,6 +406,20 @@ struct Network {
     return out;
   }
 };
+
+// Runs one stage between two GL_TIMESTAMP queries and two glFinish calls, so its wall time is the
+// time the GPU took for it (the network is GPU-bound: issuing is far faster than drawing); the
+// readback waits for the GPU anyway.
+template <class Work>
+void run_stage(Network& net, Stage& stage, const Work& work) {
+  glFinish();
+  const auto started = Clock::now();
+  stage.begin = stamp(net.batch, net.timed_passes);
+  work();
+  stage.end = stamp(net.batch, net.timed_passes);
+  glFinish();
+  stage.wall_ms = ms_since(started);
+}
 
 uint64_t input_count(const RasterInput& input, const std::vector<uint64_t>* rows) {
   return rows ? rows->size() : input.store().layout().rows;
@@ -456,11 +462,7 @@ SortOutput sort_rows(Context& context, const RasterInput& input, size_t slot, bo
   make_targets(net.targets, net.layout, GL_RGBA32UI);
   std::vector<Stage> stages{
       {"sort-init", "", 0, 0, 0, 0}, {"sort-network", "", 0, 0, 0, 0}, {"sort-readback", "", 0, 0, 0, 0}};
-  const auto staged = [&](Stage& stage, const auto& work) {
-    stage.begin = stamp(net.batch, net.timed_passes);
-    work();
-    stage.end = stamp(net.batch, net.timed_passes);
-  };
+  const auto staged = [&](Stage& stage, const auto& work) { run_stage(net, stage, work); };
   staged(stages[0], [&] { net.init(stages[0]); });
   staged(stages[1], [&] { net.run(stages[1]); });
   std::vector<uint32_t> records;
@@ -518,11 +520,7 @@ KeySortOutput sort_keys_blend(Context& context, const RasterInput& input, size_t
   make_targets(net.targets, net.layout, GL_R32F);
   std::vector<Stage> stages{
       {"sort-init", "", 0, 0, 0, 0}, {"sort-network", "", 0, 0, 0, 0}, {"sort-readback", "", 0, 0, 0, 0}};
-  const auto staged = [&](Stage& stage, const auto& work) {
-    stage.begin = stamp(net.batch, net.timed_passes);
-    work();
-    stage.end = stamp(net.batch, net.timed_passes);
-  };
+  const auto staged = [&](Stage& stage, const auto& work) { run_stage(net, stage, work); };
   staged(stages[0], [&] { net.init(stages[0]); });
   staged(stages[1], [&] { net.run(stages[1]); });
   std::vector<uint32_t> bits;
