@@ -398,6 +398,11 @@ SortRun sort_once(gl::Context& context, const gl::RasterInput& input, const std:
       ok = r < n && !seen[r] && out.keys[i] == int_key(k[r]) &&
            (i == 0 || out.keys[i - 1] < out.keys[i] || (out.keys[i - 1] == out.keys[i] && out.rows[i - 1] < r));
       if (ok) seen[r] = true;
+      if (!ok)
+        run.clock += "; first wrong record at " + std::to_string(i) + ": row " + std::to_string(r) + ", key " +
+                     std::to_string(out.keys[i]) + (i ? ", previous row " + std::to_string(out.rows[i - 1]) +
+                                                            " key " + std::to_string(out.keys[i - 1])
+                                                      : std::string());
     }
     run.checked = ok;
   }
@@ -407,7 +412,7 @@ SortRun sort_once(gl::Context& context, const gl::RasterInput& input, const std:
       // stands in where the driver's timestamps are invalid (NVIDIA at 2^28), and says so.
       run.seconds = (p.gpu_ms ? *p.gpu_ms : p.wall_ms) / 1e3;
       if (!p.gpu_ms)
-        run.clock =
+        run.clock +=
             "; TIME: host wall clock of the network between glFinish calls, because the GPU timestamps were "
             "invalid (" +
             p.detail.substr(p.detail.rfind('(') + 1);
