@@ -23,9 +23,10 @@ double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-constexpr uint32_t kNormalsPerSign = 0x7f000000u;   // 2^31 - 2^24 normal floats of each sign
-constexpr uint32_t kPlusInf = 0x7f800000u;          // padding of the blending network
-constexpr uint64_t kMaxPadded = uint64_t(1) << 31;  // positions are 32-bit in the shaders
+constexpr uint32_t kNormalsPerSign = 0x7f000000u;       // 2^31 - 2^24 normal floats of each sign
+constexpr uint32_t kPlusInf = 0x7f800000u;              // padding of the blending network
+constexpr uint64_t kMaxPadded = uint64_t(1) << 31;      // positions are 32-bit in the shaders
+constexpr uint64_t kSyncFragments = uint64_t(1) << 29;  // fragments queued before the network waits (pass())
 
 // Power-of-two tiles of texels: texel q of the padded sequence lives in tile q / T at pixel
 // (q mod width, (q mod T) / width), the tile layout of texture_store.h with width and height
@@ -229,6 +230,8 @@ struct Network {
   int current = 0;  // the set holding the records
   QueryBatch batch;
   bool timed_passes;
+  uint64_t queued = 0;  // fragments issued since the last glFinish
+  uint64_t syncs = 0;   // glFinish calls inside the network
 
   // Fills set 0: from the column's tiles by draws per overlapping (sort tile, column tile) (and per
   // record of a texel, under a colour mask), or, for a subset of rows, from the host table (keys of
@@ -307,20 +310,28 @@ struct Network {
   }
 
   // One pass over every tile into the other set: `partner_texels` is the partner distance in texels.
+  // Every kSyncFragments fragments issued, glFinish waits for the GPU: on NVIDIA (H200, driver 580)
+  // a network of 2^28 records issued in one go (about 14 s of GPU work) came back with its last
+  // tile wrong and later queries zero; waiting after every pass fixed it, and this bound keeps the
+  // queued work near 0.1 s there at no measurable cost.
   template <class Draw>
   void pass(GLuint program, uint64_t partner_texels, const Draw& draw) {
     const SortLayout& l = layout;
     const int next = 1 - current;
-    {
-      for (uint64_t t = 0; t < l.tiles(); ++t) {
-        glBindFramebuffer(GL_FRAMEBUFFER, targets.framebuffers[next][t]);
-        glProgramUniform1ui(program, 1, uint32_t(t * l.tile_texels));
-        glBindTextureUnit(0, targets.textures[current][t]);
-        glBindTextureUnit(1, targets.textures[current][t ^ (partner_texels / l.tile_texels)]);
-        draw(t, next);
-      }
+    for (uint64_t t = 0; t < l.tiles(); ++t) {
+      glBindFramebuffer(GL_FRAMEBUFFER, targets.framebuffers[next][t]);
+      glProgramUniform1ui(program, 1, uint32_t(t * l.tile_texels));
+      glBindTextureUnit(0, targets.textures[current][t]);
+      glBindTextureUnit(1, targets.textures[current][t ^ (partner_texels / l.tile_texels)]);
+      draw(t, next);
     }
     current = next;
+    queued += l.texels() * (blend ? 2 : 1);
+    if (queued >= kSyncFragments) {
+      glFinish();
+      queued = 0;
+      ++syncs;
+    }
   }
 
   // The bitonic network: for k = 2, 4, ..., padded and j = k/2, ..., 1 one step over every tile.
@@ -375,6 +386,7 @@ struct Network {
                     " passes, each one draw per tile of sort_pairs.frag: fetch own texel (2 records) and partner "
                     "texel q XOR j/2 (its tile bound beside), keep min/max of (key, position), the steps j = 2 and "
                     "1 of a stage in one pass, RGBA32UI ping-pong; items: fragments (texels)";
+    if (syncs) stage.detail += "; glFinish after every 2^29 fragments issued (" + std::to_string(syncs) + " waits)";
     check_error("raster sort network");
   }
 
