@@ -524,8 +524,10 @@ void require_caps(const GlCapabilities& caps, const Plan& plan) {
   const bool bounds = std::any_of(plan.passes.begin(), plan.passes.end(),
                                   [](const Pass& p) { return p.kind == PassKind::DepthBounds; });
   if (bounds && !caps.depth_bounds_test)
-    throw Error(ErrorCode::Internal, "raster: a depth-bounds pass was planned for a driver without "
-                                     "GL_EXT_depth_bounds_test (" + caps.renderer + ")");
+    throw Error(ErrorCode::Internal,
+                "raster: a depth-bounds pass was planned for a driver without "
+                "GL_EXT_depth_bounds_test (" +
+                    caps.renderer + ")");
   if (!caps.float_depth || !caps.clip_control)
     throw Error(ErrorCode::Unsupported, "raster: needs GL_DEPTH32F_STENCIL8 and glClipControl for exact depth (" +
                                             caps.renderer + " lacks them)");
@@ -811,20 +813,14 @@ void check_supported(const Query& query, const BoundQuery& bq) {
     missing = query.join->equi() ? "join (equi)" : "join (band)";
   } else if (bq.group_by) {
     missing = "GROUP BY";
-  } else {
-    for (const auto& item : bq.items)
-      if (const auto* a = std::get_if<BoundAggregate>(&item);
-          a && (a->kind == AggKind::Sum || a->kind == AggKind::Avg) && a->column &&
-          a->column->type == Type::Float32 && missing.empty())
-        missing = std::string("aggregate ") + to_string(a->kind) + " of FLOAT column " + a->column->name +
-                  " (no exact bit-plane scheme for floats yet)";
-    if (missing.empty() && bq.order_by) missing = "ORDER BY";
+  } else if (bq.order_by) {
+    missing = "ORDER BY";
   }
   if (!missing.empty())
-    throw Error(ErrorCode::Unsupported, "raster backend cannot run " + missing +
-                                            " (the query needs: " + join(required_operators(query)) +
-                                            "; the raster path runs selection (WHERE), projection, LIMIT, COUNT, SUM/AVG of INT, "
-                                            "MIN, MAX, MEDIAN, QUANTILE and KTH_LARGEST)");
+    throw Error(ErrorCode::Unsupported,
+                "raster backend cannot run " + missing + " (the query needs: " + join(required_operators(query)) +
+                    "; the raster path runs selection (WHERE), projection, LIMIT, COUNT, SUM, AVG, "
+                    "MIN, MAX, MEDIAN, QUANTILE and KTH_LARGEST)");
 }
 
 }  // namespace

@@ -156,7 +156,7 @@ WhereResult plan_where(const Table& table, const BoundCnf& where, WhereOutput ou
                        bool depth_bounds_test);
 
 //! Runs `query` on the raster path: a selection of `*` or columns, or aggregates without GROUP BY
-//! (COUNT here; SUM/AVG of INT, MIN/MAX/MEDIAN/QUANTILE/KTH_LARGEST by gl/aggregate.h), with an
+//! (COUNT here; SUM/AVG, MIN/MAX/MEDIAN/QUANTILE/KTH_LARGEST by gl/aggregate.h), with an
 //! optional WHERE and LIMIT. Anything else is Error(Unsupported) naming the operator.
 Result execute(Context& context, const Query& query, const Catalog& catalog, const RasterOptions& options = {});
 
