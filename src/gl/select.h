@@ -98,8 +98,11 @@ class RasterInput {
   const std::vector<size_t>& columns() const noexcept { return columns_; }
   //! The upload as a pass record (host wall time; items = cells uploaded).
   const PassRecord& upload() const noexcept { return upload_; }
+  //! The host table the columns came from (it must outlive this input).
+  const Table& table() const noexcept { return *table_; }
 
  private:
+  const Table* table_;
   TextureStore store_;
   std::vector<size_t> columns_;  // table column index per slot
   PassRecord upload_;

@@ -1,0 +1,479 @@
+#include "gl/sort.h"
+
+#include <glad/gl.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cstdio>
+
+#include "core/order_key.h"
+#include "gfxq/error.h"
+#include "gl/check.h"
+#include "gl/context.h"
+#include "gl/count.h"
+
+namespace gfxq::gl {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+constexpr uint32_t kNormalsPerSign = 0x7f000000u;   // 2^31 - 2^24 normal floats of each sign
+constexpr uint32_t kPlusInf = 0x7f800000u;          // padding of the blending network
+constexpr uint64_t kMaxPadded = uint64_t(1) << 31;  // positions are 32-bit in the shaders
+
+// Power-of-two tiles: record i of the padded sequence lives in tile i / T at pixel
+// (i mod width, (i mod T) / width), the tile layout of texture_store.h with width and height
+// rounded down to powers of two, so the partner i XOR j of a record is the same pixel XOR
+// (j mod T) in the tile t XOR (j / T).
+struct SortLayout {
+  uint64_t count = 0;   // real records
+  uint64_t padded = 0;  // the network's size: the power of two >= count
+  uint32_t width = 1, height = 1;
+  uint32_t log_width = 0;
+  uint64_t tile_records = 1;  // width * height, a power of two dividing `padded`
+  uint64_t tiles() const { return padded / tile_records; }
+  uint32_t steps() const {
+    const uint32_t p = uint32_t(std::countr_zero(padded));
+    return p * (p + 1) / 2;
+  }
+};
+
+SortLayout sort_layout(const GlCapabilities& caps, const RasterOptions& options, uint64_t count) {
+  const auto [w, h] = tile_size(caps, options);
+  SortLayout l;
+  l.count = count;
+  l.padded = std::bit_ceil(std::max<uint64_t>(count, 1));
+  if (l.padded > kMaxPadded)
+    throw Error(ErrorCode::Unsupported, "raster sort: " + std::to_string(count) + " records pad to " +
+                                            std::to_string(l.padded) + ", past the network's 2^31 positions");
+  const uint32_t width = std::bit_floor(w), height = std::bit_floor(h);
+  l.tile_records = std::min<uint64_t>(uint64_t(width) * height, l.padded);
+  l.width = uint32_t(std::min<uint64_t>(width, l.tile_records));
+  l.height = uint32_t(l.tile_records / l.width);
+  l.log_width = uint32_t(std::countr_zero(l.width));
+  return l;
+}
+
+std::string layout_text(const SortLayout& l) {
+  return "n=" + std::to_string(l.count) + ", padded to " + std::to_string(l.padded) + ", " + std::to_string(l.steps()) +
+         " steps, " + std::to_string(l.tiles()) + " tile(s) of " + std::to_string(l.width) + "x" +
+         std::to_string(l.height);
+}
+
+// Resets the GL state the sort touches (restore_default_state, blending, viewport) on return and error.
+class SortState {
+ public:
+  SortState() {
+    glGetIntegerv(GL_VIEWPORT, viewport_);
+    glCreateVertexArrays(1, &vertex_array_);  // core profile draws need a bound VAO
+    glBindVertexArray(vertex_array_);
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_STENCIL_TEST);
+    glDisable(GL_SCISSOR_TEST);
+    glDisable(GL_BLEND);
+  }
+  ~SortState() {
+    restore_default_state(false);
+    glDisable(GL_BLEND);
+    glBlendEquation(GL_FUNC_ADD);
+    glBindTextureUnit(1, 0);
+    if (vertex_array_) glDeleteVertexArrays(1, &vertex_array_);
+    glViewport(viewport_[0], viewport_[1], viewport_[2], viewport_[3]);
+  }
+  SortState(const SortState&) = delete;
+  SortState& operator=(const SortState&) = delete;
+
+ private:
+  GLint viewport_[4] = {0, 0, 0, 0};
+  GLuint vertex_array_ = 0;
+};
+
+// Two sets (ping, pong) of one texture and framebuffer per tile, deleted on return and error.
+struct Targets {
+  std::vector<GLuint> textures[2], framebuffers[2];
+  Targets() = default;
+  Targets(const Targets&) = delete;
+  Targets& operator=(const Targets&) = delete;
+  ~Targets() {
+    for (int s = 0; s < 2; ++s) {
+      if (!framebuffers[s].empty()) glDeleteFramebuffers(GLsizei(framebuffers[s].size()), framebuffers[s].data());
+      if (!textures[s].empty()) glDeleteTextures(GLsizei(textures[s].size()), textures[s].data());
+    }
+  }
+};
+
+void make_targets(Targets& targets, const SortLayout& l, GLenum format) {
+  const char* name = format == GL_RG32UI ? "RG32UI" : "R32F";
+  for (int s = 0; s < 2; ++s)
+    for (uint64_t t = 0; t < l.tiles(); ++t) {
+      GLuint texture = 0, framebuffer = 0;
+      glCreateTextures(GL_TEXTURE_2D, 1, &texture);
+      targets.textures[s].push_back(texture);
+      glTextureStorage2D(texture, 1, format, GLsizei(l.width), GLsizei(l.height));
+      glTextureParameteri(texture, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      glTextureParameteri(texture, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+      try {
+        check_error("glTextureStorage2D(sort target)");
+      } catch (const Error& e) {
+        if (e.code() != ErrorCode::OutOfDeviceMemory) throw;
+        const uint64_t bytes = 2 * l.padded * (format == GL_RG32UI ? 8 : 4);
+        throw Error(ErrorCode::OutOfDeviceMemory, "raster sort: out of GPU memory allocating 2 x " +
+                                                      std::to_string(l.tiles()) + " " + name + " tiles of " +
+                                                      std::to_string(l.width) + "x" + std::to_string(l.height) + " (" +
+                                                      std::to_string(bytes >> 20) + " MiB): " + e.what());
+      }
+      glCreateFramebuffers(1, &framebuffer);
+      targets.framebuffers[s].push_back(framebuffer);
+      glNamedFramebufferTexture(framebuffer, GL_COLOR_ATTACHMENT0, texture, 0);
+      const GLenum status = glCheckNamedFramebufferStatus(framebuffer, GL_FRAMEBUFFER);
+      if (status != GL_FRAMEBUFFER_COMPLETE)
+        throw Error(ErrorCode::Internal, std::string("raster sort: ") + name + " framebuffer incomplete (status " +
+                                             std::to_string(status) + ")");
+    }
+}
+
+// Timer queries of one pass kind, summed into a PassRecord.
+struct Stage {
+  std::string kind, detail;
+  uint64_t items = 0;
+  double wall_ms = 0;
+  std::vector<GLuint> timers;
+};
+
+// Runs `issue` inside a GL_TIME_ELAPSED query (when `timed`) and adds its host time to `stage`.
+template <class Issue>
+void timed(QueryBatch& batch, bool on, Stage& stage, const Issue& issue) {
+  const auto issued = Clock::now();
+  const GLuint timer = on ? batch.make(GL_TIME_ELAPSED) : 0;
+  {
+    ScopedQuery q(GL_TIME_ELAPSED, timer);
+    issue();
+  }
+  if (timer) stage.timers.push_back(timer);
+  stage.wall_ms += ms_since(issued);
+}
+
+// The stages as pass records; GPU times dropped when their sum exceeds `wall_ms` (select.cpp's rule:
+// some drivers return raw timestamps for some queries).
+std::vector<PassRecord> finish(const QueryBatch& batch, const std::vector<Stage>& stages, double wall_ms) {
+  std::vector<PassRecord> out;
+  for (const Stage& s : stages) {
+    PassRecord p;
+    p.kind = s.kind;
+    p.detail = s.detail;
+    p.items = s.items;
+    p.wall_ms = s.wall_ms;
+    if (!s.timers.empty()) {
+      uint64_t ns = 0;
+      for (GLuint q : s.timers) ns += batch.result(q);
+      if (double(ns) / 1e6 <= wall_ms) p.gpu_ms = double(ns) / 1e6;
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+// The order key of `column`'s cell `row`, ~key when descending.
+uint32_t directed_key(const Column& column, uint64_t row, bool descending) {
+  const uint32_t key =
+      column.type == Type::Float32 ? float_key(column.as<float>()[row]) : int_key(column.as<int32_t>()[row]);
+  return descending ? ~key : key;
+}
+
+// What one network run needs: the layout, the ping-pong targets, the record source.
+struct Network {
+  Network(Context& c, const RasterInput& in, size_t s, bool desc, const std::vector<uint64_t>* r, SortLayout l, bool b,
+          uint32_t lo, bool timed_queries)
+      : context(c),
+        input(in),
+        slot(s),
+        descending(desc),
+        rows(r),
+        layout(l),
+        blend(b),
+        kmin(lo),
+        timed_passes(timed_queries) {}
+  Context& context;
+  const RasterInput& input;
+  size_t slot;
+  bool descending;
+  const std::vector<uint64_t>* rows;
+  SortLayout layout;
+  bool blend;  // R32F normal-float keys (blending network) instead of RG32UI records
+  uint32_t kmin;
+  Targets targets;
+  int current = 0;  // the set holding the records
+  QueryBatch batch;
+  bool timed_passes;
+
+  // Fills set 0: from the column's tiles by a draw per overlapping (sort tile, column tile), or,
+  // for a subset of rows, from the host table (keys of the given rows, uploaded per tile).
+  void init(Stage& stage) {
+    const SortLayout& l = layout;
+    if (rows) {
+      const Column& column = input.table().columns.at(input.columns().at(slot));
+      std::vector<uint32_t> buffer(l.tile_records * (blend ? 1 : 2));
+      for (uint64_t t = 0; t < l.tiles(); ++t) {
+        for (uint64_t r = 0; r < l.tile_records; ++r) {
+          const uint64_t i = t * l.tile_records + r;
+          const bool real = i < l.count;
+          const uint32_t key = real ? directed_key(column, (*rows)[i], descending) : 0xffffffffu;
+          if (blend) {
+            buffer[r] = real ? normal_float_bits(key - kmin) : kPlusInf;
+          } else {
+            buffer[2 * r] = key;
+            buffer[2 * r + 1] = uint32_t(i);
+          }
+        }
+        timed(batch, timed_passes, stage, [&] {
+          glTextureSubImage2D(targets.textures[0][t], 0, 0, 0, GLsizei(l.width), GLsizei(l.height),
+                              blend ? GL_RED : GL_RG_INTEGER, blend ? GL_FLOAT : GL_UNSIGNED_INT, buffer.data());
+        });
+      }
+      stage.detail = std::string("host keys of the ") + std::to_string(l.count) + " given rows uploaded as " +
+                     (blend ? "R32F normal floats" : "RG32UI (key, position)") + " tiles, padding " +
+                     (blend ? "+inf" : "(0xffffffff, position >= n)");
+      stage.items = l.padded;
+      return;
+    }
+    const TextureStore& store = input.store();
+    const TileLayout& columns = store.layout();
+    const ColumnInfo& info = store.info(slot);
+    const GLuint program = context.program("fullscreen.vert", blend ? "sort_init_blend.frag" : "sort_init_pairs.frag");
+    glUseProgram(program);
+    glProgramUniform1ui(program, 2, l.log_width);
+    glProgramUniform1ui(program, 3, uint32_t(l.count));
+    glProgramUniform1ui(program, 6, columns.width);
+    glProgramUniform1ui(program, 7, (info.type == Type::Float32 ? 1u : 0u) | (descending ? 2u : 0u));
+    if (blend) glProgramUniform1ui(program, 9, kmin);
+    glViewport(0, 0, GLsizei(l.width), GLsizei(l.height));
+    for (uint64_t t = 0; t < l.tiles(); ++t) {
+      const uint64_t first = t * l.tile_records;
+      const uint64_t last = std::min(first + l.tile_records, l.count);  // real records [first, last)
+      const uint64_t u0 = first < last ? first / columns.tile_records() : 0;
+      const uint64_t u1 = first < last ? (last - 1) / columns.tile_records() : 0;
+      glBindFramebuffer(GL_FRAMEBUFFER, targets.framebuffers[0][t]);
+      glProgramUniform1ui(program, 1, uint32_t(first));
+      for (uint64_t u = u0; u <= u1; ++u) {
+        timed(batch, timed_passes, stage, [&] {
+          glProgramUniform1ui(program, 4, uint32_t(u * columns.tile_records()));
+          glProgramUniform1ui(program, 5, uint32_t(columns.records(u)));
+          glBindTextureUnit(0, store.texture(slot, u));
+          glDrawArrays(GL_TRIANGLES, 0, 3);
+        });
+        stage.items += l.tile_records;
+      }
+    }
+    stage.detail = std::string(blend ? "sort_init_blend.frag: (key - kmin)-th normal float"
+                                     : "sort_init_pairs.frag: (order key, position)") +
+                   (descending ? " of ~key" : "") + " from " + info.name +
+                   "'s column tiles, one draw per overlapping (sort tile, column tile), padding " +
+                   (blend ? "+inf" : "(0xffffffff, position >= n)");
+    check_error("raster sort init");
+  }
+
+  // The bitonic network: for k = 2, 4, ..., padded and j = k/2, ..., 1 one step over every tile.
+  void run(Stage& stage) {
+    const SortLayout& l = layout;
+    const GLuint program = context.program("fullscreen.vert", blend ? "sort_blend.frag" : "sort_pairs.frag");
+    glUseProgram(program);
+    glProgramUniform1ui(program, 2, l.log_width);
+    glProgramUniform1ui(program, 3, uint32_t(l.tile_records - 1));
+    glViewport(0, 0, GLsizei(l.width), GLsizei(l.height));
+    uint32_t steps = 0;
+    for (uint64_t k = 2; k <= l.padded; k *= 2)
+      for (uint64_t j = k / 2; j >= 1; j /= 2) {
+        const int next = 1 - current;
+        timed(batch, timed_passes, stage, [&] {
+          glProgramUniform1ui(program, 4, uint32_t(j));
+          glProgramUniform1ui(program, 5, uint32_t(k));
+          for (uint64_t t = 0; t < l.tiles(); ++t) {
+            const uint64_t partner = t ^ (j / l.tile_records);
+            glBindFramebuffer(GL_FRAMEBUFFER, targets.framebuffers[next][t]);
+            glProgramUniform1ui(program, 1, uint32_t(t * l.tile_records));
+            glBindTextureUnit(1, targets.textures[current][partner]);
+            if (!blend) {
+              glBindTextureUnit(0, targets.textures[current][t]);
+              glDrawArrays(GL_TRIANGLES, 0, 3);
+              continue;
+            }
+            // Copy the keys, then blend the partners' keys in: MIN at the lower, MAX at the upper positions.
+            glCopyImageSubData(targets.textures[current][t], GL_TEXTURE_2D, 0, 0, 0, 0, targets.textures[next][t],
+                               GL_TEXTURE_2D, 0, 0, 0, 0, GLsizei(l.width), GLsizei(l.height), 1);
+            glEnable(GL_BLEND);
+            for (const GLuint lower : {1u, 0u}) {
+              glBlendEquation(lower ? GL_MIN : GL_MAX);
+              glProgramUniform1ui(program, 6, lower);
+              glDrawArrays(GL_TRIANGLES, 0, 3);
+            }
+            glDisable(GL_BLEND);
+          }
+        });
+        current = next;
+        ++steps;
+      }
+    stage.items = uint64_t(steps) * l.padded * (blend ? 2 : 1);
+    stage.detail =
+        blend ? std::to_string(steps) +
+                    " bitonic steps, each per tile: glCopyImageSubData of the keys, then two draws of "
+                    "sort_blend.frag (partner key at i XOR j) with glBlendEquation GL_MIN (lower positions) and "
+                    "GL_MAX (upper), R32F ping-pong; items: fragments of both draws"
+              : std::to_string(steps) +
+                    " bitonic steps, each one draw per tile of sort_pairs.frag: fetch self and partner i XOR j "
+                    "(partner tile bound beside), keep min/max of (key, position), RG32UI ping-pong";
+    check_error("raster sort network");
+  }
+
+  // Reads the first `keep` records of the sorted sequence: (key, position) pairs, or keys as floats.
+  std::vector<uint32_t> read(uint64_t keep, Stage& stage) {
+    const SortLayout& l = layout;
+    const uint32_t per = blend ? 1 : 2;
+    std::vector<uint32_t> out(keep * per);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    uint64_t done = 0;
+    std::vector<uint32_t> tile(l.tile_records * per);
+    for (uint64_t t = 0; done < keep; ++t) {
+      const uint64_t want = std::min(keep - done, l.tile_records);
+      const auto pixel_rows = GLsizei((want + l.width - 1) / l.width);
+      timed(batch, timed_passes, stage, [&] {
+        glGetTextureSubImage(targets.textures[current][t], 0, 0, 0, 0, GLsizei(l.width), pixel_rows, 1,
+                             blend ? GL_RED : GL_RG_INTEGER, blend ? GL_FLOAT : GL_UNSIGNED_INT,
+                             GLsizei(tile.size() * 4), tile.data());
+      });
+      std::copy_n(tile.begin(), want * per, out.begin() + done * per);
+      stage.items += uint64_t(pixel_rows) * l.width;
+      done += want;
+    }
+    stage.detail = "glGetTextureSubImage of the first " + std::to_string(keep) + " sorted " +
+                   (blend ? "keys (GL_RED, GL_FLOAT)" : "records (GL_RG_INTEGER)");
+    check_error("raster sort readback");
+    return out;
+  }
+};
+
+uint64_t input_count(const RasterInput& input, const std::vector<uint64_t>* rows) {
+  return rows ? rows->size() : input.store().layout().rows;
+}
+
+void check_slot(const RasterInput& input, size_t slot) {
+  if (slot >= input.columns().size())
+    throw Error(ErrorCode::Internal, "raster sort: slot " + std::to_string(slot) + " was not uploaded");
+}
+
+}  // namespace
+
+bool blend_applicable(uint32_t lo, uint32_t hi) noexcept {
+  return lo <= hi && hi - lo < 2 * kNormalsPerSign;
+}
+
+uint32_t normal_float_bits(uint32_t index) noexcept {
+  return index < kNormalsPerSign ? 0xff7fffffu - index : 0x00800000u + (index - kNormalsPerSign);
+}
+
+uint32_t normal_float_index(uint32_t bits) noexcept {
+  return (bits & 0x80000000u) ? 0xff7fffffu - bits : bits - 0x00800000u + kNormalsPerSign;
+}
+
+SortOutput sort_rows(Context& context, const RasterInput& input, size_t slot, bool descending,
+                     const RasterOptions& options, const std::vector<uint64_t>* rows, std::optional<uint64_t> limit) {
+  const auto start = Clock::now();
+  check_slot(input, slot);
+  const uint64_t n = input_count(input, rows);
+  const uint64_t keep = std::min(n, limit.value_or(n));
+  SortOutput out;
+  const std::string what = "raster sort: bitonic network of (key, row id) pairs by comparator fragment passes";
+  if (keep == 0) {
+    out.algorithm = what + " (n=" + std::to_string(n) + (n ? ", LIMIT 0" : "") + ": nothing to sort, no GPU pass)";
+    return out;
+  }
+  Network net(context, input, slot, descending, rows, sort_layout(context.caps(), options, n), false, 0,
+              options.pass_queries && context.caps().timer_counter_bits > 0);
+  SortState state;
+  make_targets(net.targets, net.layout, GL_RG32UI);
+  std::vector<Stage> stages{
+      {"sort-init", "", 0, 0, {}}, {"sort-network", "", 0, 0, {}}, {"sort-readback", "", 0, 0, {}}};
+  net.init(stages[0]);
+  net.run(stages[1]);
+  const std::vector<uint32_t> records = net.read(keep, stages[2]);
+  out.rows.reserve(keep);
+  out.keys.reserve(keep);
+  for (uint64_t i = 0; i < keep; ++i) {
+    const uint32_t key = records[2 * i], position = records[2 * i + 1];
+    if (position >= n)
+      throw Error(ErrorCode::Internal,
+                  "raster sort: a padding record sorted before a real one at " + std::to_string(i));
+    out.rows.push_back(rows ? (*rows)[position] : position);
+    out.keys.push_back(descending ? ~key : key);
+  }
+  out.algorithm = what + " (" + layout_text(net.layout) + ", " + (descending ? "DESC" : "ASC") + ", stable by row id" +
+                  (limit ? ", first " + std::to_string(keep) + " read back" : "") + ")";
+  out.passes = finish(net.batch, stages, ms_since(start));
+  return out;
+}
+
+KeySortOutput sort_keys_blend(Context& context, const RasterInput& input, size_t slot, bool descending,
+                              const RasterOptions& options, const std::vector<uint64_t>* rows,
+                              std::optional<uint64_t> limit) {
+  const auto start = Clock::now();
+  check_slot(input, slot);
+  const uint64_t n = input_count(input, rows);
+  const uint64_t keep = std::min(n, limit.value_or(n));
+  KeySortOutput out;
+  const std::string what = "raster sort: bitonic network by min/max blending (keys only, normal-float keys)";
+  if (keep == 0) {
+    out.algorithm = what + " (n=" + std::to_string(n) + (n ? ", LIMIT 0" : "") + ": nothing to sort, no GPU pass)";
+    return out;
+  }
+  // The keys' span, after the direction is applied.
+  uint32_t lo = ~0u, hi = 0;
+  if (rows) {
+    const Column& column = input.table().columns.at(input.columns().at(slot));
+    for (uint64_t r : *rows) {
+      const uint32_t k = directed_key(column, r, descending);
+      lo = std::min(lo, k);
+      hi = std::max(hi, k);
+    }
+  } else {
+    const KeyRange& keys = input.store().info(slot).keys;
+    lo = descending ? ~keys.hi : keys.lo;
+    hi = descending ? ~keys.lo : keys.hi;
+  }
+  if (!blend_applicable(lo, hi))
+    throw Error(ErrorCode::Unsupported, "raster sort by blending: the keys span " + std::to_string(uint64_t(hi) - lo) +
+                                            " values, more than the 2^32 - 2^25 normal floats min/max blending "
+                                            "compares exactly (use the pair network)");
+  Network net(context, input, slot, descending, rows, sort_layout(context.caps(), options, n), true, lo,
+              options.pass_queries && context.caps().timer_counter_bits > 0);
+  SortState state;
+  make_targets(net.targets, net.layout, GL_R32F);
+  std::vector<Stage> stages{
+      {"sort-init", "", 0, 0, {}}, {"sort-network", "", 0, 0, {}}, {"sort-readback", "", 0, 0, {}}};
+  net.init(stages[0]);
+  net.run(stages[1]);
+  const std::vector<uint32_t> bits = net.read(keep, stages[2]);
+  out.keys.reserve(keep);
+  for (uint64_t i = 0; i < keep; ++i) {
+    // Only normal floats were written (and +inf padding, which sorts last): anything else read back
+    // would mean the driver changed a value.
+    const uint32_t exponent = (bits[i] >> 23) & 0xffu;
+    if (exponent == 0 || exponent == 0xff)
+      throw Error(ErrorCode::Internal, "raster sort by blending: read back float bits " + std::to_string(bits[i]) +
+                                           " at " + std::to_string(i) + ", not a normal float");
+    const uint32_t key = lo + normal_float_index(bits[i]);
+    out.keys.push_back(descending ? ~key : key);
+  }
+  out.algorithm = what + " (" + layout_text(net.layout) + ", " + (descending ? "DESC" : "ASC") + ", key span " +
+                  std::to_string(uint64_t(hi) - lo) + " < 2^32 - 2^25" +
+                  (limit ? ", first " + std::to_string(keep) + " read back" : "") + ")";
+  out.passes = finish(net.batch, stages, ms_since(start));
+  return out;
+}
+
+}  // namespace gfxq::gl
