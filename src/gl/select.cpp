@@ -14,6 +14,7 @@
 #include "gl/context.h"
 #include "gl/count.h"
 #include "gl/depth_encode.h"
+#include "gl/join.h"
 #include "plan/backend.h"
 
 namespace gfxq::gl {
@@ -581,29 +582,6 @@ void draw_pass(const Pass& pass, const TextureStore& store, uint64_t tile, const
   if (pass.kind == PassKind::DepthBounds) glDisable(GL_DEPTH_BOUNDS_TEST_EXT);
 }
 
-// Stencil 1 on the tile's records, 0 on the pixels past the last record.
-void init_stencil(GLuint framebuffer, uint32_t width, uint32_t height, uint64_t records) {
-  glStencilMask(0xff);
-  const GLint one = 1, zero = 0;
-  if (records == uint64_t(width) * height) {
-    glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &one);
-    return;
-  }
-  glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &zero);
-  glEnable(GL_SCISSOR_TEST);
-  const auto full_rows = static_cast<GLsizei>(records / width);
-  const auto rest = static_cast<GLsizei>(records % width);
-  if (full_rows > 0) {
-    glScissor(0, 0, GLsizei(width), full_rows);
-    glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &one);
-  }
-  if (rest > 0) {
-    glScissor(0, full_rows, rest, 1);
-    glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &one);
-  }
-  glDisable(GL_SCISSOR_TEST);
-}
-
 // Reads the tile's depth and stencil buffers into `s` (width x height set) past any bound pixel
 // pack buffer, for a pass observer.
 void read_buffers(PassSnapshot& s) {
@@ -809,9 +787,7 @@ std::string join(const std::vector<std::string>& items) {
 // Throws Error(Unsupported) naming the first operator the raster path lacks.
 void check_supported(const Query& query, const BoundQuery& bq) {
   std::string missing;
-  if (bq.join) {
-    missing = query.join->equi() ? "join (equi)" : "join (band)";
-  } else if (bq.group_by) {
+  if (bq.group_by) {
     missing = "GROUP BY";
   } else if (bq.order_by) {
     missing = "ORDER BY";
@@ -820,10 +796,32 @@ void check_supported(const Query& query, const BoundQuery& bq) {
     throw Error(ErrorCode::Unsupported,
                 "raster backend cannot run " + missing + " (the query needs: " + join(required_operators(query)) +
                     "; the raster path runs selection (WHERE), projection, LIMIT, COUNT, SUM, AVG, "
-                    "MIN, MAX, MEDIAN, QUANTILE and KTH_LARGEST)");
+                    "MIN, MAX, MEDIAN, QUANTILE, KTH_LARGEST and joins)");
 }
 
 }  // namespace
+
+void init_stencil(unsigned framebuffer, uint32_t width, uint32_t height, uint64_t records) {
+  glStencilMask(0xff);
+  const GLint one = 1, zero = 0;
+  if (records == uint64_t(width) * height) {
+    glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &one);
+    return;
+  }
+  glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &zero);
+  glEnable(GL_SCISSOR_TEST);
+  const auto full_rows = static_cast<GLsizei>(records / width);
+  const auto rest = static_cast<GLsizei>(records % width);
+  if (full_rows > 0) {
+    glScissor(0, 0, GLsizei(width), full_rows);
+    glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &one);
+  }
+  if (rest > 0) {
+    glScissor(0, full_rows, rest, 1);
+    glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &one);
+  }
+  glDisable(GL_SCISSOR_TEST);
+}
 
 KeptStencil::~KeptStencil() {
   if (!framebuffers.empty()) glDeleteFramebuffers(GLsizei(framebuffers.size()), framebuffers.data());
@@ -940,6 +938,7 @@ WhereResult evaluate_where(Context& context, const RasterInput& input, const Bou
 Result execute(Context& context, const Query& query, const Catalog& catalog, const RasterOptions& options) {
   const auto start = Clock::now();
   const BoundQuery bq = bind(query, catalog);
+  if (bq.join) return execute_join(context, bq, options);
   check_supported(query, bq);
   if (bq.aggregate)
     for (const auto& item : bq.items)
