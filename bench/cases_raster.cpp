@@ -4,6 +4,10 @@
 // with depth test, stencil write and an occlusion query) over the same tiles, measured in the same
 // run; ratios are fragments/s against it.
 //
+// Joins (raster.join_equi, raster.join_band): the paper's case, outer = rows (2^20 ~ 10^6), inner =
+// rows / 100 (~10^4); keys INT uniform in [0, 9999] on both sides, so an equi-join pairs 10^-4 of
+// the (outer, inner) pairs and the band s.k BETWEEN r.k - 24 AND r.k + 25 (50 keys) 5 * 10^-3.
+//
 // Data: k and v are INT uniform in [0, 2^24 - 1] (their keys fit a 24-bit window: one pass per
 // comparison), f is FLOAT uniform in [0, 1] (32-bit keys: hi16 + lo16 passes). Tiles are the
 // raster path's default (8192 x 8192, or less where the driver's limits are lower), or N x N with
@@ -11,6 +15,7 @@
 #include <glad/gl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -21,12 +26,14 @@
 
 #include "bench.h"
 #include "core/bind.h"
+#include "gfxq/cpu.h"
 #include "gfxq/error.h"
 #include "gfxq/sql.h"
 #include "gl/aggregate.h"
 #include "gl/check.h"
 #include "gl/context.h"
 #include "gl/count.h"
+#include "gl/join.h"
 #include "gl/select.h"
 
 namespace gfxq::bench {
@@ -169,11 +176,12 @@ Measurement run_aggregate(Env& env, uint64_t rows, const std::string& sql, int64
       if (double(ns) / 1e9 < m.seconds) {
         m.seconds = double(ns) / 1e9;
         m.items = fragments;
-        m.note = "GL_TIME_ELAPSED around the whole execute_aggregates call (upload + WHERE + aggregate passes; "
-                 "the aggregate passes have no per-pass gpu_ms), " +
-                 std::to_string(passes) + " GPU pass record(s) of " + result->report.algorithm + "; result " +
-                 (got ? std::to_string(*got) : std::string("NULL")) +
-                 (ok ? " (checked)" : " != host " + std::to_string(expected));
+        m.note =
+            "GL_TIME_ELAPSED around the whole execute_aggregates call (upload + WHERE + aggregate passes; "
+            "the aggregate passes have no per-pass gpu_ms), " +
+            std::to_string(passes) + " GPU pass record(s) of " + result->report.algorithm + "; result " +
+            (got ? std::to_string(*got) : std::string("NULL")) +
+            (ok ? " (checked)" : " != host " + std::to_string(expected));
       }
     }
   } catch (const Error& e) {
@@ -338,19 +346,78 @@ Registrar sum_bitplanes{{"raster.sum_bitplanes", "raster", kCeiling, true, [](En
                            return run_aggregate(env, rows, "SELECT SUM(k) FROM t WHERE k < 8388608", sum);
                          }}};
 
-Registrar kth_largest{{"raster.kth_largest", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
-                         // KTH_LARGEST by 32 bitwise-search passes (one occlusion count read back each).
-                         const auto& k = data_for(env, rows).table.columns[0].as<int32_t>();
-                         std::vector<int32_t> selected;
-                         for (int32_t x : k)
-                           if (x < kHalf) selected.push_back(x);
-                         if (selected.size() < 1000)
-                           throw Error(ErrorCode::Unsupported, "fewer than 1000 selected rows at this size");
-                         std::nth_element(selected.begin(), selected.begin() + 999, selected.end(),
-                                          std::greater<int32_t>());
-                         return run_aggregate(env, rows, "SELECT KTH_LARGEST(k, 1000) FROM t WHERE k < 8388608",
-                                              selected[999]);
-                       }}};
+Registrar kth_largest{
+    {"raster.kth_largest", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+       // KTH_LARGEST by 32 bitwise-search passes (one occlusion count read back each).
+       const auto& k = data_for(env, rows).table.columns[0].as<int32_t>();
+       std::vector<int32_t> selected;
+       for (int32_t x : k)
+         if (x < kHalf) selected.push_back(x);
+       if (selected.size() < 1000) throw Error(ErrorCode::Unsupported, "fewer than 1000 selected rows at this size");
+       std::nth_element(selected.begin(), selected.begin() + 999, selected.end(), std::greater<int32_t>());
+       return run_aggregate(env, rows, "SELECT KTH_LARGEST(k, 1000) FROM t WHERE k < 8388608", selected[999]);
+     }}};
+
+constexpr double kJoinDomain = 9999.0;  // keys in [0, 9999]: equi selectivity 10^-4
+
+// Runs SELECT r.i, s.i FROM r JOIN s ON r.k + lo <= s.k <= r.k + hi (outer `rows`, inner rows / 100)
+// through gl::execute_join env.repeats times. The time is the sum of the GPU timer queries of the
+// passes (the inner sort's stages and the probe batches); items are the fragments those passes
+// drew. The pairs (row ids of both sides) are checked against the CPU reference engine's.
+Measurement run_join(Env& env, uint64_t rows, double lo, double hi) {
+  gl::Context& context = context_of(env);
+  const uint64_t inner = std::max<uint64_t>(1, rows / 100);
+  Catalog catalog;
+  catalog.add("r", generate_table({{"k", Type::Int32, Distribution::Uniform, 0, kJoinDomain},
+                                   {"i", Type::Int32, Distribution::Sorted, 0, double(rows - 1)}},
+                                  rows, env.seed));
+  catalog.add("s", generate_table({{"k", Type::Int32, Distribution::Uniform, 0, kJoinDomain},
+                                   {"i", Type::Int32, Distribution::Sorted, 0, double(inner - 1)}},
+                                  inner, env.seed + 1));
+  Query q;
+  q.table = "r";
+  q.items = {ColumnRef{"r", "i"}, ColumnRef{"s", "i"}};
+  q.join = JoinSpec{"s", ColumnRef{"r", "k"}, ColumnRef{"s", "k"}, lo, hi};
+  const BoundQuery bq = bind(q, catalog);
+  const Result want = cpu::execute(q, catalog);
+  Measurement m;
+  m.seconds = 1e30;
+  for (int r = 0; r < std::max(1, env.repeats); ++r) {
+    const auto wall = std::chrono::steady_clock::now();
+    const Result got = gl::execute_join(context, bq, bench_options());
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
+    double ms = 0;
+    uint64_t fragments = 0, probe_fragments = 0;
+    for (const auto& p : got.report.passes) {
+      if (!p.gpu_ms) continue;
+      ms += *p.gpu_ms;
+      fragments += p.items;
+      if (p.kind.rfind("probe", 0) == 0) probe_fragments += p.items;
+    }
+    if (probe_fragments == 0) throw Error(ErrorCode::Unsupported, "no timed probe pass in: " + got.report.algorithm);
+    const bool ok = got.table.rows() == want.table.rows() &&
+                    got.table.columns[0].as<int32_t>() == want.table.columns[0].as<int32_t>() &&
+                    got.table.columns[1].as<int32_t>() == want.table.columns[1].as<int32_t>();
+    if (!ok) m.checked = false;
+    if (ms / 1e3 < m.seconds) {
+      m.seconds = ms / 1e3;
+      m.items = fragments;
+      m.note = "outer " + std::to_string(rows) + " x inner " + std::to_string(inner) + ", " +
+               std::to_string(got.table.rows()) + " pairs" + (ok ? " (checked against the CPU)" : " != CPU") +
+               "; GPU timer sum over sort + probe passes, " + std::to_string(probe_fragments) +
+               " probe fragments; wall " + std::to_string(wall_s) + " s (host intervals, readbacks, gather); " +
+               got.report.algorithm;
+    }
+  }
+  m.bytes = (rows + inner) * 4;
+  return m;
+}
+
+Registrar join_equi{
+    {"raster.join_equi", "raster", kCeiling, true, [](Env& env, uint64_t rows) { return run_join(env, rows, 0, 0); }}};
+
+Registrar join_band{{"raster.join_band", "raster", kCeiling, true,
+                     [](Env& env, uint64_t rows) { return run_join(env, rows, -24, 25); }}};
 
 }  // namespace
 
