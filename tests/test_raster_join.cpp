@@ -32,11 +32,12 @@ namespace {
 constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-// Small tiles, probes issued 5 at a time.
-gl::RasterOptions join_options(uint64_t cap = 0) {
+// Small tiles, probes issued 5 at a time; `share`: probes with equal bounds share counts.
+gl::RasterOptions join_options(uint64_t cap = 0, bool share = true) {
   gl::RasterOptions o = test::kSmallTiles;
   o.join_probe_batch = 5;
   o.max_fragments_per_query = cap;
+  o.join_share_counts = share;
   return o;
 }
 
@@ -167,7 +168,7 @@ TEST_CASE("raster join: random equi and band joins match the CPU reference exact
         INFO("seed " << seed << ", " << size[0] << " x " << size[1] << " rows, keys " << keys_name(keys));
         INFO(q.text());
         Result r;
-        CHECK(difference(q, catalog, join_options(rng() % 2 ? 0 : 5), &r) == "");
+        CHECK(difference(q, catalog, join_options(rng() % 2 ? 0 : 5, rng() % 2), &r) == "");
         rows += r.table.rows();
         for (const auto& p : r.report.passes) kinds.insert(p.kind);
       }
@@ -191,6 +192,7 @@ TEST_CASE("raster join: no, one and many matches per key and one key in half the
                             "SELECT s.v FROM r JOIN s ON r.k = s.k WHERE r.v < 0.5 LIMIT 10"}) {
       INFO(keys_name(keys) << ": " << sql);
       CHECK(difference(sql::parse(sql), catalog, join_options()) == "");
+      CHECK(difference(sql::parse(sql), catalog, join_options(0, false)) == "");
       CHECK(difference(sql::parse(sql), catalog, {.tile_width = 16, .tile_height = 8}) == "");
     }
   }

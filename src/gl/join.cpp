@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <unordered_map>
 
 #include "core/key_compare.h"
 #include "core/order_key.h"
@@ -469,14 +470,30 @@ Result execute_join(Context& context, const BoundQuery& bq, const RasterOptions&
     const uint64_t batch = options.join_probe_batch ? options.join_probe_batch : kProbeBatch;
     std::vector<Probe> batch_probes;
     std::vector<Count> counts;
-    std::vector<std::pair<size_t, bool>> targets;  // per count: probe index, start (true) or end
     std::vector<uint64_t> run;
+    // Counts by bound (Lt: c; Bounds: a << 32 | b): probes with equal bounds share one count.
+    std::unordered_map<uint64_t, uint64_t> known;
+    std::unordered_map<uint64_t, size_t> pending;  // bound -> its count in this batch
+    uint64_t shared = 0;
+    const bool bounds = plan.route == JoinRoute::DepthBounds;
+    const auto need = [&](uint64_t bound, Count c) {
+      if (options.join_share_counts && (known.count(bound) || pending.count(bound))) {
+        ++shared;
+        return;
+      }
+      pending[bound] = counts.size();
+      counts.push_back(c);
+    };
+    const auto count_of = [&](uint64_t bound) {
+      const auto it = pending.find(bound);
+      return it != pending.end() ? run[it->second] : known.at(bound);
+    };
     for (size_t first = 0; first < probes.size(); first += batch) {
       if (limit && out_left.size() >= *limit) break;
       const auto fold_start = Clock::now();
       batch_probes.clear();
       counts.clear();
-      targets.clear();
+      pending.clear();
       for (size_t i = first; i < std::min<size_t>(probes.size(), first + batch); ++i) {
         Probe p;
         p.row = probes[i];
@@ -494,38 +511,37 @@ Result execute_join(Context& context, const BoundQuery& bq, const RasterOptions&
         batch_probes.push_back(p);
       }
       // The counts a bound inside the key range needs; bounds at its ends are 0 or m.
-      const bool bounds = plan.route == JoinRoute::DepthBounds;
-      for (size_t i = 0; i < batch_probes.size(); ++i) {
-        const Probe& p = batch_probes[i];
+      for (const Probe& p : batch_probes) {
         if (p.empty) continue;
         if (bounds) {
-          if (p.a == keys.lo && p.b == keys.hi) {
+          if (p.a == keys.lo && p.b == keys.hi)
             ++folded_bounds;
-            continue;
-          }
-          counts.push_back({p.a, p.b});
-          targets.push_back({i, false});
+          else
+            need(uint64_t(p.a) << 32 | p.b, {p.a, p.b});
           continue;
         }
-        if (p.a > keys.lo) {
-          counts.push_back({p.a, 0});
-          targets.push_back({i, true});
-        } else {
+        if (p.a > keys.lo)
+          need(p.a, {p.a, 0});
+        else
           ++folded_bounds;
-        }
-        if (p.b < keys.hi) {
-          counts.push_back({p.b + 1, 0});
-          targets.push_back({i, false});
-        } else {
+        if (p.b < keys.hi)
+          need(uint64_t(p.b) + 1, {p.b + 1, 0});
+        else
           ++folded_bounds;
-        }
       }
       fold_ms += ms_since(fold_start);
       run = inner.run(counts, bounds, probe_record);
-      for (size_t k = 0; k < counts.size(); ++k) {
-        Probe& p = batch_probes[targets[k].first];
-        (targets[k].second ? p.start : p.end) = run[k];
+      for (Probe& p : batch_probes) {
+        if (p.empty) continue;
+        if (bounds) {
+          if (p.a != keys.lo || p.b != keys.hi) p.end = count_of(uint64_t(p.a) << 32 | p.b);
+        } else {
+          if (p.a > keys.lo) p.start = count_of(p.a);
+          if (p.b < keys.hi) p.end = count_of(uint64_t(p.b) + 1);
+        }
       }
+      if (options.join_share_counts)
+        for (const auto& [bound, k] : pending) known[bound] = run[k];
       for (const Probe& p : batch_probes) {
         if (p.empty) continue;
         if (p.end < p.start || p.end > m)
@@ -544,7 +560,8 @@ Result execute_join(Context& context, const BoundQuery& bq, const RasterOptions&
     fold.kind = "fold";
     fold.detail = std::to_string(folded) + " of " + std::to_string(probes.size()) +
                   " probe(s) miss the inner key range [" + hex8(keys.lo) + ", " + hex8(keys.hi) + "]: no pass; " +
-                  std::to_string(folded_bounds) + " bound(s) at the range's ends: count 0 or all, no pass";
+                  std::to_string(folded_bounds) + " bound(s) at the range's ends: count 0 or all, no pass; " +
+                  std::to_string(shared) + " count(s) shared with earlier probes of equal bounds: no pass";
     fold.items = probes.size();
     fold.wall_ms = fold_ms;
     passes.push_back(std::move(fold));

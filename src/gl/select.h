@@ -67,6 +67,9 @@ struct RasterOptions {
   uint64_t max_fragments_per_query = 0;
   //! Join probes whose passes are issued before their counts are read (gl/join.h); 0: 4096.
   uint64_t join_probe_batch = 0;
+  //! Join probes with equal bounds share one count (a bound counted once per query); false runs
+  //! the paper's passes for every probe.
+  bool join_share_counts = true;
   //! Per-pass occlusion and timer queries for the pass trace (PassRecord passed, gpu_ms).
   bool pass_queries = true;
   //! Constant comparisons take their depth from the vertices' z (raster_empty.frag: early depth
