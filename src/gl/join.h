@@ -11,11 +11,12 @@
 //        - DepthTest: count(key < klo) and count(key <= khi) by two constant-depth passes with
 //          the depth test (GL_GREATER against the stored key - base);
 //        - DepthBounds (GL_EXT_depth_bounds_test, window keys, COUNT only): count(klo <= key <= khi)
-//          by one pass; with pairs, a second phase counts key < klo for the probes that matched;
+//          by one pass (pairs need the run's start too: they take DepthTest);
 //        - KeyCompare (keys spanning 2^24 or more): count(key >= c) by raster_key_ge.frag's exact
 //          integer compare, for c = klo and khi + 1;
 //      bounds at or beyond the inner key range are folded on the host (count 0 or all), so a probe
-//      whose interval misses the range runs no pass;
+//      whose interval misses the range runs no pass, and probes with equal bounds share one count
+//      (RasterOptions::join_share_counts);
 //   4. output: the run starts at count(key < klo) and has count(klo <= key <= khi) rows; the
 //      pairs are (r, sorted rows of the run) in (left row, right row) order.
 // Passes are issued for a batch of probes back to back and their occlusion counts read after
