@@ -7,6 +7,7 @@
 // Joins (raster.join_equi, raster.join_band): the paper's case, outer = rows (2^20 ~ 10^6), inner =
 // rows / 100 (~10^4); keys INT uniform in [0, 9999] on both sides, so an equi-join pairs 10^-4 of
 // the (outer, inner) pairs and the band s.k BETWEEN r.k - 24 AND r.k + 25 (50 keys) 5 * 10^-3.
+// Sorts (raster.sort_pairs, raster.sort_blend) sort column k and time the network's passes only.
 //
 // Data: k and v are INT uniform in [0, 2^24 - 1] (their keys fit a 24-bit window: one pass per
 // comparison), f is FLOAT uniform in [0, 1] (32-bit keys: hi16 + lo16 passes). Tiles are the
@@ -15,6 +16,7 @@
 #include <glad/gl.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdlib>
 #include <functional>
@@ -26,6 +28,7 @@
 
 #include "bench.h"
 #include "core/bind.h"
+#include "core/order_key.h"
 #include "gfxq/cpu.h"
 #include "gfxq/error.h"
 #include "gfxq/sql.h"
@@ -35,6 +38,7 @@
 #include "gl/count.h"
 #include "gl/join.h"
 #include "gl/select.h"
+#include "gl/sort.h"
 
 namespace gfxq::bench {
 
@@ -427,6 +431,124 @@ Registrar join_equi_per_probe{{"raster.join_equi_per_probe", "raster", kCeiling,
 
 Registrar join_band{{"raster.join_band", "raster", kCeiling, true,
                      [](Env& env, uint64_t rows) { return run_join(env, rows, -24, 25); }}};
+
+// One sort of column k (slot 0) of `input`: the pair network (rows and keys) or the blending
+// network (keys); returns the sort-network pass's GPU seconds and fragments, and checks the result
+// exactly in O(n): pairs form a permutation of the rows whose keys are k's, in ascending
+// (key, row id) order — which is exactly std::stable_sort's answer; blending gives keys ascending
+// with the same count of every value as k (k < 2^24: one counter per value).
+struct SortRun {
+  double seconds = 0;
+  uint64_t fragments = 0;
+  std::string algorithm;
+  bool checked = false;
+};
+
+SortRun sort_once(gl::Context& context, const gl::RasterInput& input, const std::vector<int32_t>& k, bool blend,
+                  const gl::RasterOptions& options) {
+  SortRun run;
+  std::vector<PassRecord> passes;
+  const uint64_t n = k.size();
+  if (blend) {
+    const gl::KeySortOutput out = gl::sort_keys_blend(context, input, 0, false, options);
+    passes = out.passes;
+    run.algorithm = out.algorithm;
+    std::vector<uint32_t> counts(1u << 24, 0);
+    for (int32_t x : k) ++counts[uint32_t(x)];
+    bool ok = out.keys.size() == n;
+    for (uint64_t i = 0; ok && i < n; ++i) {
+      const int32_t x = int_from_key(out.keys[i]);
+      ok = x >= 0 && x < (1 << 24) && counts[uint32_t(x)]-- > 0 && (i == 0 || out.keys[i - 1] <= out.keys[i]);
+    }
+    run.checked = ok;
+  } else {
+    const gl::SortOutput out = gl::sort_rows(context, input, 0, false, options);
+    passes = out.passes;
+    run.algorithm = out.algorithm;
+    std::vector<bool> seen(n, false);
+    bool ok = out.rows.size() == n && out.keys.size() == n;
+    for (uint64_t i = 0; ok && i < n; ++i) {
+      const uint64_t r = out.rows[i];
+      ok = r < n && !seen[r] && out.keys[i] == int_key(k[r]) &&
+           (i == 0 || out.keys[i - 1] < out.keys[i] || (out.keys[i - 1] == out.keys[i] && out.rows[i - 1] < r));
+      if (ok) seen[r] = true;
+    }
+    run.checked = ok;
+  }
+  for (const auto& p : passes)
+    if (p.kind == "sort-network") {
+      if (!p.gpu_ms)
+        throw Error(ErrorCode::Unsupported, "no GPU timer result for the sort-network passes: " + p.detail);
+      run.seconds = *p.gpu_ms / 1e3;
+      run.fragments = p.items;
+    }
+  return run;
+}
+
+// A sort case: calibrates the network's fragment rate at 2^22 rows (best of two; below that size
+// it just runs),
+// estimates one run at `rows` from it and skips above ~20 s; otherwise runs as many repetitions
+// (at most env.repeats) as fit in ~20 s and reports the best.
+Measurement run_sort(Env& env, uint64_t rows, bool blend) {
+  gl::Context& context = context_of(env);
+  const gl::RasterOptions options = bench_options();
+  constexpr double kBudget = 20.0;
+  constexpr uint64_t kCalibration = uint64_t(1) << 22;
+  const uint64_t padded = std::bit_ceil(rows);
+  // Fragments the network draws (sort.cpp): blending 2 draws of N per step, pairs N/2 texels per
+  // pass with 1 + p (p - 1) / 2 passes.
+  const uint64_t p = uint64_t(std::countr_zero(padded));
+  const uint64_t passes = blend ? p * (p + 1) / 2 : 1 + p * (p - 1) / 2;
+  const double fragments = double(passes) * double(padded) * (blend ? 2.0 : 0.5);
+  int repeats = std::max(1, env.repeats);
+  std::string estimate;
+  if (rows > kCalibration) {
+    const Table small =
+        generate_table({{"k", Type::Int32, Distribution::Uniform, 0, kWindowTop}}, kCalibration, env.seed);
+    const gl::RasterInput input(context, small, {0}, options);
+    double rate = 0;
+    for (int r = 0; r < 2; ++r) {
+      const SortRun calibration = sort_once(context, input, small.columns[0].as<int32_t>(), blend, options);
+      rate = std::max(rate, double(calibration.fragments) / calibration.seconds);
+    }
+    const double seconds = fragments / rate;
+    estimate = "estimated " + std::to_string(seconds) + " s per sort from " + std::to_string(rate / 1e9) +
+               " G fragments/s at 2^22 rows";
+    if (seconds > kBudget) throw Error(ErrorCode::Unsupported, "skipped: " + estimate + ", over the ~20 s budget");
+    repeats = std::clamp(int(kBudget / seconds), 1, repeats);
+  }
+  Data& data = data_for(env, rows);
+  // The sort reads column k, the first slot of the held input.
+  const auto& k = data.table.columns[0].as<int32_t>();
+  Measurement m;
+  m.seconds = 1e30;
+  for (int r = 0; r < repeats; ++r) {
+    const SortRun run = sort_once(context, *data.input, k, blend, options);
+    if (!run.checked) m.checked = false;
+    if (run.seconds < m.seconds) {
+      m.seconds = run.seconds;
+      m.items = run.fragments;
+      m.note =
+          "GL_TIMESTAMP queries around the network passes (init, upload, readback excluded); items = fragments the "
+          "network draws: " +
+          std::string(blend ? "2 x padded n per step (the MIN and MAX draws; the copies are not counted)"
+                            : "padded n / 2 texels per pass (2 records per texel)") +
+          ", " + std::to_string(passes) + " passes; best of " + std::to_string(repeats) + "; " + run.algorithm +
+          (estimate.empty() ? "" : "; " + estimate) +
+          (run.checked ? std::string(blend ? "; checked (ascending, the same count of every value as k)"
+                                           : "; checked (std::stable_sort's order, proved in O(n))")
+                       : std::string("; WRONG ORDER"));
+    }
+  }
+  m.bytes = rows * (blend ? 4 : 8);
+  return m;
+}
+
+Registrar sort_pairs{{"raster.sort_pairs", "raster", kCeiling, true,
+                      [](Env& env, uint64_t rows) { return run_sort(env, rows, false); }}};
+
+Registrar sort_blend{
+    {"raster.sort_blend", "raster", kCeiling, true, [](Env& env, uint64_t rows) { return run_sort(env, rows, true); }}};
 
 }  // namespace
 

@@ -23,7 +23,7 @@ constexpr std::array<Example, 7> kExamples{{
     {"COUNT with WHERE", "SELECT COUNT(*) FROM t WHERE b < 0"},
     {"columns, WHERE, LIMIT", "SELECT a, b, c FROM t WHERE c < 0.01 AND b > 0 LIMIT 10"},
     {"COUNT / SUM / MEDIAN (compute)", "SELECT COUNT(*), SUM(a), MEDIAN(b) FROM t WHERE c < 0.5"},
-    {"ORDER BY (compute)", "SELECT a, c FROM t WHERE b > 900 ORDER BY c DESC LIMIT 10"},
+    {"ORDER BY (sort passes not shown)", "SELECT a, c FROM t WHERE b > 900 ORDER BY c DESC LIMIT 10"},
     {"join (CPU)", "SELECT COUNT(*) FROM t JOIN s ON t.b = s.k WHERE t.a < 100000"},
 }};
 

@@ -27,46 +27,57 @@ constexpr uint32_t kNormalsPerSign = 0x7f000000u;   // 2^31 - 2^24 normal floats
 constexpr uint32_t kPlusInf = 0x7f800000u;          // padding of the blending network
 constexpr uint64_t kMaxPadded = uint64_t(1) << 31;  // positions are 32-bit in the shaders
 
-// Power-of-two tiles: record i of the padded sequence lives in tile i / T at pixel
-// (i mod width, (i mod T) / width), the tile layout of texture_store.h with width and height
-// rounded down to powers of two, so the partner i XOR j of a record is the same pixel XOR
-// (j mod T) in the tile t XOR (j / T).
+// Power-of-two tiles of texels: texel q of the padded sequence lives in tile q / T at pixel
+// (q mod width, (q mod T) / width), the tile layout of texture_store.h with width and height
+// rounded down to powers of two, so the partner q XOR d of a texel is the same pixel XOR (d mod T)
+// in the tile t XOR (d / T). A texel holds `per_texel` consecutive records: records 2q and 2q + 1
+// (pairs: RGBA32UI), or record q (blending: R32F).
 struct SortLayout {
   uint64_t count = 0;   // real records
-  uint64_t padded = 0;  // the network's size: the power of two >= count
+  uint64_t padded = 0;  // the network's size: the power of two >= count (>= per_texel)
+  uint32_t per_texel = 1;
   uint32_t width = 1, height = 1;
   uint32_t log_width = 0;
-  uint64_t tile_records = 1;  // width * height, a power of two dividing `padded`
-  uint64_t tiles() const { return padded / tile_records; }
-  uint32_t steps() const {
-    const uint32_t p = uint32_t(std::countr_zero(padded));
-    return p * (p + 1) / 2;
-  }
+  uint64_t tile_texels = 1;  // width * height, a power of two dividing texels()
+  uint64_t texels() const { return padded / per_texel; }
+  uint64_t tile_records() const { return tile_texels * per_texel; }
+  uint64_t tiles() const { return texels() / tile_texels; }
+  uint32_t log_padded() const { return uint32_t(std::countr_zero(padded)); }
+  // Comparator steps of the bitonic network: p (p + 1) / 2 for N = 2^p.
+  uint32_t steps() const { return log_padded() * (log_padded() + 1) / 2; }
+  // Passes: one per step, except that two records per texel put stage 1 (j = 1) in one pass and
+  // fuse the steps j = 2 and j = 1 of every later stage: 1 + p (p - 1) / 2.
+  uint32_t passes() const { return per_texel == 1 ? steps() : 1 + log_padded() * (log_padded() - 1) / 2; }
 };
 
-SortLayout sort_layout(const GlCapabilities& caps, const RasterOptions& options, uint64_t count) {
+SortLayout sort_layout(const GlCapabilities& caps, const RasterOptions& options, uint64_t count, uint32_t per_texel) {
   const auto [w, h] = tile_size(caps, options);
   SortLayout l;
   l.count = count;
-  l.padded = std::bit_ceil(std::max<uint64_t>(count, 1));
+  l.per_texel = per_texel;
+  l.padded = std::bit_ceil(std::max<uint64_t>(count, per_texel));
   if (l.padded > kMaxPadded)
     throw Error(ErrorCode::Unsupported, "raster sort: " + std::to_string(count) + " records pad to " +
                                             std::to_string(l.padded) + ", past the network's 2^31 positions");
   const uint32_t width = std::bit_floor(w), height = std::bit_floor(h);
-  l.tile_records = std::min<uint64_t>(uint64_t(width) * height, l.padded);
-  l.width = uint32_t(std::min<uint64_t>(width, l.tile_records));
-  l.height = uint32_t(l.tile_records / l.width);
+  l.tile_texels = std::min<uint64_t>(uint64_t(width) * height, l.texels());
+  l.width = uint32_t(std::min<uint64_t>(width, l.tile_texels));
+  l.height = uint32_t(l.tile_texels / l.width);
   l.log_width = uint32_t(std::countr_zero(l.width));
   return l;
 }
 
-std::string layout_text(const SortLayout& l) {
-  return "n=" + std::to_string(l.count) + ", padded to " + std::to_string(l.padded) + ", " + std::to_string(l.steps()) +
-         " steps, " + std::to_string(l.tiles()) + " tile(s) of " + std::to_string(l.width) + "x" +
-         std::to_string(l.height);
+// e.g. "n=898, padded to 1024, 55 steps in 46 passes, 1 tile(s) of 512x1 texels"
+std::string layout_text(const SortLayout& l, bool blend) {
+  const std::string steps = std::to_string(l.steps());
+  return "n=" + std::to_string(l.count) + ", padded to " + std::to_string(l.padded) + ", " + steps + " steps in " +
+         (blend ? steps + " copies + " + std::to_string(2 * l.steps()) + " blended passes"
+                : std::to_string(l.passes()) + " passes (2 records per RGBA32UI texel, steps j = 2 and 1 fused)") +
+         ", " + std::to_string(l.tiles()) + " tile(s) of " + std::to_string(l.width) + "x" + std::to_string(l.height) +
+         " texels";
 }
 
-// Resets the GL state the sort touches (restore_default_state, blending, viewport) on return and error.
+// Resets the GL state the sort touches (restore_default_state, blending, dithering, viewport) on return and error.
 class SortState {
  public:
   SortState() {
@@ -77,11 +88,16 @@ class SortState {
     glDisable(GL_STENCIL_TEST);
     glDisable(GL_SCISSOR_TEST);
     glDisable(GL_BLEND);
+    // Dithering (on by default) has no effect on integer and float targets, but NVIDIA warns
+    // about it on every draw into an integer framebuffer.
+    glDisable(GL_DITHER);
   }
   ~SortState() {
     restore_default_state(false);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
     glDisable(GL_BLEND);
     glBlendEquation(GL_FUNC_ADD);
+    glEnable(GL_DITHER);
     glBindTextureUnit(1, 0);
     if (vertex_array_) glDeleteVertexArrays(1, &vertex_array_);
     glViewport(viewport_[0], viewport_[1], viewport_[2], viewport_[3]);
@@ -109,7 +125,7 @@ struct Targets {
 };
 
 void make_targets(Targets& targets, const SortLayout& l, GLenum format) {
-  const char* name = format == GL_RG32UI ? "RG32UI" : "R32F";
+  const char* name = format == GL_RGBA32UI ? "RGBA32UI" : "R32F";
   for (int s = 0; s < 2; ++s)
     for (uint64_t t = 0; t < l.tiles(); ++t) {
       GLuint texture = 0, framebuffer = 0;
@@ -122,7 +138,7 @@ void make_targets(Targets& targets, const SortLayout& l, GLenum format) {
         check_error("glTextureStorage2D(sort target)");
       } catch (const Error& e) {
         if (e.code() != ErrorCode::OutOfDeviceMemory) throw;
-        const uint64_t bytes = 2 * l.padded * (format == GL_RG32UI ? 8 : 4);
+        const uint64_t bytes = 2 * l.padded * (format == GL_RGBA32UI ? 8 : 4);
         throw Error(ErrorCode::OutOfDeviceMemory, "raster sort: out of GPU memory allocating 2 x " +
                                                       std::to_string(l.tiles()) + " " + name + " tiles of " +
                                                       std::to_string(l.width) + "x" + std::to_string(l.height) + " (" +
@@ -138,29 +154,35 @@ void make_targets(Targets& targets, const SortLayout& l, GLenum format) {
     }
 }
 
-// Timer queries of one pass kind, summed into a PassRecord.
+// One stage of a sort (init, network, readback) as a PassRecord: its host time, and its GPU time
+// from two GL_TIMESTAMP queries around it. (Per-pass GL_TIME_ELAPSED sums were unreliable: at 2^28
+// records NVIDIA returned one elapsed time that summed to a negative total.)
 struct Stage {
   std::string kind, detail;
   uint64_t items = 0;
   double wall_ms = 0;
-  std::vector<GLuint> timers;
+  GLuint begin = 0, end = 0;  // GL_TIMESTAMP queries (0: not timed)
 };
 
-// Runs `issue` inside a GL_TIME_ELAPSED query (when `timed`) and adds its host time to `stage`.
+// A GL_TIMESTAMP query recorded now, or 0 when `on` is false.
+GLuint stamp(QueryBatch& batch, bool on) {
+  if (!on) return 0;
+  const GLuint query = batch.make(GL_TIMESTAMP);
+  glQueryCounter(query, GL_TIMESTAMP);
+  return query;
+}
+
+// Runs `issue` and adds its host time to `stage`.
 template <class Issue>
-void timed(QueryBatch& batch, bool on, Stage& stage, const Issue& issue) {
+void timed(Stage& stage, const Issue& issue) {
   const auto issued = Clock::now();
-  const GLuint timer = on ? batch.make(GL_TIME_ELAPSED) : 0;
-  {
-    ScopedQuery q(GL_TIME_ELAPSED, timer);
-    issue();
-  }
-  if (timer) stage.timers.push_back(timer);
+  issue();
   stage.wall_ms += ms_since(issued);
 }
 
-// The stages as pass records; GPU times dropped when their sum exceeds `wall_ms` (select.cpp's rule:
-// some drivers return raw timestamps for some queries).
+// The stages as pass records; a GPU time is dropped, with the reason in the detail, when it is
+// negative or exceeds `wall_ms`, the host time of the whole call (select.cpp's rule: some drivers
+// return raw timestamps for some queries).
 std::vector<PassRecord> finish(const QueryBatch& batch, const std::vector<Stage>& stages, double wall_ms) {
   std::vector<PassRecord> out;
   for (const Stage& s : stages) {
@@ -169,10 +191,14 @@ std::vector<PassRecord> finish(const QueryBatch& batch, const std::vector<Stage>
     p.detail = s.detail;
     p.items = s.items;
     p.wall_ms = s.wall_ms;
-    if (!s.timers.empty()) {
-      uint64_t ns = 0;
-      for (GLuint q : s.timers) ns += batch.result(q);
-      if (double(ns) / 1e6 <= wall_ms) p.gpu_ms = double(ns) / 1e6;
+    if (s.begin && s.end) {
+      const uint64_t begin = batch.result(s.begin), end = batch.result(s.end);
+      const double ms = (double(end) - double(begin)) / 1e6;
+      if (end >= begin && ms <= wall_ms)
+        p.gpu_ms = ms;
+      else
+        p.detail += " (GPU timestamps " + std::to_string(begin) + " .. " + std::to_string(end) +
+                    " do not fit the call's wall time " + std::to_string(wall_ms) + " ms: dropped)";
     }
     out.push_back(std::move(p));
   }
@@ -205,23 +231,25 @@ struct Network {
   bool descending;
   const std::vector<uint64_t>* rows;
   SortLayout layout;
-  bool blend;  // R32F normal-float keys (blending network) instead of RG32UI records
+  bool blend;  // R32F normal-float keys (blending network) instead of RGBA32UI record pairs
   uint32_t kmin;
   Targets targets;
   int current = 0;  // the set holding the records
   QueryBatch batch;
   bool timed_passes;
 
-  // Fills set 0: from the column's tiles by a draw per overlapping (sort tile, column tile), or,
-  // for a subset of rows, from the host table (keys of the given rows, uploaded per tile).
+  // Fills set 0: from the column's tiles by draws per overlapping (sort tile, column tile) (and per
+  // record of a texel, under a colour mask), or, for a subset of rows, from the host table (keys of
+  // the given rows, uploaded per tile).
   void init(Stage& stage) {
     const SortLayout& l = layout;
     if (rows) {
       const Column& column = input.table().columns.at(input.columns().at(slot));
-      std::vector<uint32_t> buffer(l.tile_records * (blend ? 1 : 2));
+      // Records in order are texels in order: (key, position) pairs, two per RGBA32UI texel.
+      std::vector<uint32_t> buffer(l.tile_records() * (blend ? 1 : 2));
       for (uint64_t t = 0; t < l.tiles(); ++t) {
-        for (uint64_t r = 0; r < l.tile_records; ++r) {
-          const uint64_t i = t * l.tile_records + r;
+        for (uint64_t r = 0; r < l.tile_records(); ++r) {
+          const uint64_t i = t * l.tile_records() + r;
           const bool real = i < l.count;
           const uint32_t key = real ? directed_key(column, (*rows)[i], descending) : 0xffffffffu;
           if (blend) {
@@ -231,13 +259,13 @@ struct Network {
             buffer[2 * r + 1] = uint32_t(i);
           }
         }
-        timed(batch, timed_passes, stage, [&] {
+        timed(stage, [&] {
           glTextureSubImage2D(targets.textures[0][t], 0, 0, 0, GLsizei(l.width), GLsizei(l.height),
-                              blend ? GL_RED : GL_RG_INTEGER, blend ? GL_FLOAT : GL_UNSIGNED_INT, buffer.data());
+                              blend ? GL_RED : GL_RGBA_INTEGER, blend ? GL_FLOAT : GL_UNSIGNED_INT, buffer.data());
         });
       }
       stage.detail = std::string("host keys of the ") + std::to_string(l.count) + " given rows uploaded as " +
-                     (blend ? "R32F normal floats" : "RG32UI (key, position)") + " tiles, padding " +
+                     (blend ? "R32F normal floats" : "RGBA32UI (key, position) x 2") + " tiles, padding " +
                      (blend ? "+inf" : "(0xffffffff, position >= n)");
       stage.items = l.padded;
       return;
@@ -254,55 +282,81 @@ struct Network {
     if (blend) glProgramUniform1ui(program, 9, kmin);
     glViewport(0, 0, GLsizei(l.width), GLsizei(l.height));
     for (uint64_t t = 0; t < l.tiles(); ++t) {
-      const uint64_t first = t * l.tile_records;
-      const uint64_t last = std::min(first + l.tile_records, l.count);  // real records [first, last)
+      const uint64_t first = t * l.tile_records();
+      const uint64_t last = std::min(first + l.tile_records(), l.count);  // real records [first, last)
       const uint64_t u0 = first < last ? first / columns.tile_records() : 0;
       const uint64_t u1 = first < last ? (last - 1) / columns.tile_records() : 0;
       glBindFramebuffer(GL_FRAMEBUFFER, targets.framebuffers[0][t]);
-      glProgramUniform1ui(program, 1, uint32_t(first));
-      for (uint64_t u = u0; u <= u1; ++u) {
-        timed(batch, timed_passes, stage, [&] {
-          glProgramUniform1ui(program, 4, uint32_t(u * columns.tile_records()));
-          glProgramUniform1ui(program, 5, uint32_t(columns.records(u)));
-          glBindTextureUnit(0, store.texture(slot, u));
-          glDrawArrays(GL_TRIANGLES, 0, 3);
-        });
-        stage.items += l.tile_records;
-      }
+      glProgramUniform1ui(program, 1, uint32_t(t * l.tile_texels));
+      for (uint64_t u = u0; u <= u1; ++u)
+        for (uint32_t e = 0; e < l.per_texel; ++e) {
+          timed(stage, [&] {
+            // Pairs: record 2q + e of texel q, written to its half of the texel only.
+            if (!blend) {
+              glColorMask(e == 0, e == 0, e == 1, e == 1);
+              glProgramUniform1ui(program, 10, e);
+            }
+            glProgramUniform1ui(program, 4, uint32_t(u * columns.tile_records()));
+            glProgramUniform1ui(program, 5, uint32_t(columns.records(u)));
+            glBindTextureUnit(0, store.texture(slot, u));
+            glDrawArrays(GL_TRIANGLES, 0, 3);
+          });
+          stage.items += l.tile_texels;
+        }
     }
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
     stage.detail = std::string(blend ? "sort_init_blend.frag: (key - kmin)-th normal float"
-                                     : "sort_init_pairs.frag: (order key, position)") +
+                                     : "sort_init_pairs.frag: (order key, position), one draw per record of a "
+                                       "texel under a colour mask,") +
                    (descending ? " of ~key" : "") + " from " + info.name +
-                   "'s column tiles, one draw per overlapping (sort tile, column tile), padding " +
+                   "'s column tiles, draws per overlapping (sort tile, column tile), padding " +
                    (blend ? "+inf" : "(0xffffffff, position >= n)");
     check_error("raster sort init");
   }
 
+  // One pass over every tile into the other set: `partner_texels` is the partner distance in texels.
+  template <class Draw>
+  void pass(Stage& stage, GLuint program, uint64_t partner_texels, const Draw& draw) {
+    const SortLayout& l = layout;
+    const int next = 1 - current;
+    timed(stage, [&] {
+      for (uint64_t t = 0; t < l.tiles(); ++t) {
+        glBindFramebuffer(GL_FRAMEBUFFER, targets.framebuffers[next][t]);
+        glProgramUniform1ui(program, 1, uint32_t(t * l.tile_texels));
+        glBindTextureUnit(0, targets.textures[current][t]);
+        glBindTextureUnit(1, targets.textures[current][t ^ (partner_texels / l.tile_texels)]);
+        draw(t, next);
+      }
+    });
+    current = next;
+  }
+
   // The bitonic network: for k = 2, 4, ..., padded and j = k/2, ..., 1 one step over every tile.
+  // Pairs hold records 2q and 2q + 1 in texel q: a step j >= 4 compares texel q with q XOR j/2
+  // (both records alike, since their directions agree), the steps j = 2 and j = 1 of a stage run
+  // in one pass (texel q XOR 1, then the two records of the texel), stage k = 2 within texels.
   void run(Stage& stage) {
     const SortLayout& l = layout;
     const GLuint program = context.program("fullscreen.vert", blend ? "sort_blend.frag" : "sort_pairs.frag");
     glUseProgram(program);
     glProgramUniform1ui(program, 2, l.log_width);
-    glProgramUniform1ui(program, 3, uint32_t(l.tile_records - 1));
+    glProgramUniform1ui(program, 3, uint32_t(l.tile_texels - 1));
     glViewport(0, 0, GLsizei(l.width), GLsizei(l.height));
-    uint32_t steps = 0;
-    for (uint64_t k = 2; k <= l.padded; k *= 2)
+    uint32_t passes = 0;
+    for (uint64_t k = 2; k <= l.padded; k *= 2) {
+      glProgramUniform1ui(program, 5, uint32_t(k));
       for (uint64_t j = k / 2; j >= 1; j /= 2) {
-        const int next = 1 - current;
-        timed(batch, timed_passes, stage, [&] {
+        if (!blend) {
+          // Mode 0: texel step j >= 4; 1: j = 2 with j = 1 fused; 2: j = 1 alone (k = 2).
+          const uint32_t mode = j >= 4 ? 0 : (j == 2 ? 1 : 2);
+          if (mode == 1) j = 1;  // the fused pass ends the stage
+          glProgramUniform1ui(program, 4, uint32_t(mode == 0 ? j / 2 : 1));
+          glProgramUniform1ui(program, 6, mode);
+          pass(stage, program, mode == 0 ? j / 2 : (mode == 1 ? 1 : 0),
+               [](uint64_t, int) { glDrawArrays(GL_TRIANGLES, 0, 3); });
+        } else {
           glProgramUniform1ui(program, 4, uint32_t(j));
-          glProgramUniform1ui(program, 5, uint32_t(k));
-          for (uint64_t t = 0; t < l.tiles(); ++t) {
-            const uint64_t partner = t ^ (j / l.tile_records);
-            glBindFramebuffer(GL_FRAMEBUFFER, targets.framebuffers[next][t]);
-            glProgramUniform1ui(program, 1, uint32_t(t * l.tile_records));
-            glBindTextureUnit(1, targets.textures[current][partner]);
-            if (!blend) {
-              glBindTextureUnit(0, targets.textures[current][t]);
-              glDrawArrays(GL_TRIANGLES, 0, 3);
-              continue;
-            }
+          pass(stage, program, j, [&](uint64_t t, int next) {
             // Copy the keys, then blend the partners' keys in: MIN at the lower, MAX at the upper positions.
             glCopyImageSubData(targets.textures[current][t], GL_TEXTURE_2D, 0, 0, 0, 0, targets.textures[next][t],
                                GL_TEXTURE_2D, 0, 0, 0, 0, GLsizei(l.width), GLsizei(l.height), 1);
@@ -313,38 +367,41 @@ struct Network {
               glDrawArrays(GL_TRIANGLES, 0, 3);
             }
             glDisable(GL_BLEND);
-          }
-        });
-        current = next;
-        ++steps;
+          });
+        }
+        ++passes;
       }
-    stage.items = uint64_t(steps) * l.padded * (blend ? 2 : 1);
+    }
+    if (passes != l.passes()) throw Error(ErrorCode::Internal, "raster sort: pass count differs from the layout's");
+    stage.items = uint64_t(passes) * l.texels() * (blend ? 2 : 1);
     stage.detail =
-        blend ? std::to_string(steps) +
+        blend ? std::to_string(passes) +
                     " bitonic steps, each per tile: glCopyImageSubData of the keys, then two draws of "
                     "sort_blend.frag (partner key at i XOR j) with glBlendEquation GL_MIN (lower positions) and "
                     "GL_MAX (upper), R32F ping-pong; items: fragments of both draws"
-              : std::to_string(steps) +
-                    " bitonic steps, each one draw per tile of sort_pairs.frag: fetch self and partner i XOR j "
-                    "(partner tile bound beside), keep min/max of (key, position), RG32UI ping-pong";
+              : std::to_string(l.steps()) + " bitonic steps in " + std::to_string(passes) +
+                    " passes, each one draw per tile of sort_pairs.frag: fetch own texel (2 records) and partner "
+                    "texel q XOR j/2 (its tile bound beside), keep min/max of (key, position), the steps j = 2 and "
+                    "1 of a stage in one pass, RGBA32UI ping-pong; items: fragments (texels)";
     check_error("raster sort network");
   }
 
   // Reads the first `keep` records of the sorted sequence: (key, position) pairs, or keys as floats.
   std::vector<uint32_t> read(uint64_t keep, Stage& stage) {
     const SortLayout& l = layout;
-    const uint32_t per = blend ? 1 : 2;
+    const uint32_t per = blend ? 1 : 2;  // 32-bit words per record
     std::vector<uint32_t> out(keep * per);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
     glPixelStorei(GL_PACK_ALIGNMENT, 4);
     uint64_t done = 0;
-    std::vector<uint32_t> tile(l.tile_records * per);
+    std::vector<uint32_t> tile(l.tile_records() * per);
     for (uint64_t t = 0; done < keep; ++t) {
-      const uint64_t want = std::min(keep - done, l.tile_records);
-      const auto pixel_rows = GLsizei((want + l.width - 1) / l.width);
-      timed(batch, timed_passes, stage, [&] {
+      const uint64_t want = std::min(keep - done, l.tile_records());
+      const uint64_t texels = (want + l.per_texel - 1) / l.per_texel;
+      const auto pixel_rows = GLsizei((texels + l.width - 1) / l.width);
+      timed(stage, [&] {
         glGetTextureSubImage(targets.textures[current][t], 0, 0, 0, 0, GLsizei(l.width), pixel_rows, 1,
-                             blend ? GL_RED : GL_RG_INTEGER, blend ? GL_FLOAT : GL_UNSIGNED_INT,
+                             blend ? GL_RED : GL_RGBA_INTEGER, blend ? GL_FLOAT : GL_UNSIGNED_INT,
                              GLsizei(tile.size() * 4), tile.data());
       });
       std::copy_n(tile.begin(), want * per, out.begin() + done * per);
@@ -352,7 +409,7 @@ struct Network {
       done += want;
     }
     stage.detail = "glGetTextureSubImage of the first " + std::to_string(keep) + " sorted " +
-                   (blend ? "keys (GL_RED, GL_FLOAT)" : "records (GL_RG_INTEGER)");
+                   (blend ? "keys (GL_RED, GL_FLOAT)" : "records (GL_RGBA_INTEGER)");
     check_error("raster sort readback");
     return out;
   }
@@ -393,15 +450,21 @@ SortOutput sort_rows(Context& context, const RasterInput& input, size_t slot, bo
     out.algorithm = what + " (n=" + std::to_string(n) + (n ? ", LIMIT 0" : "") + ": nothing to sort, no GPU pass)";
     return out;
   }
-  Network net(context, input, slot, descending, rows, sort_layout(context.caps(), options, n), false, 0,
+  Network net(context, input, slot, descending, rows, sort_layout(context.caps(), options, n, 2), false, 0,
               options.pass_queries && context.caps().timer_counter_bits > 0);
   SortState state;
-  make_targets(net.targets, net.layout, GL_RG32UI);
+  make_targets(net.targets, net.layout, GL_RGBA32UI);
   std::vector<Stage> stages{
-      {"sort-init", "", 0, 0, {}}, {"sort-network", "", 0, 0, {}}, {"sort-readback", "", 0, 0, {}}};
-  net.init(stages[0]);
-  net.run(stages[1]);
-  const std::vector<uint32_t> records = net.read(keep, stages[2]);
+      {"sort-init", "", 0, 0, 0, 0}, {"sort-network", "", 0, 0, 0, 0}, {"sort-readback", "", 0, 0, 0, 0}};
+  const auto staged = [&](Stage& stage, const auto& work) {
+    stage.begin = stamp(net.batch, net.timed_passes);
+    work();
+    stage.end = stamp(net.batch, net.timed_passes);
+  };
+  staged(stages[0], [&] { net.init(stages[0]); });
+  staged(stages[1], [&] { net.run(stages[1]); });
+  std::vector<uint32_t> records;
+  staged(stages[2], [&] { records = net.read(keep, stages[2]); });
   out.rows.reserve(keep);
   out.keys.reserve(keep);
   for (uint64_t i = 0; i < keep; ++i) {
@@ -412,8 +475,8 @@ SortOutput sort_rows(Context& context, const RasterInput& input, size_t slot, bo
     out.rows.push_back(rows ? (*rows)[position] : position);
     out.keys.push_back(descending ? ~key : key);
   }
-  out.algorithm = what + " (" + layout_text(net.layout) + ", " + (descending ? "DESC" : "ASC") + ", stable by row id" +
-                  (limit ? ", first " + std::to_string(keep) + " read back" : "") + ")";
+  out.algorithm = what + " (" + layout_text(net.layout, net.blend) + ", " + (descending ? "DESC" : "ASC") +
+                  ", stable by row id" + (limit ? ", first " + std::to_string(keep) + " read back" : "") + ")";
   out.passes = finish(net.batch, stages, ms_since(start));
   return out;
 }
@@ -449,15 +512,21 @@ KeySortOutput sort_keys_blend(Context& context, const RasterInput& input, size_t
     throw Error(ErrorCode::Unsupported, "raster sort by blending: the keys span " + std::to_string(uint64_t(hi) - lo) +
                                             " values, more than the 2^32 - 2^25 normal floats min/max blending "
                                             "compares exactly (use the pair network)");
-  Network net(context, input, slot, descending, rows, sort_layout(context.caps(), options, n), true, lo,
+  Network net(context, input, slot, descending, rows, sort_layout(context.caps(), options, n, 1), true, lo,
               options.pass_queries && context.caps().timer_counter_bits > 0);
   SortState state;
   make_targets(net.targets, net.layout, GL_R32F);
   std::vector<Stage> stages{
-      {"sort-init", "", 0, 0, {}}, {"sort-network", "", 0, 0, {}}, {"sort-readback", "", 0, 0, {}}};
-  net.init(stages[0]);
-  net.run(stages[1]);
-  const std::vector<uint32_t> bits = net.read(keep, stages[2]);
+      {"sort-init", "", 0, 0, 0, 0}, {"sort-network", "", 0, 0, 0, 0}, {"sort-readback", "", 0, 0, 0, 0}};
+  const auto staged = [&](Stage& stage, const auto& work) {
+    stage.begin = stamp(net.batch, net.timed_passes);
+    work();
+    stage.end = stamp(net.batch, net.timed_passes);
+  };
+  staged(stages[0], [&] { net.init(stages[0]); });
+  staged(stages[1], [&] { net.run(stages[1]); });
+  std::vector<uint32_t> bits;
+  staged(stages[2], [&] { bits = net.read(keep, stages[2]); });
   out.keys.reserve(keep);
   for (uint64_t i = 0; i < keep; ++i) {
     // Only normal floats were written (and +inf padding, which sorts last): anything else read back
@@ -469,8 +538,8 @@ KeySortOutput sort_keys_blend(Context& context, const RasterInput& input, size_t
     const uint32_t key = lo + normal_float_index(bits[i]);
     out.keys.push_back(descending ? ~key : key);
   }
-  out.algorithm = what + " (" + layout_text(net.layout) + ", " + (descending ? "DESC" : "ASC") + ", key span " +
-                  std::to_string(uint64_t(hi) - lo) + " < 2^32 - 2^25" +
+  out.algorithm = what + " (" + layout_text(net.layout, net.blend) + ", " + (descending ? "DESC" : "ASC") +
+                  ", key span " + std::to_string(uint64_t(hi) - lo) + " < 2^32 - 2^25" +
                   (limit ? ", first " + std::to_string(keep) + " read back" : "") + ")";
   out.passes = finish(net.batch, stages, ms_since(start));
   return out;

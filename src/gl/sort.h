@@ -2,12 +2,12 @@
 // Sorting on the raster path (ORDER BY), after Govindaraju et al. (SIGMOD 2004): a bitonic sorting
 // network of full-screen fragment passes over records laid out in power-of-two tiles
 // (docs/RASTER.md "Sorting (ORDER BY)"):
-//   - pairs (the ORDER BY workhorse): records (32-bit order key, position) in RG32UI textures; each
-//     pass renders into a ping-pong target, every fragment fetches itself and its partner
-//     (index i XOR j, in the partner's tile when j spans tiles), compares (key, position)
-//     lexicographically and keeps the min or the max by its place in the network. The position
-//     tie-break makes the sort stable and exact; padding records (key 0xffffffff, position >= n)
-//     sort last.
+//   - pairs (the ORDER BY workhorse): records (32-bit order key, position), two per RGBA32UI texel;
+//     each pass renders into a ping-pong target, every fragment fetches its texel and its partner
+//     texel (q XOR j/2, in the partner's tile when the distance spans tiles), compares (key, position)
+//     lexicographically and keeps the min or the max by its place in the network (the steps j = 2
+//     and j = 1 of a stage in one pass). The position tie-break makes the sort stable and exact;
+//     padding records (key 0xffffffff, position >= n) sort last.
 //   - blending (keys only, the paper's comparator): the same network on an R32F target where each
 //     step copies the keys and blends the partners' keys in with glBlendEquation(GL_MIN) at the
 //     lower positions and GL_MAX at the upper ones. Keys are mapped to the (key - kmin)-th normal
