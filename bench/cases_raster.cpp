@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -55,6 +57,13 @@ gl::RasterOptions bench_options() {
     options.tile_width = options.tile_height = n;
   }
   return options;
+}
+
+// A number with 17 significant digits.
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
 }
 
 gl::Context& context_of(const Env& env) {
@@ -139,7 +148,7 @@ Measurement run_where(Env& env, uint64_t rows, const std::string& where, const s
 // the query's columns, the WHERE's passes (pass_queries off: no nested timer queries) and the
 // aggregate passes, including GPU idle time between the bitwise search's round trips. Items are the
 // fragments of every GPU pass in the trace (WHERE and aggregate passes; not the upload).
-Measurement run_aggregate(Env& env, uint64_t rows, const std::string& sql, int64_t expected) {
+Measurement run_aggregate(Env& env, uint64_t rows, const std::string& sql, double expected, double tolerance = 0) {
   gl::Context& context = context_of(env);
   Data& data = data_for(env, rows);
   Catalog catalog;
@@ -169,13 +178,14 @@ Measurement run_aggregate(Env& env, uint64_t rows, const std::string& sql, int64
         fragments += p.items;
         ++passes;
       }
-      std::optional<int64_t> got;
+      std::optional<double> got;
       if (result->table.rows() == 1) {
         const Value v = result->table.columns[0].value(0);
-        if (const auto* i = std::get_if<int64_t>(&v)) got = *i;
+        if (const auto* i = std::get_if<int64_t>(&v)) got = double(*i);  // |sum| < 2^53 here: exact
         if (const auto* i = std::get_if<int32_t>(&v)) got = *i;
+        if (const auto* d = std::get_if<double>(&v)) got = *d;
       }
-      const bool ok = got && *got == expected;
+      const bool ok = got && std::fabs(*got - expected) <= tolerance;
       if (!ok) m.checked = false;
       if (double(ns) / 1e9 < m.seconds) {
         m.seconds = double(ns) / 1e9;
@@ -184,8 +194,10 @@ Measurement run_aggregate(Env& env, uint64_t rows, const std::string& sql, int64
             "GL_TIME_ELAPSED around the whole execute_aggregates call (upload + WHERE + aggregate passes; "
             "the aggregate passes have no per-pass gpu_ms), " +
             std::to_string(passes) + " GPU pass record(s) of " + result->report.algorithm + "; result " +
-            (got ? std::to_string(*got) : std::string("NULL")) +
-            (ok ? " (checked)" : " != host " + std::to_string(expected));
+            (got ? number(*got) : std::string("NULL")) +
+            (ok ? " (checked" + (tolerance > 0 ? ", within " + number(tolerance) + " of the host's double sum" : "") +
+                      ")"
+                : " != host " + number(expected));
       }
     }
   } catch (const Error& e) {
@@ -361,6 +373,24 @@ Registrar kth_largest{
        std::nth_element(selected.begin(), selected.begin() + 999, selected.end(), std::greater<int32_t>());
        return run_aggregate(env, rows, "SELECT KTH_LARGEST(k, 1000) FROM t WHERE k < 8388608", selected[999]);
      }}};
+
+Registrar sum_float{{"raster.sum_float_planes", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                       // SUM of FLOAT by exact fixed-point bit planes (one pass per bit position the column
+                       // uses), checked within n * 2^-53 * sum|x| of the host's row-order double sum.
+                       const Table& t = data_for(env, rows).table;
+                       const auto& k = t.columns[0].as<int32_t>();
+                       const auto& f = t.columns[2].as<float>();
+                       double sum = 0, abs_sum = 0;
+                       uint64_t n = 0;
+                       for (uint64_t i = 0; i < k.size(); ++i)
+                         if (k[i] < kHalf) {
+                           sum += f[i];
+                           abs_sum += std::fabs(double(f[i]));
+                           ++n;
+                         }
+                       return run_aggregate(env, rows, "SELECT SUM(f) FROM t WHERE k < 8388608", sum,
+                                            double(n) * std::ldexp(abs_sum, -53));
+                     }}};
 
 constexpr double kJoinDomain = 9999.0;  // keys in [0, 9999]: equi selectivity 10^-4
 
