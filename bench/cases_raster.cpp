@@ -4,6 +4,9 @@
 // with depth test, stencil write and an occlusion query) over the same tiles, measured in the same
 // run; ratios are fragments/s against it.
 //
+// Joins (raster.join_equi, raster.join_band): the paper's case, outer = rows (2^20 ~ 10^6), inner =
+// rows / 100 (~10^4); keys INT uniform in [0, 9999] on both sides, so an equi-join pairs 10^-4 of
+// the (outer, inner) pairs and the band s.k BETWEEN r.k - 24 AND r.k + 25 (50 keys) 5 * 10^-3.
 // Sorts (raster.sort_pairs, raster.sort_blend) sort column k and time the network's passes only.
 //
 // Data: k and v are INT uniform in [0, 2^24 - 1] (their keys fit a 24-bit window: one pass per
@@ -14,6 +17,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -25,12 +31,14 @@
 #include "bench.h"
 #include "core/bind.h"
 #include "core/order_key.h"
+#include "gfxq/cpu.h"
 #include "gfxq/error.h"
 #include "gfxq/sql.h"
 #include "gl/aggregate.h"
 #include "gl/check.h"
 #include "gl/context.h"
 #include "gl/count.h"
+#include "gl/join.h"
 #include "gl/select.h"
 #include "gl/sort.h"
 
@@ -49,6 +57,13 @@ gl::RasterOptions bench_options() {
     options.tile_width = options.tile_height = n;
   }
   return options;
+}
+
+// A number with 17 significant digits.
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
 }
 
 gl::Context& context_of(const Env& env) {
@@ -133,7 +148,7 @@ Measurement run_where(Env& env, uint64_t rows, const std::string& where, const s
 // the query's columns, the WHERE's passes (pass_queries off: no nested timer queries) and the
 // aggregate passes, including GPU idle time between the bitwise search's round trips. Items are the
 // fragments of every GPU pass in the trace (WHERE and aggregate passes; not the upload).
-Measurement run_aggregate(Env& env, uint64_t rows, const std::string& sql, int64_t expected) {
+Measurement run_aggregate(Env& env, uint64_t rows, const std::string& sql, double expected, double tolerance = 0) {
   gl::Context& context = context_of(env);
   Data& data = data_for(env, rows);
   Catalog catalog;
@@ -163,22 +178,26 @@ Measurement run_aggregate(Env& env, uint64_t rows, const std::string& sql, int64
         fragments += p.items;
         ++passes;
       }
-      std::optional<int64_t> got;
+      std::optional<double> got;
       if (result->table.rows() == 1) {
         const Value v = result->table.columns[0].value(0);
-        if (const auto* i = std::get_if<int64_t>(&v)) got = *i;
+        if (const auto* i = std::get_if<int64_t>(&v)) got = double(*i);  // |sum| < 2^53 here: exact
         if (const auto* i = std::get_if<int32_t>(&v)) got = *i;
+        if (const auto* d = std::get_if<double>(&v)) got = *d;
       }
-      const bool ok = got && *got == expected;
+      const bool ok = got && std::fabs(*got - expected) <= tolerance;
       if (!ok) m.checked = false;
       if (double(ns) / 1e9 < m.seconds) {
         m.seconds = double(ns) / 1e9;
         m.items = fragments;
-        m.note = "GL_TIME_ELAPSED around the whole execute_aggregates call (upload + WHERE + aggregate passes; "
-                 "the aggregate passes have no per-pass gpu_ms), " +
-                 std::to_string(passes) + " GPU pass record(s) of " + result->report.algorithm + "; result " +
-                 (got ? std::to_string(*got) : std::string("NULL")) +
-                 (ok ? " (checked)" : " != host " + std::to_string(expected));
+        m.note =
+            "GL_TIME_ELAPSED around the whole execute_aggregates call (upload + WHERE + aggregate passes; "
+            "the aggregate passes have no per-pass gpu_ms), " +
+            std::to_string(passes) + " GPU pass record(s) of " + result->report.algorithm + "; result " +
+            (got ? number(*got) : std::string("NULL")) +
+            (ok ? " (checked" + (tolerance > 0 ? ", within " + number(tolerance) + " of the host's double sum" : "") +
+                      ")"
+                : " != host " + number(expected));
       }
     }
   } catch (const Error& e) {
@@ -343,19 +362,105 @@ Registrar sum_bitplanes{{"raster.sum_bitplanes", "raster", kCeiling, true, [](En
                            return run_aggregate(env, rows, "SELECT SUM(k) FROM t WHERE k < 8388608", sum);
                          }}};
 
-Registrar kth_largest{{"raster.kth_largest", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
-                         // KTH_LARGEST by 32 bitwise-search passes (one occlusion count read back each).
-                         const auto& k = data_for(env, rows).table.columns[0].as<int32_t>();
-                         std::vector<int32_t> selected;
-                         for (int32_t x : k)
-                           if (x < kHalf) selected.push_back(x);
-                         if (selected.size() < 1000)
-                           throw Error(ErrorCode::Unsupported, "fewer than 1000 selected rows at this size");
-                         std::nth_element(selected.begin(), selected.begin() + 999, selected.end(),
-                                          std::greater<int32_t>());
-                         return run_aggregate(env, rows, "SELECT KTH_LARGEST(k, 1000) FROM t WHERE k < 8388608",
-                                              selected[999]);
-                       }}};
+Registrar kth_largest{
+    {"raster.kth_largest", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+       // KTH_LARGEST by 32 bitwise-search passes (one occlusion count read back each).
+       const auto& k = data_for(env, rows).table.columns[0].as<int32_t>();
+       std::vector<int32_t> selected;
+       for (int32_t x : k)
+         if (x < kHalf) selected.push_back(x);
+       if (selected.size() < 1000) throw Error(ErrorCode::Unsupported, "fewer than 1000 selected rows at this size");
+       std::nth_element(selected.begin(), selected.begin() + 999, selected.end(), std::greater<int32_t>());
+       return run_aggregate(env, rows, "SELECT KTH_LARGEST(k, 1000) FROM t WHERE k < 8388608", selected[999]);
+     }}};
+
+Registrar sum_float{{"raster.sum_float_planes", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                       // SUM of FLOAT by exact fixed-point bit planes (one pass per bit position the column
+                       // uses), checked within n * 2^-53 * sum|x| of the host's row-order double sum.
+                       const Table& t = data_for(env, rows).table;
+                       const auto& k = t.columns[0].as<int32_t>();
+                       const auto& f = t.columns[2].as<float>();
+                       double sum = 0, abs_sum = 0;
+                       uint64_t n = 0;
+                       for (uint64_t i = 0; i < k.size(); ++i)
+                         if (k[i] < kHalf) {
+                           sum += f[i];
+                           abs_sum += std::fabs(double(f[i]));
+                           ++n;
+                         }
+                       return run_aggregate(env, rows, "SELECT SUM(f) FROM t WHERE k < 8388608", sum,
+                                            double(n) * std::ldexp(abs_sum, -53));
+                     }}};
+
+constexpr double kJoinDomain = 9999.0;  // keys in [0, 9999]: equi selectivity 10^-4
+
+// Runs SELECT r.i, s.i FROM r JOIN s ON r.k + lo <= s.k <= r.k + hi (outer `rows`, inner rows / 100)
+// through gl::execute_join env.repeats times. The time is the sum of the GPU timer queries of the
+// passes (the inner sort's stages and the probe batches); items are the fragments those passes
+// drew. The pairs (row ids of both sides) are checked against the CPU reference engine's.
+Measurement run_join(Env& env, uint64_t rows, double lo, double hi, bool share = true) {
+  gl::Context& context = context_of(env);
+  const uint64_t inner = std::max<uint64_t>(1, rows / 100);
+  Catalog catalog;
+  catalog.add("r", generate_table({{"k", Type::Int32, Distribution::Uniform, 0, kJoinDomain},
+                                   {"i", Type::Int32, Distribution::Sorted, 0, double(rows - 1)}},
+                                  rows, env.seed));
+  catalog.add("s", generate_table({{"k", Type::Int32, Distribution::Uniform, 0, kJoinDomain},
+                                   {"i", Type::Int32, Distribution::Sorted, 0, double(inner - 1)}},
+                                  inner, env.seed + 1));
+  Query q;
+  q.table = "r";
+  q.items = {ColumnRef{"r", "i"}, ColumnRef{"s", "i"}};
+  q.join = JoinSpec{"s", ColumnRef{"r", "k"}, ColumnRef{"s", "k"}, lo, hi};
+  const BoundQuery bq = bind(q, catalog);
+  const Result want = cpu::execute(q, catalog);
+  Measurement m;
+  m.seconds = 1e30;
+  for (int r = 0; r < std::max(1, env.repeats); ++r) {
+    const auto wall = std::chrono::steady_clock::now();
+    gl::RasterOptions options = bench_options();
+    options.join_share_counts = share;
+    const Result got = gl::execute_join(context, bq, options);
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
+    double ms = 0;
+    uint64_t fragments = 0, probe_fragments = 0;
+    std::string fold_text;
+    for (const auto& p : got.report.passes) {
+      if (p.kind == "fold") fold_text = p.detail;
+      if (!p.gpu_ms) continue;
+      ms += *p.gpu_ms;
+      fragments += p.items;
+      if (p.kind.rfind("probe", 0) == 0) probe_fragments += p.items;
+    }
+    if (probe_fragments == 0) throw Error(ErrorCode::Unsupported, "no timed probe pass in: " + got.report.algorithm);
+    const bool ok = got.table.rows() == want.table.rows() &&
+                    got.table.columns[0].as<int32_t>() == want.table.columns[0].as<int32_t>() &&
+                    got.table.columns[1].as<int32_t>() == want.table.columns[1].as<int32_t>();
+    if (!ok) m.checked = false;
+    if (ms / 1e3 < m.seconds) {
+      m.seconds = ms / 1e3;
+      m.items = fragments;
+      m.note = "outer " + std::to_string(rows) + " x inner " + std::to_string(inner) + ", " +
+               std::to_string(got.table.rows()) + " pairs" + (ok ? " (checked against the CPU)" : " != CPU") +
+               "; GPU timer sum over sort + probe passes, " + std::to_string(probe_fragments) +
+               " probe fragments; wall " + std::to_string(wall_s) + " s (host intervals, readbacks, gather); " +
+               got.report.algorithm + "; " + fold_text;
+    }
+  }
+  m.bytes = (rows + inner) * 4;
+  return m;
+}
+
+Registrar join_equi{
+    {"raster.join_equi", "raster", kCeiling, true, [](Env& env, uint64_t rows) { return run_join(env, rows, 0, 0); }}};
+
+Registrar join_equi_per_probe{{"raster.join_equi_per_probe", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                                 // The paper's cost: every probe runs its passes (no counts shared).
+                                 return run_join(env, rows, 0, 0, false);
+                               }}};
+
+Registrar join_band{{"raster.join_band", "raster", kCeiling, true,
+                     [](Env& env, uint64_t rows) { return run_join(env, rows, -24, 25); }}};
 
 // One sort of column k (slot 0) of `input`: the pair network (rows and keys) or the blending
 // network (keys); returns the sort-network pass's GPU seconds and fragments, and checks the result

@@ -9,3 +9,5 @@ gfxq_gl_shader(raster_empty.frag)
 # (SUM/AVG) and "order key >= candidate" (bitwise search: MIN/MAX/KTH_LARGEST/QUANTILE).
 gfxq_gl_shader(raster_bitplane.frag)
 gfxq_gl_shader(raster_key_ge.frag)
+# Bit planes of a FLOAT column's exact fixed point per sign (SUM/AVG of FLOAT).
+gfxq_gl_shader(raster_float_plane.frag)

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <map>
 
+#include "core/exact_sum.h"
 #include "core/order_key.h"
 #include "gfxq/error.h"
 #include "gl/check.h"
@@ -67,9 +69,7 @@ class AggregateState {
 class Counter {
  public:
   Counter(Context& context, const RasterInput& input, const KeptStencil& kept, const RasterOptions& options)
-      : input_(input),
-        kept_(kept),
-        cap_(fragments_per_query(context.caps(), options.max_fragments_per_query)) {}
+      : input_(input), kept_(kept), cap_(fragments_per_query(context.caps(), options.max_fragments_per_query)) {}
 
   // The occlusion queries of one pass over every tile; `pixels` gets the fragments drawn.
   template <class SetUniforms>
@@ -112,7 +112,8 @@ struct Runner {
   Counter& counter;
   uint64_t n;
   std::vector<PassRecord>& passes;
-  std::map<size_t, __int128> sums;  // per table column: its exact sum over the selection
+  std::map<size_t, __int128> sums;      // per INT table column: its exact sum over the selection
+  std::map<size_t, double> float_sums;  // per FLOAT table column: its rounded exact sum
 
   // The exact sum of INT column `c` over the selection: 32 bit-plane counts, all issued before
   // any is read.
@@ -149,6 +150,104 @@ struct Runner {
     return total;
   }
 
+  // The sum of FLOAT column `agg.column` over the selection, exact and rounded once: one
+  // occlusion-counted pass per fixed-point bit position and sign the column uses (FloatBits), and
+  // one key >= candidate count per non-finite kind it holds; all issued before any is read.
+  double float_sum(const BoundAggregate& agg) {
+    const size_t index = agg.column->index;
+    if (auto it = float_sums.find(index); it != float_sums.end()) return it->second;
+    const size_t slot = input.slot(index);
+    const FloatBits& fb = input.store().info(slot).float_bits;
+    struct Issued {
+      std::string detail;
+      bool negative = false;  // planes: the sign counted
+      std::vector<GLuint> queries;
+      uint64_t pixels = 0;
+      double wall = 0;
+    };
+    const GLuint plane = context.program("fullscreen.vert", "raster_float_plane.frag");
+    std::vector<Issued> planes;
+    std::vector<ExactTerm> terms;
+    for (const bool negative : {false, true})
+      for (const int q : fb.positions(negative)) {
+        Issued p;
+        p.negative = negative;
+        const auto issued = Clock::now();
+        p.queries = counter.issue(
+            plane, slot,
+            [&](GLuint prog) {
+              glProgramUniform1ui(prog, 1, uint32_t(q));
+              glProgramUniform1ui(prog, 2, negative ? 1u : 0u);
+            },
+            p.pixels);
+        p.wall = ms_since(issued);
+        p.detail = agg.column->name + ": bit " + std::to_string(q) + " of M << s set, values " +
+                   (negative ? "< 0 (weight -2^" : "> 0 (weight 2^") + std::to_string(q - 149) + "), stencil EQUAL " +
+                   std::to_string(state) + "/0x3, occlusion count";
+        planes.push_back(std::move(p));
+        terms.push_back({0, q});
+      }
+    // Non-finite values: count(key >= candidate) at the keys of NaN, +inf and -FLT_MAX.
+    const GLuint key_ge = context.program("fullscreen.vert", "raster_key_ge.frag");
+    enum class Counted { Nan, InfOrNan, NotNegativeInf };
+    struct Special {
+      Counted counted;
+      const char* what;
+      uint32_t candidate;
+    };
+    std::vector<Special> specials;
+    if (fb.nan) specials.push_back({Counted::Nan, "NaN", float_key(std::numeric_limits<float>::quiet_NaN())});
+    if (fb.positive_inf)
+      specials.push_back({Counted::InfOrNan, "+inf or NaN", float_key(std::numeric_limits<float>::infinity())});
+    if (fb.negative_inf)
+      specials.push_back({Counted::NotNegativeInf, "not -inf", float_key(-std::numeric_limits<float>::max())});
+    std::vector<Issued> counts;
+    for (const Special& sp : specials) {
+      Issued c;
+      const auto issued = Clock::now();
+      c.queries = counter.issue(
+          key_ge, slot,
+          [&](GLuint prog) {
+            glProgramUniform1ui(prog, 1, sp.candidate);
+            glProgramUniform1ui(prog, 2, 1u);
+          },
+          c.pixels);
+      c.wall = ms_since(issued);
+      c.detail = agg.column->name + ": " + sp.what + ": count(key >= " + hex8(sp.candidate) + "), stencil EQUAL " +
+                 std::to_string(state) + "/0x3";
+      counts.push_back(std::move(c));
+    }
+    auto record = [&](Issued& p, const char* kind) {
+      const auto waited = Clock::now();
+      const uint64_t count = counter.total(p.queries);
+      PassRecord r;
+      r.kind = kind;
+      r.detail = std::move(p.detail);
+      r.items = p.pixels;
+      r.passed = count;
+      r.wall_ms = p.wall + ms_since(waited);
+      passes.push_back(std::move(r));
+      return count;
+    };
+    for (size_t i = 0; i < planes.size(); ++i) {
+      const __int128 count = record(planes[i], "float bit-plane count");
+      terms[i].count = planes[i].negative ? -count : count;
+    }
+    uint64_t nan = 0, at_least_inf = 0, not_negative_inf = n;
+    for (size_t i = 0; i < counts.size(); ++i) {
+      const uint64_t count = record(counts[i], "special-value count");
+      switch (specials[i].counted) {
+        case Counted::Nan: nan = count; break;
+        case Counted::InfOrNan: at_least_inf = count; break;
+        case Counted::NotNegativeInf: not_negative_inf = count; break;
+      }
+    }
+    const auto special = special_sum(nan > 0, at_least_inf > nan, not_negative_inf < n);
+    const double total = special ? *special : exact_sum(terms);
+    float_sums[index] = total;
+    return total;
+  }
+
   int32_t counter_state() const { return state; }
   int32_t state = 1;
 
@@ -175,10 +274,9 @@ struct Runner {
       if (take) x = candidate;
       PassRecord r;
       r.kind = "bitwise search";
-      r.detail = agg.name + ": bit " + std::to_string(b) + ", candidate key " + hex8(candidate) +
-                 ": count(key(" + agg.column->name + ") >= candidate) " + (take ? ">= " : "< ") + "k = " +
-                 std::to_string(k) + " -> bit " + (take ? "1" : "0") + ", stencil EQUAL " +
-                 std::to_string(state) + "/0x3";
+      r.detail = agg.name + ": bit " + std::to_string(b) + ", candidate key " + hex8(candidate) + ": count(key(" +
+                 agg.column->name + ") >= candidate) " + (take ? ">= " : "< ") + "k = " + std::to_string(k) +
+                 " -> bit " + (take ? "1" : "0") + ", stencil EQUAL " + std::to_string(state) + "/0x3";
       r.items = pixels;
       r.passed = count;
       r.wall_ms = ms_since(issued);
@@ -197,8 +295,12 @@ struct Runner {
     if (agg.kind == AggKind::Count) return static_cast<int64_t>(n);
     if (n == 0) return std::monostate{};
     switch (agg.kind) {
-      case AggKind::Sum: return int_sum_result(sum(agg), agg.name);
-      case AggKind::Avg: return int_average(sum(agg), n);
+      case AggKind::Sum:
+        if (agg.column->type == Type::Float32) return canonical_double(float_sum(agg));
+        return int_sum_result(sum(agg), agg.name);
+      case AggKind::Avg:
+        if (agg.column->type == Type::Float32) return canonical_double(float_sum(agg) / double(n));
+        return int_average(sum(agg), n);
       case AggKind::Min: return ranked(agg, n);
       case AggKind::Max: return ranked(agg, 1);
       case AggKind::Median:
@@ -212,12 +314,21 @@ struct Runner {
   }
 };
 
-// The algorithm text of one aggregate.
-std::string aggregate_text(const BoundAggregate& agg) {
+// The algorithm text of one aggregate over `input`.
+std::string aggregate_text(const BoundAggregate& agg, const RasterInput& input) {
   switch (agg.kind) {
     case AggKind::Count: return agg.name + ": the selection's occlusion count";
     case AggKind::Sum:
     case AggKind::Avg:
+      if (agg.column->type == Type::Float32) {
+        const FloatBits& fb = input.store().info(input.slot(agg.column->index)).float_bits;
+        const size_t pos = fb.positions(false).size(), neg = fb.positions(true).size();
+        const size_t special = size_t(fb.nan) + size_t(fb.positive_inf) + size_t(fb.negative_inf);
+        return agg.name + ": exact fixed-point bit planes (" + std::to_string(pos + neg + special) +
+               " occlusion-counted passes: " + std::to_string(pos) + " positive + " + std::to_string(neg) +
+               " negative bit positions of M << s, " + std::to_string(special) +
+               " non-finite counts; exact sum rounded once" + (agg.kind == AggKind::Avg ? ", / COUNT" : "") + ")";
+      }
       return agg.name + ": bit-plane counts (32 occlusion-counted passes, one per bit" +
              (agg.kind == AggKind::Avg ? ", / COUNT" : "") + ")";
     default: return agg.name + ": bitwise search on the 32-bit order key (32 occlusion counts, MSB first)";
@@ -234,10 +345,6 @@ Result execute_aggregates(Context& context, const BoundQuery& bq, const RasterOp
   for (const auto& item : bq.items) {
     const auto* a = std::get_if<BoundAggregate>(&item);
     if (!a) throw Error(ErrorCode::Internal, "raster: execute_aggregates needs aggregate items only");
-    if ((a->kind == AggKind::Sum || a->kind == AggKind::Avg) && a->column && a->column->type == Type::Float32)
-      throw Error(ErrorCode::Unsupported, "raster backend cannot run aggregate " + std::string(to_string(a->kind)) +
-                                              " of FLOAT column " + a->column->name +
-                                              " (no exact bit-plane scheme for floats yet)");
     aggs.push_back(a);
   }
 
@@ -253,7 +360,7 @@ Result execute_aggregates(Context& context, const BoundQuery& bq, const RasterOp
   Result result;
   result.report.backend = Backend::Raster;
   result.report.algorithm = where.algorithm;
-  for (const auto* a : aggs) result.report.algorithm += "; " + aggregate_text(*a);
+  for (const auto* a : aggs) result.report.algorithm += "; " + aggregate_text(*a, input);
   if (!columns.empty()) result.report.passes.push_back(input.upload());
   for (auto& p : where.passes) result.report.passes.push_back(std::move(p));
 
@@ -263,7 +370,7 @@ Result execute_aggregates(Context& context, const BoundQuery& bq, const RasterOp
     KeptStencil none;
     const KeptStencil& kept = where.kept ? *where.kept : none;
     Counter counter(context, input, kept, options);
-    Runner runner{context, input, bq, counter, where.count, result.report.passes, {}};
+    Runner runner{context, input, bq, counter, where.count, result.report.passes, {}, {}};
     runner.state = kept.state;
     for (const auto* a : aggs) {
       if (a->kind != AggKind::Count && where.count > 0 && !where.kept)

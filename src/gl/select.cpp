@@ -17,6 +17,7 @@
 #include "gl/context.h"
 #include "gl/count.h"
 #include "gl/depth_encode.h"
+#include "gl/join.h"
 #include "gl/sort.h"
 #include "plan/backend.h"
 
@@ -528,8 +529,10 @@ void require_caps(const GlCapabilities& caps, const Plan& plan) {
   const bool bounds = std::any_of(plan.passes.begin(), plan.passes.end(),
                                   [](const Pass& p) { return p.kind == PassKind::DepthBounds; });
   if (bounds && !caps.depth_bounds_test)
-    throw Error(ErrorCode::Internal, "raster: a depth-bounds pass was planned for a driver without "
-                                     "GL_EXT_depth_bounds_test (" + caps.renderer + ")");
+    throw Error(ErrorCode::Internal,
+                "raster: a depth-bounds pass was planned for a driver without "
+                "GL_EXT_depth_bounds_test (" +
+                    caps.renderer + ")");
   if (!caps.float_depth || !caps.clip_control)
     throw Error(ErrorCode::Unsupported, "raster: needs GL_DEPTH32F_STENCIL8 and glClipControl for exact depth (" +
                                             caps.renderer + " lacks them)");
@@ -581,29 +584,6 @@ void draw_pass(const Pass& pass, const TextureStore& store, uint64_t tile, const
   }
   glDrawArrays(GL_TRIANGLES, 0, 3);
   if (pass.kind == PassKind::DepthBounds) glDisable(GL_DEPTH_BOUNDS_TEST_EXT);
-}
-
-// Stencil 1 on the tile's records, 0 on the pixels past the last record.
-void init_stencil(GLuint framebuffer, uint32_t width, uint32_t height, uint64_t records) {
-  glStencilMask(0xff);
-  const GLint one = 1, zero = 0;
-  if (records == uint64_t(width) * height) {
-    glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &one);
-    return;
-  }
-  glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &zero);
-  glEnable(GL_SCISSOR_TEST);
-  const auto full_rows = static_cast<GLsizei>(records / width);
-  const auto rest = static_cast<GLsizei>(records % width);
-  if (full_rows > 0) {
-    glScissor(0, 0, GLsizei(width), full_rows);
-    glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &one);
-  }
-  if (rest > 0) {
-    glScissor(0, full_rows, rest, 1);
-    glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &one);
-  }
-  glDisable(GL_SCISSOR_TEST);
 }
 
 // Reads the tile's depth and stencil buffers into `s` (width x height set) past any bound pixel
@@ -810,27 +790,36 @@ std::string join(const std::vector<std::string>& items) {
 
 // Throws Error(Unsupported) naming the first operator the raster path lacks.
 void check_supported(const Query& query, const BoundQuery& bq) {
-  std::string missing;
-  if (bq.join) {
-    missing = query.join->equi() ? "join (equi)" : "join (band)";
-  } else if (bq.group_by) {
-    missing = "GROUP BY";
-  } else {
-    for (const auto& item : bq.items)
-      if (const auto* a = std::get_if<BoundAggregate>(&item);
-          a && (a->kind == AggKind::Sum || a->kind == AggKind::Avg) && a->column &&
-          a->column->type == Type::Float32 && missing.empty())
-        missing = std::string("aggregate ") + to_string(a->kind) + " of FLOAT column " + a->column->name +
-                  " (no exact bit-plane scheme for floats yet)";
-  }
-  if (!missing.empty())
-    throw Error(ErrorCode::Unsupported, "raster backend cannot run " + missing +
-                                            " (the query needs: " + join(required_operators(query)) +
-                                            "; the raster path runs selection (WHERE), projection, ORDER BY, LIMIT, COUNT, "
-                                            "SUM/AVG of INT, MIN, MAX, MEDIAN, QUANTILE and KTH_LARGEST)");
+  if (bq.group_by)
+    throw Error(ErrorCode::Unsupported,
+                "raster backend cannot run GROUP BY (the query needs: " + join(required_operators(query)) +
+                    "; the raster path runs selection (WHERE), projection, ORDER BY, LIMIT, COUNT, SUM, AVG, "
+                    "MIN, MAX, MEDIAN, QUANTILE, KTH_LARGEST and joins)");
 }
 
 }  // namespace
+
+void init_stencil(unsigned framebuffer, uint32_t width, uint32_t height, uint64_t records) {
+  glStencilMask(0xff);
+  const GLint one = 1, zero = 0;
+  if (records == uint64_t(width) * height) {
+    glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &one);
+    return;
+  }
+  glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &zero);
+  glEnable(GL_SCISSOR_TEST);
+  const auto full_rows = static_cast<GLsizei>(records / width);
+  const auto rest = static_cast<GLsizei>(records % width);
+  if (full_rows > 0) {
+    glScissor(0, 0, GLsizei(width), full_rows);
+    glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &one);
+  }
+  if (rest > 0) {
+    glScissor(0, full_rows, rest, 1);
+    glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &one);
+  }
+  glDisable(GL_SCISSOR_TEST);
+}
 
 KeptStencil::~KeptStencil() {
   if (!framebuffers.empty()) glDeleteFramebuffers(GLsizei(framebuffers.size()), framebuffers.data());
@@ -1064,6 +1053,7 @@ Result execute_order_by(Context& context, const BoundQuery& bq, const RasterOpti
 Result execute(Context& context, const Query& query, const Catalog& catalog, const RasterOptions& options) {
   const auto start = Clock::now();
   const BoundQuery bq = bind(query, catalog);
+  if (bq.join) return execute_join(context, bq, options);
   check_supported(query, bq);
   if (bq.aggregate)
     for (const auto& item : bq.items)

@@ -65,6 +65,11 @@ struct RasterOptions {
   bool depth_bounds = true;
   //! Fragments one occlusion query may count; 0: 2^counter bits - 1. Smaller caps split count passes.
   uint64_t max_fragments_per_query = 0;
+  //! Join probes whose passes are issued before their counts are read (gl/join.h); 0: 4096.
+  uint64_t join_probe_batch = 0;
+  //! Join probes with equal bounds share one count (a bound counted once per query); false runs
+  //! the paper's passes for every probe.
+  bool join_share_counts = true;
   //! Per-pass occlusion and timer queries for the pass trace (PassRecord passed, gpu_ms).
   bool pass_queries = true;
   //! Constant comparisons take their depth from the vertices' z (raster_empty.frag: early depth
@@ -79,6 +84,10 @@ struct RasterOptions {
 //! Sets the GL state raster passes touch back to GL's defaults (framebuffer, program, depth,
 //! stencil, scissor, clip control, and the depth-bounds test when `depth_bounds`).
 void restore_default_state(bool depth_bounds);
+
+//! Stencil 1 on the first `records` pixels (row-major) of `framebuffer`'s width x height stencil
+//! buffer, 0 past them (scissored clears; the scissor test is left disabled).
+void init_stencil(unsigned framebuffer, uint32_t width, uint32_t height, uint64_t records);
 
 //! The tile width and height `options` ask for, checked against the driver's limits
 //! (Error(InvalidQuery) for a tile larger than the driver allows).
@@ -159,8 +168,9 @@ WhereResult plan_where(const Table& table, const BoundCnf& where, WhereOutput ou
                        bool depth_bounds_test);
 
 //! Runs `query` on the raster path: a selection of `*` or columns, or aggregates without GROUP BY
-//! (COUNT here; SUM/AVG of INT, MIN/MAX/MEDIAN/QUANTILE/KTH_LARGEST by gl/aggregate.h), with an
-//! optional WHERE and LIMIT. Anything else is Error(Unsupported) naming the operator.
+//! (COUNT here; SUM/AVG, MIN/MAX/MEDIAN/QUANTILE/KTH_LARGEST by gl/aggregate.h), with an
+//! optional WHERE and LIMIT; or a join (gl/join.h). Anything else is Error(Unsupported) naming
+//! the operator.
 Result execute(Context& context, const Query& query, const Catalog& catalog, const RasterOptions& options = {});
 
 }  // namespace gfxq::gl

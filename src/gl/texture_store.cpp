@@ -21,6 +21,32 @@ const uint32_t* cell_bits(const Column& column) {
               "raster: column '" + column.name + "' is " + to_string(column.type) + ", not a query input type");
 }
 
+// The FloatBits of n float32 cells: per sign and exponent the OR of the significands, then
+// each OR shifted into place.
+FloatBits float_bits(const uint32_t* bits, uint64_t n) {
+  FloatBits fb;
+  std::array<std::array<uint32_t, 254>, 2> significands{};  // [sign][s]
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint32_t b = bits[i];
+    const uint32_t e = (b >> 23) & 0xff, sign = b >> 31, f = b & 0x7fffff;
+    if (e == 0xff) {
+      if (f != 0)
+        fb.nan = true;
+      else
+        (sign ? fb.negative_inf : fb.positive_inf) = true;
+      continue;
+    }
+    significands[sign][std::max<uint32_t>(e, 1) - 1] |= f | (e != 0 ? 0x800000u : 0u);
+  }
+  for (uint32_t sign = 0; sign < 2; ++sign)
+    for (int s = 0; s < 254; ++s)
+      for (uint32_t m = significands[sign][size_t(s)]; m != 0; m &= m - 1) {
+        const int q = s + std::countr_zero(m);
+        (sign ? fb.negative : fb.positive)[size_t(q) / 64] |= uint64_t(1) << (q % 64);
+      }
+  return fb;
+}
+
 }  // namespace
 
 uint64_t TileLayout::records(uint64_t t) const noexcept {
@@ -41,7 +67,7 @@ TileLayout tile_layout(uint64_t rows, uint32_t width, uint32_t height) {
 }
 
 ColumnInfo column_info(const Column& column) {
-  ColumnInfo info{column.name, column.type, {}, 0, 0};
+  ColumnInfo info{column.name, column.type, {}, 0, 0, {}};
   const uint32_t* bits = cell_bits(column);
   const uint64_t n = column.size();
   if (n == 0) return info;
@@ -54,8 +80,18 @@ ColumnInfo column_info(const Column& column) {
   if (column.type == Type::Int32) {
     info.min_int = int_from_key(info.keys.lo);
     info.max_int = int_from_key(info.keys.hi);
+  } else {
+    info.float_bits = float_bits(bits, n);
   }
   return info;
+}
+
+std::vector<int> FloatBits::positions(bool negative_values) const {
+  const auto& set = negative_values ? negative : positive;
+  std::vector<int> q;
+  for (int i = 0; i < kPositions; ++i)
+    if (set[size_t(i) / 64] >> (i % 64) & 1) q.push_back(i);
+  return q;
 }
 
 TextureStore::~TextureStore() {

@@ -6,6 +6,7 @@
 // in the shaders with integer operations, so no float conversion (denormal flushing, NaN payload
 // changes) can ever touch a value.
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,6 +36,22 @@ struct TileLayout {
 //! kept; the height is trimmed to what the records need, so small tables get small textures.
 TileLayout tile_layout(uint64_t rows, uint32_t width, uint32_t height);
 
+//! Which bits of the exact fixed point a FLOAT column's values use, and which non-finite values it
+//! holds (a host scan at upload): a finite float32 is +-M * 2^s units of 2^-149 (M < 2^24 the
+//! significand, s = max(biased exponent, 1) - 1 <= 253), so |x| / 2^-149 = M << s has bits below 277.
+//! SUM/AVG of FLOAT (gl/aggregate.h) run only the planes set here.
+struct FloatBits {
+  static constexpr int kPositions = 277;  //!< fixed-point bit positions of a finite float32
+  std::array<uint64_t, 5> positive{};     //!< bit q: some value > 0 has bit q of M << s set
+  std::array<uint64_t, 5> negative{};     //!< bit q: some value < 0 has bit q of M << s set
+  bool nan = false;                       //!< some value is NaN
+  bool positive_inf = false;              //!< some value is +inf
+  bool negative_inf = false;              //!< some value is -inf
+
+  //! The positions q set for values of sign `negative_values`, ascending.
+  std::vector<int> positions(bool negative_values) const;
+};
+
 //! What the planner knows of an input column (a host scan at upload).
 struct ColumnInfo {
   std::string name;         //!< column name
@@ -42,6 +59,7 @@ struct ColumnInfo {
   KeyRange keys;            //!< range of its order keys (cell_key)
   int32_t min_int = 0;      //!< smallest value (INT columns)
   int32_t max_int = 0;      //!< largest value (INT columns)
+  FloatBits float_bits;     //!< FLOAT columns: fixed-point planes and non-finite values present
 };
 
 //! The ColumnInfo of a non-empty Int32 or Float32 column.

@@ -1,9 +1,8 @@
 #include "vk/relational/aggregate.h"
 
-#include <cmath>
-#include <limits>
 #include <map>
 
+#include "core/exact_sum.h"
 #include "core/order_key.h"
 #include "gfxq/error.h"
 #include "vk/relational/quantile.h"
@@ -44,43 +43,12 @@ AggTotals combine_partials(const std::vector<AggPartial>& partials) {
 
 double float_sum(const AggTotals& totals) {
   const uint32_t s = totals.special;
-  if ((s & 1) || (s & 6) == 6) return std::numeric_limits<double>::quiet_NaN();
-  if (s & 2) return std::numeric_limits<double>::infinity();
-  if (s & 4) return -std::numeric_limits<double>::infinity();
-  // The exact sum in units of 2^-149 as a two's complement number of 32-bit limbs: bin b is
-  // shifted by 16b bits. |bin| < 2^95 (2^63 per workgroup, fewer than 2^32 workgroups), so a limb
-  // accumulator of __int128 never overflows and the sum needs fewer than 16 * 15 + 96 bits.
-  constexpr int kLimbs = 12;
-  std::array<__int128, kLimbs> limb{};
-  for (int b = 0; b < 16; ++b) limb[b / 2] += totals.bins[b] * (b % 2 ? __int128(1) << 16 : __int128(1));
-  auto normalise = [&] {
-    for (int j = 0; j + 1 < kLimbs; ++j) {
-      const __int128 carry = limb[j] >> 32;  // floor division: the limb keeps 0 .. 2^32 - 1
-      limb[j] -= carry * (__int128(1) << 32);
-      limb[j + 1] += carry;
-    }
-  };
-  normalise();
-  const bool negative = limb[kLimbs - 1] < 0;
-  if (negative) {
-    for (auto& l : limb) l = -l;
-    normalise();
-  }
-  // The magnitude's bits: find the highest, keep 53, round to nearest even on the rest.
-  auto bit = [&](int i) { return int((limb[i / 32] >> (i % 32)) & 1); };
-  int top = kLimbs * 32 - 1;
-  while (top >= 0 && !bit(top)) --top;
-  if (top < 0) return 0.0;
-  const int low = std::max(0, top - 52);
-  uint64_t mantissa = 0;
-  for (int i = top; i >= low; --i) mantissa = mantissa << 1 | uint64_t(bit(i));
-  if (low > 0 && bit(low - 1)) {
-    bool sticky = false;
-    for (int i = low - 2; i >= 0 && !sticky; --i) sticky = bit(i);
-    if (sticky || (mantissa & 1)) ++mantissa;  // 2^53 after a carry is still exact
-  }
-  const double magnitude = std::ldexp(double(mantissa), low - 149);
-  return negative ? -magnitude : magnitude;
+  if (const auto special = special_sum(s & 1, s & 2, s & 4)) return *special;
+  // Bin b holds counts at bit 16b of the fixed point in units of 2^-149; |bin| < 2^95 (2^63 per
+  // workgroup, fewer than 2^32 workgroups).
+  std::array<ExactTerm, 16> terms;
+  for (int b = 0; b < 16; ++b) terms[b] = {totals.bins[b], 16 * b};
+  return exact_sum(terms);
 }
 
 bool has_shared_int64_atomics(const Device& device) {

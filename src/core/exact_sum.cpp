@@ -1,0 +1,69 @@
+#include "core/exact_sum.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "gfxq/error.h"
+
+namespace gfxq {
+
+double exact_sum(std::span<const ExactTerm> terms) {
+  int max_shift = 0;
+  for (const ExactTerm& t : terms) {
+    if (t.shift < 0 || t.shift > 1024)
+      throw Error(ErrorCode::Internal, "exact_sum: bit position " + std::to_string(t.shift) + " out of range");
+    max_shift = std::max(max_shift, t.shift);
+  }
+  // Two's complement in 32-bit limbs: limb j holds bits 32j .. 32j + 31 (the top limb also the
+  // sign). A term adds |count| < 2^126 in 32-bit pieces, each shifted by < 32 bits, so every
+  // addition is below 2^63 and the limbs, normalised after each term, never overflow __int128.
+  const size_t limbs = size_t(max_shift) / 32 + 7;
+  std::vector<__int128> limb(limbs, 0);
+  auto normalise = [&] {
+    for (size_t j = 0; j + 1 < limbs; ++j) {
+      const __int128 carry = limb[j] >> 32;  // floor division: the limb keeps 0 .. 2^32 - 1
+      limb[j] -= carry * (__int128(1) << 32);
+      limb[j + 1] += carry;
+    }
+  };
+  for (const ExactTerm& t : terms) {
+    __int128 c = t.count;
+    size_t j = size_t(t.shift) / 32;
+    const int r = t.shift % 32;
+    for (; c != 0 && c != -1; ++j, c >>= 32) limb[j] += (c & 0xffffffff) << r;
+    limb[j] += c * (__int128(1) << r);  // what is left is 0 or -1: the sign extension
+    normalise();
+  }
+  const bool negative = limb[limbs - 1] < 0;
+  if (negative) {
+    for (auto& l : limb) l = -l;
+    normalise();
+  }
+  // The magnitude's bits: find the highest, keep 53, round to nearest even on the rest.
+  auto bit = [&](int i) { return int((limb[size_t(i) / 32] >> (i % 32)) & 1); };
+  int top = int(limbs) * 32 - 1;
+  while (top >= 0 && !bit(top)) --top;
+  if (top < 0) return 0.0;
+  const int low = std::max(0, top - 52);
+  uint64_t mantissa = 0;
+  for (int i = top; i >= low; --i) mantissa = mantissa << 1 | uint64_t(bit(i));
+  if (low > 0 && bit(low - 1)) {
+    bool sticky = false;
+    for (int i = low - 2; i >= 0 && !sticky; --i) sticky = bit(i);
+    if (sticky || (mantissa & 1)) ++mantissa;  // 2^53 after a carry is still exact
+  }
+  const double magnitude = std::ldexp(double(mantissa), low - 149);
+  return negative ? -magnitude : magnitude;
+}
+
+std::optional<double> special_sum(bool nan, bool positive_inf, bool negative_inf) {
+  if (nan || (positive_inf && negative_inf)) return std::numeric_limits<double>::quiet_NaN();
+  if (positive_inf) return std::numeric_limits<double>::infinity();
+  if (negative_inf) return -std::numeric_limits<double>::infinity();
+  return std::nullopt;
+}
+
+}  // namespace gfxq

@@ -1,0 +1,28 @@
+#pragma once
+// Exact sums of float32 values, shared by the backends that sum FLOAT columns exactly (the compute
+// path's fixed-point bins, the raster path's occlusion-counted bit planes). A finite float32 is an
+// integer multiple of 2^-149 (the smallest denormal); a backend counts the summands' bits or bins
+// as integers at bit positions of that fixed point, and exact_sum adds them exactly and rounds the
+// total once to the nearest double, ties to even.
+
+#include <optional>
+#include <span>
+
+namespace gfxq {
+
+//! One term of an exact sum: count * 2^shift units of 2^-149.
+struct ExactTerm {
+  __int128 count = 0;  //!< signed multiplier, |count| < 2^126
+  int shift = 0;       //!< bit position of the fixed point, 0 <= shift <= 1024
+};
+
+//! The sum of `terms` (count * 2^(shift - 149) each), computed exactly in a wide fixed point and
+//! rounded once to the nearest double, ties to even; +0.0 when it is zero, +-inf past the double
+//! range.
+double exact_sum(std::span<const ExactTerm> terms);
+
+//! What IEEE addition of the summands gives when some are not finite: NaN when a NaN was summed or
+//! both infinities, else +inf or -inf; nullopt when every summand is finite.
+std::optional<double> special_sum(bool nan, bool positive_inf, bool negative_inf);
+
+}  // namespace gfxq
