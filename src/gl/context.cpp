@@ -412,6 +412,11 @@ void Context::finish_setup(const ContextOptions& options) {
     // "detailed info" messages; they describe no problem.
     const GLuint nvidia_info[] = {131169, 131185};
     glDebugMessageControl(GL_DEBUG_SOURCE_API, GL_DEBUG_TYPE_OTHER, GL_DONT_CARE, 2, nvidia_info, GL_FALSE);
+    // NVIDIA's "shader in program N is being recompiled based on GL state" (131218, MEDIUM
+    // performance hint, once per process when a program meets new state, e.g. the sort's integer
+    // targets): a driver-internal recompile, not a misuse of GL.
+    const GLuint nvidia_recompile = 131218;
+    glDebugMessageControl(GL_DEBUG_SOURCE_API, GL_DEBUG_TYPE_PERFORMANCE, GL_DONT_CARE, 1, &nvidia_recompile, GL_FALSE);
   }
 
   GlCapabilities& c = caps_;
