@@ -1,8 +1,9 @@
 // The raster backend (OpenGL, after Govindaraju et al. 2004): selections with a WHERE in CNF, every
-// comparison done by depth and stencil tests, and aggregates without GROUP BY (COUNT; SUM/AVG of INT by
-// bit planes; MIN/MAX/MEDIAN/QUANTILE/KTH_LARGEST by bitwise search) over the WHERE's stencil
-// (src/gl/select.h, src/gl/aggregate.h, docs/RASTER.md). Other operators are Error(Unsupported) naming
-// the operator.
+// comparison done by depth and stencil tests; aggregates without GROUP BY over the WHERE's stencil
+// (COUNT; SUM/AVG by bit planes; MIN/MAX/MEDIAN/QUANTILE/KTH_LARGEST by bitwise search); ORDER BY by
+// sorting networks; equi and band joins by sorted inner keys and occlusion counts (src/gl/select.h,
+// src/gl/aggregate.h, src/gl/sort.h, src/gl/join.h, docs/RASTER.md). Other operators are
+// Error(Unsupported) naming the operator.
 #include "plan/backend.h"
 #include "gfxq/error.h"
 #include "gl/select.h"

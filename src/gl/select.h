@@ -169,7 +169,7 @@ WhereResult plan_where(const Table& table, const BoundCnf& where, WhereOutput ou
 
 //! Runs `query` on the raster path: a selection of `*` or columns, or aggregates without GROUP BY
 //! (COUNT here; SUM/AVG, MIN/MAX/MEDIAN/QUANTILE/KTH_LARGEST by gl/aggregate.h), with an
-//! optional WHERE and LIMIT; or a join (gl/join.h). Anything else is Error(Unsupported) naming
+//! optional WHERE and LIMIT; ORDER BY (gl/sort.h); or a join (gl/join.h). Anything else is Error(Unsupported) naming
 //! the operator.
 Result execute(Context& context, const Query& query, const Catalog& catalog, const RasterOptions& options = {});
 
