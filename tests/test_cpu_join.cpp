@@ -15,7 +15,6 @@ using namespace gfxq::test;
 
 namespace {
 
-
 ColumnRef col(std::string table, std::string name) {
   return ColumnRef{std::move(table), std::move(name)};
 }
@@ -28,13 +27,6 @@ Query join_query(std::vector<SelectItem> items, std::string left_key, std::strin
   q.table = "r";
   q.join = JoinSpec{"s", col("r", std::move(left_key)), col("s", std::move(right_key)), lo, hi};
   return q;
-}
-
-Catalog catalog(Table r, Table s) {
-  Catalog c;
-  c.add("r", std::move(r));
-  c.add("s", std::move(s));
-  return c;
 }
 
 // The (r.id, s.id) pairs of SELECT r.id, s.id.
@@ -59,33 +51,33 @@ std::vector<int32_t> iota_ids(int32_t n) {
 
 TEST_CASE("cpu: equi-join with no, one and many matches, ordered by (left row, right row)") {
   // r.k: 5 1 3 1 9 ; s.k: 1 3 7 1 1 3
-  const Catalog c = catalog(Table{{Column::ints("id", iota_ids(5)), Column::ints("k", {5, 1, 3, 1, 9})}},
-                            Table{{Column::ints("id", iota_ids(6)), Column::ints("k", {1, 3, 7, 1, 1, 3})}});
+  const Catalog c = join_catalog(Table{{Column::ints("id", iota_ids(5)), Column::ints("k", {5, 1, 3, 1, 9})}},
+                                 Table{{Column::ints("id", iota_ids(6)), Column::ints("k", {1, 3, 7, 1, 1, 3})}});
   CHECK(pairs(c, "k", "k") == PairList{{1, 0}, {1, 3}, {1, 4}, {2, 1}, {2, 5}, {3, 0}, {3, 3}, {3, 4}});
 
-  const Catalog one = catalog(Table{{Column::ints("id", {0, 1}), Column::ints("k", {4, 8})}},
-                              Table{{Column::ints("id", {0, 1}), Column::ints("k", {8, 2})}});
+  const Catalog one = join_catalog(Table{{Column::ints("id", {0, 1}), Column::ints("k", {4, 8})}},
+                                   Table{{Column::ints("id", {0, 1}), Column::ints("k", {8, 2})}});
   CHECK(pairs(one, "k", "k") == PairList{{1, 0}});
 
-  const Catalog none = catalog(Table{{Column::ints("id", {0, 1}), Column::ints("k", {4, 8})}},
-                               Table{{Column::ints("id", {0}), Column::ints("k", {5})}});
+  const Catalog none = join_catalog(Table{{Column::ints("id", {0, 1}), Column::ints("k", {4, 8})}},
+                                    Table{{Column::ints("id", {0}), Column::ints("k", {5})}});
   CHECK(pairs(none, "k", "k").empty());
   const Result star = cpu::execute(join_query({Star{}}, "k", "k"), none);
   CHECK(star.table.schema() == "r.id:int,r.k:int,s.id:int,s.k:int");
   CHECK(star.table.rows() == 0);
 
-  const Catalog empty = catalog(Table{{Column::ints("id", {}), Column::ints("k", {})}},
-                                Table{{Column::ints("id", {0}), Column::ints("k", {5})}});
+  const Catalog empty = join_catalog(Table{{Column::ints("id", {}), Column::ints("k", {})}},
+                                     Table{{Column::ints("id", {0}), Column::ints("k", {5})}});
   CHECK(pairs(empty, "k", "k").empty());
-  CHECK(pairs(catalog(Table{{Column::ints("id", {0}), Column::ints("k", {5})}},
-                      Table{{Column::ints("id", {}), Column::ints("k", {})}}),
+  CHECK(pairs(join_catalog(Table{{Column::ints("id", {0}), Column::ints("k", {5})}},
+                           Table{{Column::ints("id", {}), Column::ints("k", {})}}),
               "k", "k")
             .empty());
 }
 
 TEST_CASE("cpu: SELECT * of a join names columns table.column, and explicit refs as written") {
-  const Catalog c = catalog(Table{{Column::ints("id", {0, 1}), Column::floats("x", {0.5f, 1.5f})}},
-                            Table{{Column::ints("id", {7}), Column::ints("y", {1})}});
+  const Catalog c = join_catalog(Table{{Column::ints("id", {0, 1}), Column::floats("x", {0.5f, 1.5f})}},
+                                 Table{{Column::ints("id", {7}), Column::ints("y", {1})}});
   const Result r = cpu::execute(join_query({Star{}, col("x"), col("s", "y")}, "id", "y"), c);
   CHECK(r.table.schema() == "r.id:int,r.x:float,s.id:int,s.y:int,x:float,s.y:int");
   REQUIRE(r.table.rows() == 1);
@@ -103,8 +95,8 @@ TEST_CASE("cpu: SELECT * of a join names columns table.column, and explicit refs
 TEST_CASE("cpu: band joins, including negative and empty ranges") {
   // r.k: 0 10 -5 ; s.k: -7 -6 -5 -1 0 1 8 9 10 12
   const Catalog c =
-      catalog(Table{{Column::ints("id", iota_ids(3)), Column::ints("k", {0, 10, -5})}},
-              Table{{Column::ints("id", iota_ids(10)), Column::ints("k", {-7, -6, -5, -1, 0, 1, 8, 9, 10, 12})}});
+      join_catalog(Table{{Column::ints("id", iota_ids(3)), Column::ints("k", {0, 10, -5})}},
+                   Table{{Column::ints("id", iota_ids(10)), Column::ints("k", {-7, -6, -5, -1, 0, 1, 8, 9, 10, 12})}});
   // s.k BETWEEN r.k - 1 AND r.k + 1
   CHECK(pairs(c, "k", "k", -1, 1) == PairList{{0, 3}, {0, 4}, {0, 5}, {1, 7}, {1, 8}, {2, 1}, {2, 2}});
   // s.k BETWEEN r.k - 2 AND r.k - 1 (both offsets negative)
@@ -119,10 +111,10 @@ TEST_CASE("cpu: band joins, including negative and empty ranges") {
 }
 
 TEST_CASE("cpu: joins on FLOAT keys: -0.0 matches 0.0, NaN matches NaN, INT matches FLOAT") {
-  const Catalog c =
-      catalog(Table{{Column::ints("id", iota_ids(5)), Column::floats("f", {-0.0f, kNaN, 2.0f, kInf, 2.5f}),
-                     Column::ints("i", {0, 1, 2, 3, 4})}},
-              Table{{Column::ints("id", iota_ids(6)), Column::floats("f", {kNegNaN, 0.0f, 2.0f, 2.5f, kInf, 1.0f})}});
+  const Catalog c = join_catalog(
+      Table{{Column::ints("id", iota_ids(5)), Column::floats("f", {-0.0f, kNaN, 2.0f, kInf, 2.5f}),
+             Column::ints("i", {0, 1, 2, 3, 4})}},
+      Table{{Column::ints("id", iota_ids(6)), Column::floats("f", {kNegNaN, 0.0f, 2.0f, 2.5f, kInf, 1.0f})}});
   CHECK(pairs(c, "f", "f") == PairList{{0, 1}, {1, 0}, {2, 2}, {3, 4}, {4, 3}});
   CHECK(pairs(c, "i", "f") == PairList{{0, 1}, {1, 5}, {2, 2}});
   // inf + offsets stays inf; NaN + offsets stays NaN.
@@ -131,7 +123,7 @@ TEST_CASE("cpu: joins on FLOAT keys: -0.0 matches 0.0, NaN matches NaN, INT matc
 
 TEST_CASE("cpu: join then WHERE on qualified columns and aggregates") {
   // r(id, k, w) ; s(id, k, v)
-  const Catalog c = catalog(
+  const Catalog c = join_catalog(
       Table{{Column::ints("id", iota_ids(4)), Column::ints("k", {1, 2, 2, 3}), Column::ints("w", {10, 20, 30, 40})}},
       Table{{Column::ints("id", iota_ids(5)), Column::ints("k", {2, 1, 2, 3, 3}),
              Column::floats("v", {0.5f, 1.5f, 2.5f, 3.5f, 4.5f})}});
@@ -156,7 +148,7 @@ TEST_CASE("cpu: join then WHERE on qualified columns and aggregates") {
 }
 
 TEST_CASE("cpu: join then GROUP BY, ORDER BY and LIMIT") {
-  const Catalog c = catalog(
+  const Catalog c = join_catalog(
       Table{{Column::ints("id", iota_ids(4)), Column::ints("k", {1, 2, 2, 3})}},
       Table{{Column::ints("id", iota_ids(5)), Column::ints("k", {2, 1, 2, 3, 3}), Column::ints("v", {5, 6, 7, 8, 9})}});
   Query q = join_query(
@@ -205,8 +197,8 @@ TEST_CASE("cpu: random joins agree with nested loops") {
         const double l = lk[static_cast<size_t>(i)], r = rk[static_cast<size_t>(j)];
         if (le(l + lo, r) && le(r, l + hi)) expected.emplace_back(i, j);
       }
-    const Catalog c = catalog(Table{{Column::ints("id", iota_ids(n)), Column::floats("k", lk)}},
-                              Table{{Column::ints("id", iota_ids(m)), Column::floats("k", rk)}});
+    const Catalog c = join_catalog(Table{{Column::ints("id", iota_ids(n)), Column::floats("k", lk)}},
+                                   Table{{Column::ints("id", iota_ids(m)), Column::floats("k", rk)}});
     CHECK(pairs(c, "k", "k", lo, hi) == expected);
   }
 }

@@ -23,9 +23,11 @@
 #include "gpu_support.h"
 #include "random_queries.h"
 #include "raster_support.h"
+#include "test_support.h"
 
 using namespace gfxq;
 using gfxq::test::gl_context;
+using gfxq::test::join_catalog;
 
 namespace {
 
@@ -93,13 +95,6 @@ Table join_table(uint64_t rows, Keys keys, bool right, std::mt19937_64& rng) {
   t.columns.push_back(Column::floats("v", std::move(v)));
   t.columns.push_back(Column::ints("w", std::move(w)));
   return t;
-}
-
-Catalog join_catalog(Table r, Table s) {
-  Catalog c;
-  c.add("r", std::move(r));
-  c.add("s", std::move(s));
-  return c;
 }
 
 // Empty when the raster answer equals the CPU reference's exactly (rows, order, values).

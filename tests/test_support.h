@@ -13,6 +13,7 @@
 
 #include "gfxq/error.h"
 #include "gfxq/query.h"
+#include "gfxq/table.h"
 
 namespace gfxq::test {
 
@@ -39,7 +40,9 @@ void expect_error(F&& f, ErrorCode code, std::initializer_list<std::string_view>
 }
 
 //! An unqualified column reference.
-inline ColumnRef col(std::string name) { return ColumnRef{"", std::move(name)}; }
+inline ColumnRef col(std::string name) {
+  return ColumnRef{"", std::move(name)};
+}
 
 //! An aggregate spec: kind over column `c` (none for COUNT(*)), with QUANTILE's q and KTH's k.
 inline Aggregate agg(AggKind kind, std::optional<std::string> c = std::nullopt, double q = 0.5, int64_t k = 1) {
@@ -49,6 +52,14 @@ inline Aggregate agg(AggKind kind, std::optional<std::string> c = std::nullopt, 
   a.q = q;
   a.k = k;
   return a;
+}
+
+//! A catalog of two tables named "r" and "s", as the join tests use them.
+inline Catalog join_catalog(Table r, Table s) {
+  Catalog c;
+  c.add("r", std::move(r));
+  c.add("s", std::move(s));
+  return c;
 }
 
 }  // namespace gfxq::test

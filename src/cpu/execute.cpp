@@ -5,6 +5,7 @@
 #include <charconv>
 #include <chrono>
 
+#include "core/trace_text.h"
 #include "cpu/internal.h"
 #include "gfxq/cpu.h"
 
@@ -13,10 +14,6 @@ namespace gfxq::cpu {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
 
 // The passes of one execution; each is timed from the end of the one before.
 class Trace {

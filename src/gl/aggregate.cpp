@@ -10,6 +10,7 @@
 
 #include "core/exact_sum.h"
 #include "core/order_key.h"
+#include "core/trace_text.h"
 #include "gfxq/error.h"
 #include "gl/check.h"
 #include "gl/context.h"
@@ -20,16 +21,6 @@ namespace gfxq::gl {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
-
-std::string hex8(uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08x", v);
-  return buf;
-}
 
 // Resets the GL state the aggregate passes touch to GL's defaults (the viewport to what it was).
 class AggregateState {

@@ -3,17 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/trace_text.h"
+
 namespace gfxq::gl {
 
 namespace {
 
 constexpr uint32_t kWindow = 1u << 24;  // values a single depth part holds exactly
-
-std::string hex(uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08x", v);
-  return buf;
-}
 
 // The modes that give a side's window value and its two 16-bit halves.
 struct KeyModes {
@@ -37,7 +33,7 @@ DepthCompare key_parts(CmpOp op, size_t stored_slot, const KeyModes& stored_mode
   if (span.span() < kWindow) {
     c.parts.push_back({ColumnValue{stored_slot, stored_modes.window, span.lo},
                        incoming_value(ValueMode::Window, span.lo, 0, kWindow - 1)});
-    c.encoding = "24-bit window (keys - " + hex(span.lo) + ", 1 pass)";
+    c.encoding = "24-bit window (keys - " + hex8(span.lo) + ", 1 pass)";
   } else {
     c.parts.push_back(
         {ColumnValue{stored_slot, stored_modes.high, 0}, incoming_value(ValueMode::High16, 0, 16, 0xffff)});
@@ -128,10 +124,10 @@ std::string describe(const ColumnValue& value, const ColumnInfo& info) {
   const std::string key = "key(" + info.name + ")";
   const std::string floor_key = "floor-float key(" + info.name + ")";
   switch (value.mode) {
-    case ValueMode::Window: return key + " - " + hex(value.base);
+    case ValueMode::Window: return key + " - " + hex8(value.base);
     case ValueMode::High16: return key + " >> 16";
     case ValueMode::Low16: return key + " & 0xffff";
-    case ValueMode::FloorWindow: return floor_key + " - " + hex(value.base);
+    case ValueMode::FloorWindow: return floor_key + " - " + hex8(value.base);
     case ValueMode::FloorHigh16: return floor_key + " >> 16";
     case ValueMode::FloorLow16: return floor_key + " & 0xffff";
     case ValueMode::Residue: return info.name + " - floor-float(" + info.name + ")";

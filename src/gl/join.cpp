@@ -11,6 +11,7 @@
 
 #include "core/key_compare.h"
 #include "core/order_key.h"
+#include "core/trace_text.h"
 #include "gfxq/error.h"
 #include "gl/check.h"
 #include "gl/context.h"
@@ -25,16 +26,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr uint32_t kWindow = 1u << 24;  // depth values v < 2^24 are exact
 constexpr uint64_t kProbeBatch = 4096;  // probes whose passes are issued before any count is read
-
-double ms_since(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
-
-std::string hex8(uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08x", v);
-  return buf;
-}
 
 // Resets the GL state (restore_default_state) and the viewport on return and on error.
 class JoinState {

@@ -11,6 +11,7 @@
 #include <span>
 
 #include "core/order_key.h"
+#include "core/trace_text.h"
 #include "gfxq/error.h"
 #include "gl/aggregate.h"
 #include "gl/check.h"
@@ -26,10 +27,6 @@ namespace gfxq::gl {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
 
 // Stencil layout: bits 0-1 the clause state (1 or 2 alive, 0 rejected), bit 2 the tie flag.
 constexpr GLint kStateMask = 0x3;

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "core/order_key.h"
+#include "core/trace_text.h"
 #include "gfxq/error.h"
 #include "gl/check.h"
 #include "gl/context.h"
@@ -18,10 +19,6 @@ namespace gfxq::gl {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
 
 constexpr uint32_t kNormalsPerSign = 0x7f000000u;       // 2^31 - 2^24 normal floats of each sign
 constexpr uint32_t kPlusInf = 0x7f800000u;              // padding of the blending network
