@@ -13,7 +13,7 @@ namespace {
 // The first `kept` row ids of the selected rows sorted stably by the order column.
 // `sort_path` receives which sort path ran (RadixSortStatus::describe).
 std::vector<uint32_t> sort_rows(QueryContext& ctx, const DeviceSelection& selection, const BoundOrder& order,
-                                uint64_t kept, std::string& sort_path) {
+                                uint64_t kept, uint64_t sort_window, std::string& sort_path) {
   Device& device = ctx.device();
   const DeviceColumn& column = ctx.column(order.column);
   const uint64_t m = selection.count;
@@ -22,6 +22,7 @@ std::vector<uint32_t> sort_rows(QueryContext& ctx, const DeviceSelection& select
   RadixSortArgs args;
   args.n = m;
   args.order = order.descending ? SortOrder::Descending : SortOrder::Ascending;
+  args.binding_elements = sort_window;
   args.keys_out = {&keys, 0, m * 4};
   args.values_out = {&ids, 0, m * 4};
   if (selection.all) {
@@ -96,7 +97,7 @@ bool fits(const CnfProgram& program, const BoundColumn& c) {
 
 }  // namespace
 
-Table run_order_by(QueryContext& ctx, std::string& algorithm) {
+Table run_order_by(QueryContext& ctx, std::string& algorithm, uint64_t sort_window) {
   const BoundQuery& q = ctx.query();
   const BoundOrder& order = *q.order_by;
   const uint64_t limit = q.limit.value_or(UINT64_MAX);
@@ -119,7 +120,7 @@ Table run_order_by(QueryContext& ctx, std::string& algorithm) {
                   "small stable sort on the host";
     } else {
       std::string sort_path;
-      rows = sort_rows(ctx, selection, order, std::min(limit, selection.count), sort_path);
+      rows = sort_rows(ctx, selection, order, std::min(limit, selection.count), sort_window, sort_path);
       algorithm = "compute: " + where + "stable radix sort of (key, row id) pairs by " + by + " (" + sort_path + ")";
       if (q.limit) algorithm += ", first " + std::to_string(limit);
     }
