@@ -424,12 +424,12 @@ TEST_CASE("compute: ORDER BY over several sort tiles runs the onesweep sort and 
 }
 
 TEST_CASE("compute: ORDER BY over several sort binding windows matches the CPU and says so") {
-  // Windows of 16384 keys (one sort block): the sorted pairs span 2, 3 and 4 windows, with and
+  // Windows of 16384 keys (one sort block): the sorted pairs span 2, 3 and 8 windows, with and
   // without WHERE, INT with many duplicates and FLOAT with special values, both directions.
   constexpr uint64_t kWindow = 16384;
   const ForcedSortWindow force{kWindow};
   std::mt19937_64 rng(41);
-  for (uint64_t rows : {kWindow + 1, 3 * kWindow - 1, 4 * kWindow}) {
+  for (uint64_t rows : {kWindow + 1, 3 * kWindow - 1, 8 * kWindow}) {
     const uint64_t seed = rng();
     const Catalog catalog = catalog_of(test::random_table(rows, Distribution::Uniform, seed));
     for (const char* c : {"b", "y"}) {
@@ -448,14 +448,14 @@ TEST_CASE("compute: ORDER BY over several sort binding windows matches the CPU a
       }
     }
   }
-  // One more row than 4 windows hold: Unsupported, naming the sizes.
-  const Catalog catalog = catalog_of(test::random_table(4 * kWindow + 1, Distribution::Uniform, 5));
+  // One more row than 8 windows hold: Unsupported, naming the sizes.
+  const Catalog catalog = catalog_of(test::random_table(8 * kWindow + 1, Distribution::Uniform, 5));
   try {
     engine().execute_sql("SELECT * FROM t ORDER BY a", catalog, Backend::Compute);
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::Unsupported);
-    CHECK(std::string(e.what()).find("65537 keys: more than 4 binding windows of 16384 keys") != std::string::npos);
+    CHECK(std::string(e.what()).find("131073 keys: more than 8 binding windows of 16384 keys") != std::string::npos);
   }
   CHECK(engine().take_debug_messages().empty());
 }

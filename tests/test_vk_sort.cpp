@@ -136,11 +136,12 @@ enum class Values { None, Given, RowIds };
 //! than one tile fall back from pass 0; other bounds may or may not (on lavapipe a tile may wait
 //! long on one whose thread the OS does not run), and the result is checked either way.
 //! `binding_elements` (RadixSortArgs; 0: the device's) forces binding windows of
-//! binding_elements / SORT_BLOCK whole blocks. Returns how the sort ran.
+//! binding_elements / SORT_BLOCK whole blocks; `own_temporaries` gives the sort temporaries in
+//! buffers of their own (RadixSortArgs::tmp_keys/tmp_values). Returns how the sort ran.
 gfxq::vk::RadixSortStatus check_radix_sort(const Keys& keys, SortKeyType type, SortOrder order, Values values,
                                            bool in_place, std::mt19937_64& rng,
                                            uint32_t lookback_limit = gfxq::vk::RadixSortArgs::kMaxLookbackLimit,
-                                           uint64_t binding_elements = 0) {
+                                           uint64_t binding_elements = 0, bool own_temporaries = false) {
   auto& device = vk_device();
   const uint64_t n = keys.size();
   CAPTURE(n);
@@ -150,6 +151,7 @@ gfxq::vk::RadixSortStatus check_radix_sort(const Keys& keys, SortKeyType type, S
   CAPTURE(in_place);
   CAPTURE(lookback_limit);
   CAPTURE(binding_elements);
+  CAPTURE(own_temporaries);
   Keys vals(n);
   if (values == Values::Given)
     for (auto& v : vals) v = uint32_t(rng());
@@ -160,7 +162,9 @@ gfxq::vk::RadixSortStatus check_radix_sort(const Keys& keys, SortKeyType type, S
 
   Buffer kin = upload(keys), vin = upload(vals);
   Buffer kout = scratch_buffer(n * 4), vout = scratch_buffer(n * 4);
-  Buffer scratch = scratch_buffer(gfxq::vk::radix_sort_scratch_bytes(device, n, values != Values::None));
+  Buffer scratch =
+      scratch_buffer(gfxq::vk::radix_sort_scratch_bytes(device, n, values != Values::None, !own_temporaries));
+  Buffer tmp_keys = scratch_buffer(n * 4), tmp_values = scratch_buffer(n * 4);
   gfxq::vk::RadixSortArgs args;
   args.n = n;
   args.key_type = type;
@@ -172,6 +176,10 @@ gfxq::vk::RadixSortStatus check_radix_sort(const Keys& keys, SortKeyType type, S
   args.scratch = whole(scratch);
   args.lookback_limit = lookback_limit;
   args.binding_elements = binding_elements;
+  if (own_temporaries) {
+    args.tmp_keys = whole(tmp_keys);
+    if (values != Values::None) args.tmp_values = whole(tmp_values);
+  }
   device.submit([&](VkCommandBuffer cmd) { gfxq::vk::record_radix_sort(device, cmd, args); });
   const gfxq::vk::RadixSortStatus status = gfxq::vk::radix_sort_status(device, args);
   CAPTURE(status.describe());
@@ -310,7 +318,7 @@ TEST_CASE("vk-sort: onesweep look-back bound forces the reduce-then-scan fallbac
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
 
-TEST_CASE("vk-sort: radix sort over 2, 3 and 4 binding windows at window sizes +- 1") {
+TEST_CASE("vk-sort: radix sort over 2, 3 and 8 binding windows at window sizes +- 1") {
   const uint64_t seed = std::random_device{}();
   std::mt19937_64 rng(seed);
   INFO("seed " << seed);
@@ -318,14 +326,14 @@ TEST_CASE("vk-sort: radix sort over 2, 3 and 4 binding windows at window sizes +
   // of blocks. Stability is checked through generated and given row ids.
   constexpr uint64_t w = SORT_BLOCK;
   int combo = 0;
-  for (uint64_t n : {w, w + 1, 2 * w - 1, 2 * w, 2 * w + 1, 3 * w - 1, 3 * w, 3 * w + 1, 4 * w - 1, 4 * w}) {
+  for (uint64_t n : {w, w + 1, 2 * w - 1, 2 * w, 2 * w + 1, 3 * w - 1, 3 * w, 3 * w + 1, 8 * w - 1, 8 * w}) {
     for (SortKeyType type : {SortKeyType::I32, SortKeyType::F32}) {
       const SortOrder order = kOrders[combo % 2];
       const Values values = Values(combo % 3);
       const Data data = combo % 4 == 0 ? Data::FewDistinct : Data(rng() % 5);
       CAPTURE(name(data));
       check_radix_sort(make_keys(n, type, data, rng), type, order, values, combo % 5 == 0, rng,
-                       gfxq::vk::RadixSortArgs::kMaxLookbackLimit, w);
+                       gfxq::vk::RadixSortArgs::kMaxLookbackLimit, w, combo % 2 == 1);
       ++combo;
     }
   }
@@ -335,9 +343,9 @@ TEST_CASE("vk-sort: radix sort over 2, 3 and 4 binding windows at window sizes +
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
 
-TEST_CASE("vk-sort: radix sort beyond 4 binding windows is Unsupported, naming the sizes") {
+TEST_CASE("vk-sort: radix sort beyond 8 binding windows is Unsupported, naming the sizes") {
   auto& device = vk_device();
-  const uint64_t n = 4 * SORT_BLOCK + 1;
+  const uint64_t n = 8 * SORT_BLOCK + 1;
   Buffer keys = scratch_buffer(n * 4);
   Buffer scratch = scratch_buffer(gfxq::vk::radix_sort_scratch_bytes(device, n, false));
   gfxq::vk::RadixSortArgs args;
@@ -352,7 +360,7 @@ TEST_CASE("vk-sort: radix sort beyond 4 binding windows is Unsupported, naming t
     } catch (const Error& e) {
       CHECK(e.code() == ErrorCode::Unsupported);
       const std::string what = e.what();
-      CHECK(what.find(std::to_string(n) + " keys: more than 4 binding windows of " + std::to_string(SORT_BLOCK) +
+      CHECK(what.find(std::to_string(n) + " keys: more than 8 binding windows of " + std::to_string(SORT_BLOCK) +
                       " keys") != std::string::npos);
     }
   });

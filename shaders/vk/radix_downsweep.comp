@@ -13,8 +13,8 @@
 // Bindings: 0 = keys_in (uint[], read), 1 = keys_out (uint[], written; OUT_WINDOWS: window 0),
 // 2 = block_hist (uint[], read: radix_scan's exclusive sums), 3 = totals (uint[], read),
 // KEY_VALUE: 4 = values_in (uint[], read unless generated), 5 = values_out (uint[], written;
-// OUT_WINDOWS: window 0). OUT_WINDOWS: then keys_out windows 1..3, then (KEY_VALUE) values_out
-// windows 1..3, at the next bindings (4..6, or 6..11 with KEY_VALUE).
+// OUT_WINDOWS: window 0). OUT_WINDOWS: then keys_out windows 1..7, then (KEY_VALUE) values_out
+// windows 1..7, at the next bindings (4..10, or 6..19 with KEY_VALUE).
 // Push constants: as radix_upsweep (n, nblocks, key_type, descending, hash, shift, mask, fanout,
 // seed, flags, block_base, window_keys, group_offset).
 #extension GL_KHR_shader_subgroup_basic : require
@@ -37,16 +37,24 @@ layout(std430, binding = 5) writeonly buffer ValuesOut { uint values_out[]; };
 #define OUT_BASE 4
 #endif
 #ifdef OUT_WINDOWS
-#if SORT_OUT_WINDOWS != 4
-#error "radix_downsweep binds exactly 4 output windows"
+#if SORT_OUT_WINDOWS != 8
+#error "radix_downsweep binds exactly 8 output windows"
 #endif
-layout(std430, binding = OUT_BASE) writeonly buffer KeysOut1 { uint keys_out1[]; };
+layout(std430, binding = OUT_BASE + 0) writeonly buffer KeysOut1 { uint keys_out1[]; };
 layout(std430, binding = OUT_BASE + 1) writeonly buffer KeysOut2 { uint keys_out2[]; };
 layout(std430, binding = OUT_BASE + 2) writeonly buffer KeysOut3 { uint keys_out3[]; };
+layout(std430, binding = OUT_BASE + 3) writeonly buffer KeysOut4 { uint keys_out4[]; };
+layout(std430, binding = OUT_BASE + 4) writeonly buffer KeysOut5 { uint keys_out5[]; };
+layout(std430, binding = OUT_BASE + 5) writeonly buffer KeysOut6 { uint keys_out6[]; };
+layout(std430, binding = OUT_BASE + 6) writeonly buffer KeysOut7 { uint keys_out7[]; };
 #ifdef KEY_VALUE
-layout(std430, binding = OUT_BASE + 3) writeonly buffer ValuesOut1 { uint values_out1[]; };
-layout(std430, binding = OUT_BASE + 4) writeonly buffer ValuesOut2 { uint values_out2[]; };
-layout(std430, binding = OUT_BASE + 5) writeonly buffer ValuesOut3 { uint values_out3[]; };
+layout(std430, binding = OUT_BASE + 7) writeonly buffer ValuesOut1 { uint values_out1[]; };
+layout(std430, binding = OUT_BASE + 8) writeonly buffer ValuesOut2 { uint values_out2[]; };
+layout(std430, binding = OUT_BASE + 9) writeonly buffer ValuesOut3 { uint values_out3[]; };
+layout(std430, binding = OUT_BASE + 10) writeonly buffer ValuesOut4 { uint values_out4[]; };
+layout(std430, binding = OUT_BASE + 11) writeonly buffer ValuesOut5 { uint values_out5[]; };
+layout(std430, binding = OUT_BASE + 12) writeonly buffer ValuesOut6 { uint values_out6[]; };
+layout(std430, binding = OUT_BASE + 13) writeonly buffer ValuesOut7 { uint values_out7[]; };
 #endif
 #endif
 layout(push_constant) uniform Params {
@@ -57,10 +65,16 @@ layout(push_constant) uniform Params {
 void store_key(uint p, uint k) {
 #ifdef OUT_WINDOWS
   const uint w = p / pc.window_keys, i = p - w * pc.window_keys;
-  if (w == 0u) keys_out[i] = k;
-  else if (w == 1u) keys_out1[i] = k;
-  else if (w == 2u) keys_out2[i] = k;
-  else keys_out3[i] = k;
+  switch (w) {
+    case 0u: keys_out[i] = k; break;
+    case 1u: keys_out1[i] = k; break;
+    case 2u: keys_out2[i] = k; break;
+    case 3u: keys_out3[i] = k; break;
+    case 4u: keys_out4[i] = k; break;
+    case 5u: keys_out5[i] = k; break;
+    case 6u: keys_out6[i] = k; break;
+    default: keys_out7[i] = k; break;
+  }
 #else
   keys_out[p] = k;
 #endif
@@ -69,10 +83,16 @@ void store_key(uint p, uint k) {
 void store_value(uint p, uint v) {
 #ifdef OUT_WINDOWS
   const uint w = p / pc.window_keys, i = p - w * pc.window_keys;
-  if (w == 0u) values_out[i] = v;
-  else if (w == 1u) values_out1[i] = v;
-  else if (w == 2u) values_out2[i] = v;
-  else values_out3[i] = v;
+  switch (w) {
+    case 0u: values_out[i] = v; break;
+    case 1u: values_out1[i] = v; break;
+    case 2u: values_out2[i] = v; break;
+    case 3u: values_out3[i] = v; break;
+    case 4u: values_out4[i] = v; break;
+    case 5u: values_out5[i] = v; break;
+    case 6u: values_out6[i] = v; break;
+    default: values_out7[i] = v; break;
+  }
 #else
   values_out[p] = v;
 #endif

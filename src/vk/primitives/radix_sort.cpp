@@ -206,6 +206,23 @@ uint32_t window_count(uint64_t n, uint64_t window) {
   return n <= window ? 1 : uint32_t((n + window - 1) / window);
 }
 
+//! Error(Unsupported) unless one dispatch may bind the windowed downsweep's storage buffers (push
+//! descriptors and per-stage storage buffers).
+void check_window_bindings(const Device& device, bool with_values) {
+  VkPhysicalDevicePushDescriptorPropertiesKHR push{};
+  push.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES_KHR;
+  VkPhysicalDeviceProperties2 props{};
+  props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+  props.pNext = &push;
+  vkGetPhysicalDeviceProperties2(device.physical(), &props);
+  const uint32_t need = with_values ? 6 + 2 * (SORT_OUT_WINDOWS - 1) : 4 + (SORT_OUT_WINDOWS - 1);
+  const uint32_t have = std::min(push.maxPushDescriptors, props.properties.limits.maxPerStageDescriptorStorageBuffers);
+  if (have < need)
+    throw Error(ErrorCode::Unsupported, "radix sort over several binding windows binds " + std::to_string(need) +
+                                            " storage buffers in one dispatch; the device allows " +
+                                            std::to_string(have));
+}
+
 //! Whether n keys in windows of `window` keys take the onesweep path (one binding, n < 2^30).
 bool runs_onesweep(uint64_t n, uint64_t window) {
   return n <= window && onesweep_path(n);
@@ -228,15 +245,16 @@ uint64_t tile_count(uint64_t n) {
   return (n + SORT_TILE - 1) / SORT_TILE;
 }
 
-//! Scratch layout: tmp keys, tmp values (with values), block histograms and digit totals of the
-//! reduce-then-scan passes, onesweep's control words (onesweep path only).
+//! Scratch layout: tmp keys, tmp values (with values; both only with `temporaries`), block
+//! histograms and digit totals of the reduce-then-scan passes, onesweep's control words (onesweep
+//! path only).
 struct SortScratch {
   uint64_t keys = 0, values = 0, hist = 0, totals = 0, ctrl = 0, ctrl_bytes = 0, bytes = 0;
   uint64_t window = 0;  //!< keys per binding window (set by checked_layout)
-  SortScratch(uint64_t n, bool with_values) {
+  SortScratch(uint64_t n, bool with_values, bool temporaries) {
     using detail::align256;
-    values = align256(n * 4);
-    hist = values + (with_values ? align256(n * 4) : 0);
+    values = temporaries ? align256(n * 4) : 0;
+    hist = values + (temporaries && with_values ? align256(n * 4) : 0);
     totals = hist + detail::pass_hist_bytes(n);
     ctrl = totals + align256(SORT_BINS * 4);
     ctrl_bytes = onesweep_path(n) ? (ONESWEEP_DESC + ONESWEEP_PASSES * tile_count(n) * SORT_BINS) * 4 : 0;
@@ -261,7 +279,8 @@ struct PassBuffers {
 
 PassBuffers pass_buffers(const RadixSortArgs& args, const SortScratch& layout, uint32_t p) {
   const bool to_tmp = p % 2 == 0;
-  const BufferRange tmp_keys = at(args.scratch, layout.keys), tmp_values = at(args.scratch, layout.values);
+  const BufferRange tmp_keys = args.tmp_keys.buffer ? args.tmp_keys : at(args.scratch, layout.keys);
+  const BufferRange tmp_values = args.tmp_keys.buffer ? args.tmp_values : at(args.scratch, layout.values);
   PassBuffers b;
   b.keys_in = p == 0 ? args.keys_in : (to_tmp ? args.keys_out : tmp_keys);
   b.keys_out = to_tmp ? tmp_keys : args.keys_out;
@@ -340,11 +359,21 @@ SortScratch checked_layout(const Device& device, const RadixSortArgs& args) {
   check_windows(device, n, window);
   const bool with_values = args.values_out.buffer != nullptr;
   const uint64_t bytes = n * 4;
-  SortScratch layout(n, with_values);
+  if (window_count(n, window) > 1) check_window_bindings(device, with_values);
+  const bool temporaries = args.tmp_keys.buffer == nullptr;
+  SortScratch layout(n, with_values, temporaries);
   layout.window = window;
   check_range_holds(args.keys_in, bytes, "radix sort keys_in");
   check_range_holds(args.keys_out, bytes, "radix sort keys_out");
   check_range_holds(args.scratch, layout.bytes, "radix sort scratch");
+  if (!temporaries) {
+    check_range_holds(args.tmp_keys, bytes, "radix sort tmp_keys");
+    if (with_values) check_range_holds(args.tmp_values, bytes, "radix sort tmp_values");
+    const BufferRange tmp_values = with_values ? args.tmp_values : BufferRange{};
+    for (const BufferRange* r : {&args.keys_in, &args.keys_out, &args.values_in, &args.values_out, &tmp_values})
+      if (ranges_overlap(args.tmp_keys, *r, bytes) || (r != &tmp_values && ranges_overlap(tmp_values, *r, bytes)))
+        throw Error(ErrorCode::Internal, "radix sort: tmp_keys or tmp_values overlaps another range of the sort");
+  }
   if (ranges_overlap(args.keys_in, args.keys_out, bytes) && !same_range(args.keys_in, args.keys_out))
     throw Error(ErrorCode::Internal, "radix sort: keys_out partly overlaps keys_in");
   if (with_values) {
@@ -372,10 +401,10 @@ std::string RadixSortStatus::describe() const {
          std::to_string(failed_pass) + "..3 rerun by reduce-then-scan";
 }
 
-uint64_t radix_sort_scratch_bytes(const Device& device, uint64_t n, bool with_values) {
+uint64_t radix_sort_scratch_bytes(const Device& device, uint64_t n, bool with_values, bool temporaries) {
   detail::check_sort_device(device, "radix sort");
   check_windows(device, n, window_keys(device, 0));
-  return n == 0 ? 0 : SortScratch(n, with_values).bytes;
+  return n == 0 ? 0 : SortScratch(n, with_values, temporaries).bytes;
 }
 
 void record_radix_sort(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args) {

@@ -16,7 +16,7 @@
 //   -> a scan of them -> a scatter with stable in-tile ranking; no forward progress between
 //   workgroups is needed. 12 dispatches.
 // - Reduce-then-scan over binding windows, for n larger than one binding holds: keys, values and
-//   the scratch's temporaries are cut into w <= RadixSortArgs::kMaxWindows windows of W keys
+//   the temporaries are cut into w <= RadixSortArgs::kMaxWindows windows of W keys
 //   (W: the binding size rounded down to whole blocks of SORT_BLOCK keys). Per digit, one upsweep
 //   per input window (block ids continuing across windows), one scan, one downsweep per input
 //   window that scatters into all w output windows, bound at once. 4 x (2w + 1) dispatches.
@@ -28,8 +28,11 @@
 // dispatches the primitive records the barriers it needs.
 //
 // Limits: n <= kMaxWindows x W (W = max_binding_elements() rounded down to whole SORT_BLOCKs:
-// 4 x 32 Mi keys on lavapipe) and n < 2^32; larger n is Error(Unsupported) naming the sizes. Each
-// of keys_in, keys_out, values_in, values_out and the scratch is one buffer (one allocation).
+// 8 x 32 Mi keys on lavapipe) and n < 2^32; larger n is Error(Unsupported) naming the sizes. Each
+// of keys_in, keys_out, values_in, values_out, the temporaries and the scratch is one range of one
+// buffer; with tmp_keys/tmp_values given, no buffer needs more than n * 4 bytes (a Vulkan
+// allocation is limited by maxMemoryAllocationSize, 2 GiB on lavapipe, about 4 GiB on NVIDIA).
+// The windowed path binds 11 (keys) or 20 (pairs) storage buffers in one dispatch.
 // The device needs subgroup basic, ballot, arithmetic and shuffle operations in compute shaders and
 // a subgroup size of 8..128 dividing 256 (Error(Unsupported) otherwise; every desktop driver and
 // lavapipe qualify).
@@ -54,7 +57,11 @@ struct RadixSortArgs {
   BufferRange keys_out;                     //!< n keys in order, raw bits unchanged (-0.0 stays -0.0)
   BufferRange values_in;                    //!< optional n uint32 values; absent with values_out: row ids 0..n-1
   BufferRange values_out;                   //!< optional: the values in key order (absent: keys only)
-  BufferRange scratch;                      //!< radix_sort_scratch_bytes(device, n, values_out present)
+  //! radix_sort_scratch_bytes(device, n, values_out present, tmp_keys absent)
+  BufferRange scratch;
+  //! Optional: the temporaries the passes ping-pong through (n keys; and n values when values_out
+  //! is present, then tmp_values is required too), in the caller's buffers instead of the scratch.
+  BufferRange tmp_keys, tmp_values;
   //! Onesweep: descriptor reads per digit and tile before the look-back gives up (0: every tile
   //! but the first gives up, which tests use to force the fallback); at most kMaxLookbackLimit.
   uint32_t lookback_limit = kMaxLookbackLimit;
@@ -65,7 +72,7 @@ struct RadixSortArgs {
   //! waiting on a GPU, and within lavapipe's budget of loop iterations per shader run.
   static constexpr uint32_t kMaxLookbackLimit = 16384;
   //! The most binding windows a sort spans (SORT_OUT_WINDOWS).
-  static constexpr uint32_t kMaxWindows = 4;
+  static constexpr uint32_t kMaxWindows = 8;
 };
 
 //! Which path a recorded sort took and how it ended (radix_sort_status).
@@ -82,9 +89,10 @@ struct RadixSortStatus {
   std::string describe() const;
 };
 
-//! Bytes of scratch record_radix_sort needs (caller-owned, no contents required; 0 for n == 0).
+//! Bytes of scratch record_radix_sort needs (caller-owned, no contents required; 0 for n == 0);
+//! `temporaries`: the scratch holds the temporaries (RadixSortArgs::tmp_keys absent).
 //! Error(Unsupported) when n exceeds kMaxWindows bindings of the device (or 2^32 - 1).
-uint64_t radix_sort_scratch_bytes(const Device& device, uint64_t n, bool with_values);
+uint64_t radix_sort_scratch_bytes(const Device& device, uint64_t n, bool with_values, bool temporaries = true);
 
 //! Records a stable radix sort. Example: U32 ascending, keys_in {3,1,2,1}, values_in absent,
 //! values_out present -> keys_out {1,1,2,3}, values_out {1,3,2,0}.

@@ -45,8 +45,13 @@ std::vector<uint32_t> sort_rows(QueryContext& ctx, const DeviceSelection& select
     args.keys_in = args.keys_out;
     args.values_in = args.values_out;
   }
-  Buffer scratch =
-      device.create_buffer(std::max<uint64_t>(16, radix_sort_scratch_bytes(device, m, true)), MemoryKind::Device);
+  // The temporaries in buffers of their own: no buffer larger than the keys (one allocation each).
+  Buffer tmp_keys = device.create_buffer(padded_bytes(m), MemoryKind::Device);
+  Buffer tmp_ids = device.create_buffer(padded_bytes(m), MemoryKind::Device);
+  args.tmp_keys = {&tmp_keys, 0, m * 4};
+  args.tmp_values = {&tmp_ids, 0, m * 4};
+  Buffer scratch = device.create_buffer(std::max<uint64_t>(16, radix_sort_scratch_bytes(device, m, true, false)),
+                                        MemoryKind::Device);
   args.scratch = {&scratch, 0, scratch.size()};
   ctx.run("radix-sort",
           "stable LSD radix sort of " + std::to_string(m) + " (key, row id) pairs, " +
