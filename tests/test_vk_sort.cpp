@@ -633,5 +633,16 @@ TEST_CASE("vk-sort: bad arguments and sizes past one binding are clear errors") 
   device.submit([&](VkCommandBuffer cmd) {
     CHECK_THROWS_WITH_AS(gfxq::vk::record_radix_sort(device, cmd, sort), doctest::Contains("scratch"), Error);
   });
+  // Temporaries of the caller's: tmp_values is required with values, and no temporary may overlap
+  // another range of the sort.
+  Buffer tmp = scratch_buffer(12), big_scratch = scratch_buffer(gfxq::vk::radix_sort_scratch_bytes(device, 3, true));
+  sort.scratch = whole(big_scratch);
+  sort.values_out = whole(result);
+  sort.tmp_keys = whole(tmp);
+  device.submit([&](VkCommandBuffer cmd) {
+    CHECK_THROWS_WITH_AS(gfxq::vk::record_radix_sort(device, cmd, sort), doctest::Contains("tmp_values"), Error);
+    sort.tmp_values = whole(result);
+    CHECK_THROWS_WITH_AS(gfxq::vk::record_radix_sort(device, cmd, sort), doctest::Contains("overlaps"), Error);
+  });
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
