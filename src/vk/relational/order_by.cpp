@@ -100,6 +100,13 @@ bool fits(const CnfProgram& program, const BoundColumn& c) {
                      [&](const BoundColumn& s) { return same_column(s, c); });
 }
 
+// Keys radix select takes (one binding, it is not chunked); with a forced sort window, at most that
+// many, as on a device whose bindings hold no more.
+uint64_t select_binding(const Device& device, uint64_t sort_window) {
+  const uint64_t binding = device.max_binding_elements();
+  return sort_window ? std::min(sort_window, binding) : binding;
+}
+
 }  // namespace
 
 Table run_order_by(QueryContext& ctx, std::string& algorithm, uint64_t sort_window) {
@@ -118,7 +125,8 @@ Table run_order_by(QueryContext& ctx, std::string& algorithm, uint64_t sort_wind
                                   : std::string();
     if (selection.count == 0) {
       algorithm = "compute: " + where + "ORDER BY " + by + " of no rows";
-    } else if (limit < selection.count && limit <= kTopK && fits(program, order.column)) {
+    } else if (limit < selection.count && limit <= kTopK && fits(program, order.column) &&
+               selection.count <= select_binding(ctx.device(), sort_window)) {
       rows = top_rows(ctx, program, selection, order, limit);
       algorithm = "compute: " + where + "top-" + std::to_string(limit) + " by " + by +
                   ": radix select of the threshold key, compaction of the rows before it and of the first ties, "
