@@ -52,6 +52,15 @@ class ForcedLimits {
   ForcedLimits& operator=(const ForcedLimits&) = delete;
 };
 
+// Forces the keys per binding window of ORDER BY's radix sort (GFXQ_COMPUTE_SORT_WINDOW) while alive.
+class ForcedSortWindow {
+ public:
+  explicit ForcedSortWindow(uint64_t keys) { setenv("GFXQ_COMPUTE_SORT_WINDOW", std::to_string(keys).c_str(), 1); }
+  ~ForcedSortWindow() { unsetenv("GFXQ_COMPUTE_SORT_WINDOW"); }
+  ForcedSortWindow(const ForcedSortWindow&) = delete;
+  ForcedSortWindow& operator=(const ForcedSortWindow&) = delete;
+};
+
 const Distribution kDistributions[] = {Distribution::Uniform, Distribution::Skewed, Distribution::Sorted,
                                        Distribution::AllEqual};
 
@@ -412,6 +421,54 @@ TEST_CASE("compute: ORDER BY over several sort tiles runs the onesweep sort and 
       if (r.table.rows() > 4096) CHECK(r.report.algorithm.find("(onesweep LSD radix sort") != std::string::npos);
     }
   }
+}
+
+TEST_CASE("compute: ORDER BY over several sort binding windows matches the CPU and says so") {
+  // Windows of 16384 keys (one sort block): the sorted pairs span 2, 3 and 8 windows, with and
+  // without WHERE and LIMIT, INT with many duplicates and FLOAT with special values, both directions.
+  constexpr uint64_t kWindow = 16384;
+  const ForcedSortWindow force{kWindow};
+  std::mt19937_64 rng(41);
+  int combo = 0;
+  for (uint64_t rows : {kWindow + 1, 3 * kWindow - 1, 8 * kWindow}) {
+    const uint64_t seed = rng();
+    const Catalog catalog = catalog_of(test::random_table(rows, Distribution::Uniform, seed));
+    for (const char* c : {"b", "y"}) {
+      Query q = query_of({Star{}}, rng() % 2 ? Cnf{} : test::random_cnf(catalog.get("t"), rng, 1, 2));
+      q.order_by = OrderBy{ColumnRef{"", c}, rng() % 2 == 0};
+      // LIMIT 5 over more than one window's keys takes the full sort too (no radix select there).
+      const uint64_t pick = combo++ % 3;
+      if (pick > 0) q.limit = pick == 1 ? rows / 2 : 5;
+      const std::string what = "rows " + std::to_string(rows) + " seed " + std::to_string(seed);
+      check_query(q, catalog, what);
+      const Result r = engine().execute(q, catalog, Backend::Compute);
+      const uint64_t selected = cpu::select_rows(catalog.get("t"), "t", q.where).size();
+      INFO(what << "\nquery: " << q.text() << "\nalgorithm: " << r.report.algorithm);
+      if (selected > kWindow) {
+        const uint64_t windows = (selected + kWindow - 1) / kWindow;
+        CHECK(r.report.algorithm.find("over " + std::to_string(windows) + " binding windows of 16384 keys") !=
+              std::string::npos);
+      }
+    }
+  }
+  {
+    const Catalog catalog = catalog_of(test::random_table(2 * kWindow + 1, Distribution::Skewed, 6));
+    const char* sql = "SELECT * FROM t ORDER BY y DESC LIMIT 5";
+    check_query(sql::parse(sql), catalog, sql);
+    const Result r = engine().execute_sql(sql, catalog, Backend::Compute);
+    INFO(r.report.algorithm);
+    CHECK(r.report.algorithm.find("over 3 binding windows of 16384 keys") != std::string::npos);
+  }
+  // One more row than 8 windows hold: Unsupported, naming the sizes.
+  const Catalog catalog = catalog_of(test::random_table(8 * kWindow + 1, Distribution::Uniform, 5));
+  try {
+    engine().execute_sql("SELECT * FROM t ORDER BY a", catalog, Backend::Compute);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::Unsupported);
+    CHECK(std::string(e.what()).find("131073 keys: more than 8 binding windows of 16384 keys") != std::string::npos);
+  }
+  CHECK(engine().take_debug_messages().empty());
 }
 
 TEST_CASE("compute: LIMIT without ORDER BY, LIMIT 0 and plain projections") {

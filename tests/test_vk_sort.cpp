@@ -134,11 +134,14 @@ enum class Values { None, Given, RowIds };
 
 //! `lookback_limit` bounds the onesweep look-back (RadixSortArgs); 0 must make every sort of more
 //! than one tile fall back from pass 0; other bounds may or may not (on lavapipe a tile may wait
-//! long on one whose thread the OS does not run), and the result is checked either way. Returns
-//! how the sort ran.
+//! long on one whose thread the OS does not run), and the result is checked either way.
+//! `binding_elements` (RadixSortArgs; 0: the device's) forces binding windows of
+//! binding_elements / SORT_BLOCK whole blocks; `own_temporaries` gives the sort temporaries in
+//! buffers of their own (RadixSortArgs::tmp_keys/tmp_values). Returns how the sort ran.
 gfxq::vk::RadixSortStatus check_radix_sort(const Keys& keys, SortKeyType type, SortOrder order, Values values,
                                            bool in_place, std::mt19937_64& rng,
-                                           uint32_t lookback_limit = gfxq::vk::RadixSortArgs::kMaxLookbackLimit) {
+                                           uint32_t lookback_limit = gfxq::vk::RadixSortArgs::kMaxLookbackLimit,
+                                           uint64_t binding_elements = 0, bool own_temporaries = false) {
   auto& device = vk_device();
   const uint64_t n = keys.size();
   CAPTURE(n);
@@ -147,6 +150,8 @@ gfxq::vk::RadixSortStatus check_radix_sort(const Keys& keys, SortKeyType type, S
   CAPTURE(int(values));
   CAPTURE(in_place);
   CAPTURE(lookback_limit);
+  CAPTURE(binding_elements);
+  CAPTURE(own_temporaries);
   Keys vals(n);
   if (values == Values::Given)
     for (auto& v : vals) v = uint32_t(rng());
@@ -157,7 +162,9 @@ gfxq::vk::RadixSortStatus check_radix_sort(const Keys& keys, SortKeyType type, S
 
   Buffer kin = upload(keys), vin = upload(vals);
   Buffer kout = scratch_buffer(n * 4), vout = scratch_buffer(n * 4);
-  Buffer scratch = scratch_buffer(gfxq::vk::radix_sort_scratch_bytes(device, n, values != Values::None));
+  Buffer scratch =
+      scratch_buffer(gfxq::vk::radix_sort_scratch_bytes(device, n, values != Values::None, !own_temporaries));
+  Buffer tmp_keys = scratch_buffer(n * 4), tmp_values = scratch_buffer(n * 4);
   gfxq::vk::RadixSortArgs args;
   args.n = n;
   args.key_type = type;
@@ -168,10 +175,21 @@ gfxq::vk::RadixSortStatus check_radix_sort(const Keys& keys, SortKeyType type, S
   if (values != Values::None) args.values_out = in_place && values == Values::Given ? whole(vin) : whole(vout);
   args.scratch = whole(scratch);
   args.lookback_limit = lookback_limit;
+  args.binding_elements = binding_elements;
+  if (own_temporaries) {
+    args.tmp_keys = whole(tmp_keys);
+    if (values != Values::None) args.tmp_values = whole(tmp_values);
+  }
   device.submit([&](VkCommandBuffer cmd) { gfxq::vk::record_radix_sort(device, cmd, args); });
   const gfxq::vk::RadixSortStatus status = gfxq::vk::radix_sort_status(device, args);
   CAPTURE(status.describe());
-  CHECK(status.onesweep == (n > 0));
+  const uint64_t window = binding_elements ? binding_elements / SORT_BLOCK * SORT_BLOCK : device.max_binding_elements();
+  const uint64_t windows = n <= window ? 1 : (n + window - 1) / window;
+  CHECK(status.onesweep == (n > 0 && windows == 1));
+  if (n > 0) CHECK(status.windows == windows);
+  if (windows > 1)
+    CHECK(status.describe().find("over " + std::to_string(windows) + " binding windows of " + std::to_string(window) +
+                                 " keys") != std::string::npos);
   if (lookback_limit == 0) CHECK(status.needs_fallback() == (n > SORT_TILE));
   if (status.needs_fallback()) CHECK(status.describe().find("rerun by reduce-then-scan") != std::string::npos);
   device.submit([&](VkCommandBuffer cmd) { gfxq::vk::record_radix_sort_fallback(device, cmd, args, status); });
@@ -297,6 +315,55 @@ TEST_CASE("vk-sort: onesweep look-back bound forces the reduce-then-scan fallbac
   for (uint32_t limit : {1u, 2u, 5u})
     check_radix_sort(make_keys(9 * SORT_TILE + 3, SortKeyType::I32, Data::Random, rng), SortKeyType::I32,
                      SortOrder::Descending, Values::Given, limit % 2 == 1, rng, limit);
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk-sort: radix sort over 2, 3 and 8 binding windows at window sizes +- 1") {
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  // Windows of one block (the smallest), then of two blocks from a cap that is not a whole number
+  // of blocks. Stability is checked through generated and given row ids.
+  constexpr uint64_t w = SORT_BLOCK;
+  int combo = 0;
+  for (uint64_t n : {w, w + 1, 2 * w - 1, 2 * w, 2 * w + 1, 3 * w - 1, 3 * w, 3 * w + 1, 8 * w - 1, 8 * w}) {
+    for (SortKeyType type : {SortKeyType::I32, SortKeyType::F32}) {
+      const SortOrder order = kOrders[combo % 2];
+      const Values values = Values(combo % 3);
+      const Data data = combo % 4 == 0 ? Data::FewDistinct : Data(rng() % 5);
+      CAPTURE(name(data));
+      check_radix_sort(make_keys(n, type, data, rng), type, order, values, combo % 5 == 0, rng,
+                       gfxq::vk::RadixSortArgs::kMaxLookbackLimit, w, combo % 2 == 1);
+      ++combo;
+    }
+  }
+  for (SortOrder order : kOrders)
+    check_radix_sort(make_keys(3 * 2 * w + 5, SortKeyType::U32, Data::Skew, rng), SortKeyType::U32, order,
+                     Values::RowIds, false, rng, gfxq::vk::RadixSortArgs::kMaxLookbackLimit, 2 * w + 1000);
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk-sort: radix sort beyond 8 binding windows is Unsupported, naming the sizes") {
+  auto& device = vk_device();
+  const uint64_t n = 8 * SORT_BLOCK + 1;
+  Buffer keys = scratch_buffer(n * 4);
+  Buffer scratch = scratch_buffer(gfxq::vk::radix_sort_scratch_bytes(device, n, false));
+  gfxq::vk::RadixSortArgs args;
+  args.n = n;
+  args.keys_in = args.keys_out = whole(keys);
+  args.scratch = whole(scratch);
+  args.binding_elements = SORT_BLOCK;
+  device.submit([&](VkCommandBuffer cmd) {
+    try {
+      gfxq::vk::record_radix_sort(device, cmd, args);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::Unsupported);
+      const std::string what = e.what();
+      CHECK(what.find(std::to_string(n) + " keys: more than 8 binding windows of " + std::to_string(SORT_BLOCK) +
+                      " keys") != std::string::npos);
+    }
+  });
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
 
@@ -530,11 +597,14 @@ TEST_CASE("vk-sort: split by radix bits and by hash, one and two levels, with sk
 TEST_CASE("vk-sort: bad arguments and sizes past one binding are clear errors") {
   auto& device = vk_device();
   const uint64_t too_many = device.max_binding_elements() + 1;
-  CHECK_THROWS_WITH_AS(gfxq::vk::radix_sort_scratch_bytes(device, too_many, true), doctest::Contains("binding"), Error);
+  const uint64_t too_many_windows =
+      gfxq::vk::RadixSortArgs::kMaxWindows * (device.max_binding_elements() / SORT_BLOCK * SORT_BLOCK) + 1;
+  CHECK_THROWS_WITH_AS(gfxq::vk::radix_sort_scratch_bytes(device, too_many_windows, true),
+                       doctest::Contains("binding windows"), Error);
   CHECK_THROWS_WITH_AS(gfxq::vk::radix_select_scratch_bytes(device, too_many), doctest::Contains("binding"), Error);
   CHECK_THROWS_WITH_AS(gfxq::vk::split_scratch_bytes(device, too_many, {}, false), doctest::Contains("binding"), Error);
   try {
-    gfxq::vk::radix_sort_scratch_bytes(device, too_many, false);
+    gfxq::vk::radix_sort_scratch_bytes(device, too_many_windows, false);
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::Unsupported);
   }
@@ -562,6 +632,17 @@ TEST_CASE("vk-sort: bad arguments and sizes past one binding are clear errors") 
   sort.scratch = {&result, 0, 12};
   device.submit([&](VkCommandBuffer cmd) {
     CHECK_THROWS_WITH_AS(gfxq::vk::record_radix_sort(device, cmd, sort), doctest::Contains("scratch"), Error);
+  });
+  // Temporaries of the caller's: tmp_values is required with values, and no temporary may overlap
+  // another range of the sort.
+  Buffer tmp = scratch_buffer(12), big_scratch = scratch_buffer(gfxq::vk::radix_sort_scratch_bytes(device, 3, true));
+  sort.scratch = whole(big_scratch);
+  sort.values_out = whole(result);
+  sort.tmp_keys = whole(tmp);
+  device.submit([&](VkCommandBuffer cmd) {
+    CHECK_THROWS_WITH_AS(gfxq::vk::record_radix_sort(device, cmd, sort), doctest::Contains("tmp_values"), Error);
+    sort.tmp_values = whole(result);
+    CHECK_THROWS_WITH_AS(gfxq::vk::record_radix_sort(device, cmd, sort), doctest::Contains("overlaps"), Error);
   });
   GFXQ_CHECK_NO_VK_MESSAGES();
 }

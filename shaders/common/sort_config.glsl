@@ -21,6 +21,10 @@
 // Ranking keeps 16-bit digit counters per subgroup: subgroups of at least 8 invocations.
 #define SORT_MIN_SUBGROUP 8
 #define SORT_MAX_SUBGROUPS 32
+// Radix sort of more keys than one binding holds: the keys are cut into at most SORT_OUT_WINDOWS
+// windows of one binding each (a whole number of SORT_BLOCKs, all but the last full); a digit
+// pass reads one input window per dispatch and scatters into all output windows, bound at once.
+#define SORT_OUT_WINDOWS 8
 
 // Onesweep radix sort: one histogram pass for all four 8-bit digits, then one pass per digit that
 // ranks a SORT_TILE-key tile and finds its digits' output offsets by decoupled look-back over

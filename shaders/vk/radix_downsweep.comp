@@ -6,11 +6,17 @@
 //   keys_out[digit start + keys of this digit in earlier blocks and tiles + rank in the tile].
 // Keys move with their bits unchanged; KEY_VALUE also moves a uint32 value per key (flags bit 0:
 // values are generated as the keys' input positions instead of read).
-// Bindings: 0 = keys_in (uint[], read), 1 = keys_out (uint[], written), 2 = block_hist (uint[],
-// read: radix_scan's exclusive sums), 3 = totals (uint[], read), KEY_VALUE: 4 = values_in (uint[],
-// read unless generated), 5 = values_out (uint[], written).
+// OUT_WINDOWS (a sort over several binding windows, dispatched once per input window): keys_in and
+// values_in are the window (n keys, its first block is block block_base of all), output position p
+// goes to output window p / window_keys at p % window_keys; windows 1..SORT_OUT_WINDOWS-1 are
+// extra bindings.
+// Bindings: 0 = keys_in (uint[], read), 1 = keys_out (uint[], written; OUT_WINDOWS: window 0),
+// 2 = block_hist (uint[], read: radix_scan's exclusive sums), 3 = totals (uint[], read),
+// KEY_VALUE: 4 = values_in (uint[], read unless generated), 5 = values_out (uint[], written;
+// OUT_WINDOWS: window 0). OUT_WINDOWS: then keys_out windows 1..7, then (KEY_VALUE) values_out
+// windows 1..7, at the next bindings (4..10, or 6..19 with KEY_VALUE).
 // Push constants: as radix_upsweep (n, nblocks, key_type, descending, hash, shift, mask, fanout,
-// seed, flags, group_offset).
+// seed, flags, block_base, window_keys, group_offset).
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -26,10 +32,72 @@ layout(std430, binding = 3) readonly buffer Totals { uint totals[]; };
 #ifdef KEY_VALUE
 layout(std430, binding = 4) readonly buffer ValuesIn { uint values_in[]; };
 layout(std430, binding = 5) writeonly buffer ValuesOut { uint values_out[]; };
+#define OUT_BASE 6
+#else
+#define OUT_BASE 4
+#endif
+#ifdef OUT_WINDOWS
+#if SORT_OUT_WINDOWS != 8
+#error "radix_downsweep binds exactly 8 output windows"
+#endif
+layout(std430, binding = OUT_BASE + 0) writeonly buffer KeysOut1 { uint keys_out1[]; };
+layout(std430, binding = OUT_BASE + 1) writeonly buffer KeysOut2 { uint keys_out2[]; };
+layout(std430, binding = OUT_BASE + 2) writeonly buffer KeysOut3 { uint keys_out3[]; };
+layout(std430, binding = OUT_BASE + 3) writeonly buffer KeysOut4 { uint keys_out4[]; };
+layout(std430, binding = OUT_BASE + 4) writeonly buffer KeysOut5 { uint keys_out5[]; };
+layout(std430, binding = OUT_BASE + 5) writeonly buffer KeysOut6 { uint keys_out6[]; };
+layout(std430, binding = OUT_BASE + 6) writeonly buffer KeysOut7 { uint keys_out7[]; };
+#ifdef KEY_VALUE
+layout(std430, binding = OUT_BASE + 7) writeonly buffer ValuesOut1 { uint values_out1[]; };
+layout(std430, binding = OUT_BASE + 8) writeonly buffer ValuesOut2 { uint values_out2[]; };
+layout(std430, binding = OUT_BASE + 9) writeonly buffer ValuesOut3 { uint values_out3[]; };
+layout(std430, binding = OUT_BASE + 10) writeonly buffer ValuesOut4 { uint values_out4[]; };
+layout(std430, binding = OUT_BASE + 11) writeonly buffer ValuesOut5 { uint values_out5[]; };
+layout(std430, binding = OUT_BASE + 12) writeonly buffer ValuesOut6 { uint values_out6[]; };
+layout(std430, binding = OUT_BASE + 13) writeonly buffer ValuesOut7 { uint values_out7[]; };
+#endif
 #endif
 layout(push_constant) uniform Params {
-  uint n, nblocks, key_type, descending, hash, shift, mask, fanout, seed, flags, group_offset;
+  uint n, nblocks, key_type, descending, hash, shift, mask, fanout, seed, flags, block_base, window_keys, group_offset;
 } pc;
+
+// Writes key k to output position p (store_value: value v).
+void store_key(uint p, uint k) {
+#ifdef OUT_WINDOWS
+  const uint w = p / pc.window_keys, i = p - w * pc.window_keys;
+  switch (w) {
+    case 0u: keys_out[i] = k; break;
+    case 1u: keys_out1[i] = k; break;
+    case 2u: keys_out2[i] = k; break;
+    case 3u: keys_out3[i] = k; break;
+    case 4u: keys_out4[i] = k; break;
+    case 5u: keys_out5[i] = k; break;
+    case 6u: keys_out6[i] = k; break;
+    default: keys_out7[i] = k; break;
+  }
+#else
+  keys_out[p] = k;
+#endif
+}
+#ifdef KEY_VALUE
+void store_value(uint p, uint v) {
+#ifdef OUT_WINDOWS
+  const uint w = p / pc.window_keys, i = p - w * pc.window_keys;
+  switch (w) {
+    case 0u: values_out[i] = v; break;
+    case 1u: values_out1[i] = v; break;
+    case 2u: values_out2[i] = v; break;
+    case 3u: values_out3[i] = v; break;
+    case 4u: values_out4[i] = v; break;
+    case 5u: values_out5[i] = v; break;
+    case 6u: values_out6[i] = v; break;
+    default: values_out7[i] = v; break;
+  }
+#else
+  values_out[p] = v;
+#endif
+}
+#endif
 
 #include "sort_workgroup.glsl"
 
@@ -50,7 +118,7 @@ uint counter(uint row, uint half_bins, uint d) {
 
 void main() {
   const uint tid = sort_tid();
-  const uint block = gl_WorkGroupID.x + pc.group_offset;
+  const uint block = gl_WorkGroupID.x + pc.group_offset;  // in this window
   const uint bins = pc.mask + 1u;
   const uint half_bins = (bins + 1u) / 2u;
   const uint bits = findMSB(bins);
@@ -62,7 +130,7 @@ void main() {
   // this digit in earlier blocks.
   uint all_keys;
   const uint digit_start = wg_exclusive_scan(tid < bins ? totals[tid] : 0u, all_keys);
-  if (tid < bins) s_goff[tid] = digit_start + block_hist[tid * pc.nblocks + block];
+  if (tid < bins) s_goff[tid] = digit_start + block_hist[tid * pc.nblocks + pc.block_base + block];
 
   uint key[SORT_KPT];
   uint slot[SORT_KPT];  // rank | digit << 16, then the key's position in the tile
@@ -129,21 +197,21 @@ void main() {
         const uint k = s_mem[i];
         const uint d = digit(k);
         dst[j] = s_goff[d] + i - s_loff[d];
-        keys_out[dst[j]] = k;
+        store_key(dst[j], k);
       }
     }
 #ifdef KEY_VALUE
     barrier();
     for (uint j = 0u; j < SORT_KPT; ++j) {
       const uint li = seg + j * sgs + lane;
-      uint v = tile_base + li;
+      uint v = pc.block_base * SORT_BLOCK + tile_base + li;
       if ((pc.flags & 1u) == 0u && li < valid) v = values_in[tile_base + li];
       s_mem[slot[j]] = v;
     }
     barrier();
     for (uint j = 0u; j < SORT_KPT; ++j) {
       const uint i = j * SORT_WG + tid;
-      if (i < valid) values_out[dst[j]] = s_mem[i];
+      if (i < valid) store_value(dst[j], s_mem[i]);
     }
 #endif
     barrier();

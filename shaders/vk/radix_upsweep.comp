@@ -1,10 +1,13 @@
 #version 450
 // radix_upsweep: per-block digit histograms of one counting pass (radix sort, split). Block b is
-// keys [b * SORT_BLOCK, (b + 1) * SORT_BLOCK) of n; block_hist[d * nblocks + b] = its keys whose
-// digit (sort_digit) is d, for every d <= mask. Subgroups aggregate shared digits (subgroup_bin_add).
+// keys [b * SORT_BLOCK, (b + 1) * SORT_BLOCK) of n; block_hist[d * nblocks + block_base + b] = its
+// keys whose digit (sort_digit) is d, for every d <= mask. Subgroups aggregate shared digits
+// (subgroup_bin_add). A sort over several binding windows dispatches it once per window: `keys` is
+// the window, n its keys, block_base the index of its first block among all windows' blocks.
 // Bindings: 0 = keys (uint[], read), 1 = block_hist (uint[], written).
 // Push constants (shared by radix_upsweep and radix_downsweep): n, nblocks, key_type, descending,
-// hash, shift, mask, fanout, seed, flags (unused here), group_offset (last word, set by dispatch).
+// hash, shift, mask, fanout, seed, flags (unused here), block_base, window_keys (unused here),
+// group_offset (last word, set by dispatch).
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -16,7 +19,7 @@ layout(local_size_x = SORT_WG) in;
 layout(std430, binding = 0) readonly buffer Keys { uint keys[]; };
 layout(std430, binding = 1) writeonly buffer BlockHist { uint block_hist[]; };
 layout(push_constant) uniform Params {
-  uint n, nblocks, key_type, descending, hash, shift, mask, fanout, seed, flags, group_offset;
+  uint n, nblocks, key_type, descending, hash, shift, mask, fanout, seed, flags, block_base, window_keys, group_offset;
 } pc;
 
 #include "sort_workgroup.glsl"
@@ -44,5 +47,5 @@ void main() {
     }
   }
   barrier();
-  for (uint d = tid; d <= pc.mask; d += SORT_WG) block_hist[d * pc.nblocks + block] = s_hist[d];
+  for (uint d = tid; d <= pc.mask; d += SORT_WG) block_hist[d * pc.nblocks + pc.block_base + block] = s_hist[d];
 }

@@ -32,7 +32,8 @@ uint64_t env_number(const char* name) {
 
 // The scan limits: GFXQ_COMPUTE_CHUNK_ROWS (rows per chunk) and GFXQ_COMPUTE_MAX_GROUPS
 // (workgroups per chunk) when set; tests force many chunks and many rounds per workgroup on small
-// tables with them. Unset: the defaults.
+// tables with them. Unset: the defaults. GFXQ_COMPUTE_SORT_WINDOW (keys per binding window of
+// ORDER BY's radix sort) likewise forces a sort over several windows.
 vk::ScanLimits scan_limits() {
   vk::ScanLimits limits;
   limits.chunk_rows = env_number("GFXQ_COMPUTE_CHUNK_ROWS");
@@ -61,7 +62,7 @@ class ComputeBackend final : public BackendImpl {
     if (bound.aggregate)
       result.table = vk::run_aggregates(ctx, algorithm);
     else if (bound.order_by)
-      result.table = vk::run_order_by(ctx, algorithm);
+      result.table = vk::run_order_by(ctx, algorithm, env_number("GFXQ_COMPUTE_SORT_WINDOW"));
     else
       result.table = vk::run_selection(ctx, algorithm);
     result.report.backend = Backend::Compute;

@@ -1,6 +1,7 @@
 // LSD radix sort over 8-bit digits of the sort key, ping-ponging through scratch: the onesweep
 // path (onesweep_histogram, 4 x onesweep_pass) and the reduce-then-scan path (4 x radix_upsweep,
-// radix_scan, radix_downsweep), which is also the onesweep path's fallback.
+// radix_scan, radix_downsweep), which is also the onesweep path's fallback and, with one upsweep
+// and one downsweep dispatch per binding window, the path for more keys than one binding holds.
 
 #include "vk/primitives/radix_sort.h"
 
@@ -8,6 +9,7 @@
 #include <bit>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "gfxq/error.h"
 #include "sort_config.glsl"
@@ -27,6 +29,9 @@ static_assert(ONESWEEP_MAX_LOOKBACK * 4 <= 65536);
 static_assert(ONESWEEP_STATUS >= ONESWEEP_COUNTERS + ONESWEEP_PASSES && ONESWEEP_HIST > ONESWEEP_STATUS &&
               ONESWEEP_DESC == ONESWEEP_HIST + ONESWEEP_PASSES * SORT_BINS);
 static_assert(RadixSortArgs::kMaxLookbackLimit == ONESWEEP_MAX_LOOKBACK);
+static_assert(RadixSortArgs::kMaxWindows == SORT_OUT_WINDOWS);
+// Window offsets (multiples of SORT_BLOCK keys) are valid storage-buffer offsets.
+static_assert(SORT_BLOCK * 4 % 256 == 0);
 
 namespace detail {
 
@@ -34,7 +39,8 @@ namespace {
 
 //! Push constants of radix_upsweep / radix_downsweep (see the shaders).
 struct PassPush {
-  uint32_t n, nblocks, key_type, descending, hash, shift, mask, fanout, seed, flags, group_offset;
+  uint32_t n, nblocks, key_type, descending, hash, shift, mask, fanout, seed, flags, block_base, window_keys,
+      group_offset;
 };
 
 uint64_t range_bytes(const BufferRange& r) {
@@ -60,6 +66,11 @@ void check_fits_binding(const Device& device, uint64_t n, const char* what) {
 }
 
 void check_sort_support(const Device& device, uint64_t n, const char* what) {
+  check_sort_device(device, what);
+  check_fits_binding(device, n, what);
+}
+
+void check_sort_device(const Device& device, const char* what) {
   VkPhysicalDeviceSubgroupProperties subgroups{};
   subgroups.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
   VkPhysicalDeviceProperties2 props{};
@@ -80,7 +91,6 @@ void check_sort_support(const Device& device, uint64_t n, const char* what) {
                                             "compute shaders and a subgroup size of 8..128 dividing " +
                                             std::to_string(SORT_WG) + "; the device has subgroup size " +
                                             std::to_string(sg) + (missing.empty() ? "" : " and lacks" + missing));
-  check_fits_binding(device, n, what);
 }
 
 void check_range_holds(const BufferRange& r, uint64_t bytes, const char* what) {
@@ -104,38 +114,71 @@ uint64_t pass_hist_bytes(uint64_t n) {
 }
 
 void record_digit_pass(Device& device, VkCommandBuffer cmd, const DigitPass& pass) {
-  const uint64_t bytes = pass.n * 4;
+  const uint64_t window = pass.window_keys && pass.n > pass.window_keys ? pass.window_keys : pass.n;
+  const uint32_t windows = window ? uint32_t((pass.n + window - 1) / window) : 1;
   const uint32_t nblocks = uint32_t(block_count(pass.n));
   const uint32_t bins = pass.mask + 1;
   const bool with_values = pass.values_out.buffer != nullptr;
   const bool generate = with_values && pass.values_in.buffer == nullptr;
-  const PassPush push{uint32_t(pass.n),
-                      nblocks,
-                      uint32_t(pass.key_type),
-                      pass.descending ? 1u : 0u,
-                      pass.hash ? 1u : 0u,
-                      pass.shift,
-                      pass.mask,
-                      pass.fanout,
-                      pass.seed,
-                      generate ? 1u : 0u,
-                      0u};
-  const BufferRange keys_in = head(pass.keys_in, bytes), keys_out = head(pass.keys_out, bytes);
+  if (windows > SORT_OUT_WINDOWS || (windows > 1 && window % SORT_BLOCK != 0))
+    throw Error(ErrorCode::Internal,
+                "digit pass over " + std::to_string(windows) + " windows of " + std::to_string(window) + " keys");
+  PassPush push{uint32_t(pass.n),
+                nblocks,
+                uint32_t(pass.key_type),
+                pass.descending ? 1u : 0u,
+                pass.hash ? 1u : 0u,
+                pass.shift,
+                pass.mask,
+                pass.fanout,
+                pass.seed,
+                generate ? 1u : 0u,
+                0u,
+                uint32_t(window),
+                0u};
+  // Window w of a key/value range (w < windows; later windows repeat window 0 as a valid binding
+  // the shader never writes).
+  const auto win = [&](const BufferRange& r, uint32_t w) -> BufferRange {
+    if (w >= windows) w = 0;
+    return {r.buffer, r.offset + w * window * 4, std::min(window, pass.n - w * window) * 4};
+  };
   const BufferRange hist = head(pass.block_hist, uint64_t(bins) * nblocks * 4);
   const BufferRange totals = head(pass.totals, SORT_BINS * 4);
+  const auto set_window = [&](uint32_t w) {
+    push.n = uint32_t(std::min(window, pass.n - w * window));
+    push.block_base = uint32_t(w * window / SORT_BLOCK);
+    return uint32_t(block_count(push.n));
+  };
 
-  device.dispatch_ranges(cmd, device.pipeline("radix_upsweep", 2, sizeof(PassPush), true), {keys_in, hist}, &push,
-                         nblocks);
+  for (uint32_t w = 0; w < windows; ++w) {
+    // Every window's upsweep writes into the one histogram binding.
+    if (w > 0) device.barrier(cmd);
+    const uint32_t groups = set_window(w);
+    device.dispatch_ranges(cmd, device.pipeline("radix_upsweep", 2, sizeof(PassPush), true),
+                           {win(pass.keys_in, w), hist}, &push, groups);
+  }
   device.barrier(cmd);
   device.dispatch_ranges(cmd, device.pipeline("radix_scan", 2, 4), {hist, totals}, &nblocks, bins);
   device.barrier(cmd);
-  if (with_values) {
-    const BufferRange values_in = generate ? keys_in : head(pass.values_in, bytes);
-    device.dispatch_ranges(cmd, device.pipeline("radix_downsweep_kv", 6, sizeof(PassPush), true),
-                           {keys_in, keys_out, hist, totals, values_in, head(pass.values_out, bytes)}, &push, nblocks);
-  } else {
-    device.dispatch_ranges(cmd, device.pipeline("radix_downsweep_k", 4, sizeof(PassPush), true),
-                           {keys_in, keys_out, hist, totals}, &push, nblocks);
+  for (uint32_t w = 0; w < windows; ++w) {
+    // Every window's downsweep may write into every output window.
+    if (w > 0) device.barrier(cmd);
+    const uint32_t groups = set_window(w);
+    const BufferRange keys_in = win(pass.keys_in, w);
+    std::vector<BufferRange> ranges = {keys_in, win(pass.keys_out, 0), hist, totals};
+    if (with_values) {
+      ranges.push_back(generate ? keys_in : win(pass.values_in, w));
+      ranges.push_back(win(pass.values_out, 0));
+    }
+    if (windows > 1) {
+      for (uint32_t o = 1; o < SORT_OUT_WINDOWS; ++o) ranges.push_back(win(pass.keys_out, o));
+      if (with_values)
+        for (uint32_t o = 1; o < SORT_OUT_WINDOWS; ++o) ranges.push_back(win(pass.values_out, o));
+    }
+    const char* name = windows > 1 ? (with_values ? "radix_downsweep_kvw" : "radix_downsweep_kw")
+                                   : (with_values ? "radix_downsweep_kv" : "radix_downsweep_k");
+    device.dispatch_ranges(cmd, device.pipeline(name, uint32_t(ranges.size()), sizeof(PassPush), true), ranges, &push,
+                           groups);
   }
 }
 
@@ -150,18 +193,68 @@ bool onesweep_path(uint64_t n) {
   return n <= kOnesweepMaxKeys;
 }
 
+//! Keys per binding window: binding_elements (0: the device's binding, else at most that) rounded
+//! down to whole SORT_BLOCKs, so every window but the last holds whole blocks.
+uint64_t window_keys(const Device& device, uint64_t binding_elements) {
+  const uint64_t device_limit = device.max_binding_elements();
+  const uint64_t limit = binding_elements ? std::min(binding_elements, device_limit) : device_limit;
+  return std::max<uint64_t>(SORT_BLOCK, limit / SORT_BLOCK * SORT_BLOCK);
+}
+
+//! Binding windows of `window` keys that n keys span (1 when they fit one).
+uint32_t window_count(uint64_t n, uint64_t window) {
+  return n <= window ? 1 : uint32_t((n + window - 1) / window);
+}
+
+//! Error(Unsupported) unless one dispatch may bind the windowed downsweep's storage buffers (push
+//! descriptors and per-stage storage buffers).
+void check_window_bindings(const Device& device, bool with_values) {
+  VkPhysicalDevicePushDescriptorPropertiesKHR push{};
+  push.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES_KHR;
+  VkPhysicalDeviceProperties2 props{};
+  props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+  props.pNext = &push;
+  vkGetPhysicalDeviceProperties2(device.physical(), &props);
+  const uint32_t need = with_values ? 6 + 2 * (SORT_OUT_WINDOWS - 1) : 4 + (SORT_OUT_WINDOWS - 1);
+  const uint32_t have = std::min(push.maxPushDescriptors, props.properties.limits.maxPerStageDescriptorStorageBuffers);
+  if (have < need)
+    throw Error(ErrorCode::Unsupported, "radix sort over several binding windows binds " + std::to_string(need) +
+                                            " storage buffers in one dispatch; the device allows " +
+                                            std::to_string(have));
+}
+
+//! Whether n keys in windows of `window` keys take the onesweep path (one binding, n < 2^30).
+bool runs_onesweep(uint64_t n, uint64_t window) {
+  return n <= window && onesweep_path(n);
+}
+
+//! Error(Unsupported) unless n keys fit kMaxWindows windows of `window` keys and 32-bit positions.
+void check_windows(const Device& device, uint64_t n, uint64_t window) {
+  if (n > UINT32_MAX)
+    throw Error(ErrorCode::Unsupported,
+                "radix sort of " + std::to_string(n) + " keys: key positions are 32-bit, at most 4294967295 keys");
+  if (n > RadixSortArgs::kMaxWindows * window)
+    throw Error(ErrorCode::Unsupported, "radix sort of " + std::to_string(n) + " keys: more than " +
+                                            std::to_string(RadixSortArgs::kMaxWindows) + " binding windows of " +
+                                            std::to_string(window) + " keys (one storage binding holds at most " +
+                                            std::to_string(device.max_binding_elements()) +
+                                            " 4-byte elements on this device)");
+}
+
 uint64_t tile_count(uint64_t n) {
   return (n + SORT_TILE - 1) / SORT_TILE;
 }
 
-//! Scratch layout: tmp keys, tmp values (with values), block histograms and digit totals of the
-//! reduce-then-scan passes, onesweep's control words (onesweep path only).
+//! Scratch layout: tmp keys, tmp values (with values; both only with `temporaries`), block
+//! histograms and digit totals of the reduce-then-scan passes, onesweep's control words (onesweep
+//! path only).
 struct SortScratch {
   uint64_t keys = 0, values = 0, hist = 0, totals = 0, ctrl = 0, ctrl_bytes = 0, bytes = 0;
-  SortScratch(uint64_t n, bool with_values) {
+  uint64_t window = 0;  //!< keys per binding window (set by checked_layout)
+  SortScratch(uint64_t n, bool with_values, bool temporaries) {
     using detail::align256;
-    values = align256(n * 4);
-    hist = values + (with_values ? align256(n * 4) : 0);
+    values = temporaries ? align256(n * 4) : 0;
+    hist = values + (temporaries && with_values ? align256(n * 4) : 0);
     totals = hist + detail::pass_hist_bytes(n);
     ctrl = totals + align256(SORT_BINS * 4);
     ctrl_bytes = onesweep_path(n) ? (ONESWEEP_DESC + ONESWEEP_PASSES * tile_count(n) * SORT_BINS) * 4 : 0;
@@ -186,7 +279,8 @@ struct PassBuffers {
 
 PassBuffers pass_buffers(const RadixSortArgs& args, const SortScratch& layout, uint32_t p) {
   const bool to_tmp = p % 2 == 0;
-  const BufferRange tmp_keys = at(args.scratch, layout.keys), tmp_values = at(args.scratch, layout.values);
+  const BufferRange tmp_keys = args.tmp_keys.buffer ? args.tmp_keys : at(args.scratch, layout.keys);
+  const BufferRange tmp_values = args.tmp_keys.buffer ? args.tmp_values : at(args.scratch, layout.values);
   PassBuffers b;
   b.keys_in = p == 0 ? args.keys_in : (to_tmp ? args.keys_out : tmp_keys);
   b.keys_out = to_tmp ? tmp_keys : args.keys_out;
@@ -208,6 +302,7 @@ void record_digit_passes(Device& device, VkCommandBuffer cmd, const RadixSortArg
   pass.mask = SORT_BINS - 1;
   pass.block_hist = at(args.scratch, layout.hist);
   pass.totals = at(args.scratch, layout.totals);
+  pass.window_keys = layout.window;
   for (uint32_t p = first; p < ONESWEEP_PASSES; ++p) {
     const PassBuffers b = pass_buffers(args, layout, p);
     pass.shift = p * SORT_RADIX_BITS;
@@ -259,13 +354,26 @@ void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& a
 SortScratch checked_layout(const Device& device, const RadixSortArgs& args) {
   using namespace detail;
   const uint64_t n = args.n;
-  check_sort_support(device, n, "radix sort");
+  check_sort_device(device, "radix sort");
+  const uint64_t window = window_keys(device, args.binding_elements);
+  check_windows(device, n, window);
   const bool with_values = args.values_out.buffer != nullptr;
   const uint64_t bytes = n * 4;
-  const SortScratch layout(n, with_values);
+  if (window_count(n, window) > 1) check_window_bindings(device, with_values);
+  const bool temporaries = args.tmp_keys.buffer == nullptr;
+  SortScratch layout(n, with_values, temporaries);
+  layout.window = window;
   check_range_holds(args.keys_in, bytes, "radix sort keys_in");
   check_range_holds(args.keys_out, bytes, "radix sort keys_out");
   check_range_holds(args.scratch, layout.bytes, "radix sort scratch");
+  if (!temporaries) {
+    check_range_holds(args.tmp_keys, bytes, "radix sort tmp_keys");
+    if (with_values) check_range_holds(args.tmp_values, bytes, "radix sort tmp_values");
+    const BufferRange tmp_values = with_values ? args.tmp_values : BufferRange{};
+    for (const BufferRange* r : {&args.keys_in, &args.keys_out, &args.values_in, &args.values_out, &tmp_values})
+      if (ranges_overlap(args.tmp_keys, *r, bytes) || (r != &tmp_values && ranges_overlap(tmp_values, *r, bytes)))
+        throw Error(ErrorCode::Internal, "radix sort: tmp_keys or tmp_values overlaps another range of the sort");
+  }
   if (ranges_overlap(args.keys_in, args.keys_out, bytes) && !same_range(args.keys_in, args.keys_out))
     throw Error(ErrorCode::Internal, "radix sort: keys_out partly overlaps keys_in");
   if (with_values) {
@@ -282,6 +390,10 @@ SortScratch checked_layout(const Device& device, const RadixSortArgs& args) {
 }  // namespace
 
 std::string RadixSortStatus::describe() const {
+  if (!onesweep && windows > 1)
+    return "reduce-then-scan LSD radix sort over " + std::to_string(windows) + " binding windows of " +
+           std::to_string(window_keys) + " keys (4 passes of 8-bit digits, " + std::to_string(4 * (2 * windows + 1)) +
+           " dispatches)";
   if (!onesweep) return "reduce-then-scan LSD radix sort (4 passes of 8-bit digits, 12 dispatches)";
   if (failed_pass >= ONESWEEP_PASSES)
     return "onesweep LSD radix sort (one 4-digit histogram pass + 4 decoupled look-back passes)";
@@ -289,18 +401,19 @@ std::string RadixSortStatus::describe() const {
          std::to_string(failed_pass) + "..3 rerun by reduce-then-scan";
 }
 
-uint64_t radix_sort_scratch_bytes(const Device& device, uint64_t n, bool with_values) {
-  detail::check_sort_support(device, n, "radix sort");
-  return n == 0 ? 0 : SortScratch(n, with_values).bytes;
+uint64_t radix_sort_scratch_bytes(const Device& device, uint64_t n, bool with_values, bool temporaries) {
+  detail::check_sort_device(device, "radix sort");
+  check_windows(device, n, window_keys(device, 0));
+  return n == 0 ? 0 : SortScratch(n, with_values, temporaries).bytes;
 }
 
 void record_radix_sort(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args) {
   if (args.n == 0) {
-    detail::check_sort_support(device, 0, "radix sort");
+    detail::check_sort_device(device, "radix sort");
     return;
   }
   const SortScratch layout = checked_layout(device, args);
-  if (onesweep_path(args.n))
+  if (runs_onesweep(args.n, layout.window))
     record_onesweep(device, cmd, args, layout);
   else
     record_digit_passes(device, cmd, args, layout, 0);
@@ -308,8 +421,11 @@ void record_radix_sort(Device& device, VkCommandBuffer cmd, const RadixSortArgs&
 
 RadixSortStatus radix_sort_status(Device& device, const RadixSortArgs& args) {
   RadixSortStatus status;
-  if (args.n == 0 || !onesweep_path(args.n)) return status;
+  if (args.n == 0) return status;
   const SortScratch layout = checked_layout(device, args);
+  status.window_keys = layout.window;
+  status.windows = window_count(args.n, layout.window);
+  if (!runs_onesweep(args.n, layout.window)) return status;
   status.onesweep = true;
   uint32_t word = 0;
   device.download(*args.scratch.buffer, &word, 4, args.scratch.offset + layout.ctrl + ONESWEEP_STATUS * 4);

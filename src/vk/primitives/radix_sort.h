@@ -15,6 +15,11 @@
 // - Reduce-then-scan (the fallback, and the path for n >= 2^30): per digit, per-block histograms
 //   -> a scan of them -> a scatter with stable in-tile ranking; no forward progress between
 //   workgroups is needed. 12 dispatches.
+// - Reduce-then-scan over binding windows, for n larger than one binding holds: keys, values and
+//   the temporaries are cut into w <= RadixSortArgs::kMaxWindows windows of W keys
+//   (W: the binding size rounded down to whole blocks of SORT_BLOCK keys). Per digit, one upsweep
+//   per input window (block ids continuing across windows), one scan, one downsweep per input
+//   window that scatters into all w output windows, bound at once. 4 x (2w + 1) dispatches.
 //
 // Barriers the caller owes (this applies to every primitive in src/vk/primitives/{radix_sort,
 // bitonic_sort,radix_select,split}.h): record device.barrier(cmd) before the call when earlier
@@ -22,8 +27,12 @@
 // call sharing the scratch), and after it before anything reads its outputs. Between its own
 // dispatches the primitive records the barriers it needs.
 //
-// Limits: every input/output/scratch part must fit one storage binding: n <= max_binding_elements()
-// (32M keys on lavapipe, about 1G on NVIDIA); larger n is Error(Unsupported) naming both sizes.
+// Limits: n <= kMaxWindows x W (W = max_binding_elements() rounded down to whole SORT_BLOCKs:
+// 8 x 32 Mi keys on lavapipe) and n < 2^32; larger n is Error(Unsupported) naming the sizes. Each
+// of keys_in, keys_out, values_in, values_out, the temporaries and the scratch is one range of one
+// buffer; with tmp_keys/tmp_values given, no buffer needs more than n * 4 bytes (a Vulkan
+// allocation is limited by maxMemoryAllocationSize, 2 GiB on lavapipe, about 4 GiB on NVIDIA).
+// The windowed path binds 11 (keys) or 20 (pairs) storage buffers in one dispatch.
 // The device needs subgroup basic, ballot, arithmetic and shuffle operations in compute shaders and
 // a subgroup size of 8..128 dividing 256 (Error(Unsupported) otherwise; every desktop driver and
 // lavapipe qualify).
@@ -48,29 +57,42 @@ struct RadixSortArgs {
   BufferRange keys_out;                     //!< n keys in order, raw bits unchanged (-0.0 stays -0.0)
   BufferRange values_in;                    //!< optional n uint32 values; absent with values_out: row ids 0..n-1
   BufferRange values_out;                   //!< optional: the values in key order (absent: keys only)
-  BufferRange scratch;                      //!< radix_sort_scratch_bytes(device, n, values_out present)
+  //! radix_sort_scratch_bytes(device, n, values_out present, tmp_keys absent)
+  BufferRange scratch;
+  //! Optional: the temporaries the passes ping-pong through (n keys; and n values when values_out
+  //! is present, then tmp_values is required too), in the caller's buffers instead of the scratch.
+  BufferRange tmp_keys, tmp_values;
   //! Onesweep: descriptor reads per digit and tile before the look-back gives up (0: every tile
   //! but the first gives up, which tests use to force the fallback); at most kMaxLookbackLimit.
   uint32_t lookback_limit = kMaxLookbackLimit;
+  //! Keys one binding window holds; 0: Device::max_binding_elements(). At most the device's;
+  //! rounded down to whole SORT_BLOCKs (at least one). Tests shrink it to force several windows.
+  uint64_t binding_elements = 0;
   //! The largest look-back bound (and the default), ONESWEEP_MAX_LOOKBACK: milliseconds of
   //! waiting on a GPU, and within lavapipe's budget of loop iterations per shader run.
   static constexpr uint32_t kMaxLookbackLimit = 16384;
+  //! The most binding windows a sort spans (SORT_OUT_WINDOWS).
+  static constexpr uint32_t kMaxWindows = 8;
 };
 
 //! Which path a recorded sort took and how it ended (radix_sort_status).
 struct RadixSortStatus {
   bool onesweep = false;     //!< the onesweep path was recorded (else reduce-then-scan)
   uint32_t failed_pass = 4;  //!< onesweep: first pass whose look-back hit its bound (4: none)
+  uint32_t windows = 1;      //!< binding windows the keys span (reduce-then-scan when > 1)
+  uint64_t window_keys = 0;  //!< keys per binding window (W)
   //! Whether record_radix_sort_fallback still has passes to record.
   bool needs_fallback() const noexcept { return onesweep && failed_pass < 4; }
   //! What ran, for execution reports, e.g. "onesweep LSD radix sort (one 4-digit histogram pass +
-  //! 4 decoupled look-back passes)".
+  //! 4 decoupled look-back passes)" or "reduce-then-scan LSD radix sort over 3 binding windows of
+  //! 33554432 keys (...)".
   std::string describe() const;
 };
 
-//! Bytes of scratch record_radix_sort needs (caller-owned, no contents required; 0 for n == 0).
-//! Error(Unsupported) when n exceeds one binding.
-uint64_t radix_sort_scratch_bytes(const Device& device, uint64_t n, bool with_values);
+//! Bytes of scratch record_radix_sort needs (caller-owned, no contents required; 0 for n == 0);
+//! `temporaries`: the scratch holds the temporaries (RadixSortArgs::tmp_keys absent).
+//! Error(Unsupported) when n exceeds kMaxWindows bindings of the device (or 2^32 - 1).
+uint64_t radix_sort_scratch_bytes(const Device& device, uint64_t n, bool with_values, bool temporaries = true);
 
 //! Records a stable radix sort. Example: U32 ascending, keys_in {3,1,2,1}, values_in absent,
 //! values_out present -> keys_out {1,1,2,3}, values_out {1,3,2,0}.
@@ -91,7 +113,9 @@ namespace detail {
 //! One stable counting pass over n keys, shared by radix sort and split: each key's digit is
 //! (x >> shift) & mask where x is its sort key (hash == false) or its hash partition
 //! hi32(fmix32(sort key ^ seed) * fanout) (hash == true); keys (and values) are scattered from
-//! *_in to *_out grouped by digit, stable. mask + 1 (the bins) is a power of two <= 256.
+//! *_in to *_out grouped by digit, stable. mask + 1 (the bins) is a power of two <= 256. With
+//! window_keys set and n > window_keys, every key/value range spans ceil(n / window_keys) <=
+//! SORT_OUT_WINDOWS windows of window_keys keys (a multiple of SORT_BLOCK), each bound alone.
 struct DigitPass {
   uint64_t n = 0;                           //!< keys
   SortKeyType key_type = SortKeyType::U32;  //!< key order
@@ -105,16 +129,20 @@ struct DigitPass {
   BufferRange values_in, values_out;        //!< optional, as in RadixSortArgs
   BufferRange block_hist;                   //!< pass_hist_bytes(n)
   BufferRange totals;                       //!< 256 words: per-digit key counts after the pass
+  uint64_t window_keys = 0;                 //!< keys per binding window; 0: one binding holds all
 };
 
 //! Bytes of DigitPass::block_hist for n keys.
 uint64_t pass_hist_bytes(uint64_t n);
-//! Records one DigitPass (three dispatches with barriers between; none before or after).
+//! Records one DigitPass (three dispatches, 2w + 1 over w windows, with barriers between; none
+//! before or after).
 void record_digit_pass(Device& device, VkCommandBuffer cmd, const DigitPass& pass);
 //! Error(Unsupported) unless n 4-byte elements fit one storage binding.
 void check_fits_binding(const Device& device, uint64_t n, const char* what);
 //! Error(Unsupported) unless the device can run the sort kernels (subgroups) and n fits one binding.
 void check_sort_support(const Device& device, uint64_t n, const char* what);
+//! Error(Unsupported) unless the device can run the sort kernels (subgroups).
+void check_sort_device(const Device& device, const char* what);
 //! Error(Internal) unless r holds `bytes` bytes (a BufferRange with a buffer).
 void check_range_holds(const BufferRange& r, uint64_t bytes, const char* what);
 //! Whether two present ranges of `bytes` bytes each share any byte.

@@ -13,7 +13,7 @@ namespace {
 // The first `kept` row ids of the selected rows sorted stably by the order column.
 // `sort_path` receives which sort path ran (RadixSortStatus::describe).
 std::vector<uint32_t> sort_rows(QueryContext& ctx, const DeviceSelection& selection, const BoundOrder& order,
-                                uint64_t kept, std::string& sort_path) {
+                                uint64_t kept, uint64_t sort_window, std::string& sort_path) {
   Device& device = ctx.device();
   const DeviceColumn& column = ctx.column(order.column);
   const uint64_t m = selection.count;
@@ -22,6 +22,7 @@ std::vector<uint32_t> sort_rows(QueryContext& ctx, const DeviceSelection& select
   RadixSortArgs args;
   args.n = m;
   args.order = order.descending ? SortOrder::Descending : SortOrder::Ascending;
+  args.binding_elements = sort_window;
   args.keys_out = {&keys, 0, m * 4};
   args.values_out = {&ids, 0, m * 4};
   if (selection.all) {
@@ -44,8 +45,13 @@ std::vector<uint32_t> sort_rows(QueryContext& ctx, const DeviceSelection& select
     args.keys_in = args.keys_out;
     args.values_in = args.values_out;
   }
-  Buffer scratch =
-      device.create_buffer(std::max<uint64_t>(16, radix_sort_scratch_bytes(device, m, true)), MemoryKind::Device);
+  // The temporaries in buffers of their own: no buffer larger than the keys (one allocation each).
+  Buffer tmp_keys = device.create_buffer(padded_bytes(m), MemoryKind::Device);
+  Buffer tmp_ids = device.create_buffer(padded_bytes(m), MemoryKind::Device);
+  args.tmp_keys = {&tmp_keys, 0, m * 4};
+  args.tmp_values = {&tmp_ids, 0, m * 4};
+  Buffer scratch = device.create_buffer(std::max<uint64_t>(16, radix_sort_scratch_bytes(device, m, true, false)),
+                                        MemoryKind::Device);
   args.scratch = {&scratch, 0, scratch.size()};
   ctx.run("radix-sort",
           "stable LSD radix sort of " + std::to_string(m) + " (key, row id) pairs, " +
@@ -94,9 +100,16 @@ bool fits(const CnfProgram& program, const BoundColumn& c) {
                      [&](const BoundColumn& s) { return same_column(s, c); });
 }
 
+// Keys radix select takes (one binding, it is not chunked); with a forced sort window, at most that
+// many, as on a device whose bindings hold no more.
+uint64_t select_binding(const Device& device, uint64_t sort_window) {
+  const uint64_t binding = device.max_binding_elements();
+  return sort_window ? std::min(sort_window, binding) : binding;
+}
+
 }  // namespace
 
-Table run_order_by(QueryContext& ctx, std::string& algorithm) {
+Table run_order_by(QueryContext& ctx, std::string& algorithm, uint64_t sort_window) {
   const BoundQuery& q = ctx.query();
   const BoundOrder& order = *q.order_by;
   const uint64_t limit = q.limit.value_or(UINT64_MAX);
@@ -112,14 +125,15 @@ Table run_order_by(QueryContext& ctx, std::string& algorithm) {
                                   : std::string();
     if (selection.count == 0) {
       algorithm = "compute: " + where + "ORDER BY " + by + " of no rows";
-    } else if (limit < selection.count && limit <= kTopK && fits(program, order.column)) {
+    } else if (limit < selection.count && limit <= kTopK && fits(program, order.column) &&
+               selection.count <= select_binding(ctx.device(), sort_window)) {
       rows = top_rows(ctx, program, selection, order, limit);
       algorithm = "compute: " + where + "top-" + std::to_string(limit) + " by " + by +
                   ": radix select of the threshold key, compaction of the rows before it and of the first ties, "
                   "small stable sort on the host";
     } else {
       std::string sort_path;
-      rows = sort_rows(ctx, selection, order, std::min(limit, selection.count), sort_path);
+      rows = sort_rows(ctx, selection, order, std::min(limit, selection.count), sort_window, sort_path);
       algorithm = "compute: " + where + "stable radix sort of (key, row id) pairs by " + by + " (" + sort_path + ")";
       if (q.limit) algorithm += ", first " + std::to_string(limit);
     }

@@ -3,9 +3,11 @@
 //
 // Full sort: the (order key, row id) pairs of the selected rows (cnf_compact_pairs from the WHERE
 // bitmask, or the column itself with implicit row ids when every row passes) go through the
-// stable LSD radix sort (vk/primitives/radix_sort.h); the first n row ids come back and the rows
-// are gathered on the host (select.h says why).
-// Top-k, for LIMIT n <= kTopK below the selected count m: radix select (radix_select.h) finds the
+// stable LSD radix sort (vk/primitives/radix_sort.h; over several binding windows when the pairs
+// exceed one binding); the first n row ids come back and the rows are gathered on the host
+// (select.h says why).
+// Top-k, for LIMIT n <= kTopK below the selected count m, when the m keys fit one binding (radix
+// select is not chunked; larger m takes the full sort): radix select (radix_select.h) finds the
 // n-th key T in the sort direction and how many keys precede it (L < n). The rows strictly before
 // T (WHERE AND key < T, or > T for DESC: exactly L rows) and the first n - L rows equal to T
 // (WHERE AND key = T, in row order) are compacted; the L rows are sorted stably on the host (at
@@ -22,7 +24,9 @@ namespace gfxq::vk {
 inline constexpr uint64_t kTopK = 1024;
 
 //! The result of a plain query with ORDER BY (WHERE, sort, LIMIT, projection). `algorithm`
-//! receives its description.
-Table run_order_by(QueryContext& ctx, std::string& algorithm);
+//! receives its description. `sort_window`: keys per binding window of the full sort
+//! (RadixSortArgs::binding_elements) and the most keys the top-k path takes, as if one binding held
+//! that many (0: the device's binding; tests shrink it).
+Table run_order_by(QueryContext& ctx, std::string& algorithm, uint64_t sort_window = 0);
 
 }  // namespace gfxq::vk
