@@ -143,11 +143,11 @@ Measurement run_where(Env& env, uint64_t rows, const std::string& where, const s
 }
 
 // Runs the aggregate query `sql` (one aggregate item over t) through gl::execute_aggregates
-// env.repeats times, each inside one GL_TIME_ELAPSED query. The aggregate passes have no per-pass
-// gpu_ms (docs/RASTER.md "Aggregates"), so the time is the GPU time of the whole call: the upload of
-// the query's columns, the WHERE's passes (pass_queries off: no nested timer queries) and the
-// aggregate passes, including GPU idle time between the bitwise search's round trips. Items are the
-// fragments of every GPU pass in the trace (WHERE and aggregate passes; not the upload).
+// env.repeats times, each inside one GL_TIME_ELAPSED query around the whole call (per-pass timer
+// queries off: they cannot nest). The time is the GPU time of the upload of the query's columns, the
+// WHERE's passes and the aggregate passes, including GPU idle time between the bitwise search's round
+// trips. Items are the fragments of every GPU pass in the trace (WHERE and aggregate passes; not the
+// upload).
 Measurement run_aggregate(Env& env, uint64_t rows, const std::string& sql, double expected, double tolerance = 0) {
   gl::Context& context = context_of(env);
   Data& data = data_for(env, rows);
@@ -190,14 +190,12 @@ Measurement run_aggregate(Env& env, uint64_t rows, const std::string& sql, doubl
       if (double(ns) / 1e9 < m.seconds) {
         m.seconds = double(ns) / 1e9;
         m.items = fragments;
-        m.note =
-            "GL_TIME_ELAPSED around the whole execute_aggregates call (upload + WHERE + aggregate passes; "
-            "the aggregate passes have no per-pass gpu_ms), " +
-            std::to_string(passes) + " GPU pass record(s) of " + result->report.algorithm + "; result " +
-            (got ? number(*got) : std::string("NULL")) +
-            (ok ? " (checked" + (tolerance > 0 ? ", within " + number(tolerance) + " of the host's double sum" : "") +
-                      ")"
-                : " != host " + number(expected));
+        m.note = "GL_TIME_ELAPSED around the whole execute_aggregates call (upload + WHERE + aggregate passes), " +
+                 std::to_string(passes) + " GPU pass record(s) of " + result->report.algorithm + "; result " +
+                 (got ? number(*got) : std::string("NULL")) +
+                 (ok ? " (checked" +
+                           (tolerance > 0 ? ", within " + number(tolerance) + " of the host's double sum" : "") + ")"
+                     : " != host " + number(expected));
       }
     }
   } catch (const Error& e) {
@@ -504,10 +502,11 @@ SortRun sort_once(gl::Context& context, const gl::RasterInput& input, const std:
            (i == 0 || out.keys[i - 1] < out.keys[i] || (out.keys[i - 1] == out.keys[i] && out.rows[i - 1] < r));
       if (ok) seen[r] = true;
       if (!ok)
-        run.clock += "; first wrong record at " + std::to_string(i) + ": row " + std::to_string(r) + ", key " +
-                     std::to_string(out.keys[i]) + (i ? ", previous row " + std::to_string(out.rows[i - 1]) +
-                                                            " key " + std::to_string(out.keys[i - 1])
-                                                      : std::string());
+        run.clock +=
+            "; first wrong record at " + std::to_string(i) + ": row " + std::to_string(r) + ", key " +
+            std::to_string(out.keys[i]) +
+            (i ? ", previous row " + std::to_string(out.rows[i - 1]) + " key " + std::to_string(out.keys[i - 1])
+               : std::string());
     }
     run.checked = ok;
   }

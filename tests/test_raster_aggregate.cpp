@@ -170,17 +170,28 @@ TEST_CASE("raster: aggregate counts are exact when each occlusion query may coun
   GFXQ_CHECK_NO_GL_MESSAGES();
 }
 
-TEST_CASE("raster: aggregate passes are in the trace with their counts") {
+TEST_CASE("raster: aggregate passes are in the trace with their counts and GPU times") {
   const Catalog catalog = catalog_of(test::random_table(2 * kTile + 1, Distribution::Uniform, 4));
   Result r;
-  REQUIRE(difference(sql::parse("SELECT COUNT(*), SUM(b), AVG(b), KTH_LARGEST(x, 3) FROM t WHERE b < 200"), catalog,
-                     kTiles, &r) == "");
+  REQUIRE(difference(sql::parse("SELECT COUNT(*), SUM(b), AVG(b), KTH_LARGEST(x, 3), SUM(y) FROM t WHERE b < 200"),
+                     catalog, kTiles, &r) == "");
   CHECK(r.report.algorithm.find("bit-plane counts") != std::string::npos);
   CHECK(r.report.algorithm.find("bitwise search") != std::string::npos);
-  int planes = 0, steps = 0;
+  const bool timed = gl_context().caps().timer_counter_bits > 0;
+  int planes = 0, steps = 0, float_planes = 0;
   uint64_t count = 0;
   for (const auto& p : r.report.passes) {
     if (p.kind == "count") count = p.passed.value_or(0);
+    if (p.kind == "bit-plane count" || p.kind == "bitwise search" || p.kind == "float bit-plane count") {
+      CAPTURE(p.detail);
+      CHECK(p.items == 2 * kTile + 1 + (kTiles.tile_width - (2 * kTile + 1) % kTiles.tile_width) % kTiles.tile_width);
+      CHECK(p.gpu_ms.has_value() == timed);
+      if (p.gpu_ms) CHECK(*p.gpu_ms >= 0.0);
+    }
+    if (p.kind == "float bit-plane count") {
+      ++float_planes;
+      CHECK(p.passed.has_value());
+    }
     if (p.kind == "bit-plane count") {
       ++planes;
       CHECK(p.passed.has_value());
@@ -194,6 +205,7 @@ TEST_CASE("raster: aggregate passes are in the trace with their counts") {
   }
   CHECK(planes == 32);  // SUM and AVG of one column share the bit planes
   CHECK(steps == 32);
+  CHECK(float_planes > 0);
   CHECK(count == uint64_t(r.table.columns[0].as<int64_t>()[0]));
   GFXQ_CHECK_NO_GL_MESSAGES();
 }

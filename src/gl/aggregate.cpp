@@ -57,42 +57,70 @@ class AggregateState {
 
 // Issues one counting pass of `program` over every tile of `slot` under the kept selection's
 // stencil test (`set_uniforms` sets the program's uniforms first) and returns its queries.
+// One counting pass as issued: its occlusion queries, its GL_TIME_ELAPSED query (0 when untimed)
+// and the fragments it drew.
+struct IssuedPass {
+  std::vector<GLuint> queries;
+  GLuint timer = 0;
+  uint64_t pixels = 0;
+};
+
 class Counter {
  public:
   Counter(Context& context, const RasterInput& input, const KeptStencil& kept, const RasterOptions& options)
-      : input_(input), kept_(kept), cap_(fragments_per_query(context.caps(), options.max_fragments_per_query)) {}
+      : input_(input),
+        kept_(kept),
+        cap_(fragments_per_query(context.caps(), options.max_fragments_per_query)),
+        timed_(options.pass_queries && context.caps().timer_counter_bits > 0) {}
 
-  // The occlusion queries of one pass over every tile; `pixels` gets the fragments drawn.
+  // One pass over every tile, timed by one GL_TIME_ELAPSED query around all its tiles' draws.
   template <class SetUniforms>
-  std::vector<GLuint> issue(GLuint program, size_t slot, const SetUniforms& set_uniforms, uint64_t& pixels) {
+  IssuedPass issue(GLuint program, size_t slot, const SetUniforms& set_uniforms) {
     const TextureStore& store = input_.store();
     const TileLayout& layout = store.layout();
     set_uniforms(program);
-    std::vector<GLuint> queries;
-    pixels = 0;
+    IssuedPass pass;
+    pass.timer = timed_ ? batch_.make(GL_TIME_ELAPSED) : 0;
+    ScopedQuery timing(GL_TIME_ELAPSED, pass.timer);
     for (uint64_t t = 0; t < layout.tiles(); ++t) {
       const uint32_t h = layout.pixel_rows(t);
       glBindFramebuffer(GL_FRAMEBUFFER, GLuint(kept_.framebuffers.at(t)));
       glViewport(0, 0, GLsizei(layout.width), GLsizei(h));
       glBindTextureUnit(0, store.texture(slot, t));
       const auto q = issue_count(batch_, program, layout.width, h, kept_.state, kept_.mask, cap_);
-      queries.insert(queries.end(), q.begin(), q.end());
-      pixels += uint64_t(layout.width) * h;
+      pass.queries.insert(pass.queries.end(), q.begin(), q.end());
+      pass.pixels += uint64_t(layout.width) * h;
     }
     check_error("raster aggregate pass");
-    return queries;
+    return pass;
   }
 
-  uint64_t total(const std::vector<GLuint>& queries) const {
+  // The fragments that passed `pass` (waits for the GPU).
+  uint64_t total(const IssuedPass& pass) const {
     uint64_t n = 0;
-    for (GLuint q : queries) n += batch_.result(q);
+    for (GLuint q : pass.queries) n += batch_.result(q);
     return n;
+  }
+
+  // A PassRecord of `pass` with its kind, detail, fragments drawn and passed, host wall time and,
+  // when timed, GPU time.
+  PassRecord record(const IssuedPass& pass, std::string kind, std::string detail, uint64_t passed,
+                    double wall_ms) const {
+    PassRecord r;
+    r.kind = std::move(kind);
+    r.detail = std::move(detail);
+    r.items = pass.pixels;
+    r.passed = passed;
+    r.wall_ms = wall_ms;
+    if (pass.timer) r.gpu_ms = double(batch_.result(pass.timer)) / 1e6;
+    return r;
   }
 
  private:
   const RasterInput& input_;
   const KeptStencil& kept_;
   uint64_t cap_;
+  bool timed_;
   QueryBatch batch_;
 };
 
@@ -113,29 +141,24 @@ struct Runner {
     if (auto it = sums.find(index); it != sums.end()) return it->second;
     const GLuint program = context.program("fullscreen.vert", "raster_bitplane.frag");
     const size_t slot = input.slot(index);
-    std::vector<std::vector<GLuint>> queries(32);
-    std::vector<uint64_t> pixels(32);
+    std::vector<IssuedPass> issued_passes(32);
     std::vector<double> wall(32);
     for (uint32_t b = 0; b < 32; ++b) {
       const auto issued = Clock::now();
-      queries[b] = counter.issue(
-          program, slot, [&](GLuint p) { glProgramUniform1ui(p, 1, b); }, pixels[b]);
+      issued_passes[b] = counter.issue(program, slot, [&](GLuint p) { glProgramUniform1ui(p, 1, b); });
       wall[b] = ms_since(issued);
     }
     __int128 total = 0;
     for (uint32_t b = 0; b < 32; ++b) {
       const auto waited = Clock::now();
-      const uint64_t count = counter.total(queries[b]);
+      const uint64_t count = counter.total(issued_passes[b]);
       const __int128 weight = __int128(1) << b;
       total += b < 31 ? weight * count : -weight * count;
-      PassRecord r;
-      r.kind = "bit-plane count";
-      r.detail = agg.column->name + ": bit " + std::to_string(b) + " set (weight " + (b < 31 ? "" : "-") + "2^" +
-                 std::to_string(b) + "), stencil EQUAL " + std::to_string(counter_state()) + "/0x3, occlusion count";
-      r.items = pixels[b];
-      r.passed = count;
-      r.wall_ms = wall[b] + ms_since(waited);
-      passes.push_back(std::move(r));
+      passes.push_back(counter.record(issued_passes[b], "bit-plane count",
+                                      agg.column->name + ": bit " + std::to_string(b) + " set (weight " +
+                                          (b < 31 ? "" : "-") + "2^" + std::to_string(b) + "), stencil EQUAL " +
+                                          std::to_string(counter_state()) + "/0x3, occlusion count",
+                                      count, wall[b] + ms_since(waited)));
     }
     sums[index] = total;
     return total;
@@ -152,8 +175,7 @@ struct Runner {
     struct Issued {
       std::string detail;
       bool negative = false;  // planes: the sign counted
-      std::vector<GLuint> queries;
-      uint64_t pixels = 0;
+      IssuedPass pass;
       double wall = 0;
     };
     const GLuint plane = context.program("fullscreen.vert", "raster_float_plane.frag");
@@ -164,13 +186,10 @@ struct Runner {
         Issued p;
         p.negative = negative;
         const auto issued = Clock::now();
-        p.queries = counter.issue(
-            plane, slot,
-            [&](GLuint prog) {
-              glProgramUniform1ui(prog, 1, uint32_t(q));
-              glProgramUniform1ui(prog, 2, negative ? 1u : 0u);
-            },
-            p.pixels);
+        p.pass = counter.issue(plane, slot, [&](GLuint prog) {
+          glProgramUniform1ui(prog, 1, uint32_t(q));
+          glProgramUniform1ui(prog, 2, negative ? 1u : 0u);
+        });
         p.wall = ms_since(issued);
         p.detail = agg.column->name + ": bit " + std::to_string(q) + " of M << s set, values " +
                    (negative ? "< 0 (weight -2^" : "> 0 (weight 2^") + std::to_string(q - 149) + "), stencil EQUAL " +
@@ -196,13 +215,10 @@ struct Runner {
     for (const Special& sp : specials) {
       Issued c;
       const auto issued = Clock::now();
-      c.queries = counter.issue(
-          key_ge, slot,
-          [&](GLuint prog) {
-            glProgramUniform1ui(prog, 1, sp.candidate);
-            glProgramUniform1ui(prog, 2, 1u);
-          },
-          c.pixels);
+      c.pass = counter.issue(key_ge, slot, [&](GLuint prog) {
+        glProgramUniform1ui(prog, 1, sp.candidate);
+        glProgramUniform1ui(prog, 2, 1u);
+      });
       c.wall = ms_since(issued);
       c.detail = agg.column->name + ": " + sp.what + ": count(key >= " + hex8(sp.candidate) + "), stencil EQUAL " +
                  std::to_string(state) + "/0x3";
@@ -210,14 +226,8 @@ struct Runner {
     }
     auto record = [&](Issued& p, const char* kind) {
       const auto waited = Clock::now();
-      const uint64_t count = counter.total(p.queries);
-      PassRecord r;
-      r.kind = kind;
-      r.detail = std::move(p.detail);
-      r.items = p.pixels;
-      r.passed = count;
-      r.wall_ms = p.wall + ms_since(waited);
-      passes.push_back(std::move(r));
+      const uint64_t count = counter.total(p.pass);
+      passes.push_back(counter.record(p.pass, kind, std::move(p.detail), count, p.wall + ms_since(waited)));
       return count;
     };
     for (size_t i = 0; i < planes.size(); ++i) {
@@ -252,26 +262,19 @@ struct Runner {
     for (int b = 31; b >= 0; --b) {
       const uint32_t candidate = x | (uint32_t(1) << b);
       const auto issued = Clock::now();
-      uint64_t pixels = 0;
-      const auto queries = counter.issue(
-          program, slot,
-          [&](GLuint p) {
-            glProgramUniform1ui(p, 1, candidate);
-            glProgramUniform1ui(p, 2, is_float);
-          },
-          pixels);
-      const uint64_t count = counter.total(queries);  // one round trip per bit
+      const IssuedPass pass = counter.issue(program, slot, [&](GLuint p) {
+        glProgramUniform1ui(p, 1, candidate);
+        glProgramUniform1ui(p, 2, is_float);
+      });
+      const uint64_t count = counter.total(pass);  // one round trip per bit
       const bool take = count >= k;
       if (take) x = candidate;
-      PassRecord r;
-      r.kind = "bitwise search";
-      r.detail = agg.name + ": bit " + std::to_string(b) + ", candidate key " + hex8(candidate) + ": count(key(" +
-                 agg.column->name + ") >= candidate) " + (take ? ">= " : "< ") + "k = " + std::to_string(k) +
-                 " -> bit " + (take ? "1" : "0") + ", stencil EQUAL " + std::to_string(state) + "/0x3";
-      r.items = pixels;
-      r.passed = count;
-      r.wall_ms = ms_since(issued);
-      passes.push_back(std::move(r));
+      passes.push_back(counter.record(pass, "bitwise search",
+                                      agg.name + ": bit " + std::to_string(b) + ", candidate key " + hex8(candidate) +
+                                          ": count(key(" + agg.column->name + ") >= candidate) " +
+                                          (take ? ">= " : "< ") + "k = " + std::to_string(k) + " -> bit " +
+                                          (take ? "1" : "0") + ", stencil EQUAL " + std::to_string(state) + "/0x3",
+                                      count, ms_since(issued)));
     }
     return x;
   }
