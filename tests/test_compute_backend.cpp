@@ -52,7 +52,8 @@ class ForcedLimits {
   ForcedLimits& operator=(const ForcedLimits&) = delete;
 };
 
-// Forces the keys per binding window of ORDER BY's radix sort (GFXQ_COMPUTE_SORT_WINDOW) while alive.
+// Forces the keys per binding window of the sort and select primitives (GFXQ_COMPUTE_SORT_WINDOW:
+// ORDER BY's radix sort and top-k select, the quantiles' radix select) while alive.
 class ForcedSortWindow {
  public:
   explicit ForcedSortWindow(uint64_t keys) { setenv("GFXQ_COMPUTE_SORT_WINDOW", std::to_string(keys).c_str(), 1); }
@@ -426,6 +427,7 @@ TEST_CASE("compute: ORDER BY over several sort tiles runs the onesweep sort and 
 TEST_CASE("compute: ORDER BY over several sort binding windows matches the CPU and says so") {
   // Windows of 16384 keys (one sort block): the sorted pairs span 2, 3 and 8 windows, with and
   // without WHERE and LIMIT, INT with many duplicates and FLOAT with special values, both directions.
+  // LIMIT 5 takes the top-k path, its radix select over the same windows.
   constexpr uint64_t kWindow = 16384;
   const ForcedSortWindow force{kWindow};
   std::mt19937_64 rng(41);
@@ -436,7 +438,6 @@ TEST_CASE("compute: ORDER BY over several sort binding windows matches the CPU a
     for (const char* c : {"b", "y"}) {
       Query q = query_of({Star{}}, rng() % 2 ? Cnf{} : test::random_cnf(catalog.get("t"), rng, 1, 2));
       q.order_by = OrderBy{ColumnRef{"", c}, rng() % 2 == 0};
-      // LIMIT 5 over more than one window's keys takes the full sort too (no radix select there).
       const uint64_t pick = combo++ % 3;
       if (pick > 0) q.limit = pick == 1 ? rows / 2 : 5;
       const std::string what = "rows " + std::to_string(rows) + " seed " + std::to_string(seed);
@@ -446,8 +447,10 @@ TEST_CASE("compute: ORDER BY over several sort binding windows matches the CPU a
       INFO(what << "\nquery: " << q.text() << "\nalgorithm: " << r.report.algorithm);
       if (selected > kWindow) {
         const uint64_t windows = (selected + kWindow - 1) / kWindow;
-        CHECK(r.report.algorithm.find("over " + std::to_string(windows) + " binding windows of 16384 keys") !=
+        const std::string spans = "over " + std::to_string(windows) + " binding windows of 16384 keys";
+        CHECK(r.report.algorithm.find(pick == 2 ? "radix select of the threshold key " + spans : spans) !=
               std::string::npos);
+        CHECK((r.report.algorithm.find("top-5") != std::string::npos) == (pick == 2));
       }
     }
   }
@@ -457,16 +460,83 @@ TEST_CASE("compute: ORDER BY over several sort binding windows matches the CPU a
     check_query(sql::parse(sql), catalog, sql);
     const Result r = engine().execute_sql(sql, catalog, Backend::Compute);
     INFO(r.report.algorithm);
-    CHECK(r.report.algorithm.find("over 3 binding windows of 16384 keys") != std::string::npos);
+    CHECK(r.report.algorithm.find("top-5 by y DESC: radix select of the threshold key over 3 binding windows of "
+                                  "16384 keys") != std::string::npos);
   }
-  // One more row than 8 windows hold: Unsupported, naming the sizes.
+  // One more row than 8 windows hold: the top-k path's select spans 9 windows (8 or 9 under the
+  // WHERE), the full sort is Unsupported, naming the sizes.
   const Catalog catalog = catalog_of(test::random_table(8 * kWindow + 1, Distribution::Uniform, 5));
+  for (const char* sql :
+       {"SELECT * FROM t ORDER BY a LIMIT 1024", "SELECT b, x FROM t WHERE b <> 0 ORDER BY x DESC LIMIT 3"}) {
+    check_query(sql::parse(sql), catalog, sql);
+    const Result r = engine().execute_sql(sql, catalog, Backend::Compute);
+    const uint64_t selected = cpu::select_rows(catalog.get("t"), "t", sql::parse(sql).where).size();
+    INFO(r.report.algorithm);
+    CHECK(r.report.algorithm.find("radix select of the threshold key over " +
+                                  std::to_string((selected + kWindow - 1) / kWindow) +
+                                  " binding windows of 16384 keys") != std::string::npos);
+  }
   try {
     engine().execute_sql("SELECT * FROM t ORDER BY a", catalog, Backend::Compute);
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::Unsupported);
     CHECK(std::string(e.what()).find("131073 keys: more than 8 binding windows of 16384 keys") != std::string::npos);
+  }
+  CHECK(engine().take_debug_messages().empty());
+}
+
+TEST_CASE("compute: quantiles over several select binding windows match the CPU and say so") {
+  // Windows of 4096 keys: the keys span 2, 3, 8 and 11 windows (c x W +- 1 rows), without WHERE
+  // (the raw INT/FLOAT column: duplicates, INT32 extremes, -0.0/NaN/inf in y, all-equal and sorted
+  // tables) and with WHERE (compacted order keys), also from several scan chunks (the compaction's
+  // output windows).
+  constexpr uint64_t kWindow = 4096;
+  const ForcedSortWindow force{kWindow};
+  std::mt19937_64 rng(43);
+  const Distribution dists[] = {Distribution::Uniform, Distribution::Skewed, Distribution::AllEqual,
+                                Distribution::Sorted};
+  int combo = 0;
+  for (uint64_t rows : {2 * kWindow + 1, 3 * kWindow - 1, 8 * kWindow, 11 * kWindow + 1}) {
+    const uint64_t seed = rng();
+    const Distribution dist = dists[combo++ % 4];
+    const Catalog catalog = catalog_of(test::random_table(rows, dist, seed));
+    const std::string what = "rows " + std::to_string(rows) + " " + to_string(dist) + " seed " + std::to_string(seed);
+    const int64_t n = int64_t(rows);
+    for (int i = 0; i < 3; ++i) {
+      // No WHERE, a broad WHERE (most rows, several windows of compacted keys), a random one.
+      const Cnf where = i == 0   ? Cnf{}
+                        : i == 1 ? sql::parse("SELECT COUNT(*) FROM t WHERE b <> 7 OR y > 0.5").where
+                                 : test::random_cnf(catalog.get("t"), rng, 2, 2);
+      for (const char* c : {"a", "b", "y", "x"}) {
+        const Query q = query_of(
+            {agg(AggKind::Median, c), agg(AggKind::Quantile, c, 1e-9), agg(AggKind::Quantile, c, 0.37),
+             agg(AggKind::Quantile, c, 1.0), agg(AggKind::KthLargest, c, 0.5, 1), agg(AggKind::KthLargest, c, 0.5, 5),
+             agg(AggKind::KthLargest, c, 0.5, n / 2), agg(AggKind::KthLargest, c, 0.5, n)},
+            where);
+        check_query(q, catalog, what);
+        const Result r = engine().execute(q, catalog, Backend::Compute);
+        const uint64_t selected = cpu::select_rows(catalog.get("t"), "t", where).size();
+        INFO(what << "\nquery: " << q.text() << "\nalgorithm: " << r.report.algorithm);
+        if (selected > kWindow) {
+          const std::string over =
+              "over " + std::to_string((selected + kWindow - 1) / kWindow) + " binding windows of 4096 keys";
+          CHECK(r.report.algorithm.find(std::string(i == 0 ? "radix select of the column " : "radix select ") + over) !=
+                std::string::npos);
+          bool pass_named = false;
+          for (const PassRecord& p : r.report.passes)
+            pass_named = pass_named || (p.kind == "radix-select" && p.detail.find(over) != std::string::npos);
+          CHECK(pass_named);
+        }
+      }
+    }
+  }
+  {
+    // The compacted keys from 2048-row scan chunks (one output window each) into 3 select windows.
+    const ForcedLimits limits{2048, 2048};
+    const Catalog catalog = catalog_of(test::random_table(3 * kWindow + 1, Distribution::Uniform, 44));
+    const char* sql = "SELECT MEDIAN(x), QUANTILE(a, 0.9), KTH_LARGEST(y, 3) FROM t WHERE b > -900";
+    check_query(sql::parse(sql), catalog, sql);
   }
   CHECK(engine().take_debug_messages().empty());
 }

@@ -434,15 +434,18 @@ TEST_CASE("vk-sort: bitonic chunk sort matches per-chunk stable sort, with keep"
 
 namespace {
 
-//! Radix select of every k in `ks` on the GPU (sharing one scratch, barriers between) vs the CPU.
-void check_select(const Keys& keys, const std::vector<uint64_t>& ks, SortKeyType type, SortOrder order) {
+//! Radix select of every k in `ks` on the GPU (sharing one scratch, barriers between) vs the CPU;
+//! `window`: RadixSelectArgs::binding_elements.
+void check_select(const Keys& keys, const std::vector<uint64_t>& ks, SortKeyType type, SortOrder order,
+                  uint64_t window = 0) {
   auto& device = vk_device();
   const uint64_t n = keys.size();
   CAPTURE(n);
   CAPTURE(name(type));
   CAPTURE(name(order));
+  CAPTURE(window);
   Buffer kin = upload(keys);
-  Buffer scratch = scratch_buffer(gfxq::vk::radix_select_scratch_bytes(device, n));
+  Buffer scratch = scratch_buffer(gfxq::vk::radix_select_scratch_bytes(device, n, window));
   Buffer result = device.create_buffer(ks.size() * 256, MemoryKind::Readback);
   device.submit([&](VkCommandBuffer cmd) {
     for (size_t i = 0; i < ks.size(); ++i) {
@@ -455,6 +458,7 @@ void check_select(const Keys& keys, const std::vector<uint64_t>& ks, SortKeyType
       args.keys = whole(kin);
       args.result = {&result, i * 256, 12};
       args.scratch = whole(scratch);
+      args.binding_elements = window;
       gfxq::vk::record_radix_select(device, cmd, args);
     }
   });
@@ -488,6 +492,44 @@ TEST_CASE("vk-sort: radix select k = 1, 2, n/2, n and random k at tile boundarie
         CAPTURE(name(data));
         check_select(make_keys(n, type, data, rng), select_ranks(n, rng), type, order);
       }
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk-sort: radix select over 2, 3, 11 and 40 binding windows at window +- 1 sizes") {
+  // Windows of 4160 keys (a tile and 64 keys) and of 64 keys (the smallest), n = c x W - 1, c x W,
+  // c x W + 1: the last window full, short by one or holding one key. Random keys (candidates
+  // copied into each window's regions), few distinct values and special values (-0.0, NaN, inf,
+  // INT32 extremes), all keys equal, all keys in one top-12-bit bucket (three scans of the keys).
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  auto& device = vk_device();
+  for (auto [window, windows] : {std::pair<uint64_t, uint64_t>{4160, 2}, {4160, 3}, {4160, 11}, {64, 40}})
+    for (uint64_t n : {windows * window - 1, windows * window, windows * window + 1}) {
+      const SortKeyType type = kTypes[rng() % std::size(kTypes)];
+      const SortOrder order = kOrders[rng() % std::size(kOrders)];
+      const uint32_t kind = uint32_t(rng() % 6);
+      Keys keys;
+      if (kind < 5) {
+        keys = make_keys(n, type, Data(kind), rng);
+      } else {
+        // One top bucket: the top 12 bits shared, the rest random.
+        const uint32_t top = uint32_t(rng()) & 0xfff00000u;
+        keys.resize(n);
+        for (auto& x : keys) x = top | (uint32_t(rng()) & 0x000fffffu);
+      }
+      CAPTURE(kind);  // Data 0..4, 5: one top bucket
+      CHECK(gfxq::vk::radix_select_windows(device, n, window) == (n + window - 1) / window);
+      check_select(keys, select_ranks(n, rng), type, order, window);
+    }
+  // FLOAT specials and one top bucket in both key orders, over 3 windows.
+  for (SortOrder order : kOrders) {
+    check_select(make_keys(3 * 4160 + 1, SortKeyType::F32, Data::Special, rng), select_ranks(3 * 4160 + 1, rng),
+                 SortKeyType::F32, order, 4160);
+    Keys bucket(3 * 4160 - 1);
+    for (auto& x : bucket) x = 0x3f800000u | (uint32_t(rng()) & 0x000fffffu);
+    check_select(bucket, select_ranks(bucket.size(), rng), SortKeyType::F32, order, 4160);
+  }
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
 
@@ -601,7 +643,11 @@ TEST_CASE("vk-sort: bad arguments and sizes past one binding are clear errors") 
       gfxq::vk::RadixSortArgs::kMaxWindows * (device.max_binding_elements() / SORT_BLOCK * SORT_BLOCK) + 1;
   CHECK_THROWS_WITH_AS(gfxq::vk::radix_sort_scratch_bytes(device, too_many_windows, true),
                        doctest::Contains("binding windows"), Error);
-  CHECK_THROWS_WITH_AS(gfxq::vk::radix_select_scratch_bytes(device, too_many), doctest::Contains("binding"), Error);
+  // Radix select spans any number of binding windows, up to 2^32 - 1 keys.
+  CHECK(gfxq::vk::radix_select_windows(device, too_many) == 2);
+  CHECK(gfxq::vk::radix_select_scratch_bytes(device, too_many) > too_many * 4);
+  CHECK_THROWS_WITH_AS(gfxq::vk::radix_select_scratch_bytes(device, uint64_t(UINT32_MAX) + 1),
+                       doctest::Contains("2^32 - 1"), Error);
   CHECK_THROWS_WITH_AS(gfxq::vk::split_scratch_bytes(device, too_many, {}, false), doctest::Contains("binding"), Error);
   try {
     gfxq::vk::radix_sort_scratch_bytes(device, too_many_windows, false);

@@ -32,8 +32,9 @@ uint64_t env_number(const char* name) {
 
 // The scan limits: GFXQ_COMPUTE_CHUNK_ROWS (rows per chunk) and GFXQ_COMPUTE_MAX_GROUPS
 // (workgroups per chunk) when set; tests force many chunks and many rounds per workgroup on small
-// tables with them. Unset: the defaults. GFXQ_COMPUTE_SORT_WINDOW (keys per binding window of
-// ORDER BY's radix sort) likewise forces a sort over several windows.
+// tables with them. Unset: the defaults. GFXQ_COMPUTE_SORT_WINDOW (keys per binding window of the
+// sort and select primitives: ORDER BY's radix sort and top-k select, the quantiles' radix select)
+// likewise forces a sort or select over several windows.
 vk::ScanLimits scan_limits() {
   vk::ScanLimits limits;
   limits.chunk_rows = env_number("GFXQ_COMPUTE_CHUNK_ROWS");
@@ -60,7 +61,7 @@ class ComputeBackend final : public BackendImpl {
     Result result;
     std::string algorithm;
     if (bound.aggregate)
-      result.table = vk::run_aggregates(ctx, algorithm);
+      result.table = vk::run_aggregates(ctx, algorithm, env_number("GFXQ_COMPUTE_SORT_WINDOW"));
     else if (bound.order_by)
       result.table = vk::run_order_by(ctx, algorithm, env_number("GFXQ_COMPUTE_SORT_WINDOW"));
     else

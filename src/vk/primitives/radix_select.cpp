@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "gfxq/error.h"
 #include "select_config.glsl"
@@ -20,30 +21,71 @@ uint32_t select_groups(uint64_t n) {
   return uint32_t(std::max<uint64_t>(1, std::min<uint64_t>((n + SELECT_TILE - 1) / SELECT_TILE, SELECT_MAX_GROUPS)));
 }
 
-//! Scratch layout: header (state + histograms), the candidate regions (room for every key a
-//! workgroup reads: groups x tiles per group x SELECT_TILE keys, at least n), their counts.
-//! Without room for the regions in one binding, scan 1 copies nothing (`copies` false): three
-//! scans of the keys.
+//! Keys per binding window: binding_elements (0: the device's binding, else at most that) rounded
+//! down to whole 256-byte units (a valid storage-buffer offset on every device), at least one.
+uint64_t select_window_keys(const Device& device, uint64_t binding_elements) {
+  const uint64_t device_limit = device.max_binding_elements();
+  const uint64_t limit = binding_elements ? std::min(binding_elements, device_limit) : device_limit;
+  return std::max<uint64_t>(64, limit / 64 * 64);
+}
+
+//! How the keys are cut into binding windows and the scratch layout: the header (state +
+//! histograms), then per window the candidate regions (room for every key a workgroup of that
+//! window reads: groups x tiles per group x SELECT_TILE keys, at least the window's keys), then per
+//! window their counts. One window: the layout of a select within one binding. Without room for
+//! every window's regions in one binding each, scan 1 copies nothing (`copies` false): three scans
+//! of the keys.
 struct SelectScratch {
-  uint64_t header_bytes = 0, list = 0, list_entries = 0, counts = 0, bytes = 0;
-  bool copies = false;
-  SelectScratch(const Device& device, uint64_t n) {
+  uint64_t window = 0;  //!< keys per window (the last one may hold fewer)
+  uint32_t windows = 1;
+  uint64_t header_bytes = 0, bytes = 0;
+  std::vector<uint64_t> list, list_entries, counts;  //!< per window: byte offsets, entries
+  bool copies = true;
+  SelectScratch(const Device& device, uint64_t n, uint64_t binding_elements) {
     using detail::align256;
-    const uint64_t tiles = (n + SELECT_TILE - 1) / SELECT_TILE, groups = select_groups(n);
+    window = std::min(n, select_window_keys(device, binding_elements));
+    windows = window ? uint32_t((n + window - 1) / window) : 1;
     header_bytes = uint64_t(SELECT_HEADER_WORDS) * 4;
-    list = align256(header_bytes);
-    list_entries = groups * ((tiles + groups - 1) / groups) * SELECT_TILE;
-    copies = list_entries <= device.max_binding_elements();
-    counts = copies ? list + align256(list_entries * 4) : list;
-    bytes = copies ? counts + align256(groups * SELECT_WG * 4) : list;
+    uint64_t at = align256(header_bytes);
+    for (uint32_t w = 0; w < windows; ++w) {
+      const uint64_t keys = window_n(n, w), tiles = (keys + SELECT_TILE - 1) / SELECT_TILE;
+      const uint64_t groups = select_groups(keys);
+      list.push_back(at);
+      list_entries.push_back(groups * ((tiles + groups - 1) / groups) * SELECT_TILE);
+      copies = copies && list_entries.back() <= device.max_binding_elements();
+      at += align256(list_entries.back() * 4);
+    }
+    for (uint32_t w = 0; w < windows; ++w) {
+      counts.push_back(at);
+      at += align256(uint64_t(select_groups(window_n(n, w))) * SELECT_WG * 4);
+    }
+    bytes = copies ? at : align256(header_bytes);
   }
+  //! Keys in window w.
+  uint64_t window_n(uint64_t n, uint32_t w) const { return std::min(window, n - w * window); }
 };
+
+//! Error(Unsupported) past 2^32 - 1 keys (32-bit counts and ranks).
+void check_select_size(uint64_t n) {
+  if (n > UINT32_MAX)
+    throw Error(ErrorCode::Unsupported,
+                "radix select of " + std::to_string(n) + " keys: at most 2^32 - 1 (32-bit counts and ranks)");
+}
 
 }  // namespace
 
-uint64_t radix_select_scratch_bytes(const Device& device, uint64_t n) {
-  detail::check_sort_support(device, n, "radix select");
-  return SelectScratch(device, n).bytes;
+uint64_t radix_select_scratch_bytes(const Device& device, uint64_t n, uint64_t binding_elements) {
+  detail::check_sort_device(device, "radix select");
+  check_select_size(n);
+  return SelectScratch(device, n, binding_elements).bytes;
+}
+
+uint64_t radix_select_window_keys(const Device& device, uint64_t binding_elements) {
+  return select_window_keys(device, binding_elements);
+}
+
+uint32_t radix_select_windows(const Device& device, uint64_t n, uint64_t binding_elements) {
+  return SelectScratch(device, n, binding_elements).windows;
 }
 
 void record_radix_select(Device& device, VkCommandBuffer cmd, const RadixSelectArgs& args) {
@@ -53,27 +95,34 @@ void record_radix_select(Device& device, VkCommandBuffer cmd, const RadixSelectA
 void detail::record_radix_select_scans(Device& device, VkCommandBuffer cmd, const RadixSelectArgs& args,
                                        uint32_t scans) {
   const uint64_t n = args.n;
-  check_sort_support(device, n, "radix select");
+  check_sort_device(device, "radix select");
+  check_select_size(n);
   if (n == 0 || args.k == 0 || args.k > n)
     throw Error(ErrorCode::InvalidInput,
                 "radix select: k = " + std::to_string(args.k) + " is not in 1.." + std::to_string(n));
-  const SelectScratch layout(device, n);
+  const SelectScratch layout(device, n, args.binding_elements);
   check_range_holds(args.keys, n * 4, "radix select keys");
   check_range_holds(args.result, 12, "radix select result");
   check_range_holds(args.scratch, layout.bytes, "radix select scratch");
 
-  const BufferRange keys{args.keys.buffer, args.keys.offset, n * 4};
   const BufferRange header{args.scratch.buffer, args.scratch.offset, layout.header_bytes};
-  // Without regions, scan 1 copies nothing and scan 2 reads the keys: bind the header in their place.
-  const BufferRange list =
-      layout.copies ? BufferRange{args.scratch.buffer, args.scratch.offset + layout.list, layout.list_entries * 4}
-                    : header;
-  const BufferRange counts = layout.copies ? BufferRange{args.scratch.buffer, args.scratch.offset + layout.counts,
-                                                         uint64_t(select_groups(n)) * SELECT_WG * 4}
-                                           : header;
+  // Window w's keys, regions and counts. Without regions, scan 1 copies nothing and scan 2 reads
+  // the keys: bind the header in their place.
+  const auto keys = [&](uint32_t w) {
+    return BufferRange{args.keys.buffer, args.keys.offset + w * layout.window * 4, layout.window_n(n, w) * 4};
+  };
+  const auto list = [&](uint32_t w) {
+    return layout.copies
+               ? BufferRange{args.scratch.buffer, args.scratch.offset + layout.list[w], layout.list_entries[w] * 4}
+               : header;
+  };
+  const auto counts = [&](uint32_t w) {
+    return layout.copies ? BufferRange{args.scratch.buffer, args.scratch.offset + layout.counts[w],
+                                       uint64_t(select_groups(layout.window_n(n, w))) * SELECT_WG * 4}
+                         : header;
+  };
   const BufferRange result{args.result.buffer, args.result.offset, 12};
   const uint32_t key_type = uint32_t(args.key_type), descending = args.order == SortOrder::Descending ? 1u : 0u;
-  const uint32_t groups = select_groups(n);
   // Copying the candidates pays when they are at most half of the keys.
   const uint32_t cap = layout.copies ? uint32_t(n / 2) : 0;
 
@@ -82,15 +131,21 @@ void detail::record_radix_select_scans(Device& device, VkCommandBuffer cmd, cons
   const Pipeline& choose = device.pipeline("select_choose", 2, 24);
 
   vkCmdFillBuffer(cmd, header.buffer->handle(), header.offset, header.bytes, 0);
-  device.barrier(cmd);
-  const uint32_t first_push[4] = {uint32_t(n), key_type, descending, 0};
-  device.dispatch_ranges(cmd, first, {keys, header}, first_push, groups);
-  for (uint32_t pass = 0; pass < std::min<uint32_t>(scans, SELECT_LEVELS); ++pass) {
-    if (pass > 0) {
-      const uint32_t push[4] = {uint32_t(n), key_type, descending, pass};
+  // One dispatch per window, each adding into the same histogram (a barrier between them: they
+  // update the same words).
+  const auto histogram = [&](uint32_t pass) {
+    for (uint32_t w = 0; w < layout.windows; ++w) {
+      const uint32_t window_n = uint32_t(layout.window_n(n, w)), groups = select_groups(window_n);
+      const uint32_t push[4] = {window_n, key_type, descending, pass};
       device.barrier(cmd);
-      device.dispatch_ranges(cmd, scan, {keys, header, list, counts}, push, groups);
+      if (pass == 0)
+        device.dispatch_ranges(cmd, first, {keys(w), header}, push, groups);
+      else
+        device.dispatch_ranges(cmd, scan, {keys(w), header, list(w), counts(w)}, push, groups);
     }
+  };
+  for (uint32_t pass = 0; pass < std::min<uint32_t>(scans, SELECT_LEVELS); ++pass) {
+    histogram(pass);
     const uint32_t push[6] = {uint32_t(n), uint32_t(args.k), key_type, descending, pass, uint32_t(cap)};
     device.barrier(cmd);
     device.dispatch_ranges(cmd, choose, {header, result}, push, 1);

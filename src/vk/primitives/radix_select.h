@@ -14,6 +14,14 @@
 // copy when the k-th key's top-12-bit bucket holds at most half of the keys (uniform keys, the
 // median of floats in [0, 1): about 6% of them); three scans at most (all-equal or narrow-range
 // keys). Barriers the caller owes: see radix_sort.h.
+//
+// Binding windows: keys beyond one storage binding are cut into windows of W keys
+// (RadixSelectArgs::binding_elements, at most the device's binding, rounded down to 64 keys), any
+// number of them: each scan is one dispatch per window, all adding into the same histograms (a
+// barrier between them), and each window has candidate regions of its own in the scratch, filled
+// by scan 2 and read back by scan 3 with the same window's dispatch geometry. The choices are one
+// dispatch each, as over one binding, so the result is exactly the same. Keys within one binding
+// are one window (the dispatches above). Limit: n < 2^32 (32-bit counts).
 
 #include <cstdint>
 
@@ -30,16 +38,27 @@ struct RadixSelectArgs {
   SortOrder order = SortOrder::Ascending;   //!< Descending: k-th largest
   BufferRange keys;                         //!< n raw keys (read only)
   BufferRange result;                       //!< 12 bytes: SelectResult {key, less, equal}
-  BufferRange scratch;                      //!< radix_select_scratch_bytes(device, n)
+  BufferRange scratch;                      //!< radix_select_scratch_bytes(device, n, binding_elements)
+  //! Keys one binding window holds; 0: Device::max_binding_elements(). At most the device's;
+  //! rounded down to a multiple of 64 (at least 64). Tests shrink it to force several windows.
+  uint64_t binding_elements = 0;
 };
 
 //! Bytes of scratch record_radix_select needs (caller-owned, no contents required): about 4n
-//! bytes (the candidate regions: room for every key, rounded up to whole tiles per workgroup) plus
-//! 33 KiB and 1 KiB per workgroup (at most 1024); only 33 KiB when the regions would not fit one
-//! binding (then nothing is copied). Error(Unsupported) past one binding.
-uint64_t radix_select_scratch_bytes(const Device& device, uint64_t n);
+//! bytes (the candidate regions: room for every key, rounded up to whole tiles per workgroup and
+//! window) plus 33 KiB and 1 KiB per workgroup of each window (at most 1024 per window); only
+//! 33 KiB when one window's regions would not fit one binding (then nothing is copied).
+//! `binding_elements` as in RadixSelectArgs. Error(Unsupported) past 2^32 - 1 keys.
+uint64_t radix_select_scratch_bytes(const Device& device, uint64_t n, uint64_t binding_elements = 0);
 
-//! Records the selection: a fill of the scratch header, then 6 dispatches with barriers between.
+//! Keys per binding window (`binding_elements` as in RadixSelectArgs).
+uint64_t radix_select_window_keys(const Device& device, uint64_t binding_elements = 0);
+
+//! Binding windows n keys span (`binding_elements` as in RadixSelectArgs): 1 within one binding.
+uint32_t radix_select_windows(const Device& device, uint64_t n, uint64_t binding_elements = 0);
+
+//! Records the selection: a fill of the scratch header, then 6 dispatches with barriers between
+//! (3w + 3 over w binding windows).
 //! Error(InvalidInput) when n == 0 or k is not in 1..n.
 //! Example: keys {5,1,4,1}, k = 2, U32 ascending -> result {1, 0, 2}; k = 1 descending -> {5, 0, 1}.
 //! MEDIAN / QUANTILE(q) of n keys: k = quantile_rank(q, n), Ascending. KTH_LARGEST(k): Descending.

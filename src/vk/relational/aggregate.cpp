@@ -72,7 +72,7 @@ void record_cnf_aggregate(Device& device, VkCommandBuffer cmd, const CnfInput& i
   detail::record_cnf_scan(device, cmd, mode, input, plan, partials, nullptr, value_slot);
 }
 
-Table run_aggregates(QueryContext& ctx, std::string& algorithm) {
+Table run_aggregates(QueryContext& ctx, std::string& algorithm, uint64_t select_window) {
   const BoundQuery& q = ctx.query();
   Table out;
   for (const OutputColumn& c : q.output) out.columns.push_back(Column::make(c.name, c.type));
@@ -138,7 +138,9 @@ Table run_aggregates(QueryContext& ctx, std::string& algorithm) {
     const DeviceSelection selection = mark_rows(ctx, program);
     count = selection.count;
     for (const auto& [key, c] : quantile_columns) keys.emplace(key, selected_keys(ctx, selection, c));
-    steps.push_back(selection.all ? "radix select over the column" : "CNF bitmask + compacted keys + radix select");
+    steps.push_back(
+        std::string(selection.all ? "radix select of the column" : "CNF bitmask + compacted keys + radix select") +
+        select_windows_text(ctx.device(), selection.count, select_window));
   }
   if (!count) {
     count = count_rows(ctx, program);
@@ -161,7 +163,7 @@ Table run_aggregates(QueryContext& ctx, std::string& algorithm) {
       continue;
     }
     if (is_quantile(agg.kind)) {
-      col.push(quantile_value(ctx, keys.at(key), agg, type));
+      col.push(quantile_value(ctx, keys.at(key), agg, type, select_window));
       continue;
     }
     const AggTotals& t = stats.at(key).totals;

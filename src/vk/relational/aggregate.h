@@ -67,7 +67,9 @@ void record_cnf_aggregate(Device& device, VkCommandBuffer cmd, const CnfInput& i
                           bool want_sum, const ScanPlan& plan, const Buffer& partials);
 
 //! The one-row result of an aggregate query without GROUP BY (every aggregate, quantiles
-//! included; LIMIT 0 gives no row). `algorithm` receives its description.
-Table run_aggregates(QueryContext& ctx, std::string& algorithm);
+//! included; LIMIT 0 gives no row). `algorithm` receives its description. `select_window`: keys
+//! per binding window of the quantiles' radix select (RadixSelectArgs::binding_elements; 0: the
+//! device's binding; tests shrink it).
+Table run_aggregates(QueryContext& ctx, std::string& algorithm, uint64_t select_window = 0);
 
 }  // namespace gfxq::vk

@@ -68,10 +68,10 @@ std::vector<uint32_t> sort_rows(QueryContext& ctx, const DeviceSelection& select
 // The first n rows in the stable order, for n < selection.count: threshold by radix select,
 // compaction of the rows before it and of the first tie rows, a small stable sort on the host.
 std::vector<uint32_t> top_rows(QueryContext& ctx, const CnfProgram& program, const DeviceSelection& selection,
-                               const BoundOrder& order, uint64_t n) {
+                               const BoundOrder& order, uint64_t n, uint64_t window) {
   const SortOrder dir = order.descending ? SortOrder::Descending : SortOrder::Ascending;
   const DeviceKeys keys = selected_keys(ctx, selection, order.column);
-  const SelectResult threshold = select_kth(ctx, keys, n, dir);
+  const SelectResult threshold = select_kth(ctx, keys, n, dir, window);
   std::vector<uint32_t> rows;
   if (threshold.less > 0) {
     const CnfProgram before =
@@ -100,13 +100,6 @@ bool fits(const CnfProgram& program, const BoundColumn& c) {
                      [&](const BoundColumn& s) { return same_column(s, c); });
 }
 
-// Keys radix select takes (one binding, it is not chunked); with a forced sort window, at most that
-// many, as on a device whose bindings hold no more.
-uint64_t select_binding(const Device& device, uint64_t sort_window) {
-  const uint64_t binding = device.max_binding_elements();
-  return sort_window ? std::min(sort_window, binding) : binding;
-}
-
 }  // namespace
 
 Table run_order_by(QueryContext& ctx, std::string& algorithm, uint64_t sort_window) {
@@ -125,12 +118,12 @@ Table run_order_by(QueryContext& ctx, std::string& algorithm, uint64_t sort_wind
                                   : std::string();
     if (selection.count == 0) {
       algorithm = "compute: " + where + "ORDER BY " + by + " of no rows";
-    } else if (limit < selection.count && limit <= kTopK && fits(program, order.column) &&
-               selection.count <= select_binding(ctx.device(), sort_window)) {
-      rows = top_rows(ctx, program, selection, order, limit);
+    } else if (limit < selection.count && limit <= kTopK && fits(program, order.column)) {
+      rows = top_rows(ctx, program, selection, order, limit, sort_window);
       algorithm = "compute: " + where + "top-" + std::to_string(limit) + " by " + by +
-                  ": radix select of the threshold key, compaction of the rows before it and of the first ties, "
-                  "small stable sort on the host";
+                  ": radix select of the threshold key" +
+                  select_windows_text(ctx.device(), selection.count, sort_window) +
+                  ", compaction of the rows before it and of the first ties, small stable sort on the host";
     } else {
       std::string sort_path;
       rows = sort_rows(ctx, selection, order, std::min(limit, selection.count), sort_window, sort_path);

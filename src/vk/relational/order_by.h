@@ -6,8 +6,8 @@
 // stable LSD radix sort (vk/primitives/radix_sort.h; over several binding windows when the pairs
 // exceed one binding); the first n row ids come back and the rows are gathered on the host
 // (select.h says why).
-// Top-k, for LIMIT n <= kTopK below the selected count m, when the m keys fit one binding (radix
-// select is not chunked; larger m takes the full sort): radix select (radix_select.h) finds the
+// Top-k, for LIMIT n <= kTopK below the selected count m (any m: radix select reads the keys
+// over binding windows when they exceed one binding): radix select (radix_select.h) finds the
 // n-th key T in the sort direction and how many keys precede it (L < n). The rows strictly before
 // T (WHERE AND key < T, or > T for DESC: exactly L rows) and the first n - L rows equal to T
 // (WHERE AND key = T, in row order) are compacted; the L rows are sorted stably on the host (at
@@ -25,8 +25,9 @@ inline constexpr uint64_t kTopK = 1024;
 
 //! The result of a plain query with ORDER BY (WHERE, sort, LIMIT, projection). `algorithm`
 //! receives its description. `sort_window`: keys per binding window of the full sort
-//! (RadixSortArgs::binding_elements) and the most keys the top-k path takes, as if one binding held
-//! that many (0: the device's binding; tests shrink it).
+//! (RadixSortArgs::binding_elements) and of the top-k path's radix select
+//! (RadixSelectArgs::binding_elements), as if one binding held that many (0: the device's
+//! binding; tests shrink it).
 Table run_order_by(QueryContext& ctx, std::string& algorithm, uint64_t sort_window = 0);
 
 }  // namespace gfxq::vk

@@ -34,10 +34,10 @@ DeviceKeys selected_keys(QueryContext& ctx, const DeviceSelection& selection, co
   return keys;
 }
 
-SelectResult select_kth(QueryContext& ctx, const DeviceKeys& keys, uint64_t k, SortOrder order) {
+SelectResult select_kth(QueryContext& ctx, const DeviceKeys& keys, uint64_t k, SortOrder order, uint64_t window) {
   Device& device = ctx.device();
-  Buffer scratch =
-      device.create_buffer(std::max<uint64_t>(16, radix_select_scratch_bytes(device, keys.count)), MemoryKind::Device);
+  Buffer scratch = device.create_buffer(std::max<uint64_t>(16, radix_select_scratch_bytes(device, keys.count, window)),
+                                        MemoryKind::Device);
   Buffer result = device.create_buffer(16, MemoryKind::Device);
   RadixSelectArgs args;
   args.n = keys.count;
@@ -47,9 +47,10 @@ SelectResult select_kth(QueryContext& ctx, const DeviceKeys& keys, uint64_t k, S
   args.keys = keys.range();
   args.result = {&result, 0, 16};
   args.scratch = {&scratch, 0, scratch.size()};
+  args.binding_elements = window;
   ctx.run("radix-select",
           std::string(order == SortOrder::Ascending ? "ascending" : "descending") + " rank " + std::to_string(k) +
-              " of " + std::to_string(keys.count) + " keys",
+              " of " + std::to_string(keys.count) + " keys" + select_windows_text(device, keys.count, window),
           keys.count, [&](VkCommandBuffer cmd) { record_radix_select(device, cmd, args); });
   const auto words = ctx.download<uint32_t>(result, 3, "selected key");
   SelectResult r{words[0], words[1], words[2]};
@@ -61,7 +62,14 @@ SelectResult select_kth(QueryContext& ctx, const DeviceKeys& keys, uint64_t k, S
   return r;
 }
 
-Value quantile_value(QueryContext& ctx, const DeviceKeys& keys, const BoundAggregate& agg, Type type) {
+std::string select_windows_text(const Device& device, uint64_t n, uint64_t window) {
+  const uint32_t windows = radix_select_windows(device, n, window);
+  if (windows < 2) return {};
+  return " over " + std::to_string(windows) + " binding windows of " +
+         std::to_string(radix_select_window_keys(device, window)) + " keys";
+}
+
+Value quantile_value(QueryContext& ctx, const DeviceKeys& keys, const BoundAggregate& agg, Type type, uint64_t window) {
   const uint64_t m = keys.count;
   if (m == 0) return std::monostate{};
   uint64_t k = 0;
@@ -76,7 +84,7 @@ Value quantile_value(QueryContext& ctx, const DeviceKeys& keys, const BoundAggre
       break;
     default: throw Error(ErrorCode::Internal, "quantile_value: " + agg.name + " is not a quantile");
   }
-  const uint32_t key = select_kth(ctx, keys, k, order).key;
+  const uint32_t key = select_kth(ctx, keys, k, order, window).key;
   if (type == Type::Int32) return int_from_key(key);
   return float_from_key(key);
 }
