@@ -20,6 +20,8 @@
 // Bindings: 0 = keys (uint[], raw, read), 1 = state (uint[], read and atomically updated),
 //   not SELECT_FIRST: 2 = list (uint[], the regions), 3 = counts (uint[], per invocation).
 // Push constants: n, key_type, descending, pass.
+// Over binding windows (radix_select.h) there is one dispatch per window: `keys`, `list` and
+// `counts` are that window's, n its key count; every window adds into the same state histograms.
 #extension GL_EXT_control_flow_attributes : require
 #include "sort_config.glsl"
 #include "sort_keys.glsl"
