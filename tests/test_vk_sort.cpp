@@ -692,3 +692,22 @@ TEST_CASE("vk-sort: bad arguments and sizes past one binding are clear errors") 
   });
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
+
+TEST_CASE("vk-sort: radix select of one key more than the device binding holds") {
+  // The default window (the device's binding: 32 Mi keys on lavapipe) and one key past it: two
+  // windows, the first a full binding with its candidate regions filling a whole binding. Random
+  // bits as FLOAT keys (both signs, NaNs). Where a binding holds more than 2^25 keys (NVIDIA), a
+  // window of 2^25 keys stands in for it, keeping the test's memory and time small.
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  auto& device = vk_device();
+  const uint64_t cap = uint64_t(1) << 25;
+  const uint64_t window = device.max_binding_elements() <= cap ? 0 : cap;
+  const uint64_t n = (window ? window : device.max_binding_elements()) + 1;
+  CHECK(gfxq::vk::radix_select_windows(device, n, window) == 2);
+  Keys keys(n);
+  for (auto& x : keys) x = uint32_t(rng());
+  check_select(keys, {1, n, (n + 1) / 2, rng() % n + 1}, SortKeyType::F32, SortOrder::Ascending, window);
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
