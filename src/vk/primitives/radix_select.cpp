@@ -1,5 +1,6 @@
 // Radix select: select_first + select_choose, then two (select_pass + select_choose) rounds, one
-// per digit level. Every decision stays on the GPU.
+// per digit level; each scan is one dispatch per binding window of the keys. Every decision stays
+// on the GPU.
 
 #include "vk/primitives/radix_select.h"
 
