@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The GPU machine's runs in one command (docs: BENCHMARKS.md "Reproducing"): the test suite on the
+# real drivers, then the benchmark program's cases with their same-run ceilings, then the peers,
+# each part writing its output under $OUT (the device tool brings that folder back).
+#
+#   . .gl/gpu-env.sh; bash bench/gpu_session.sh BUILD_DIR [tests] [compute] [raster] [sorts] [peers]
+#
+# BUILD_DIR holds gfxq_bench and tests/gfxq_tests (a Release build). No part named: all of them.
+# Each part has its own time limit, so one slow part cannot take the others' output with it.
+set -u
+build=${1:?usage: gpu_session.sh BUILD_DIR [part...]}
+shift
+parts=${*:-tests compute raster sorts peers}
+out=${OUT:-out}
+mkdir -p "$out"
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp} GFXQ_TEST_VALIDATION=${GFXQ_TEST_VALIDATION:-0}
+bench="$build/gfxq_bench"
+{ date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader; } > "$out/device.txt" 2>&1
+
+run() {  # run NAME LIMIT_S COMMAND...: stdout to NAME.jsonl/.txt, stderr to NAME.err, status printed
+  local name=$1 limit=$2
+  shift 2
+  timeout "$limit" "$@" > "$out/$name" 2> "$out/${name%.*}.err"
+  echo "$name: exit $?"
+}
+
+for part in $parts; do
+  case $part in
+    tests) run tests.txt 120 "$build/tests/gfxq_tests" -tce='visual*' ;;  # no display there: no GLFW
+    compute) run compute.jsonl 150 "$bench" --cases compute --log2 20,24,28 --repeats 10 ;;
+    raster) run raster.jsonl 240 "$bench" --cases raster.ceiling,raster.co,raster.range,raster.cnf3,raster.sum,raster.kth,raster.join --log2 20,24,28 --repeats 5 ;;
+    sorts) run sorts.jsonl 150 "$bench" --cases ceiling,sort --log2 20,24,28 --repeats 3 ;;
+    peers) run peers.jsonl 150 python3 "$(dirname "$0")/peers.py" --log2 20,24,28 --repeats 10 ;;
+    *) echo "unknown part $part (tests, compute, raster, sorts, peers)" >&2; exit 2 ;;
+  esac
+done
