@@ -450,9 +450,24 @@ Measurement sort_case(Env& env, uint64_t rows, bool pairs) {
     for (uint64_t i = 0; i < rows && ok; ++i)
       ok = ids[i] < rows && host[ids[i]] == got[i] && (i == 0 || got[i] != got[i - 1] || ids[i] > ids[i - 1]);
   }
-  const std::string what = (pairs ? "int32 keys + row ids; bytes = read + write of keys and ids: "
-                                  : "int32 keys; bytes = one read + write of the keys: ") +
-                           status.describe();
+  std::string what = (pairs ? "int32 keys + row ids; bytes = read + write of keys and ids: "
+                            : "int32 keys; bytes = one read + write of the keys: ") +
+                     status.describe();
+  if (status.onesweep) {
+    // Each stage's share: the sort recorded up to stage 1..4 and whole, in turn; differences of
+    // the best prefix times (the prefixes leave no sorted output, the whole sort was checked above).
+    std::vector<std::function<void(VkCommandBuffer)>> prefixes;
+    for (uint32_t stages = 1; stages <= 5; ++stages)
+      prefixes.push_back(
+          [&, stages](VkCommandBuffer cmd) { vk::detail::record_radix_sort_stages(device, cmd, args, stages); });
+    const std::vector<double> t = best_interleaved(env, prefixes);
+    char stage_note[256];
+    std::snprintf(stage_note, sizeof stage_note,
+                  "; stages (differences of prefix times, in turn): fill + histogram %.4f ms, digit passes %.4f, "
+                  "%.4f, %.4f, %.4f ms",
+                  t[0] * 1e3, (t[1] - t[0]) * 1e3, (t[2] - t[1]) * 1e3, (t[3] - t[2]) * 1e3, (t[4] - t[3]) * 1e3);
+    what += stage_note;
+  }
   return {s, (pairs ? 16 : 8) * rows, rows, what, ok};
 }
 

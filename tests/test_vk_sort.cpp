@@ -318,6 +318,48 @@ TEST_CASE("vk-sort: onesweep look-back bound forces the reduce-then-scan fallbac
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
 
+TEST_CASE("vk-sort: onesweep stage prefixes leave the input untouched and the whole prefix sorts") {
+  auto& device = vk_device();
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  const uint64_t n = 3 * SORT_TILE + 5;
+  const Keys keys = make_keys(n, SortKeyType::I32, Data::Random, rng);
+  Keys want_keys = keys, want_vals(n);
+  std::iota(want_vals.begin(), want_vals.end(), 0u);
+  gfxq::cpu::radix_sort(want_keys, &want_vals, SortKeyType::I32, SortOrder::Ascending);
+  Buffer kin = upload(keys), kout = scratch_buffer(n * 4), vout = scratch_buffer(n * 4);
+  Buffer scratch = scratch_buffer(gfxq::vk::radix_sort_scratch_bytes(device, n, true));
+  gfxq::vk::RadixSortArgs args;
+  args.n = n;
+  args.key_type = SortKeyType::I32;
+  args.keys_in = whole(kin);
+  args.keys_out = whole(kout);
+  args.values_out = whole(vout);
+  args.scratch = whole(scratch);
+  const auto record_stages = [&](uint32_t stages) {
+    device.submit([&](VkCommandBuffer cmd) { gfxq::vk::detail::record_radix_sort_stages(device, cmd, args, stages); });
+  };
+  for (uint32_t stages = 1; stages <= 4; ++stages) {
+    CAPTURE(stages);
+    record_stages(stages);
+    CHECK_SAME(download(kin, n), keys);
+  }
+  record_stages(5);
+  const gfxq::vk::RadixSortStatus status = gfxq::vk::radix_sort_status(device, args);
+  CAPTURE(status.describe());
+  CHECK(status.onesweep);
+  device.submit([&](VkCommandBuffer cmd) { gfxq::vk::record_radix_sort_fallback(device, cmd, args, status); });
+  CHECK_SAME(download(kout, n), want_keys);
+  CHECK_SAME(download(vout, n), want_vals);
+  CHECK_SAME(download(kin, n), keys);
+  CHECK_THROWS_WITH_AS(record_stages(0), doctest::Contains("is not in 1..5"), Error);
+  CHECK_THROWS_WITH_AS(record_stages(6), doctest::Contains("is not in 1..5"), Error);
+  args.n = 0;
+  CHECK_THROWS_WITH_AS(record_stages(5), doctest::Contains("does not take the onesweep path"), Error);
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
 TEST_CASE("vk-sort: radix sort over 2, 3 and 8 binding windows at window sizes +- 1") {
   const uint64_t seed = std::random_device{}();
   std::mt19937_64 rng(seed);

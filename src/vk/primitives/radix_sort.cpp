@@ -315,8 +315,10 @@ void record_digit_passes(Device& device, VkCommandBuffer cmd, const RadixSortArg
   }
 }
 
-//! Onesweep: zero the control words, the histogram pass, then the four look-back passes.
-void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args, const SortScratch& layout) {
+//! Onesweep: zero the control words, the histogram pass, then the look-back passes 0 .. passes-1
+//! (all four sort).
+void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args, const SortScratch& layout,
+                     uint32_t passes = ONESWEEP_PASSES) {
   const uint64_t n = args.n, bytes = n * 4;
   const uint32_t ntiles = uint32_t(tile_count(n));
   const BufferRange ctrl{args.scratch.buffer, args.scratch.offset + layout.ctrl, layout.ctrl_bytes};
@@ -330,7 +332,7 @@ void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& a
   const bool with_values = args.values_out.buffer != nullptr;
   const bool generate = with_values && args.values_in.buffer == nullptr;
   const uint32_t limit = std::min(args.lookback_limit, RadixSortArgs::kMaxLookbackLimit);
-  for (uint32_t p = 0; p < ONESWEEP_PASSES; ++p) {
+  for (uint32_t p = 0; p < passes; ++p) {
     device.barrier(cmd);
     const PassBuffers b = pass_buffers(args, layout, p);
     const OnesweepPush push{uint32_t(n), ntiles, key_type, descending, p, p == 0 && generate ? 1u : 0u, limit, 0u};
@@ -417,6 +419,17 @@ void record_radix_sort(Device& device, VkCommandBuffer cmd, const RadixSortArgs&
     record_onesweep(device, cmd, args, layout);
   else
     record_digit_passes(device, cmd, args, layout, 0);
+}
+
+void detail::record_radix_sort_stages(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args, uint32_t stages) {
+  if (stages < 1 || stages > 1 + ONESWEEP_PASSES)
+    throw Error(ErrorCode::InvalidInput, "radix sort stages: " + std::to_string(stages) + " is not in 1.." +
+                                             std::to_string(1 + ONESWEEP_PASSES));
+  const SortScratch layout = checked_layout(device, args);
+  if (args.n == 0 || !runs_onesweep(args.n, layout.window))
+    throw Error(ErrorCode::InvalidInput,
+                "radix sort stages: a sort of " + std::to_string(args.n) + " keys does not take the onesweep path");
+  record_onesweep(device, cmd, args, layout, stages - 1);
 }
 
 RadixSortStatus radix_sort_status(Device& device, const RadixSortArgs& args) {

@@ -154,5 +154,11 @@ constexpr uint64_t align256(uint64_t bytes) {
   return (bytes + 255) / 256 * 256;
 }
 
+//! record_radix_sort of a sort that takes the onesweep path, up to its `stages`-th stage (1: the
+//! control-word fill and the histogram pass; 1 + p: also digit passes 0..p-1; 5 is the whole
+//! sort, which alone leaves the sorted output): what the benchmark times to give each stage's
+//! share. Error(InvalidInput) for stages outside 1..5 or a sort that does not take onesweep.
+void record_radix_sort_stages(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args, uint32_t stages);
+
 }  // namespace detail
 }  // namespace gfxq::vk
