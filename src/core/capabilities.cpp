@@ -92,6 +92,7 @@ std::string VkCapabilities::text() const {
   line(out, "subgroup size", std::to_string(subgroup_size));
   line(out, "subgroup arithmetic", yes_no(subgroup_arithmetic));
   line(out, "subgroup ballot", yes_no(subgroup_ballot));
+  line(out, "subgroup shuffle", yes_no(subgroup_shuffle));
   line(out, "max shared memory", bytes(max_shared_memory));
   line(out, "max storage buffer range", bytes(max_storage_buffer_range));
   line(out, "max workgroup invocations", std::to_string(max_workgroup_invocations));
@@ -103,6 +104,9 @@ std::string VkCapabilities::text() const {
            std::to_string(max_workgroup_count[2]));
   line(out, "shaderInt64", yes_no(shader_int64));
   line(out, "buffer int64 atomics", yes_no(buffer_int64_atomics));
+  line(out, "shared int64 atomics", yes_no(shared_int64_atomics));
+  line(out, "push descriptors", std::to_string(max_push_descriptors));
+  line(out, "storage buffers per stage", std::to_string(max_storage_buffers_per_stage));
   if (timestamps) {
     char period[32];
     std::snprintf(period, sizeof period, "%g", timestamp_period_ns);

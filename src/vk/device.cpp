@@ -499,6 +499,7 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   c.subgroup_arithmetic =
       subgroup_compute && (props11.subgroupSupportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
   c.subgroup_ballot = subgroup_compute && (props11.subgroupSupportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT);
+  c.subgroup_shuffle = subgroup_compute && (props11.subgroupSupportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
   c.max_shared_memory = limits.maxComputeSharedMemorySize;
   c.max_storage_buffer_range = limits.maxStorageBufferRange;
   c.max_workgroup_invocations = limits.maxComputeWorkGroupInvocations;
@@ -508,6 +509,9 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   }
   c.shader_int64 = on.features.shaderInt64;
   c.buffer_int64_atomics = on12.shaderBufferInt64Atomics;
+  c.shared_int64_atomics = on12.shaderSharedInt64Atomics;
+  c.max_push_descriptors = push_props.maxPushDescriptors;
+  c.max_storage_buffers_per_stage = limits.maxPerStageDescriptorStorageBuffers;
   c.timestamps = families[m.queue_family].timestampValidBits > 0;
   c.timestamp_period_ns = limits.timestampPeriod;
   m.storage_alignment = std::max<uint64_t>(4, limits.minStorageBufferOffsetAlignment);
@@ -811,7 +815,7 @@ uint64_t Device::max_binding_elements() const noexcept {
 }
 
 void Device::dispatch_ranges(VkCommandBuffer cmd, const Pipeline& p, const std::vector<BufferRange>& ranges,
-                      const void* push, uint32_t groups_x) {
+                             const void* push, uint32_t groups_x) {
   const Impl& m = *impl_;
   if (ranges.size() != p.bindings)
     throw Error(ErrorCode::Internal, "dispatch with " + std::to_string(ranges.size()) + " buffers for a pipeline of " +
@@ -822,12 +826,13 @@ void Device::dispatch_ranges(VkCommandBuffer cmd, const Pipeline& p, const std::
     const Buffer& b = *ranges[i].buffer;
     const uint64_t bytes = ranges[i].bytes ? ranges[i].bytes : b.size() - ranges[i].offset;
     if (ranges[i].offset % m.storage_alignment != 0 || ranges[i].offset + bytes > b.size())
-      throw Error(ErrorCode::Internal, "binding " + std::to_string(i) + ": range at " + std::to_string(ranges[i].offset) +
-                                           " of " + std::to_string(bytes) + " bytes is misaligned or outside its " +
-                                           std::to_string(b.size()) + "-byte buffer");
+      throw Error(ErrorCode::Internal, "binding " + std::to_string(i) + ": range at " +
+                                           std::to_string(ranges[i].offset) + " of " + std::to_string(bytes) +
+                                           " bytes is misaligned or outside its " + std::to_string(b.size()) +
+                                           "-byte buffer");
     if (bytes > caps_.max_storage_buffer_range)
-      throw Error(ErrorCode::Unsupported, "a " + std::to_string(bytes) + "-byte range at binding " +
-                                              std::to_string(i) + " exceeds the device's maxStorageBufferRange of " +
+      throw Error(ErrorCode::Unsupported, "a " + std::to_string(bytes) + "-byte range at binding " + std::to_string(i) +
+                                              " exceeds the device's maxStorageBufferRange of " +
                                               std::to_string(caps_.max_storage_buffer_range) + " bytes");
     infos[i] = {b.handle(), ranges[i].offset, bytes};
     writes[i] = vk_struct<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);

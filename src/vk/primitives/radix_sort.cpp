@@ -71,20 +71,13 @@ void check_sort_support(const Device& device, uint64_t n, const char* what) {
 }
 
 void check_sort_device(const Device& device, const char* what) {
-  VkPhysicalDeviceSubgroupProperties subgroups{};
-  subgroups.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
-  VkPhysicalDeviceProperties2 props{};
-  props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-  props.pNext = &subgroups;
-  vkGetPhysicalDeviceProperties2(device.physical(), &props);
+  const VkCapabilities& c = device.caps();
   std::string missing;
-  const bool compute = subgroups.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT;
-  for (const auto& [bit, op] : {std::pair{VK_SUBGROUP_FEATURE_BASIC_BIT, " basic"},
-                                {VK_SUBGROUP_FEATURE_BALLOT_BIT, " ballot"},
-                                {VK_SUBGROUP_FEATURE_ARITHMETIC_BIT, " arithmetic"},
-                                {VK_SUBGROUP_FEATURE_SHUFFLE_BIT, " shuffle"}})
-    if (!compute || !(subgroups.supportedOperations & bit)) missing += op;
-  const uint32_t sg = subgroups.subgroupSize;
+  for (const auto& [has, op] : {std::pair{c.subgroup_ballot, " ballot"},
+                                {c.subgroup_arithmetic, " arithmetic"},
+                                {c.subgroup_shuffle, " shuffle"}})
+    if (!has) missing += op;
+  const uint32_t sg = c.subgroup_size;
   if (!missing.empty() || sg < SORT_MIN_SUBGROUP || sg > 128 || SORT_WG % sg != 0)
     throw Error(ErrorCode::Unsupported, std::string(what) +
                                             " needs subgroup basic, ballot, arithmetic and shuffle operations in "
@@ -209,14 +202,8 @@ uint32_t window_count(uint64_t n, uint64_t window) {
 //! Error(Unsupported) unless one dispatch may bind the windowed downsweep's storage buffers (push
 //! descriptors and per-stage storage buffers).
 void check_window_bindings(const Device& device, bool with_values) {
-  VkPhysicalDevicePushDescriptorPropertiesKHR push{};
-  push.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES_KHR;
-  VkPhysicalDeviceProperties2 props{};
-  props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-  props.pNext = &push;
-  vkGetPhysicalDeviceProperties2(device.physical(), &props);
   const uint32_t need = with_values ? 6 + 2 * (SORT_OUT_WINDOWS - 1) : 4 + (SORT_OUT_WINDOWS - 1);
-  const uint32_t have = std::min(push.maxPushDescriptors, props.properties.limits.maxPerStageDescriptorStorageBuffers);
+  const uint32_t have = std::min(device.caps().max_push_descriptors, device.caps().max_storage_buffers_per_stage);
   if (have < need)
     throw Error(ErrorCode::Unsupported, "radix sort over several binding windows binds " + std::to_string(need) +
                                             " storage buffers in one dispatch; the device allows " +

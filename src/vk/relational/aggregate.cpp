@@ -51,21 +51,11 @@ double float_sum(const AggTotals& totals) {
   return exact_sum(terms);
 }
 
-bool has_shared_int64_atomics(const Device& device) {
-  VkPhysicalDeviceVulkan12Features f12{};
-  f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
-  VkPhysicalDeviceFeatures2 f{};
-  f.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
-  f.pNext = &f12;
-  vkGetPhysicalDeviceFeatures2(device.physical(), &f);
-  return f12.shaderSharedInt64Atomics == VK_TRUE;
-}
-
 void record_cnf_aggregate(Device& device, VkCommandBuffer cmd, const CnfInput& input, uint32_t value_slot,
                           bool want_sum, const ScanPlan& plan, const Buffer& partials) {
   const BoundColumn& value = input.program->slots.at(value_slot);
   const bool is_float = value.type == Type::Float32;
-  if (is_float && want_sum && !has_shared_int64_atomics(device))
+  if (is_float && want_sum && !device.caps().shared_int64_atomics)
     throw Error(ErrorCode::Unsupported, "compute backend cannot run SUM/AVG of FLOAT column " + value.name + " on " +
                                             device.caps().device_name + ": it has no shaderSharedInt64Atomics");
   const std::string mode = std::string(is_float ? "agg_float" : "agg_int") + (want_sum ? "_sum" : "");

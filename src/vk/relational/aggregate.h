@@ -56,10 +56,6 @@ AggTotals combine_partials(const std::vector<AggPartial>& partials);
 //! was, else the rounded bin sum (+0.0 when it is zero).
 double float_sum(const AggTotals& totals);
 
-//! Whether the device has the shared int64 atomics the FLOAT sum kernel needs (gfxq enables the
-//! feature whenever the device has it).
-bool has_shared_int64_atomics(const Device& device);
-
 //! Records cnf_agg_int or cnf_agg_float: one AggPartial per workgroup (plan.groups of them in
 //! `partials`) over the rows passing the program, of the column in slot `value_slot`; the sum only
 //! when `want_sum`. Error(Unsupported) for a FLOAT sum without shared int64 atomics.
