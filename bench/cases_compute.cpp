@@ -83,6 +83,22 @@ FloatData float_data(Env& env, uint64_t rows) {
   return {c.as<float>(), vk::upload_column(device_of(env), c)};
 }
 
+// A CNF over the float column `d`, uploaded, and the scan plan of its rows: what every scan case
+// records. Holds pointers to its own members and to `d`, so it stays where it was made.
+struct FloatScan {
+  vk::CnfProgram program;
+  Buffer words;
+  vk::CnfInput input;
+  vk::ScanPlan plan;
+  FloatScan(vk::Device& device, const FloatData& d, vk::CnfProgram cnf, uint64_t rows)
+      : program(std::move(cnf)),
+        words(vk::upload_program(device, program)),
+        input{&program, &words, {&d.device}},
+        plan(vk::plan_scan(device, rows)) {}
+  FloatScan(const FloatScan&) = delete;
+  FloatScan& operator=(const FloatScan&) = delete;
+};
+
 // Best GPU time in seconds of `record` over env.repeats runs, after untimed warm-up runs.
 template <class F>
 double best_seconds(Env& env, F&& record) {
@@ -247,9 +263,9 @@ Measurement ceiling_copy(Env& env, uint64_t rows) {
 Measurement count_case(Env& env, uint64_t rows, const vk::CnfProgram& program, uint64_t want, const char* what) {
   vk::Device& device = device_of(env);
   const FloatData d = float_data(env, rows);
-  const Buffer words = vk::upload_program(device, program);
-  const vk::CnfInput input{&program, &words, {&d.device}};
-  const vk::ScanPlan plan = vk::plan_scan(device, rows);
+  const FloatScan scan(device, d, program, rows);
+  const vk::CnfInput& input = scan.input;
+  const vk::ScanPlan& plan = scan.plan;
   const Buffer counts = device.create_buffer(std::max<uint64_t>(16, plan.groups * 4ull), MemoryKind::Device);
   std::string note = std::string(what) + ": cnf_count, " + std::to_string(plan.groups) + " workgroups";
   const double s = timed_with_copy(
@@ -276,10 +292,9 @@ Measurement range_count(Env& env, uint64_t rows) {
 Measurement filtered_aggregate(Env& env, uint64_t rows, AggKind kind) {
   vk::Device& device = device_of(env);
   const FloatData d = float_data(env, rows);
-  const vk::CnfProgram program = float_program({{CmpOp::Lt, 0.5}});
-  const Buffer words = vk::upload_program(device, program);
-  const vk::CnfInput input{&program, &words, {&d.device}};
-  const vk::ScanPlan plan = vk::plan_scan(device, rows);
+  const FloatScan scan(device, d, float_program({{CmpOp::Lt, 0.5}}), rows);
+  const vk::CnfInput& input = scan.input;
+  const vk::ScanPlan& plan = scan.plan;
   const Buffer partials = device.create_buffer(plan.groups * sizeof(vk::AggPartial), MemoryKind::Device);
   const bool sum = kind == AggKind::Sum;
   std::string note = std::string(sum ? "SUM(a) WHERE a < 0.5: exact fixed-point bins" : "MIN/MAX(a) WHERE a < 0.5") +
@@ -312,10 +327,9 @@ Measurement filtered_aggregate(Env& env, uint64_t rows, AggKind kind) {
 Measurement select_rowids(Env& env, uint64_t rows) {
   vk::Device& device = device_of(env);
   const FloatData d = float_data(env, rows);
-  const vk::CnfProgram program = float_program({{CmpOp::Lt, 0.5}});
-  const Buffer words = vk::upload_program(device, program);
-  const vk::CnfInput input{&program, &words, {&d.device}};
-  const vk::ScanPlan plan = vk::plan_scan(device, rows);
+  const FloatScan scan(device, d, float_program({{CmpOp::Lt, 0.5}}), rows);
+  const vk::CnfInput& input = scan.input;
+  const vk::ScanPlan& plan = scan.plan;
   const vk::BlockOffsets layout{plan.blocks()};
   const Buffer counts = device.create_buffer(std::max<uint64_t>(16, plan.blocks() * 4), MemoryKind::Device);
   const Buffer mask = device.create_buffer(std::max<uint64_t>(16, plan.mask_words() * 4), MemoryKind::Device);
@@ -384,10 +398,9 @@ Measurement median(Env& env, uint64_t rows, bool narrow) {
   args.result = {&result, 0, 16};
   args.scratch = {&scratch, 0, scratch.size()};
   // One scan of the same column (the fused count) for the "scans" figure, and a copy, in turn.
-  const vk::CnfProgram program = float_program({{CmpOp::Lt, 0.5}});
-  const Buffer words = vk::upload_program(device, program);
-  const vk::CnfInput input{&program, &words, {&d.device}};
-  const vk::ScanPlan plan = vk::plan_scan(device, rows);
+  const FloatScan scan(device, d, float_program({{CmpOp::Lt, 0.5}}), rows);
+  const vk::CnfInput& input = scan.input;
+  const vk::ScanPlan& plan = scan.plan;
   const Buffer counts = device.create_buffer(std::max<uint64_t>(16, plan.groups * 4ull), MemoryKind::Device);
   const CopyReference copy(device, rows);
   const std::vector<double> t = best_interleaved(
