@@ -19,15 +19,15 @@
 #include "gpu_support.h"
 #include "random_queries.h"
 #include "raster_support.h"
+#include "test_support.h"
 
 using namespace gfxq;
 using gfxq::test::catalog_of;
 using gfxq::test::gl_context;
+using gfxq::test::kInf;
+using gfxq::test::kNaN;
 
 namespace {
-
-constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
 
 // The correctly rounded (nearest, ties to even) sum of finite doubles whose exact sum is finite:
 // Shewchuk's non-overlapping partials and the final rounding of Python's math.fsum.
@@ -98,7 +98,7 @@ Table float_table(uint64_t rows, int kind, bool specials, std::mt19937_64& rng) 
   for (uint64_t i = 0; i < rows; ++i) {
     x[i] = random_float(rng, kind);
     if (specials && rng() % 8 == 0) {
-      const float s[] = {kNan, -kNan, kInf, -kInf};
+      const float s[] = {kNaN, -kNaN, kInf, -kInf};
       x[i] = s[rng() % 4];
     }
     a[i] = int32_t(rng() % 200) - 100;
@@ -235,12 +235,12 @@ TEST_CASE("raster: FLOAT SUM is exact for cancellation, denormals, -0.0 and non-
                                                  {-0.0f, -0.0f, 0.0f},
                                                  {16777216.0f, 1.0f, 1.0f, -16777216.0f},
                                                  {0.1f, 0.2f, 0.3f, -0.6f},
-                                                 {kNan},
+                                                 {kNaN},
                                                  {1.0f, kInf},
                                                  {-kInf, 2.0f, -kInf},
                                                  {kInf, -kInf},
-                                                 {kNan, kInf, 1.0f},
-                                                 {-kNan, -kInf},
+                                                 {kNaN, kInf, 1.0f},
+                                                 {-kNaN, -kInf},
                                                  std::vector<float>(test::kSmallTile + 1, 0.1f),
                                                  std::vector<float>(2 * test::kSmallTile, -dmin)};
   for (const auto& values : cases) {

@@ -28,11 +28,10 @@
 using namespace gfxq;
 using gfxq::test::gl_context;
 using gfxq::test::join_catalog;
+using gfxq::test::kInf;
+using gfxq::test::kNaN;
 
 namespace {
-
-constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
 
 // Small tiles, probes issued 5 at a time; `share`: probes with equal bounds share counts.
 gl::RasterOptions join_options(uint64_t cap = 0, bool share = true) {
@@ -74,7 +73,7 @@ int32_t int_key_value(Keys keys, uint64_t i, uint64_t n, bool right, std::mt1993
 }
 
 float float_key_value(std::mt19937_64& rng) {
-  const float some[] = {0.0f, -0.0f, kNan, kInf, -kInf, 1.5f, -2.0f, 3.0f, 1e-45f};
+  const float some[] = {0.0f, -0.0f, kNaN, kInf, -kInf, 1.5f, -2.0f, 3.0f, 1e-45f};
   return rng() % 3 == 0 ? some[rng() % 9] : float(int(rng() % 9) - 4) * 0.5f;
 }
 
