@@ -259,6 +259,45 @@ Measurement ceiling_copy(Env& env, uint64_t rows) {
   return {s, 2 * bytes, rows, note + " bytes = read + write", ok};
 }
 
+// The read-only ceiling of a scan: read_u32x4 kernels (8 uvec4 per invocation, one block per
+// workgroup or a grid-stride loop over 264..8448 workgroups) that read the column and store
+// nothing. Its ratio to ceiling_copy is the most a one-column scan can reach on the device.
+Measurement ceiling_read(Env& env, uint64_t rows) {
+  vk::Device& device = device_of(env);
+  const uint64_t bytes = vk::padded_bytes(rows);
+  const Buffer src = device.create_buffer(bytes, MemoryKind::Device);
+  const Buffer dst = device.create_buffer(bytes, MemoryKind::Device);
+  device.submit([&](VkCommandBuffer cmd) {
+    vkCmdFillBuffer(cmd, src.handle(), 0, VK_WHOLE_SIZE, 0x3f000000u);
+    vkCmdFillBuffer(cmd, dst.handle(), 0, VK_WHOLE_SIZE, 0);
+  });
+  const uint64_t per = device.max_binding_elements() / 64 * 64 * 4;
+  double s = std::numeric_limits<double>::infinity();
+  std::string note = "best of:";
+  for (const uint32_t grid : {0u, 264u, 528u, 1056u, 2112u, 4224u, 8448u}) {
+    const vk::Pipeline& p = device.pipeline(grid ? "read_u32x4_gs" : "read_u32x4_x8", 2, 8, grid == 0);
+    const double t = best_seconds(env, [&](VkCommandBuffer cmd) {
+      for (uint64_t off = 0; off < bytes; off += per) {
+        const uint64_t n = std::min(per, bytes - off);
+        const uint32_t push[2] = {uint32_t(n / 16), 0};
+        const uint64_t blocks = (n / 16 + 2047) / 2048;
+        device.dispatch_ranges(cmd, p, {{&src, off, n}, {&dst, off, n}}, push,
+                               uint32_t(grid ? std::min<uint64_t>(grid, blocks) : blocks));
+      }
+    });
+    char buf[96];
+    std::snprintf(buf, sizeof buf, " %s %.4f ms (%.0f GB/s);", grid ? ("grid " + std::to_string(grid)).c_str() : "blocks",
+                  t * 1e3, double(bytes) / t / 1e9);
+    note += buf;
+    s = std::min(s, t);
+  }
+  // Nothing is stored: the column's XOR never equals the kernel's trigger.
+  std::vector<uint32_t> back(bytes / 4);
+  device.download(dst, back.data(), bytes);
+  const bool ok = std::all_of(back.begin(), back.end(), [](uint32_t w) { return w == 0; });
+  return {s, bytes, rows, note + " bytes = read", ok};
+}
+
 // COUNT(*) over a CNF on the float column.
 Measurement count_case(Env& env, uint64_t rows, const vk::CnfProgram& program, uint64_t want, const char* what) {
   vk::Device& device = device_of(env);
@@ -485,6 +524,7 @@ Measurement sort_case(Env& env, uint64_t rows, bool pairs) {
 }
 
 const Registrar r_copy{{"compute.ceiling_copy", "compute", "", false, ceiling_copy}};
+const Registrar r_read{{"compute.ceiling_read", "compute", "compute.ceiling_copy", false, ceiling_read}};
 const Registrar r_count{{"compute.select_count", "compute", "compute.ceiling_copy", false, select_count}};
 const Registrar r_range{{"compute.range_count", "compute", "compute.ceiling_copy", false, range_count}};
 const Registrar r_sum{{"compute.filtered_sum", "compute", "compute.ceiling_copy", false,
