@@ -286,8 +286,8 @@ Measurement ceiling_read(Env& env, uint64_t rows) {
       }
     });
     char buf[96];
-    std::snprintf(buf, sizeof buf, " %s %.4f ms (%.0f GB/s);", grid ? ("grid " + std::to_string(grid)).c_str() : "blocks",
-                  t * 1e3, double(bytes) / t / 1e9);
+    std::snprintf(buf, sizeof buf, " %s %.4f ms (%.0f GB/s);",
+                  grid ? ("grid " + std::to_string(grid)).c_str() : "blocks", t * 1e3, double(bytes) / t / 1e9);
     note += buf;
     s = std::min(s, t);
   }
@@ -340,7 +340,10 @@ Measurement filtered_aggregate(Env& env, uint64_t rows, AggKind kind) {
                      ", " + (sum ? "cnf_agg_float_sum" : "cnf_agg_float") + ", one pass";
   const double s = timed_with_copy(
       env, rows, 4 * rows,
-      [&](VkCommandBuffer cmd) { vk::record_cnf_aggregate(device, cmd, input, 0, sum, plan, partials); }, note);
+      [&](VkCommandBuffer cmd) {
+        vk::record_cnf_aggregate(device, cmd, input, 0, {sum, !sum}, plan, partials);
+      },
+      note);
   std::vector<vk::AggPartial> back(plan.groups);
   device.download(partials, back.data(), back.size() * sizeof(vk::AggPartial));
   const vk::AggTotals t = vk::combine_partials(back);

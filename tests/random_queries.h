@@ -17,8 +17,9 @@ namespace gfxq::test {
 
 //! Boundary values every INT comparison set draws from.
 inline const std::vector<double>& int_boundaries() {
-  static const std::vector<double> v = {-2147483648.0, -2147483647.0, 2147483647.0, 2147483646.0, 0.0, -1.0, 1.0,
-                                        16777215.0,    16777216.0,    16777217.0,   -16777216.0, -16777217.0, 0.5, -0.5};
+  static const std::vector<double> v = {-2147483648.0, -2147483647.0, 2147483647.0, 2147483646.0, 0.0,
+                                        -1.0,          1.0,           16777215.0,   16777216.0,   16777217.0,
+                                        -16777216.0,   -16777217.0,   0.5,          -0.5};
   return v;
 }
 
@@ -86,13 +87,22 @@ inline Cnf random_cnf(const Table& t, std::mt19937_64& rng, int max_clauses = 6,
       Comparison cmp;
       cmp.lhs = {"", t.columns[col].name};
       cmp.op = static_cast<CmpOp>(rng() % 6);
-      if (rng() % 5 == 0) cmp.rhs = ColumnRef{"", t.columns[rng() % t.columns.size()].name};
-      else cmp.rhs = random_constant(t, col, rng);
+      if (rng() % 5 == 0)
+        cmp.rhs = ColumnRef{"", t.columns[rng() % t.columns.size()].name};
+      else
+        cmp.rhs = random_constant(t, col, rng);
       clause.terms.push_back(cmp);
     }
     cnf.clauses.push_back(clause);
   }
   return cnf;
+}
+
+//! A catalog holding `t` as table "t".
+inline Catalog catalog_of(Table t) {
+  Catalog c;
+  c.add("t", std::move(t));
+  return c;
 }
 
 //! Empty when `got` equals `want` exactly (names, types, NULLs, value bits), else what differs.
@@ -102,8 +112,9 @@ inline std::string table_difference(const Table& want, const Table& got) {
   for (size_t c = 0; c < want.columns.size(); ++c) {
     const Column& w = want.columns[c];
     const Column& g = got.columns[c];
-    if (w.name != g.name || w.type != g.type) return "column " + std::to_string(c) + ": " + g.name + ":" +
-                                                       to_string(g.type) + " != " + w.name + ":" + to_string(w.type);
+    if (w.name != g.name || w.type != g.type)
+      return "column " + std::to_string(c) + ": " + g.name + ":" + to_string(g.type) + " != " + w.name + ":" +
+             to_string(w.type);
     if (w.size() != g.size())
       return "column " + w.name + ": " + std::to_string(g.size()) + " rows != " + std::to_string(w.size());
     for (uint64_t r = 0; r < w.size(); ++r) {
@@ -112,10 +123,14 @@ inline std::string table_difference(const Table& want, const Table& got) {
           [&](const auto& x) {
             using T = std::decay_t<decltype(x)>;
             if (!std::holds_alternative<T>(gv)) return false;
-            if constexpr (std::is_same_v<T, std::monostate>) return true;
-            else if constexpr (std::is_same_v<T, float>) return std::bit_cast<uint32_t>(x) == std::bit_cast<uint32_t>(std::get<T>(gv));
-            else if constexpr (std::is_same_v<T, double>) return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(std::get<T>(gv));
-            else return x == std::get<T>(gv);
+            if constexpr (std::is_same_v<T, std::monostate>)
+              return true;
+            else if constexpr (std::is_same_v<T, float>)
+              return std::bit_cast<uint32_t>(x) == std::bit_cast<uint32_t>(std::get<T>(gv));
+            else if constexpr (std::is_same_v<T, double>)
+              return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(std::get<T>(gv));
+            else
+              return x == std::get<T>(gv);
           },
           wv);
       if (!same)

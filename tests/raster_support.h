@@ -16,13 +16,6 @@ constexpr gl::RasterOptions kSmallTiles{.tile_width = 7, .tile_height = 5};
 //! Records per small tile.
 constexpr uint64_t kSmallTile = 35;
 
-//! A catalog holding `t` as table "t".
-inline Catalog catalog_of(Table t) {
-  Catalog c;
-  c.add("t", std::move(t));
-  return c;
-}
-
 //! Empty when the raster backend answers `q` exactly as the CPU reference does and its report
 //! names the raster backend; otherwise what differs. `raster` receives the raster result.
 inline std::string raster_difference(const Query& q, const Catalog& catalog, const gl::RasterOptions& options,

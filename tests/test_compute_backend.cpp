@@ -135,11 +135,7 @@ void check_query(const Query& q, const Catalog& catalog, const std::string& what
   }
 }
 
-Catalog catalog_of(Table t) {
-  Catalog c;
-  c.add("t", std::move(t));
-  return c;
-}
+using test::catalog_of;
 
 }  // namespace
 

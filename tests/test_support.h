@@ -4,12 +4,15 @@
 #include <doctest/doctest.h>
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "gfxq/error.h"
 #include "gfxq/query.h"
@@ -60,6 +63,43 @@ inline Catalog join_catalog(Table r, Table s) {
   c.add("r", std::move(r));
   c.add("s", std::move(s));
   return c;
+}
+
+// The correctly rounded (nearest, ties to even) sum of finite doubles whose exact sum is finite:
+// Shewchuk's non-overlapping partials and the final rounding of Python's math.fsum.
+inline double fsum(const std::vector<double>& values) {
+  std::vector<double> partials;
+  for (double x : values) {
+    size_t i = 0;
+    for (double y : partials) {
+      if (std::fabs(x) < std::fabs(y)) std::swap(x, y);
+      const double hi = x + y;
+      const double lo = y - (hi - x);
+      if (lo != 0.0) partials[i++] = lo;
+      x = hi;
+    }
+    partials.resize(i);
+    partials.push_back(x);
+  }
+  size_t n = partials.size();
+  double hi = 0.0;
+  if (n == 0) return hi;
+  hi = partials[--n];
+  double lo = 0.0;
+  while (n > 0) {
+    const double x = hi;
+    const double y = partials[--n];
+    hi = x + y;
+    lo = y - (hi - x);
+    if (lo != 0.0) break;
+  }
+  // Half-way case: round towards the side the remaining partials are on.
+  if (n > 0 && ((lo < 0 && partials[n - 1] < 0) || (lo > 0 && partials[n - 1] > 0))) {
+    const double y = lo * 2;
+    const double x = hi + y;
+    if (y == x - hi) hi = x;
+  }
+  return hi;
 }
 
 }  // namespace gfxq::test

@@ -7,9 +7,10 @@
 //   MODE_COUNT  per-group count of the rows that pass
 //   MODE_FLAGS  a count per 128-row block (32 invocations x 4 rows of a sub-round) and one bit per
 //               row (the mask the compaction kernel reads)
-//   MODE_AGG    per-group COUNT/MIN/MAX keys and, with WANT_SUM=1, SUM of the value slot over the
-//               rows that pass; VALUE_FLOAT=0: int64 sum of int32 values; VALUE_FLOAT=1: exact sum
-//               of float32 values as 16 fixed-point bins (see add_float) plus NaN/+inf/-inf flags
+//   MODE_AGG    per-group COUNT and, with WANT_MINMAX=1, the MIN/MAX order keys and, with
+//               WANT_SUM=1, the SUM of the value slot over the rows that pass; VALUE_FLOAT=0: int64
+//               sum of int32 values; VALUE_FLOAT=1: exact sum of float32 values as 16 fixed-point
+//               bins (see the sum section) plus NaN/+inf/-inf flags
 //   SLOTS       1 (single-column programs, no slot selection) or 8
 // Layout: the chunk is cut into tiles of ROUND = VEC sub-rounds of 1024 rows and workgroup g takes
 // tiles g, g + G, g + 2G ... (G = workgroups in the dispatch), so all workgroups stream through
@@ -28,7 +29,7 @@
 //   + block of the chunk); the mask from the chunk's start.
 // Push constants: rows (in this chunk), group_base, terms
 //   (0: every row passes), float_slots (bit s: slot s is FLOAT), slot_count, value_slot (MODE_AGG),
-//   intervals (0, or 1..4: test key intervals).
+//   intervals (0, or 1..4: test raw-bit intervals instead of the terms).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_control_flow_attributes : require
 #if defined(MODE_FLAGS)
@@ -97,9 +98,11 @@ layout(push_constant) uniform Params {
   uint intervals;  // 1..4: the program is a union of key intervals (see below); 0: run the terms
 } pc;
 
-// Single-column programs of literal comparisons only are a union of at most 4 intervals of order
-// keys, written after the terms (program[2 * terms + 2i] = first key, + 1 = last - first); the
-// test is then one subtraction and one unsigned comparison per interval (vk::key_intervals).
+// Single-column programs of literal comparisons only accept a union of at most 4 intervals of the
+// column's raw bits (taken modulo 2^32), written after the terms (program[2 * terms + 2i] = first
+// pattern, + 1 = last - first; vk::detail::raw_intervals): the test is then one subtraction and
+// one unsigned comparison per interval on the loaded bits, with no order-key transform. The
+// intervals are disjoint, so a row lies in at most one.
 uint iv_lo[4], iv_width[4];
 
 // --- order keys (core/order_key.h): unsigned order = total order; NaN canonical, -0.0 = +0.0
@@ -198,14 +201,16 @@ void load_step(uint step, uint end, out uvec4 raw[VEC][SLOTS]) {
   }
 }
 
-// The CNF over the four rows whose keys are in keys[] (`valid`: which rows exist).
+// Whether each of four rows' raw bits lies in one of the intervals (pc.intervals != 0).
+bvec4 in_intervals(uvec4 raw) {
+  uvec4 hit = uvec4(lessThanEqual(raw - iv_lo[0], uvec4(iv_width[0])));
+  [[unroll]] for (uint i = 1u; i < 4u; ++i)
+    if (i < pc.intervals) hit |= uvec4(lessThanEqual(raw - iv_lo[i], uvec4(iv_width[i])));
+  return bvec4(hit);
+}
+
+// The CNF's terms over the four rows whose keys are in keys[] (`valid`: which rows exist).
 bvec4 evaluate(bvec4 valid) {
-  if (pc.intervals != 0u) {
-    uvec4 hit = uvec4(0u);
-    [[unroll]] for (uint i = 0u; i < 4u; ++i)
-      if (i < pc.intervals) hit |= uvec4(lessThanEqual(keys[0] - iv_lo[i], uvec4(iv_width[i])));
-    return bvec4(uvec4(valid) & hit);
-  }
   bvec4 pass = valid;
   bvec4 clause = bvec4(false);
   for (uint t = 0u; t < pc.terms; ++t) {
@@ -237,18 +242,55 @@ bvec4 evaluate(bvec4 valid) {
 #if defined(MODE_AGG)
 shared uint s_count[WG], s_min[WG], s_max[WG], s_special[WG];
 shared int64_t s_sum[WG];
+#if !defined(WANT_MINMAX)
+#define WANT_MINMAX 1
+#endif
+uint min_key = 0xffffffffu, max_key = 0u;
+int64_t sum = 0;  // WANT_SUM, VALUE_FLOAT=0
+
+// MIN/MAX: a key from the raw bits that orders like the order key and costs 2-4 operations:
+// INT bits ^ 2^31; FLOAT the sign flip, with negative NaNs moved to the canonical NaN's key. Only
+// -0.0 (0x7fffffff here, +0.0's key is 0x80000000) and positive NaNs (above +inf) differ from the
+// order key, and the workgroup's result is made canonical once at the end (canonical_key).
+uvec4 minmax_key(uvec4 raw) {
+#if VALUE_FLOAT
+  const uvec4 f = raw ^ (uvec4(ivec4(raw) >> 31) | 0x80000000u);
+  return mix(f, uvec4(0xffc00000u), lessThan(f, uvec4(0x007fffffu)));
+#else
+  return raw ^ 0x80000000u;
+#endif
+}
+
+uint canonical_key(uint k) {
+#if VALUE_FLOAT
+  if (k == 0x7fffffffu) return 0x80000000u;
+  if (k > 0xff800000u) return 0xffc00000u;
+#endif
+  return k;
+}
+
 #if VALUE_FLOAT && WANT_SUM
 // Exact float sum: a finite float is (-1)^s * M * 2^(t - 149) with M < 2^24 and t = max(e, 1) - 1
 // in 0..253. Bin b = t >> 4 counts units of 2^(16b - 149); the value adds M << (t & 15) < 2^39
 // there. A workgroup adds at most 2^24 values per bin (see Layout), so |bin| < 2^63.
-// Each invocation keeps one running bin in a register and adds it to the shared bins when the bin
-// changes (rare: nearby values share a bin) and at the end.
+// Each invocation keeps one bin in a register (`acc`, bin `cur_bin`, normal exponents cur_base ..
+// cur_base + cur_width - 1): a value in it costs a shift and a 64-bit add (|acc| < 2^39 x 2^16
+// values). Other values (other bins, subnormals, inf, NaN) go to the workgroup's shared bins by an
+// atomic; an invocation moves its register bin to the bin of such a value when its register bin is
+// empty or after 32 such values, so data in any exponent range takes the fast path.
 shared int64_t s_bins[16];
-uint cur_bin = 0u;
+uint cur_bin = 7u, cur_base = 113u, cur_width = 16u, misses = 0u;
 int64_t acc = 0;
 uint special = 0u;
 
-void add_float(uint bits) {
+void set_bin(uint bin) {
+  cur_bin = bin;
+  cur_base = 16u * bin + 1u;
+  cur_width = bin == 15u ? 14u : 16u;  // exponent 255 is inf/NaN
+}
+
+// One value outside the register bin.
+void add_other(uint bits) {
   const uint e = (bits >> 23) & 0xffu;
   if (e == 0xffu) {
     special |= (bits & 0x7fffffu) != 0u ? 1u : ((bits >> 31) != 0u ? 4u : 2u);
@@ -258,12 +300,30 @@ void add_float(uint bits) {
   int64_t v = int64_t((e != 0u ? 0x800000u : 0u) | (bits & 0x7fffffu)) << (t & 15u);
   if ((bits >> 31) != 0u) v = -v;
   const uint bin = t >> 4;
-  if (bin != cur_bin) {
+  if (e != 0u && (acc == 0 || ++misses > 32u)) {
     if (acc != 0) atomicAdd(s_bins[cur_bin], acc);
-    cur_bin = bin;
-    acc = 0;
+    set_bin(bin);
+    acc = v;
+    misses = 0u;
+  } else {
+    atomicAdd(s_bins[bin], v);
   }
-  acc += v;
+}
+
+// Four rows' raw bits, those in `pass` summed.
+void add_floats(uvec4 bits, bvec4 pass) {
+  const uvec4 s = ((bits >> 23) & 0xffu) - cur_base;
+  const bvec4 fast = lessThan(s, uvec4(cur_width));
+  const uvec4 m = mix(uvec4(0u), (bits & 0x7fffffu) | 0x800000u, bvec4(uvec4(pass) & uvec4(fast)));
+  const ivec4 sm = mix(ivec4(m), -ivec4(m), lessThan(ivec4(bits), ivec4(0)));
+  const uvec4 sh = s & 15u;
+  [[unroll]] for (uint j = 0u; j < 4u; ++j) acc += int64_t(sm[j]) << sh[j];
+  const bvec4 other = bvec4(uvec4(pass) & uvec4(not(fast)));
+  if (any(other)) {
+    // One call site: the rare path stays small.
+    [[dont_unroll]] for (uint j = 0u; j < 4u; ++j)
+      if (other[j]) add_other(bits[j]);
+  }
 }
 #endif
 #elif defined(MODE_FLAGS)
@@ -271,6 +331,45 @@ shared uint s_mask[32u * (TILE / SUB)];
 shared uint s_linear;
 #else
 shared uint s_count[WG];
+#endif
+
+// Which of four rows pass: the interval test on the raw bits of slot 0, else the terms on the
+// order keys of every slot.
+bvec4 test_rows(uint v, const uvec4 raw[VEC][SLOTS], bvec4 valid) {
+  if (pc.intervals != 0u) return bvec4(uvec4(valid) & uvec4(in_intervals(raw[v][0])));
+  if (!any(valid)) return valid;
+  [[unroll]] for (uint s = 0u; s < SLOTS; ++s) keys[s] = to_key(raw[v][s], ((pc.float_slots >> s) & 1u) != 0u);
+  return evaluate(valid);
+}
+
+#if defined(MODE_AGG)
+// The raw bits of slot `slot` (uniform) for sub-round v.
+uvec4 raw_of(uint v, uint slot, const uvec4 raw[VEC][SLOTS]) {
+#if SLOTS == 1
+  return raw[v][0];
+#else
+  uvec4 r = raw[v][0];
+  [[unroll]] for (uint i = 1u; i < SLOTS; ++i)
+    if (slot == i) r = raw[v][i];
+  return r;
+#endif
+}
+
+// Adds the passing rows of four rows to this invocation's aggregates.
+void aggregate(uvec4 x, bvec4 pass) {
+#if WANT_MINMAX
+  const uvec4 k = minmax_key(x);
+  const uvec4 kmin = mix(uvec4(0xffffffffu), k, pass), kmax = mix(uvec4(0u), k, pass);
+  min_key = min(min_key, min(min(kmin.x, kmin.y), min(kmin.z, kmin.w)));
+  max_key = max(max_key, max(max(kmax.x, kmax.y), max(kmax.z, kmax.w)));
+#endif
+#if WANT_SUM && VALUE_FLOAT
+  add_floats(x, pass);
+#elif WANT_SUM
+  const ivec4 iv = mix(ivec4(0), ivec4(x), pass);
+  sum += int64_t(iv.x) + int64_t(iv.y) + int64_t(iv.z) + int64_t(iv.w);
+#endif
+}
 #endif
 
 void main() {
@@ -291,8 +390,6 @@ void main() {
     iv_width[i] = i < pc.intervals ? program[2u * pc.terms + 2u * i + 1u] : 0u;
   }
 #if defined(MODE_AGG)
-  uint min_key = 0xffffffffu, max_key = 0u;
-  int64_t sum = 0;
 #if VALUE_FLOAT && WANT_SUM
   if (lid < 16u) s_bins[lid] = 0;
   barrier();
@@ -326,51 +423,17 @@ void main() {
       const uint i = r * (TILE / ROUND) + q + 1u;
       if (i < steps) load_step((group + (i / (TILE / ROUND)) * groups) * TILE + (i % (TILE / ROUND)) * ROUND, end, ahead);
 #endif
+      // Only the chunk's last step has rows past its end: the others skip the row checks.
+      const bool full = step + ROUND <= end;
       [[unroll]] for (uint v = 0u; v < VEC; ++v) {
         const uint row = step + v * SUB + 4u * lid;
-        bvec4 pass = bvec4(false);
-        if (row < end) {
-          [[unroll]] for (uint s = 0u; s < SLOTS; ++s) keys[s] = to_key(raw[v][s], ((pc.float_slots >> s) & 1u) != 0u);
-          pass = evaluate(lessThan(uvec4(row) + uvec4(0u, 1u, 2u, 3u), uvec4(end)));
-        }
+        const bvec4 valid = full ? bvec4(true) : lessThan(uvec4(row) + uvec4(0u, 1u, 2u, 3u), uvec4(end));
+        const bvec4 pass = test_rows(v, raw, valid);
 #if !defined(MODE_FLAGS)
         count += uint(pass.x) + uint(pass.y) + uint(pass.z) + uint(pass.w);
 #endif
 #if defined(MODE_AGG)
-        if (any(pass)) {
-          const uvec4 k = key_of(pc.value_slot);
-          const uvec4 kmin = mix(uvec4(0xffffffffu), k, pass), kmax = mix(uvec4(0u), k, pass);
-          min_key = min(min_key, min(min(kmin.x, kmin.y), min(kmin.z, kmin.w)));
-          max_key = max(max_key, max(max(kmax.x, kmax.y), max(kmax.z, kmax.w)));
-#if WANT_SUM && VALUE_FLOAT
-          {
-            const uvec4 b = from_key(k, true);
-            const uvec4 e = (b >> 23) & 0xffu;
-            const uvec4 t = max(e, uvec4(1u)) - 1u;
-            const bvec4 same = equal(t >> 4, uvec4(cur_bin));
-            if (all(bvec4(uvec4(same) | uvec4(not(pass)))) && !any(equal(e, uvec4(0xffu)))) {
-              // Common case: every passing row is finite and falls in the running bin (four values
-              // below 2^39 each: no overflow of the 64-bit sum).
-              const uvec4 m = mix(uvec4(0u), uvec4(0x800000u), notEqual(e, uvec4(0u))) | (b & 0x7fffffu);
-              const uvec4 sh = t & 15u;
-              int64_t s4 = 0;
-              [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-                const int64_t v = int64_t(m[j]) << sh[j];
-                s4 += pass[j] ? ((b[j] >> 31) != 0u ? -v : v) : int64_t(0);
-              }
-              acc += s4;
-            } else {
-              // One call site: the rare path stays small.
-              [[dont_unroll]] for (uint j = 0u; j < 4u; ++j)
-                if (pass[j]) add_float(b[j]);
-            }
-          }
-#elif WANT_SUM
-          const ivec4 iv = ivec4(from_key(k, false));
-          [[unroll]] for (uint j = 0u; j < 4u; ++j)
-            if (pass[j]) sum += int64_t(iv[j]);
-#endif
-        }
+        aggregate(raw_of(v, pc.value_slot, raw), pass);
 #elif defined(MODE_FLAGS)
         // The sub-round's 32 mask words and 8 block counts: stored straight from the ballots
         // (linear), else staged in shared memory.
@@ -448,8 +511,10 @@ void main() {
 #if defined(MODE_AGG)
   if (lid == 0u) {
     partials[slot].count = s_count[0];
-    partials[slot].min_key = s_min[0];
-    partials[slot].max_key = s_max[0];
+    // No row: the neutral keys; the minimum may be a NaN's key 0xffffffff otherwise.
+    const bool any_row = WANT_MINMAX != 0 && s_count[0] != 0u;
+    partials[slot].min_key = any_row ? canonical_key(s_min[0]) : 0xffffffffu;
+    partials[slot].max_key = any_row ? canonical_key(s_max[0]) : 0u;
     partials[slot].special = s_special[0];
   }
 #if VALUE_FLOAT && WANT_SUM

@@ -3,15 +3,24 @@
 foreach(_slots 1 8)
   gfxq_vk_shader(cnf_count_s${_slots} cnf_scan.comp DEFINES MODE_COUNT SLOTS=${_slots})
   gfxq_vk_shader(cnf_flags_s${_slots} cnf_scan.comp DEFINES MODE_FLAGS SLOTS=${_slots})
-  foreach(_sum 0 1)
-    set(_name "")
-    if(_sum)
-      set(_name "_sum")
+  # COUNT/MIN/MAX, COUNT/SUM and COUNT/SUM/MIN/MAX of an INT or FLOAT value slot.
+  foreach(_what "" _sum _sum_minmax)
+    set(_sum 0)
+    set(_minmax 1)
+    if(_what STREQUAL "_sum")
+      set(_sum 1)
+      set(_minmax 0)
+    elseif(_what STREQUAL "_sum_minmax")
+      set(_sum 1)
     endif()
-    gfxq_vk_shader(cnf_agg_int${_name}_s${_slots} cnf_scan.comp DEFINES MODE_AGG VALUE_FLOAT=0 WANT_SUM=${_sum}
-                   SLOTS=${_slots})
-    gfxq_vk_shader(cnf_agg_float${_name}_s${_slots} cnf_scan.comp DEFINES MODE_AGG VALUE_FLOAT=1 WANT_SUM=${_sum}
-                   SLOTS=${_slots})
+    foreach(_type int float)
+      set(_float 0)
+      if(_type STREQUAL "float")
+        set(_float 1)
+      endif()
+      gfxq_vk_shader(cnf_agg_${_type}${_what}_s${_slots} cnf_scan.comp DEFINES MODE_AGG VALUE_FLOAT=${_float}
+                     WANT_SUM=${_sum} WANT_MINMAX=${_minmax} SLOTS=${_slots})
+    endforeach()
   endforeach()
 endforeach()
 # cnf_compact: the marked rows in row order, as row ids, keys, or both.

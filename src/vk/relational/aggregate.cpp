@@ -23,7 +23,7 @@ Value value_of_key(Type type, uint32_t key) {
 // What the fused statistics pass computes for one column, and its result.
 struct ColumnStats {
   BoundColumn column;
-  bool want_sum = false;
+  AggWants wants{false, false};
   AggTotals totals;
 };
 
@@ -52,13 +52,17 @@ double float_sum(const AggTotals& totals) {
 }
 
 void record_cnf_aggregate(Device& device, VkCommandBuffer cmd, const CnfInput& input, uint32_t value_slot,
-                          bool want_sum, const ScanPlan& plan, const Buffer& partials) {
+                          AggWants wants, const ScanPlan& plan, const Buffer& partials) {
   const BoundColumn& value = input.program->slots.at(value_slot);
   const bool is_float = value.type == Type::Float32;
-  if (is_float && want_sum && !device.caps().shared_int64_atomics)
+  if (!wants.sum && !wants.min_max)
+    throw Error(ErrorCode::InvalidInput,
+                "record_cnf_aggregate: neither SUM nor MIN/MAX of " + value.name + " asked for");
+  if (is_float && wants.sum && !device.caps().shared_int64_atomics)
     throw Error(ErrorCode::Unsupported, "compute backend cannot run SUM/AVG of FLOAT column " + value.name + " on " +
                                             device.caps().device_name + ": it has no shaderSharedInt64Atomics");
-  const std::string mode = std::string(is_float ? "agg_float" : "agg_int") + (want_sum ? "_sum" : "");
+  const std::string mode =
+      std::string(is_float ? "agg_float" : "agg_int") + (wants.sum ? (wants.min_max ? "_sum_minmax" : "_sum") : "");
   detail::record_cnf_scan(device, cmd, mode, input, plan, partials, nullptr, value_slot);
 }
 
@@ -85,7 +89,10 @@ Table run_aggregates(QueryContext& ctx, std::string& algorithm, uint64_t select_
     } else if (agg.kind != AggKind::Count) {
       ColumnStats& s = stats[key];
       s.column = *agg.column;
-      s.want_sum = s.want_sum || agg.kind == AggKind::Sum || agg.kind == AggKind::Avg;
+      if (agg.kind == AggKind::Sum || agg.kind == AggKind::Avg)
+        s.wants.sum = true;
+      else
+        s.wants.min_max = true;
     }
   }
 
@@ -104,11 +111,13 @@ Table run_aggregates(QueryContext& ctx, std::string& algorithm, uint64_t select_
       Buffer words;
       const CnfInput input = ctx.bind(p, words);
       Buffer partials = device.create_buffer(uint64_t(plan.groups) * sizeof(AggPartial), MemoryKind::Device);
-      const std::string what = std::string(s.want_sum ? "COUNT/SUM/MIN/MAX" : "COUNT/MIN/MAX") + " of " + s.column.name;
+      const std::string what =
+          std::string(s.wants.sum ? (s.wants.min_max ? "COUNT/SUM/MIN/MAX" : "COUNT/SUM") : "COUNT/MIN/MAX") + " of " +
+          s.column.name;
       ctx.run("cnf-aggregate",
               "fused CNF (" + program.summary() + ") + " + what + ": one partial per workgroup; " + plan.summary(),
               plan.rows,
-              [&](VkCommandBuffer cmd) { record_cnf_aggregate(device, cmd, input, slot, s.want_sum, plan, partials); });
+              [&](VkCommandBuffer cmd) { record_cnf_aggregate(device, cmd, input, slot, s.wants, plan, partials); });
       const size_t pass = ctx.passes().size() - 1;
       const auto parts = ctx.download<AggPartial>(partials, plan.groups, "aggregate partials");
       const auto start = QueryContext::Clock::now();

@@ -56,11 +56,18 @@ AggTotals combine_partials(const std::vector<AggPartial>& partials);
 //! was, else the rounded bin sum (+0.0 when it is zero).
 double float_sum(const AggTotals& totals);
 
+//! Which aggregates of a column one fused pass computes (COUNT always).
+struct AggWants {
+  bool sum = false;     //!< SUM (and so AVG): AggPartial::bins, special
+  bool min_max = true;  //!< MIN and MAX: AggPartial::min_key, max_key (else left neutral)
+};
+
 //! Records cnf_agg_int or cnf_agg_float: one AggPartial per workgroup (plan.groups of them in
-//! `partials`) over the rows passing the program, of the column in slot `value_slot`; the sum only
-//! when `want_sum`. Error(Unsupported) for a FLOAT sum without shared int64 atomics.
+//! `partials`) over the rows passing the program, of the column in slot `value_slot`, with what
+//! `wants` asks for. Error(Unsupported) for a FLOAT sum without shared int64 atomics, InvalidInput
+//! when `wants` asks for neither.
 void record_cnf_aggregate(Device& device, VkCommandBuffer cmd, const CnfInput& input, uint32_t value_slot,
-                          bool want_sum, const ScanPlan& plan, const Buffer& partials);
+                          AggWants wants, const ScanPlan& plan, const Buffer& partials);
 
 //! The one-row result of an aggregate query without GROUP BY (every aggregate, quantiles
 //! included; LIMIT 0 gives no row). `algorithm` receives its description. `select_window`: keys

@@ -18,10 +18,8 @@ struct ScanPush {
 };
 
 // The set of order keys a single-column program of literal comparisons accepts, as sorted,
-// disjoint inclusive intervals; nullopt for other programs or more than kMaxIntervals intervals.
-// The kernel then tests intervals instead of walking the terms (same result: the terms compare
-// the key with constant keys in the unsigned order, and each such comparison is an interval set).
-constexpr size_t kMaxIntervals = 4;
+// disjoint inclusive intervals; nullopt for other programs. (The terms compare the key with
+// constant keys in the unsigned order, and each such comparison is an interval set.)
 using Intervals = std::vector<std::pair<uint64_t, uint64_t>>;
 
 Intervals normalise(Intervals v) {
@@ -70,9 +68,60 @@ std::optional<Intervals> key_intervals(const CnfProgram& program) {
       result = normalise(std::move(next));
     }
   }
-  if (result.empty() || result.size() > kMaxIntervals) return std::nullopt;
   return result;
 }
+
+// The raw FLOAT bit patterns whose order key (core/order_key.h) lies in [lo, hi]: positive values
+// and +0.0 have key bits + 2^31, negative ones ~bits, -0.0 the key of +0.0 and every NaN the key of
+// the canonical NaN.
+void float_preimage(uint64_t lo, uint64_t hi, Intervals& out) {
+  const auto clip = [&](uint64_t a, uint64_t b, uint64_t first, uint64_t last) {
+    a = std::max(a, first);
+    b = std::min(b, last);
+    if (a <= b) out.push_back({a, b});
+  };
+  constexpr uint64_t kSign = 0x80000000u, kAll = UINT32_MAX;
+  if (hi >= kSign) clip(lo > kSign ? lo - kSign : 0, hi - kSign, 1, 0x7f800000u);  // +denormal .. +inf
+  clip(kAll - hi, kAll - lo, 0x80000001u, 0xff800000u);                            // -denormal .. -inf
+  if (lo <= kSign && kSign <= hi) out.insert(out.end(), {{0, 0}, {kSign, kSign}});
+  const uint64_t nan_key = 0xffc00000u;
+  if (lo <= nan_key && nan_key <= hi) out.insert(out.end(), {{0x7f800001u, 0x7fffffffu}, {0xff800001u, kAll}});
+}
+
+}  // namespace
+
+std::optional<std::vector<std::pair<uint32_t, uint32_t>>> detail::raw_intervals(const CnfProgram& program) {
+  const auto keys = key_intervals(program);
+  if (!keys || keys->empty()) return std::nullopt;
+  Intervals raw;
+  for (const auto& [lo, hi] : *keys) {
+    if (program.float_slots() & 1)
+      float_preimage(lo, hi, raw);
+    else
+      raw.push_back({lo ^ 0x80000000u, (lo ^ 0x80000000u) + (hi - lo)});  // may pass 2^32: wraps
+  }
+  // INT intervals that pass 2^32 wrap: split them, merge, then join the ends again across 2^32.
+  Intervals split;
+  for (const auto& [lo, hi] : raw) {
+    if (hi <= UINT32_MAX) {
+      split.push_back({lo, hi});
+    } else {
+      split.push_back({lo, UINT32_MAX});
+      split.push_back({0, hi - (uint64_t(1) << 32)});
+    }
+  }
+  Intervals merged = normalise(std::move(split));
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (const auto& [lo, hi] : merged) out.push_back({uint32_t(lo), uint32_t(hi - lo)});
+  if (out.size() > 1 && merged.front().first == 0 && merged.back().second == UINT32_MAX) {
+    out.back().second += out.front().second + 1;
+    out.erase(out.begin());
+  }
+  if (out.size() > kMaxRawIntervals) return std::nullopt;
+  return out;
+}
+
+namespace {
 
 // Push constants of cnf_compact.comp.
 struct CompactPush {
@@ -160,11 +209,11 @@ ScanPlan plan_scan(const Device& device, uint64_t rows, const ScanLimits& limits
 
 Buffer upload_program(Device& device, const CnfProgram& program) {
   std::vector<uint32_t> words = program.words();
-  // The key intervals after the terms (cnf_scan.comp reads them when told to).
-  if (const auto iv = key_intervals(program))
-    for (const auto& [lo, hi] : *iv) {
-      words.push_back(uint32_t(lo));
-      words.push_back(uint32_t(hi - lo));
+  // The raw-bit intervals after the terms (cnf_scan.comp reads them when told to).
+  if (const auto iv = detail::raw_intervals(program))
+    for (const auto& [first, width] : *iv) {
+      words.push_back(first);
+      words.push_back(width);
     }
   Buffer b = device.create_buffer(std::max<uint64_t>(16, words.size() * 4), MemoryKind::Device);
   device.upload(b, words.data(), words.size() * 4);
@@ -191,7 +240,8 @@ void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mod
   push.slot_count = slots;
   push.value_slot = value_slot;
   if (push.terms != 0)
-    if (const auto iv = key_intervals(program); iv && input.words->size() >= (program.terms.size() + iv->size()) * 8)
+    if (const auto iv = detail::raw_intervals(program);
+        iv && input.words->size() >= (program.terms.size() + iv->size()) * 8)
       push.intervals = uint32_t(iv->size());
   for (const ScanChunk& chunk : plan.chunks) {
     std::vector<BufferRange> ranges;

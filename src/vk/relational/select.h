@@ -108,9 +108,19 @@ struct CnfInput {
 Buffer upload_program(Device& device, const CnfProgram& program);
 
 namespace detail {
-//! Records the cnf_scan variant `mode` ("count", "flags", "agg_int", "agg_float", "agg_int_sum",
-//! "agg_float_sum") over every chunk of `plan`: per-group partials into `partials`, the bitmask
-//! into `mask` (flags only, else null); `value_slot`: the aggregated slot (agg only).
+//! Most raw-bit intervals cnf_scan tests in place of a program's terms.
+inline constexpr size_t kMaxRawIntervals = 4;
+
+//! The raw 32-bit patterns (INT or FLOAT bits) of a single-column program of literal comparisons
+//! whose order keys the program accepts, as at most kMaxRawIntervals disjoint intervals
+//! (first, last - first) taken modulo 2^32 (the last may wrap past 2^32 - 1); nullopt for other
+//! programs, programs accepting no key, or more intervals (cnf_scan then evaluates the terms).
+std::optional<std::vector<std::pair<uint32_t, uint32_t>>> raw_intervals(const CnfProgram& program);
+
+//! Records the cnf_scan variant `mode` ("count", "flags", "agg_{int,float}" for COUNT/MIN/MAX,
+//! "agg_{int,float}_sum" for COUNT/SUM, "agg_{int,float}_sum_minmax" for all four) over every chunk of `plan`:
+//! per-group partials into `partials`, the bitmask into `mask` (flags only, else null); `value_slot`: the aggregated
+//! slot (agg only).
 void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mode, const CnfInput& input,
                      const ScanPlan& plan, const Buffer& partials, const Buffer* mask, uint32_t value_slot);
 }  // namespace detail
