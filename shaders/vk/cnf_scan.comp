@@ -46,7 +46,9 @@
 #endif
 #define WG 256u
 #define SUB 1024u
-#if SLOTS == 1 && !defined(MODE_FLAGS)
+#if defined(VEC_N)
+#define VEC VEC_N
+#elif SLOTS == 1 && !defined(MODE_FLAGS)
 #define VEC 8u
 #elif SLOTS == 1
 #define VEC 4u
@@ -54,6 +56,13 @@
 #define VEC 1u
 #endif
 #define ROUND (SUB * VEC)
+#if !defined(LOAD_AHEAD)
+#define LOAD_AHEAD 1
+#endif
+#if defined(MODE_FLAGS)
+#undef LOAD_AHEAD
+#define LOAD_AHEAD 0
+#endif
 // Rows a workgroup takes at a time: MODE_FLAGS counts per 4096-row tile, in 4096 / ROUND steps.
 #if defined(MODE_FLAGS)
 #define TILE 4096u
@@ -95,99 +104,10 @@ layout(push_constant) uniform Params {
   uint float_slots;
   uint slot_count;
   uint value_slot;
-  uint intervals;  // 1..4: the program is a union of key intervals (see below); 0: run the terms
+  uint intervals;  // 1..4: the program is a union of raw-bit intervals (cnf_eval.glsl); 0: run the terms
 } pc;
 
-// Single-column programs of literal comparisons only accept a union of at most 4 intervals of the
-// column's raw bits (taken modulo 2^32), written after the terms (program[2 * terms + 2i] = first
-// pattern, + 1 = last - first; vk::detail::raw_intervals): the test is then one subtraction and
-// one unsigned comparison per interval on the loaded bits, with no order-key transform. The
-// intervals are disjoint, so a row lies in at most one.
-uint iv_lo[4], iv_width[4];
-
-// --- order keys (core/order_key.h): unsigned order = total order; NaN canonical, -0.0 = +0.0
-uvec4 to_key(uvec4 raw, bool is_float) {
-  if (!is_float) return raw ^ 0x80000000u;
-  const uvec4 mag = raw & 0x7fffffffu;
-  uvec4 b = mix(raw, uvec4(0x7fc00000u), greaterThan(mag, uvec4(0x7f800000u)));
-  b = mix(b, uvec4(0u), equal(mag, uvec4(0u)));
-  return mix(b | 0x80000000u, ~b, notEqual(b >> 31, uvec4(0u)));
-}
-
-// Raw bits of the canonical value of a key.
-uvec4 from_key(uvec4 key, bool is_float) {
-  if (!is_float) return key ^ 0x80000000u;
-  return mix(~key, key & 0x7fffffffu, notEqual(key >> 31, uvec4(0u)));
-}
-
-bvec4 compare(uvec4 a, uvec4 b, uint op) {
-  switch (op) {
-    case 0u: return lessThan(a, b);
-    case 1u: return lessThanEqual(a, b);
-    case 2u: return greaterThan(a, b);
-    case 3u: return greaterThanEqual(a, b);
-    case 4u: return equal(a, b);
-    default: return notEqual(a, b);
-  }
-}
-
-// Exact int32 vs float32 in the total order: -1, 0, 1 (proof at vk::compare_int_float).
-uint compare_int_float(int i, uint bits) {
-  const uint e = (bits >> 23) & 0xffu, m = bits & 0x7fffffu;
-  const bool neg = (bits >> 31) != 0u;
-  if (e == 0xffu) return (m != 0u || !neg) ? 0u : 2u;
-  const int64_t mm = int64_t(e != 0u ? (m | 0x800000u) : m);
-  const int ex = int(max(e, 1u)) - 150;
-  int64_t t = 0;
-  bool frac = false;
-  if (ex >= 9) {
-    t = int64_t(1) << 32;
-  } else if (ex >= 0) {
-    t = mm << ex;
-  } else if (ex > -24) {
-    t = mm >> (-ex);
-    frac = (mm & ((int64_t(1) << (-ex)) - 1)) != 0;
-  } else {
-    frac = mm != 0;
-  }
-  const int64_t f = neg ? -t : t;
-  const int64_t ii = int64_t(i);
-  if (ii < f) return 0u;
-  if (ii > f) return 2u;
-  if (!frac) return 1u;
-  return neg ? 2u : 0u;
-}
-
-// The keys of every slot for the four rows of this invocation.
-uvec4 keys[SLOTS];
-
-uvec4 key_of(uint s) {
-#if SLOTS == 1
-  return keys[0];
-#else
-  uvec4 k = keys[0];
-  [[unroll]] for (uint i = 1u; i < SLOTS; ++i)
-    if (s == i) k = keys[i];
-  return k;
-#endif
-}
-
-uvec4 load_slot(uint s, uint i) {
-  switch (s) {
-    case 0u: return slot0[i];
-#if SLOTS > 1
-    case 1u: return slot1[i];
-    case 2u: return slot2[i];
-    case 3u: return slot3[i];
-    case 4u: return slot4[i];
-    case 5u: return slot5[i];
-    case 6u: return slot6[i];
-    default: return slot7[i];
-#else
-    default: return slot0[i];
-#endif
-  }
-}
+#include "cnf_eval.glsl"
 
 // The raw vectors of every slot for the VEC sub-rounds from row `step` (zeros past `end`).
 void load_step(uint step, uint end, out uvec4 raw[VEC][SLOTS]) {
@@ -199,44 +119,6 @@ void load_step(uint step, uint end, out uvec4 raw[VEC][SLOTS]) {
       raw[v][s] = row < end ? value : uvec4(0u);
     }
   }
-}
-
-// Whether each of four rows' raw bits lies in one of the intervals (pc.intervals != 0).
-bvec4 in_intervals(uvec4 raw) {
-  uvec4 hit = uvec4(lessThanEqual(raw - iv_lo[0], uvec4(iv_width[0])));
-  [[unroll]] for (uint i = 1u; i < 4u; ++i)
-    if (i < pc.intervals) hit |= uvec4(lessThanEqual(raw - iv_lo[i], uvec4(iv_width[i])));
-  return bvec4(hit);
-}
-
-// The CNF's terms over the four rows whose keys are in keys[] (`valid`: which rows exist).
-bvec4 evaluate(bvec4 valid) {
-  bvec4 pass = valid;
-  bvec4 clause = bvec4(false);
-  for (uint t = 0u; t < pc.terms; ++t) {
-    const uint w = program[2u * t];
-    const uint op = w & 7u, kind = (w >> 3) & 3u, lhs = (w >> 8) & 15u, rhs = (w >> 12) & 15u;
-    const uvec4 a = key_of(lhs);
-    bvec4 r;
-    if (kind == 0u) {
-      r = compare(a, uvec4(program[2u * t + 1u]), op);
-    } else if (kind == 1u) {
-      r = compare(a, key_of(rhs), op);
-    } else {
-      const ivec4 iv = ivec4(from_key(a, false));
-      const uvec4 fv = from_key(key_of(rhs), true);
-      const uvec4 c = uvec4(compare_int_float(iv.x, fv.x), compare_int_float(iv.y, fv.y),
-                            compare_int_float(iv.z, fv.z), compare_int_float(iv.w, fv.w));
-      r = compare(c, uvec4(1u), op);
-    }
-    clause = bvec4(uvec4(clause) | uvec4(r));
-    if (((w >> 16) & 1u) != 0u) {
-      pass = bvec4(uvec4(pass) & uvec4(clause));
-      clause = bvec4(false);
-      if (!any(pass)) break;
-    }
-  }
-  return pass;
 }
 
 #if defined(MODE_AGG)
@@ -333,15 +215,6 @@ shared uint s_linear;
 shared uint s_count[WG];
 #endif
 
-// Which of four rows pass: the interval test on the raw bits of slot 0, else the terms on the
-// order keys of every slot.
-bvec4 test_rows(uint v, const uvec4 raw[VEC][SLOTS], bvec4 valid) {
-  if (pc.intervals != 0u) return bvec4(uvec4(valid) & uvec4(in_intervals(raw[v][0])));
-  if (!any(valid)) return valid;
-  [[unroll]] for (uint s = 0u; s < SLOTS; ++s) keys[s] = to_key(raw[v][s], ((pc.float_slots >> s) & 1u) != 0u);
-  return evaluate(valid);
-}
-
 #if defined(MODE_AGG)
 // The raw bits of slot `slot` (uniform) for sub-round v.
 uvec4 raw_of(uint v, uint slot, const uvec4 raw[VEC][SLOTS]) {
@@ -385,10 +258,7 @@ void main() {
   const uint tiles = (pc.rows + TILE - 1u) / TILE;
   const uint rounds = tiles > group ? (tiles - group + groups - 1u) / groups : 0u;
   uint count = 0u;
-  [[unroll]] for (uint i = 0u; i < 4u; ++i) {
-    iv_lo[i] = i < pc.intervals ? program[2u * pc.terms + 2u * i] : 0u;
-    iv_width[i] = i < pc.intervals ? program[2u * pc.terms + 2u * i + 1u] : 0u;
-  }
+  cnf_load_intervals();
 #if defined(MODE_AGG)
 #if VALUE_FLOAT && WANT_SUM
   if (lid < 16u) s_bins[lid] = 0;
@@ -409,15 +279,16 @@ void main() {
   // while step i is tested. (MODE_FLAGS loads each step when it starts: loading ahead there gave
   // wrong masks on NVIDIA, cause not found.)
   const uint steps = rounds * (TILE / ROUND);
-  uvec4 raw[VEC][SLOTS], ahead[VEC][SLOTS];
-#if !defined(MODE_FLAGS)
+  uvec4 raw[VEC][SLOTS];
+#if LOAD_AHEAD
+  uvec4 ahead[VEC][SLOTS];
   if (steps != 0u) load_step(group * TILE, end, raw);
 #endif
   for (uint r = 0u; r < rounds; ++r) {
     const uint base = (group + r * groups) * TILE;
     for (uint q = 0u; q < TILE / ROUND; ++q) {
       const uint step = base + q * ROUND;
-#if defined(MODE_FLAGS)
+#if !LOAD_AHEAD
       load_step(step, end, raw);
 #else
       const uint i = r * (TILE / ROUND) + q + 1u;
@@ -428,7 +299,7 @@ void main() {
       [[unroll]] for (uint v = 0u; v < VEC; ++v) {
         const uint row = step + v * SUB + 4u * lid;
         const bvec4 valid = full ? bvec4(true) : lessThan(uvec4(row) + uvec4(0u, 1u, 2u, 3u), uvec4(end));
-        const bvec4 pass = test_rows(v, raw, valid);
+        const bvec4 pass = cnf_test(raw[v], valid);
 #if !defined(MODE_FLAGS)
         count += uint(pass.x) + uint(pass.y) + uint(pass.z) + uint(pass.w);
 #endif
@@ -454,7 +325,7 @@ void main() {
           counts[pc.group_base + (base / TILE) * 32u + (q * VEC + v) * 8u + (lid >> 5)] = block_count;
 #endif
       }
-#if !defined(MODE_FLAGS)
+#if LOAD_AHEAD
       raw = ahead;
 #endif
     }

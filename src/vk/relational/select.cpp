@@ -1,14 +1,20 @@
 #include "vk/relational/select.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 #include <optional>
+#include <string>
 #include <utility>
 
+#include "cnf_select_config.glsl"
 #include "gfxq/error.h"
 #include "vk/primitives/scan.h"
 
 namespace gfxq::vk {
+
+static_assert(kSelectMaxLookback == CNF_SELECT_MAX_LOOKBACK && kSelectMaxLookback * 4 <= 65536);
+static_assert(kCnfSubRound == CNF_SELECT_SUB && CNF_SELECT_STAGE % CNF_SELECT_SUB == 0);
 
 namespace {
 
@@ -122,6 +128,18 @@ std::optional<std::vector<std::pair<uint32_t, uint32_t>>> detail::raw_intervals(
 }
 
 namespace {
+// Raw-bit intervals cnf_scan / cnf_select test instead of the terms (0: run the terms).
+uint32_t interval_count(const CnfInput& input) {
+  const CnfProgram& program = *input.program;
+  if (program.outcome != CnfProgram::Outcome::Rows || program.terms.empty()) return 0;
+  const auto iv = detail::raw_intervals(program);
+  return iv && input.words->size() >= (program.terms.size() + iv->size()) * 8 ? uint32_t(iv->size()) : 0;
+}
+
+// Push constants of cnf_select.comp.
+struct SelectPush {
+  uint32_t rows, first_row, first_tile, terms, float_slots, slot_count, intervals, limit, lookback_limit, group_offset;
+};
 
 // Push constants of cnf_compact.comp.
 struct CompactPush {
@@ -232,17 +250,17 @@ void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mod
     throw Error(ErrorCode::Internal, "record_cnf_scan: a program with 1.." + std::to_string(kMaxCnfSlots) +
                                          " columns that is not constant false is needed");
   const uint32_t variant = slots == 1 ? 1 : 8;
-  const std::string name = "cnf_" + mode + "_s" + std::to_string(variant);
+  std::string name = "cnf_" + mode + "_s" + std::to_string(variant);
+  if (const char* v = std::getenv("GFXQ_SCAN_VARIANT");
+      v && variant == 1 && mode != "flags" && mode.find("int") == std::string::npos)
+    name += std::string("_") + v;
   const Pipeline& p = device.pipeline(name, mask ? 11 : 10, sizeof(ScanPush));
   ScanPush push{};
   push.terms = program.outcome == CnfProgram::Outcome::Rows ? uint32_t(program.terms.size()) : 0;
   push.float_slots = program.float_slots();
   push.slot_count = slots;
   push.value_slot = value_slot;
-  if (push.terms != 0)
-    if (const auto iv = detail::raw_intervals(program);
-        iv && input.words->size() >= (program.terms.size() + iv->size()) * 8)
-      push.intervals = uint32_t(iv->size());
+  push.intervals = interval_count(input);
   for (const ScanChunk& chunk : plan.chunks) {
     std::vector<BufferRange> ranges;
     ranges.push_back({input.words, 0, 0});
@@ -319,10 +337,97 @@ void record_cnf_compact(Device& device, VkCommandBuffer cmd, const ScanPlan& pla
   }
 }
 
+// --- the one-pass selection
+
+void parse_select_variant(std::string_view variant, ScanLimits& limits) {
+  if (variant.empty()) return;
+  if (variant == "three-pass")
+    limits.select_vectors = 0;
+  else if (variant == "v4" || variant == "v8" || variant == "v16")
+    limits.select_vectors = uint32_t(std::stoul(std::string(variant.substr(1))));
+  else
+    throw Error(ErrorCode::InvalidInput,
+                "GFXQ_SELECT_VARIANT='" + std::string(variant) + "' is not v4, v8, v16 or three-pass");
+}
+
+uint64_t SelectLayout::ctrl_words() const noexcept {
+  return CNF_SELECT_DESC + all_tiles;
+}
+
+std::optional<SelectLayout> plan_select(const CnfInput& input, const ScanPlan& plan, const ScanLimits& limits,
+                                        uint64_t limit) {
+  if (limits.select_vectors == 0) return std::nullopt;
+  const uint32_t v = limits.select_vectors;
+  if (v != 4 && v != 8 && v != 16)
+    throw Error(ErrorCode::Internal, "plan_select: " + std::to_string(v) + " vectors per invocation (4, 8 or 16)");
+  SelectLayout l;
+  l.vectors = input.columns.size() == 1 ? v : 2;
+  l.tile_rows = kCnfSubRound * l.vectors;
+  for (const ScanChunk& chunk : plan.chunks) {
+    if (chunk.rows > CNF_SELECT_COUNT_MASK) return std::nullopt;
+    const uint32_t tiles = (chunk.rows + l.tile_rows - 1) / l.tile_rows;
+    l.first_tile.push_back(uint32_t(l.all_tiles));
+    l.tiles.push_back(tiles);
+    l.all_tiles += tiles;
+    const uint32_t out = uint32_t(std::min<uint64_t>(limit, chunk.rows));
+    l.out_start.push_back(l.out_elements);
+    l.out_rows.push_back(out);
+    l.out_elements += (uint64_t(out) + kAlignElements - 1) / kAlignElements * kAlignElements;
+  }
+  return l;
+}
+
+void record_cnf_select(Device& device, VkCommandBuffer cmd, const CnfInput& input, const ScanPlan& plan,
+                       const SelectLayout& layout, const Buffer& ctrl, const Buffer& ids, uint32_t lookback) {
+  const CnfProgram& program = *input.program;
+  const uint32_t slots = uint32_t(input.columns.size());
+  if (slots == 0 || slots > kMaxCnfSlots || program.outcome != CnfProgram::Outcome::Rows ||
+      layout.tiles.size() != plan.chunks.size())
+    throw Error(ErrorCode::Internal, "record_cnf_select: a program of rows over 1.." + std::to_string(kMaxCnfSlots) +
+                                         " columns and a layout of this plan are needed");
+  const std::string name = slots == 1 ? "cnf_select_s1_v" + std::to_string(layout.vectors) : "cnf_select_s8_v2";
+  const Pipeline& p = device.pipeline(name, 11, sizeof(SelectPush), true);
+  vkCmdFillBuffer(cmd, ctrl.handle(), 0, layout.ctrl_words() * 4, 0);
+  device.barrier(cmd);
+  SelectPush push{};
+  push.terms = uint32_t(program.terms.size());
+  push.float_slots = program.float_slots();
+  push.slot_count = slots;
+  push.intervals = interval_count(input);
+  push.lookback_limit = std::min(lookback, kSelectMaxLookback);
+  for (size_t c = 0; c < plan.chunks.size(); ++c) {
+    const ScanChunk& chunk = plan.chunks[c];
+    // The tile counter runs on over the chunks: the previous chunk's tiles have all been taken.
+    if (c > 0) device.barrier(cmd);
+    std::vector<BufferRange> ranges;
+    ranges.push_back({input.words, 0, 0});
+    for (uint32_t s = 0; s < kMaxCnfSlots; ++s)
+      ranges.push_back(column_range(*input.columns[s < slots ? s : 0], chunk));
+    ranges.push_back({&ctrl, 0, 0});
+    ranges.push_back({&ids, layout.out_start[c] * 4, padded_bytes(layout.out_rows[c])});
+    push.rows = chunk.rows;
+    push.first_row = uint32_t(chunk.first_row);
+    push.first_tile = layout.first_tile[c];
+    push.limit = layout.out_rows[c];
+    device.dispatch_ranges(cmd, p, ranges, &push, layout.tiles[c]);
+  }
+}
+
+std::optional<std::vector<uint32_t>> select_counts(const SelectLayout& layout, const std::vector<uint32_t>& ctrl) {
+  if (ctrl.size() < layout.ctrl_words() || ctrl[CNF_SELECT_STATUS] != 0) return std::nullopt;
+  std::vector<uint32_t> counts;
+  for (size_t c = 0; c < layout.tiles.size(); ++c) {
+    const uint32_t d = ctrl[CNF_SELECT_DESC + layout.first_tile[c] + layout.tiles[c] - 1];
+    if (d >> 30 != CNF_SELECT_FLAG_PREFIX) return std::nullopt;
+    counts.push_back(d & CNF_SELECT_COUNT_MASK);
+  }
+  return counts;
+}
+
 // --- the query context
 
 QueryContext::QueryContext(Device& device, const BoundQuery& query, const ScanLimits& limits)
-    : device_(device), query_(query), plan_(plan_scan(device, query.left->rows(), limits)) {}
+    : device_(device), query_(query), limits_(limits), plan_(plan_scan(device, query.left->rows(), limits)) {}
 
 const DeviceColumn& QueryContext::column(const BoundColumn& c) {
   const auto key = std::make_pair(c.side, c.index);
@@ -419,9 +524,52 @@ std::vector<uint32_t> selected_row_ids(QueryContext& ctx, const DeviceSelection&
   return ctx.download<uint32_t>(ids, kept, "row ids");
 }
 
-std::vector<uint32_t> select_row_ids(QueryContext& ctx, const CnfProgram& program, uint64_t limit) {
+std::vector<uint32_t> select_row_ids(QueryContext& ctx, const CnfProgram& program, uint64_t limit, std::string* how) {
   if (limit == 0) return {};
-  return selected_row_ids(ctx, mark_rows(ctx, program), limit);
+  const ScanPlan& plan = ctx.plan();
+  const std::string three_pass =
+      "fused CNF selection (" + program.summary() + ") in 1 dispatch + scan of block counts + compaction of row ids";
+  auto fallback = [&](const std::string& why) {
+    if (how) *how = why + three_pass;
+    return selected_row_ids(ctx, mark_rows(ctx, program), limit);
+  };
+  if (program.outcome != CnfProgram::Outcome::Rows || plan.rows == 0) return fallback("");
+  Device& device = ctx.device();
+  Buffer words;
+  const CnfInput input = ctx.bind(program, words);
+  const std::optional<SelectLayout> layout = plan_select(input, plan, ctx.limits(), limit);
+  if (!layout) return fallback("");
+  const uint32_t lookback = std::min(ctx.limits().select_lookback, kSelectMaxLookback);
+  Buffer ctrl = device.create_buffer(layout->ctrl_words() * 4, MemoryKind::Device);
+  Buffer ids = device.create_buffer(padded_bytes(layout->out_elements), MemoryKind::Device);
+  const std::string one_pass = "one-pass CNF selection (" + program.summary() +
+                               "): row ids by decoupled look-back over " + std::to_string(layout->tile_rows) +
+                               "-row tiles";
+  ctx.run("cnf-select",
+          one_pass + " (at most " + std::to_string(lookback) + " steps), " + std::to_string(layout->all_tiles) +
+              " tiles" + (plan.chunks.size() > 1 ? " in " + std::to_string(plan.chunks.size()) + " chunks" : ""),
+          plan.rows,
+          [&](VkCommandBuffer cmd) { record_cnf_select(device, cmd, input, plan, *layout, ctrl, ids, lookback); });
+  const size_t pass = ctx.passes().size() - 1;
+  const auto counts =
+      select_counts(*layout, ctx.download<uint32_t>(ctrl, layout->ctrl_words(), "select control words"));
+  if (!counts) {
+    ctx.passes()[pass].detail += "; a look-back hit its bound: nothing kept, rerun by the three-kernel path";
+    return fallback(one_pass + " hit its look-back bound; fallback: ");
+  }
+  ctx.passes()[pass].passed = std::accumulate(counts->begin(), counts->end(), uint64_t(0));
+  if (how) *how = one_pass;
+  // Each chunk's ids are at the start of its region; keep the first `limit` over all chunks.
+  const auto start = QueryContext::Clock::now();
+  std::vector<uint32_t> rows;
+  for (size_t c = 0; c < counts->size() && rows.size() < limit; ++c) {
+    const uint64_t take = std::min<uint64_t>((*counts)[c], limit - rows.size());
+    if (take == 0) continue;
+    rows.resize(rows.size() + take);
+    device.download(ids, rows.data() + rows.size() - take, take * 4, layout->out_start[c] * 4);
+  }
+  ctx.add("download", "row ids (" + std::to_string(rows.size() * 4) + " bytes)", rows.size(), std::nullopt, start);
+  return rows;
 }
 
 uint64_t count_rows(QueryContext& ctx, const CnfProgram& program) {
@@ -474,9 +622,9 @@ Table run_selection(QueryContext& ctx, std::string& algorithm) {
   const CnfProgram program = compile_cnf(q.where);
   std::vector<uint32_t> rows;
   if (program.outcome == CnfProgram::Outcome::Rows) {
-    rows = select_row_ids(ctx, program, limit);
-    algorithm = "compute: fused CNF selection (" + program.summary() +
-                ") in 1 dispatch + scan of block counts + compaction of row ids";
+    std::string how;
+    rows = select_row_ids(ctx, program, limit, &how);
+    algorithm = "compute: " + how;
   } else {
     const auto start = QueryContext::Clock::now();
     rows = select_row_ids(ctx, program, limit);

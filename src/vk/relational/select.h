@@ -11,6 +11,9 @@
 //     block at its offset, in row order.
 // Stages 1 and 3 run a few thousand workgroups that take 4096-row tiles in turn (tile g + r * G in
 // round r), so all of them stream through one window of the column.
+// Row ids (select_row_ids) run first in one pass instead (cnf_select, shaders/vk/cnf_select.comp:
+// single-pass stream compaction with decoupled look-back over per-tile descriptors); the three
+// stages above are its fallback when the look-back hits its bound.
 // COUNT(*) is stage 1 without the mask (cnf_count). Projections are gathered on the host from the
 // selected row ids: the table lives in host memory, so this moves 4 bytes per selected row over
 // the bus instead of uploading every projected column and downloading its gathered copy.
@@ -21,6 +24,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -92,7 +96,20 @@ struct ScanLimits {
   //! Workgroups per chunk; 0: kCnfMaxGroups. Workgroups own at most 2^24 rows whatever it says
   //! (the bound the exact FLOAT sum relies on).
   uint32_t max_groups = 0;
+  //! Row ids: uvec4 loads per invocation and tile of the one-pass kernel with one column (4, 8 or
+  //! 16: tiles of 1024 times as many rows), or 0 for the three-kernel path.
+  uint32_t select_vectors = 8;
+  //! Most look-back steps per tile of the one-pass kernel (at most kSelectMaxLookback); tests force
+  //! its fallback with 0.
+  uint32_t select_lookback = UINT32_MAX;
 };
+
+//! Most look-back steps per tile of the one-pass selection (cnf_select_config.glsl).
+inline constexpr uint32_t kSelectMaxLookback = 16384;
+
+//! Sets limits.select_vectors from a GFXQ_SELECT_VARIANT value: "v4", "v8", "v16" (tiles of 4096,
+//! 8192 or 16384 rows) or "three-pass"; "" leaves it. Error(InvalidInput) for anything else.
+void parse_select_variant(std::string_view variant, ScanLimits& limits);
 
 //! The plan for `rows` rows. Error(Unsupported) past 2^32 - 1 rows (row ids are 32-bit).
 ScanPlan plan_scan(const Device& device, uint64_t rows, const ScanLimits& limits = {});
@@ -167,6 +184,39 @@ struct CompactTarget {
 void record_cnf_compact(Device& device, VkCommandBuffer cmd, const ScanPlan& plan, const Buffer& mask,
                         const Buffer& offsets, const CompactTarget& target);
 
+//! The one-pass selection's geometry: tiles, control words and each chunk's output region.
+struct SelectLayout {
+  uint32_t vectors = 0;              //!< uvec4 per invocation and tile (cnf_select.comp's VEC)
+  uint32_t tile_rows = 0;            //!< rows per tile: 1024 * vectors
+  std::vector<uint32_t> first_tile;  //!< per chunk: index of its first tile among all chunks' tiles
+  std::vector<uint32_t> tiles;       //!< per chunk: its tiles
+  std::vector<uint64_t> out_start;   //!< per chunk: element of its output region (a multiple of 64)
+  std::vector<uint32_t> out_rows;    //!< per chunk: length of its region (ids written at most)
+  uint64_t all_tiles = 0;            //!< tiles over all chunks
+  uint64_t out_elements = 0;         //!< elements of the ids buffer
+  //! Words of the control buffer: status, counter, one descriptor per tile.
+  uint64_t ctrl_words() const noexcept;
+};
+
+//! The layout of the one-pass selection of `input` (one column: `limits.select_vectors` per
+//! invocation; several: 2) keeping at most `limit` rows per chunk; nullopt where it cannot run
+//! (three-pass forced, or a chunk past its 30-bit descriptor counts).
+std::optional<SelectLayout> plan_select(const CnfInput& input, const ScanPlan& plan, const ScanLimits& limits,
+                                        uint64_t limit);
+
+//! Records cnf_select over every chunk: zeroes `ctrl` (layout.ctrl_words() words), then writes the
+//! ids of the passing rows of chunk c, in row order, from element layout.out_start[c] of `ids`
+//! (at most out_rows[c]). Afterwards ctrl holds the status word (nonzero: a look-back hit
+//! `lookback`, nothing is valid; rerun by the three-kernel path) and each tile's descriptor; the
+//! last tile's of a chunk holds its passing rows (PREFIX). The caller owes barriers as for the
+//! primitives (map.h).
+void record_cnf_select(Device& device, VkCommandBuffer cmd, const CnfInput& input, const ScanPlan& plan,
+                       const SelectLayout& layout, const Buffer& ctrl, const Buffer& ids, uint32_t lookback);
+
+//! Passing rows per chunk from the downloaded control words, or nullopt when a look-back hit its
+//! bound (or a chunk's last descriptor is not PREFIX).
+std::optional<std::vector<uint32_t>> select_counts(const SelectLayout& layout, const std::vector<uint32_t>& ctrl);
+
 //! One query's execution on the device: the columns uploaded so far, the chunk limit, and the
 //! passes of its report (one per dispatch stage, upload and download).
 class QueryContext {
@@ -184,6 +234,8 @@ class QueryContext {
   const DeviceColumn& column(const BoundColumn& c);
   //! The scan plan over the query's input rows.
   const ScanPlan& plan() const noexcept { return plan_; }
+  //! The limits the plan was made with (and the row-id path's settings).
+  const ScanLimits& limits() const noexcept { return limits_; }
   //! The CnfInput of `program` (its columns uploaded); `words` receives the term table.
   CnfInput bind(const CnfProgram& program, Buffer& words);
 
@@ -219,6 +271,7 @@ class QueryContext {
  private:
   Device& device_;
   const BoundQuery& query_;
+  ScanLimits limits_;
   ScanPlan plan_;
   std::map<std::pair<Side, size_t>, DeviceColumn> columns_;
   std::vector<PassRecord> passes_;
@@ -246,8 +299,11 @@ std::vector<uint32_t> selected_row_ids(QueryContext& ctx, const DeviceSelection&
 //! plan has several (so no output is ever bound whole past one binding), else none.
 std::vector<uint32_t> output_windows(const QueryContext& ctx, const DeviceSelection& selection);
 
-//! mark_rows, then selected_row_ids.
-std::vector<uint32_t> select_row_ids(QueryContext& ctx, const CnfProgram& program, uint64_t limit = UINT64_MAX);
+//! The first `limit` rows passing `program`, ascending, as row ids: cnf_select in one pass, or,
+//! when it cannot run or its look-back hit its bound, mark_rows then selected_row_ids. `how`
+//! (optional) receives which path ran.
+std::vector<uint32_t> select_row_ids(QueryContext& ctx, const CnfProgram& program, uint64_t limit = UINT64_MAX,
+                                     std::string* how = nullptr);
 
 //! COUNT of the rows passing `program` (cnf_count and a host sum of the per-group counts).
 uint64_t count_rows(QueryContext& ctx, const CnfProgram& program);
