@@ -250,10 +250,7 @@ void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mod
     throw Error(ErrorCode::Internal, "record_cnf_scan: a program with 1.." + std::to_string(kMaxCnfSlots) +
                                          " columns that is not constant false is needed");
   const uint32_t variant = slots == 1 ? 1 : 8;
-  std::string name = "cnf_" + mode + "_s" + std::to_string(variant);
-  if (const char* v = std::getenv("GFXQ_SCAN_VARIANT");
-      v && variant == 1 && mode != "flags" && mode.find("int") == std::string::npos)
-    name += std::string("_") + v;
+  const std::string name = "cnf_" + mode + "_s" + std::to_string(variant);
   const Pipeline& p = device.pipeline(name, mask ? 11 : 10, sizeof(ScanPush));
   ScanPush push{};
   push.terms = program.outcome == CnfProgram::Outcome::Rows ? uint32_t(program.terms.size()) : 0;
