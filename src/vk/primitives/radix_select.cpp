@@ -37,6 +37,7 @@ constexpr SelectVariant kSelectVariants[] = {
     {"select_first_r4", "select_pass_r4", 264},   // 6: as 3 over 264 workgroups
     {"select_first_r4", "select_pass_r4", 528},   // 7: as 3 over 528 workgroups
     {"select_first_v4", "select_pass_v4", 264},   // 8: as 4 over 264 workgroups
+    {"select_first_r4", "select_pass", 1024},     // 9: scan 0 as 3, scans 1 and 2 as 0
 };
 
 //! The variant GFXQ_SELECT_VARIANT names; Error(InvalidInput) for an unknown one.

@@ -12,7 +12,7 @@
 // Every choice is made on the GPU, so the whole select records into one command buffer with no
 // host round trip. The scans read uvec4, load the next tile before counting the current one and
 // count into one or several shared histograms per workgroup (select_histogram.comp says how). The
-// kernels and the grid are a variant picked by the environment variable GFXQ_SELECT_VARIANT (0..8,
+// kernels and the grid are a variant picked by the environment variable GFXQ_SELECT_VARIANT (0..9,
 // radix_select.cpp lists them), for timing them on a GPU. Cost: two scans of n plus the
 // copy when the k-th key's top-12-bit bucket holds at most half of the keys (uniform keys, the
 // median of floats in [0, 1): about 6% of them); three scans at most (all-equal or narrow-range
