@@ -477,17 +477,18 @@ TEST_CASE("vk-sort: bitonic chunk sort matches per-chunk stable sort, with keep"
 namespace {
 
 //! Radix select of every k in `ks` on the GPU (sharing one scratch, barriers between) vs the CPU;
-//! `window`: RadixSelectArgs::binding_elements.
+//! `window`, `max_groups`: RadixSelectArgs::binding_elements and max_groups.
 void check_select(const Keys& keys, const std::vector<uint64_t>& ks, SortKeyType type, SortOrder order,
-                  uint64_t window = 0) {
+                  uint64_t window = 0, uint32_t max_groups = 0) {
   auto& device = vk_device();
   const uint64_t n = keys.size();
   CAPTURE(n);
   CAPTURE(name(type));
   CAPTURE(name(order));
   CAPTURE(window);
+  CAPTURE(max_groups);
   Buffer kin = upload(keys);
-  Buffer scratch = scratch_buffer(gfxq::vk::radix_select_scratch_bytes(device, n, window));
+  Buffer scratch = scratch_buffer(gfxq::vk::radix_select_scratch_bytes(device, n, window, max_groups));
   Buffer result = device.create_buffer(ks.size() * 256, MemoryKind::Readback);
   device.submit([&](VkCommandBuffer cmd) {
     for (size_t i = 0; i < ks.size(); ++i) {
@@ -501,6 +502,7 @@ void check_select(const Keys& keys, const std::vector<uint64_t>& ks, SortKeyType
       args.result = {&result, i * 256, 12};
       args.scratch = whole(scratch);
       args.binding_elements = window;
+      args.max_groups = max_groups;
       gfxq::vk::record_radix_select(device, cmd, args);
     }
   });
@@ -619,6 +621,29 @@ TEST_CASE("vk-sort: radix select at the copy threshold, with several tiles per w
     const uint64_t below = std::count_if(keys.begin(), keys.end(), [](uint32_t x) { return x >> 20 < 0x800u; });
     check_select(keys, {below + 1, below + inside / 2, below + inside, rng() % n + 1}, SortKeyType::U32,
                  SortOrder::Ascending);
+  }
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk-sort: radix select with one and three workgroups over up to 130 tiles each") {
+  // Each workgroup counts many tiles: shared counters flushed within the scan (16-bit counters of
+  // several copies), long runs, all keys of a workgroup in one digit, candidates copied or not.
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  for (const auto [groups, tiles] : {std::pair<uint32_t, uint64_t>{1, 130}, {3, 200}}) {
+    const uint64_t n = tiles * 4096 - rng() % 4096;
+    for (const Data data : {Data::Random, Data::AllEqual, Data::Skew}) {
+      const SortKeyType type = kTypes[rng() % std::size(kTypes)];
+      CAPTURE(name(data));
+      check_select(make_keys(n, type, data, rng), select_ranks(n, rng), type, SortOrder::Ascending, 0, groups);
+    }
+    Keys unit(n), bucket(n);
+    std::uniform_real_distribution<float> u01(0.0f, 1.0f);
+    for (auto& x : unit) x = bits(u01(rng));
+    for (auto& x : bucket) x = 0x3f800000u | (uint32_t(rng()) & 0x000fffffu);
+    check_select(unit, select_ranks(n, rng), SortKeyType::F32, SortOrder::Ascending, 0, groups);
+    check_select(bucket, select_ranks(n, rng), SortKeyType::F32, SortOrder::Descending, 0, groups);
   }
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
