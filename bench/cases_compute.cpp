@@ -286,8 +286,8 @@ Measurement ceiling_read(Env& env, uint64_t rows) {
       }
     });
     char buf[96];
-    std::snprintf(buf, sizeof buf, " %s %.4f ms (%.0f GB/s);", grid ? ("grid " + std::to_string(grid)).c_str() : "blocks",
-                  t * 1e3, double(bytes) / t / 1e9);
+    std::snprintf(buf, sizeof buf, " %s %.4f ms (%.0f GB/s);",
+                  grid ? ("grid " + std::to_string(grid)).c_str() : "blocks", t * 1e3, double(bytes) / t / 1e9);
     note += buf;
     s = std::min(s, t);
   }
@@ -506,6 +506,7 @@ Measurement sort_case(Env& env, uint64_t rows, bool pairs) {
                             : "int32 keys; bytes = one read + write of the keys: ") +
                      status.describe();
   if (status.onesweep) {
+    what += "; kernels " + vk::detail::onesweep_variant_name(device);
     // Each stage's share: the sort recorded up to stage 1..4 and whole, in turn; differences of
     // the best prefix times (the prefixes leave no sorted output, the whole sort was checked above).
     std::vector<std::function<void(VkCommandBuffer)>> prefixes;
