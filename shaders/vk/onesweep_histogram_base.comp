@@ -1,5 +1,5 @@
 #version 450
-// onesweep_histogram: the four 8-bit digit histograms of the onesweep radix sort in one read of
+// onesweep_histogram_base: onesweep_histogram with scalar loads (GFXQ_ONESWEEP_VARIANT=base). The four 8-bit digit histograms of the onesweep radix sort in one read of
 // the keys. Workgroup g counts tiles g, g + G, ... (G workgroups) in shared memory and adds its
 // counts to ctrl[ONESWEEP_HIST + 256 p + d] (keys whose digit p, bits 8p..8p+7 of the sort key,
 // is d). The ctrl words must be zero before.

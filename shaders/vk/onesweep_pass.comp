@@ -9,6 +9,9 @@
 // consumed in order up to the first PREFIX or unpublished one), adding AGGREGATE counts until a
 // PREFIX one; it then publishes its own PREFIX and writes its keys to
 //   keys_out[keys of smaller digits + keys of this digit in earlier tiles + rank].
+// Descriptors live in two regions of ntiles x SORT_BINS words, pass p using region p % 2: only
+// region 0 is zeroed before the sort; pass p zeroes its tiles' rows of region (p + 1) % 2 (pass
+// p - 1's, read by no one any more) for pass p + 1.
 // Tile 0 scans the global histogram (ctrl[ONESWEEP_HIST...]) and publishes PREFIX = keys of
 // smaller digits + its own count, so every other tile's look-back ends with its output offsets.
 // The look-back reads at most lookback_limit descriptors per digit (rounded up to whole steps).
@@ -94,6 +97,8 @@ void main() {
   const uint tile = s_tile;
   const uint tile_base = tile * OS_TILE;
   const uint valid = min(uint(OS_TILE), pc.n - tile_base);
+  if (pc.pass + 1u < ONESWEEP_PASSES)
+    ctrl[ONESWEEP_DESC + (((pc.pass + 1u) % 2u) * pc.ntiles + tile) * SORT_BINS + tid] = 0u;
 
   // Subgroup sg ranks tile keys [seg, seg + sgs * OS_KPT) in order: j-th round, lane order.
   // All loads are issued first. Keys past n get the largest digit, so they rank last and are
@@ -120,7 +125,7 @@ void main() {
     barrier();
   }
   const uint count_d = s_count[tid];
-  const uint desc = ONESWEEP_DESC + (pc.pass * pc.ntiles + tile) * SORT_BINS + tid;
+  const uint desc = ONESWEEP_DESC + ((pc.pass % 2u) * pc.ntiles + tile) * SORT_BINS + tid;
   atomicExchange(ctrl[desc], tile == 0u ? (ONESWEEP_FLAG_PREFIX << 30) | (before + count_d)
                                         : (ONESWEEP_FLAG_AGGREGATE << 30) | count_d);
 
@@ -165,7 +170,7 @@ void main() {
   // volatile), so a spinning reader does not contend with the writer's atomics. Reads below
   // tile 0 are never needed (tile 0 is a PREFIX) and are skipped.
   if (tile > 0u) {
-    const uint row = ONESWEEP_DESC + pc.pass * pc.ntiles * SORT_BINS + tid;
+    const uint row = ONESWEEP_DESC + (pc.pass % 2u) * pc.ntiles * SORT_BINS + tid;
     uint next = tile;  // the descriptors of tiles < next remain to be added
     uint state = 0u;   // 0: looking, 1: done (PREFIX reached), 2: an earlier tile failed
     for (uint r = 0u; r < pc.lookback_limit && state == 0u; r += LOOKBACK_BATCH) {

@@ -1,5 +1,6 @@
 #version 450
-// onesweep_pass: digit pass `pass` (bits 8 pass .. 8 pass + 7 of the sort key) of the onesweep
+// onesweep_pass_base: the digit pass before onesweep_pass, kept while GFXQ_ONESWEEP_VARIANT=base
+// times it against the candidates. Digit pass `pass` (bits 8 pass .. 8 pass + 7 of the sort key) of the onesweep
 // radix sort. A workgroup takes the next tile id from ctrl's counter of this pass (dynamic ids: a
 // tile only waits on tiles whose workgroups started earlier), loads the tile's SORT_TILE keys,
 // publishes its digit counts at once (AGGREGATE descriptors), ranks the keys by digit, stably, in

@@ -355,12 +355,16 @@ void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& a
                      uint32_t passes = ONESWEEP_PASSES) {
   const uint64_t n = args.n, bytes = n * 4;
   const uint32_t ntiles = uint32_t(tile_count(n));
+  const OnesweepVariant& variant = onesweep_variant();
+  const uint32_t tile = SORT_WG * variant.kpt, pass_tiles = uint32_t((n + tile - 1) / tile);
   const BufferRange ctrl{args.scratch.buffer, args.scratch.offset + layout.ctrl, layout.ctrl_bytes};
-  vkCmdFillBuffer(cmd, ctrl.buffer->handle(), ctrl.offset, ctrl.bytes, 0);
+  // The base kernels use all four descriptor regions; the others zero region 1 as they go.
+  const bool base = std::string(variant.name) == "base";
+  vkCmdFillBuffer(cmd, ctrl.buffer->handle(), ctrl.offset,
+                  base ? ctrl.bytes : (ONESWEEP_DESC + uint64_t(pass_tiles) * SORT_BINS) * 4, 0);
   device.barrier(cmd);
   const uint32_t key_type = uint32_t(args.key_type), descending = args.order == SortOrder::Descending ? 1u : 0u;
   const uint32_t hist_push[4] = {uint32_t(n), ntiles, key_type, descending};
-  const OnesweepVariant& variant = onesweep_variant();
   const BufferRange keys{args.keys_in.buffer, args.keys_in.offset, bytes};
   const uint32_t hist_groups = std::min<uint32_t>(ntiles, onesweep_hist_groups());
   if (std::string(variant.histogram) == "onesweep_histogram")
@@ -372,7 +376,6 @@ void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& a
   const bool with_values = args.values_out.buffer != nullptr;
   const bool generate = with_values && args.values_in.buffer == nullptr;
   const uint32_t limit = std::min(args.lookback_limit, RadixSortArgs::kMaxLookbackLimit);
-  const uint32_t tile = SORT_WG * variant.kpt, pass_tiles = uint32_t((n + tile - 1) / tile);
   const std::string pipeline = std::string("onesweep_pass_") + variant.name +
                                (onesweep_partitioned(device, args) ? "_n" : "_") + (with_values ? "kv" : "k");
   for (uint32_t p = 0; p < passes; ++p) {
