@@ -14,7 +14,10 @@ gfxq_vk_shader(select_choose select_choose.comp)
 gfxq_vk_shader(split_offsets split_offsets.comp)
 gfxq_vk_shader(split_bounds split_bounds.comp)
 gfxq_vk_shader(onesweep_histogram onesweep_histogram.comp)
-# Onesweep candidates (GFXQ_ONESWEEP_VARIANT, src/vk/primitives/radix_sort.cpp): base is the
+gfxq_vk_shader(onesweep_histogram_c4 onesweep_histogram.comp DEFINES HIST_COPIES=4)
+gfxq_vk_shader(onesweep_histogram_c8 onesweep_histogram.comp DEFINES HIST_COPIES=8)
+# Onesweep candidates (GFXQ_ONESWEEP_VARIANT, GFXQ_ONESWEEP_HIST_COPIES (c4, c8: interleaved
+# counter copies), src/vk/primitives/radix_sort.cpp): base is the
 # previous kernel pair; b<batch>[t<keys per invocation>] the look-back batch and tile, each with
 # ballot (_k, _kv) and subgroupPartitionNV (_nk, _nkv) peer matching.
 gfxq_vk_shader(onesweep_histogram_base onesweep_histogram_base.comp)

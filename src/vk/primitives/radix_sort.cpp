@@ -300,6 +300,22 @@ uint32_t onesweep_hist_groups() {
   return groups;
 }
 
+//! The histogram pipeline: the variant's, or with GFXQ_ONESWEEP_HIST_COPIES = 4 or 8 (not for
+//! base) onesweep_histogram_c4 / _c8.
+std::string onesweep_histogram_pipeline() {
+  static const std::string name = [] {
+    const OnesweepVariant& v = onesweep_variant();
+    const char* env = std::getenv("GFXQ_ONESWEEP_HIST_COPIES");
+    const std::string copies = env ? env : "";
+    if (copies.empty() || copies == "1") return std::string(v.histogram);
+    if (std::string(v.name) == "base" || (copies != "4" && copies != "8"))
+      throw Error(ErrorCode::InvalidInput,
+                  "GFXQ_ONESWEEP_HIST_COPIES=" + copies + ": 1, 4 or 8, and not with GFXQ_ONESWEEP_VARIANT=base");
+    return std::string(v.histogram) + "_c" + copies;
+  }();
+  return name;
+}
+
 //! Whether the digit passes match peers by subgroupPartitionNV (else by ballots).
 bool onesweep_partitioned(const Device& device, const RadixSortArgs& args) {
   return device.caps().subgroup_partitioned && !args.ballot_peers && std::string(onesweep_variant().name) != "base";
@@ -367,9 +383,9 @@ void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& a
   const uint32_t hist_push[4] = {uint32_t(n), ntiles, key_type, descending};
   const BufferRange keys{args.keys_in.buffer, args.keys_in.offset, bytes};
   const uint32_t hist_groups = std::min<uint32_t>(ntiles, onesweep_hist_groups());
-  if (std::string(variant.histogram) == "onesweep_histogram")
-    device.dispatch_ranges(cmd, device.pipeline(variant.histogram, 3, sizeof hist_push), {keys, ctrl, keys}, hist_push,
-                           hist_groups);
+  if (!base)
+    device.dispatch_ranges(cmd, device.pipeline(onesweep_histogram_pipeline(), 3, sizeof hist_push), {keys, ctrl, keys},
+                           hist_push, hist_groups);
   else
     device.dispatch_ranges(cmd, device.pipeline(variant.histogram, 2, sizeof hist_push), {keys, ctrl}, hist_push,
                            hist_groups);
@@ -483,7 +499,7 @@ std::string detail::onesweep_variant_name(const Device& device) {
   RadixSortArgs args;
   return std::string(v.name) +
          (onesweep_partitioned(device, args) ? " (peers by subgroupPartitionNV)" : " (ballot peers)") + ", histogram " +
-         v.histogram + " x " + std::to_string(onesweep_hist_groups()) + " workgroups";
+         onesweep_histogram_pipeline() + " x " + std::to_string(onesweep_hist_groups()) + " workgroups";
 }
 
 RadixSortStatus radix_sort_status(Device& device, const RadixSortArgs& args) {
