@@ -262,18 +262,17 @@ struct OnesweepPush {
 //! A candidate onesweep kernel set, chosen by GFXQ_ONESWEEP_VARIANT (default b8) for timing on
 //! the GPU machine; the losers go once one has won.
 struct OnesweepVariant {
-  const char* name;       //!< pipelines onesweep_pass_<name>_{k,kv,nk,nkv}
-  const char* histogram;  //!< histogram pipeline
-  uint32_t kpt;           //!< keys per invocation of the digit pass (tile: SORT_WG x kpt)
+  const char* name;  //!< pipelines onesweep_pass_<name>_{k,kv,nk,nkv}
+  uint32_t kpt;      //!< keys per invocation of the digit pass (tile: SORT_WG x kpt)
 };
 
 constexpr OnesweepVariant kOnesweepVariants[] = {
-    {"base", "onesweep_histogram_base", SORT_KPT},  // the previous kernels (ballot peers only)
-    {"b1", "onesweep_histogram", SORT_KPT},         // look-back one descriptor per step
-    {"b4", "onesweep_histogram", SORT_KPT},         // 4 descriptors per step
-    {"b8", "onesweep_histogram", SORT_KPT},         // 8 descriptors per step
-    {"b16", "onesweep_histogram", SORT_KPT},        // 16 descriptors per step
-    {"b8t24", "onesweep_histogram", 24},            // 8 per step, 6144-key tiles
+    {"base", SORT_KPT},  // the previous kernels (ballot peers only, onesweep_histogram_base)
+    {"b1", SORT_KPT},    // look-back one descriptor per step
+    {"b4", SORT_KPT},    // 4 descriptors per step
+    {"b8", SORT_KPT},    // 8 descriptors per step
+    {"b16", SORT_KPT},   // 16 descriptors per step
+    {"b8t24", 24},       // 8 per step, 6144-key tiles
 };
 
 const OnesweepVariant& onesweep_variant() {
@@ -300,18 +299,19 @@ uint32_t onesweep_hist_groups() {
   return groups;
 }
 
-//! The histogram pipeline: the variant's, or with GFXQ_ONESWEEP_HIST_COPIES = 4 or 8 (not for
-//! base) onesweep_histogram_c4 / _c8.
+//! The histogram pipeline: onesweep_histogram_base for base, else onesweep_histogram, or with
+//! GFXQ_ONESWEEP_HIST_COPIES = 4 or 8 onesweep_histogram_c4 / _c8.
 std::string onesweep_histogram_pipeline() {
   static const std::string name = [] {
     const OnesweepVariant& v = onesweep_variant();
     const char* env = std::getenv("GFXQ_ONESWEEP_HIST_COPIES");
     const std::string copies = env ? env : "";
-    if (copies.empty() || copies == "1") return std::string(v.histogram);
+    if (std::string(v.name) == "base" && copies.empty()) return std::string("onesweep_histogram_base");
+    if (copies.empty() || copies == "1") return std::string("onesweep_histogram");
     if (std::string(v.name) == "base" || (copies != "4" && copies != "8"))
       throw Error(ErrorCode::InvalidInput,
                   "GFXQ_ONESWEEP_HIST_COPIES=" + copies + ": 1, 4 or 8, and not with GFXQ_ONESWEEP_VARIANT=base");
-    return std::string(v.histogram) + "_c" + copies;
+    return "onesweep_histogram_c" + copies;
   }();
   return name;
 }
@@ -387,8 +387,8 @@ void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& a
     device.dispatch_ranges(cmd, device.pipeline(onesweep_histogram_pipeline(), 3, sizeof hist_push), {keys, ctrl, keys},
                            hist_push, hist_groups);
   else
-    device.dispatch_ranges(cmd, device.pipeline(variant.histogram, 2, sizeof hist_push), {keys, ctrl}, hist_push,
-                           hist_groups);
+    device.dispatch_ranges(cmd, device.pipeline(onesweep_histogram_pipeline(), 2, sizeof hist_push), {keys, ctrl},
+                           hist_push, hist_groups);
   const bool with_values = args.values_out.buffer != nullptr;
   const bool generate = with_values && args.values_in.buffer == nullptr;
   const uint32_t limit = std::min(args.lookback_limit, RadixSortArgs::kMaxLookbackLimit);
