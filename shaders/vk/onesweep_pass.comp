@@ -112,11 +112,18 @@ void main() {
     key[j] = li < valid ? keys_in[tile_base + li] : 0u;
   }
 
+  // Key j's digit (SORT_BINS - 1 past n), computed once: byte j % 4 of kd[j / 4].
   // Early counts (as CUB's onesweep): the tile's digit counts, straight from the loaded keys, are
   // published before the ranking (invocation tid owns digit tid), so that later tiles seldom
   // wait on this one. Tile 0 publishes its PREFIX at once, offset by the keys of smaller digits.
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j)
-    if (seg + j * sgs + lane < valid) atomicAdd(s_count[digit(key[j])], 1u);
+  uint kd[(OS_KPT + 3) / 4];
+  [[unroll]] for (uint q = 0u; q < (OS_KPT + 3) / 4; ++q) kd[q] = 0u;
+  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+    const bool in_range = seg + j * sgs + lane < valid;
+    const uint d = in_range ? digit(key[j]) : SORT_BINS - 1u;
+    kd[j / 4u] |= d << ((j % 4u) * 8u);
+    if (in_range) atomicAdd(s_count[d], 1u);
+  }
   uint before = 0u;  // keys before this tile's first key of digit tid in the output
   if (tile == 0u) {
     uint all_keys;
@@ -130,11 +137,11 @@ void main() {
                                         : (ONESWEEP_FLAG_AGGREGATE << 30) | count_d);
 
   // Key j's rank among its subgroup's keys of its digit, then its position in the tile: 16 bits,
-  // half j % 2 of slot[j / 2] (fewer registers; the digit is recomputed from the key).
+  // half j % 2 of slot[j / 2] (fewer registers).
   uint slot[(OS_KPT + 1) / 2];
   [[unroll]] for (uint q = 0u; q < (OS_KPT + 1) / 2; ++q) slot[q] = 0u;
   [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
-    const uint d = seg + j * sgs + lane < valid ? digit(key[j]) : SORT_BINS - 1u;
+    const uint d = (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu;
 #ifdef PEERS_PARTITIONED
     const uvec4 peers = subgroupPartitionNV(d);
 #else
@@ -206,7 +213,7 @@ void main() {
   if (s_failed != 0u) return;
   // Ranks -> positions (sums stay < 2^16, so the halves do not carry into each other).
   [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
-    const uint d = seg + j * sgs + lane < valid ? digit(key[j]) : SORT_BINS - 1u;
+    const uint d = (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu;
     slot[j / 2u] += (s_loff[d] + counter(sg, d)) << ((j % 2u) * 16u);
   }
   barrier();

@@ -316,9 +316,15 @@ std::string onesweep_histogram_pipeline() {
   return name;
 }
 
-//! Whether the digit passes match peers by subgroupPartitionNV (else by ballots).
+//! Whether the digit passes match peers by subgroupPartitionNV (else by ballots, also with
+//! GFXQ_ONESWEEP_PEERS=ballot).
 bool onesweep_partitioned(const Device& device, const RadixSortArgs& args) {
-  return device.caps().subgroup_partitioned && !args.ballot_peers && std::string(onesweep_variant().name) != "base";
+  static const bool ballot_env = [] {
+    const char* env = std::getenv("GFXQ_ONESWEEP_PEERS");
+    return env && std::string(env) == "ballot";
+  }();
+  return device.caps().subgroup_partitioned && !args.ballot_peers && !ballot_env &&
+         std::string(onesweep_variant().name) != "base";
 }
 
 //! The buffers of LSD pass p (0..3): in -> tmp -> out -> tmp -> out, so an in-place sort
