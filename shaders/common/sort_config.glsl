@@ -30,8 +30,10 @@
 // ranks a SORT_TILE-key tile and finds its digits' output offsets by decoupled look-back over
 // per-tile descriptors. Control words (in scratch, zeroed before the sort): the tile counter of
 // each pass, the status (bit p: pass p's look-back hit its bound), the four global histograms,
-// then SORT_BINS descriptors per tile and pass. A descriptor is flag << 30 | count, where the
-// count is the tile's keys of that digit (AGGREGATE) or those of all tiles up to it (PREFIX).
+// then SORT_BINS descriptors per tile and pass (the onesweep_pass_base kernel; onesweep_pass
+// uses only the first two passes' regions, alternately). A descriptor is flag << 30 | count,
+// where the count is the tile's keys of that digit (AGGREGATE) or those of all tiles up to it
+// (PREFIX; onesweep_pass adds the keys of smaller digits).
 #define ONESWEEP_COUNTERS 0
 #define ONESWEEP_STATUS 4
 #define ONESWEEP_HIST 16

@@ -1,19 +1,28 @@
 #version 450
 // onesweep_pass: digit pass `pass` (bits 8 pass .. 8 pass + 7 of the sort key) of the onesweep
 // radix sort. A workgroup takes the next tile id from ctrl's counter of this pass (dynamic ids: a
-// tile only waits on tiles whose workgroups started earlier), loads the tile's SORT_TILE keys,
+// tile only waits on tiles whose workgroups started earlier), loads the tile's OS_TILE keys,
 // publishes its digit counts at once (AGGREGATE descriptors), ranks the keys by digit, stably, in
-// shared memory (per-subgroup 16-bit digit counters filled by ballot-based peer matching, as
-// radix_downsweep), and looks back over the descriptors of earlier tiles, one invocation per
-// digit, adding AGGREGATE counts until a PREFIX one; it then publishes its own PREFIX and writes
-// its keys to
-//   keys_out[keys of smaller digits (global histogram) + keys of this digit in earlier tiles + rank].
-// The look-back reads at most lookback_limit descriptors per digit. When the bound is hit (or an
-// earlier tile failed), the tile publishes FAILED, sets status bit `pass` and writes no key, so
-// nothing it computed can be read as a result; the passes after a failed pass write nothing
-// either, and the host reruns the sort from the failed pass's input by reduce-then-scan.
+// shared memory (per-subgroup 16-bit digit counters; peers by subgroupPartitionNV with
+// PEERS_PARTITIONED, else by ballots as radix_downsweep), and looks back over the descriptors of
+// earlier tiles, one invocation per digit, LOOKBACK_BATCH descriptors per step (independent loads,
+// consumed in order up to the first PREFIX or unpublished one), adding AGGREGATE counts until a
+// PREFIX one; it then publishes its own PREFIX and writes its keys to
+//   keys_out[keys of smaller digits + keys of this digit in earlier tiles + rank].
+// Descriptors live in two regions of ntiles x SORT_BINS words, pass p using region p % 2: only
+// region 0 is zeroed before the sort; pass p zeroes its tiles' rows of region (p + 1) % 2 (pass
+// p - 1's, read by no one any more) for pass p + 1.
+// Tile 0 scans the global histogram (ctrl[ONESWEEP_HIST...]) and publishes PREFIX = keys of
+// smaller digits + its own count, so every other tile's look-back ends with its output offsets.
+// The look-back reads at most lookback_limit descriptors per digit (rounded up to whole steps).
+// When the bound is hit (or an earlier tile failed), the tile publishes FAILED, sets status bit
+// `pass` and writes no key, so nothing it computed can be read as a result; the passes after a
+// failed pass write nothing either, and the host reruns the sort from the failed pass's input by
+// reduce-then-scan.
 // Keys move with their bits unchanged; KEY_VALUE also moves a uint32 value per key (flags bit 0:
 // values are generated as the keys' input positions instead of read).
+// Defines: KEY_VALUE; PEERS_PARTITIONED (the device has VK_NV_shader_subgroup_partitioned);
+// OS_KPT (keys per invocation, >= SORT_KPT; the tile is SORT_WG x OS_KPT keys); LOOKBACK_BATCH.
 // Bindings: 0 = keys_in (uint[], read), 1 = keys_out (uint[], written), 2 = ctrl (uint[], read and
 // written; see sort_config.glsl), KEY_VALUE: 3 = values_in (uint[], read unless generated),
 // 4 = values_out (uint[], written).
@@ -22,8 +31,20 @@
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_control_flow_attributes : require
+#ifdef PEERS_PARTITIONED
+#extension GL_NV_shader_subgroup_partitioned : require
+#endif
 #include "sort_config.glsl"
 #include "sort_keys.glsl"
+
+#ifndef OS_KPT
+#define OS_KPT SORT_KPT
+#endif
+#ifndef LOOKBACK_BATCH
+#define LOOKBACK_BATCH 1
+#endif
+#define OS_TILE (SORT_WG * OS_KPT)
 
 layout(local_size_x = SORT_WG) in;
 layout(std430, binding = 0) readonly buffer KeysIn { uint keys_in[]; };
@@ -40,10 +61,10 @@ layout(push_constant) uniform Params {
 #include "sort_workgroup.glsl"
 
 // Ranking: gl_NumSubgroups x 128 words of two 16-bit digit counters each; afterwards the staging
-// area of the tile's keys (and values) in digit order.
-shared uint s_mem[SORT_TILE];
-shared uint s_goff[SORT_BINS];  // output position of the tile's first key of each digit
-shared uint s_loff[SORT_BINS];  // position in the tile of its first key of each digit
+// area of the tile's keys (then values) in digit order.
+shared uint s_mem[OS_TILE];
+shared uint s_delta[SORT_BINS];  // output position minus position in the tile, per digit
+shared uint s_loff[SORT_BINS];   // position in the tile of its first key of each digit
 shared uint s_count[SORT_BINS];  // the tile's keys of each digit
 shared uint s_tile, s_status, s_failed;
 
@@ -74,59 +95,73 @@ void main() {
   barrier();
   if ((s_status & ((1u << pc.pass) - 1u)) != 0u) return;  // an earlier pass failed: write nothing
   const uint tile = s_tile;
-  const uint tile_base = tile * SORT_TILE;
-  const uint valid = min(uint(SORT_TILE), pc.n - tile_base);
+  const uint tile_base = tile * OS_TILE;
+  const uint valid = min(uint(OS_TILE), pc.n - tile_base);
+  if (pc.pass + 1u < ONESWEEP_PASSES)
+    ctrl[ONESWEEP_DESC + (((pc.pass + 1u) % 2u) * pc.ntiles + tile) * SORT_BINS + tid] = 0u;
 
-  // Subgroup sg ranks tile keys [seg, seg + sgs * SORT_KPT) in order: j-th round, lane order.
+  // Subgroup sg ranks tile keys [seg, seg + sgs * OS_KPT) in order: j-th round, lane order.
   // All loads are issued first. Keys past n get the largest digit, so they rank last and are
   // never written. In each round the lanes of one digit (peers) take consecutive ranks after the
   // digit's count so far; the lowest peer adds them to the subgroup's counter and shuffles the
   // previous count to the others.
-  const uint seg = sg * sgs * SORT_KPT;
-  uint key[SORT_KPT];
-  for (uint j = 0u; j < SORT_KPT; ++j) {
+  const uint seg = sg * sgs * OS_KPT;
+  uint key[OS_KPT];
+  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
     const uint li = seg + j * sgs + lane;
     key[j] = li < valid ? keys_in[tile_base + li] : 0u;
   }
-#ifdef KEY_VALUE
-  uint value[SORT_KPT];
-  for (uint j = 0u; j < SORT_KPT; ++j) {
-    const uint li = seg + j * sgs + lane;
-    value[j] = tile_base + li;
-    if ((pc.flags & 1u) == 0u && li < valid) value[j] = values_in[tile_base + li];
-  }
-#endif
 
+  // Key j's digit (SORT_BINS - 1 past n), computed once: byte j % 4 of kd[j / 4].
   // Early counts (as CUB's onesweep): the tile's digit counts, straight from the loaded keys, are
   // published before the ranking (invocation tid owns digit tid), so that later tiles seldom
-  // wait on this one.
-  for (uint j = 0u; j < SORT_KPT; ++j)
-    if (seg + j * sgs + lane < valid) atomicAdd(s_count[digit(key[j])], 1u);
-  barrier();
+  // wait on this one. Tile 0 publishes its PREFIX at once, offset by the keys of smaller digits.
+  uint kd[(OS_KPT + 3) / 4];
+  [[unroll]] for (uint q = 0u; q < (OS_KPT + 3) / 4; ++q) kd[q] = 0u;
+  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+    const bool in_range = seg + j * sgs + lane < valid;
+    const uint d = in_range ? digit(key[j]) : SORT_BINS - 1u;
+    kd[j / 4u] |= d << ((j % 4u) * 8u);
+    if (in_range) atomicAdd(s_count[d], 1u);
+  }
+  uint before = 0u;  // keys before this tile's first key of digit tid in the output
+  if (tile == 0u) {
+    uint all_keys;
+    before = wg_exclusive_scan(ctrl[ONESWEEP_HIST + pc.pass * SORT_BINS + tid], all_keys);
+  } else {
+    barrier();
+  }
   const uint count_d = s_count[tid];
-  const uint desc = ONESWEEP_DESC + (pc.pass * pc.ntiles + tile) * SORT_BINS + tid;
-  atomicExchange(ctrl[desc], ((tile == 0u ? ONESWEEP_FLAG_PREFIX : ONESWEEP_FLAG_AGGREGATE) << 30) | count_d);
+  const uint desc = ONESWEEP_DESC + ((pc.pass % 2u) * pc.ntiles + tile) * SORT_BINS + tid;
+  atomicExchange(ctrl[desc], tile == 0u ? (ONESWEEP_FLAG_PREFIX << 30) | (before + count_d)
+                                        : (ONESWEEP_FLAG_AGGREGATE << 30) | count_d);
 
-  uint slot[SORT_KPT];  // rank | digit << 16, then the key's position in the tile
-  for (uint j = 0u; j < SORT_KPT; ++j) {
-    const uint d = seg + j * sgs + lane < valid ? digit(key[j]) : SORT_BINS - 1u;
+  // Key j's rank among its subgroup's keys of its digit, then its position in the tile: 16 bits,
+  // half j % 2 of slot[j / 2] (fewer registers).
+  uint slot[(OS_KPT + 1) / 2];
+  [[unroll]] for (uint q = 0u; q < (OS_KPT + 1) / 2; ++q) slot[q] = 0u;
+  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+    const uint d = (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu;
+#ifdef PEERS_PARTITIONED
+    const uvec4 peers = subgroupPartitionNV(d);
+#else
     const uvec4 peers = subgroup_peers(d, SORT_RADIX_BITS, true);
+#endif
     const uint below = subgroupBallotExclusiveBitCount(peers);
     const uint count = subgroupBallotBitCount(peers);
     const uint sh = (d & 1u) * 16u;
     uint earlier = 0u;
     if (below == 0u) earlier = atomicAdd(s_mem[sg * HALF_BINS + (d >> 1)], count << sh);
     earlier = subgroupShuffle(earlier, subgroupBallotFindLSB(peers));
-    slot[j] = (((earlier >> sh) & 0xffffu) + below) | (d << 16);
+    slot[j / 2u] |= (((earlier >> sh) & 0xffffu) + below) << ((j % 2u) * 16u);
   }
   barrier();
 
   // The tile-local offsets first, which gives the earlier tiles time to publish. Where the keys
-  // of each digit start among all keys and in the tile (keys past n rank last, after these):
-  uint all_keys;
-  const uint digit_start = wg_exclusive_scan(ctrl[ONESWEEP_HIST + pc.pass * SORT_BINS + tid], all_keys);
+  // of each digit start in the tile (keys past n rank last, after these):
   uint tile_keys;
-  s_loff[tid] = wg_exclusive_scan(count_d, tile_keys);
+  const uint loff = wg_exclusive_scan(count_d, tile_keys);
+  s_loff[tid] = loff;
   // Counters -> exclusive sums over subgroups, both 16-bit halves at once (sums stay < 2^16).
   if (tid < HALF_BINS) {
     uint run = 0u;
@@ -137,59 +172,85 @@ void main() {
     }
   }
 
-  // Look-back: keys of this digit in all earlier tiles. Descriptor reads are volatile loads (the
-  // block is volatile), so a spinning reader does not contend with the writer's atomics.
-  uint before = 0u;
+  // Look-back: keys of this digit in all earlier tiles, LOOKBACK_BATCH descriptors (tiles
+  // next - 1, next - 2, ...) per step. Descriptor reads are volatile loads (the block is
+  // volatile), so a spinning reader does not contend with the writer's atomics. Reads below
+  // tile 0 are never needed (tile 0 is a PREFIX) and are skipped.
   if (tile > 0u) {
-    uint j = tile - 1u;
-    bool done = false;
-    for (uint r = 0u; r < pc.lookback_limit; ++r) {
-      const uint v = ctrl[ONESWEEP_DESC + (pc.pass * pc.ntiles + j) * SORT_BINS + tid];
-      const uint flag = v >> 30;
-      if (flag == ONESWEEP_FLAG_FAILED) break;
-      if (flag == 0u) continue;  // not published yet
-      before += v & ONESWEEP_COUNT_MASK;
-      if (flag == ONESWEEP_FLAG_PREFIX) {
-        done = true;
-        break;
+    const uint row = ONESWEEP_DESC + (pc.pass % 2u) * pc.ntiles * SORT_BINS + tid;
+    uint next = tile;  // the descriptors of tiles < next remain to be added
+    uint state = 0u;   // 0: looking, 1: done (PREFIX reached), 2: an earlier tile failed
+    for (uint r = 0u; r < pc.lookback_limit && state == 0u; r += LOOKBACK_BATCH) {
+      uint v[LOOKBACK_BATCH];
+      [[unroll]] for (uint b = 0u; b < LOOKBACK_BATCH; ++b)
+        v[b] = next > b ? ctrl[row + (next - 1u - b) * SORT_BINS] : 0u;
+      bool stop = false;  // an unpublished descriptor: read again from it
+      [[unroll]] for (uint b = 0u; b < LOOKBACK_BATCH; ++b) {
+        const uint flag = v[b] >> 30;
+        if (!stop && state == 0u) {
+          if (flag == 0u) {
+            stop = true;
+          } else if (flag == ONESWEEP_FLAG_FAILED) {
+            state = 2u;
+          } else {
+            before += v[b] & ONESWEEP_COUNT_MASK;
+            --next;
+            if (flag == ONESWEEP_FLAG_PREFIX) state = 1u;
+          }
+        }
       }
-      --j;
     }
     // Out of reads, after a failed tile, or the loop cut short by the driver: no offset.
+    const bool done = state == 1u;
     atomicExchange(ctrl[desc], done ? (ONESWEEP_FLAG_PREFIX << 30) | (before + count_d) : ONESWEEP_FLAG_FAILED << 30);
     if (!done) {
       s_failed = 1u;
       atomicOr(ctrl[ONESWEEP_STATUS], 1u << pc.pass);
     }
   }
-  s_goff[tid] = digit_start + before;
+  s_delta[tid] = before - loff;
   barrier();  // also: subgroups reconverge after the divergent look-back before any subgroup op
   if (s_failed != 0u) return;
-  for (uint j = 0u; j < SORT_KPT; ++j) {
-    const uint d = slot[j] >> 16;
-    slot[j] = s_loff[d] + counter(sg, d) + (slot[j] & 0xffffu);
+  // Ranks -> positions (sums stay < 2^16, so the halves do not carry into each other).
+  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+    const uint d = (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu;
+    slot[j / 2u] += (s_loff[d] + counter(sg, d)) << ((j % 2u) * 16u);
   }
   barrier();
-  for (uint j = 0u; j < SORT_KPT; ++j) s_mem[slot[j]] = key[j];
+  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) s_mem[(slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu] = key[j];
   barrier();
 
+#ifdef KEY_VALUE
+  // Values are loaded only now (fewer registers through the ranking); the loads overlap the key
+  // writes. Each written key's digit is kept, 8 bits each, for its value's position.
+  uint value[OS_KPT];
+  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+    const uint li = seg + j * sgs + lane;
+    value[j] = tile_base + li;
+    if ((pc.flags & 1u) == 0u && li < valid) value[j] = values_in[tile_base + li];
+  }
+  uint digits[(OS_KPT + 3) / 4];
+  [[unroll]] for (uint q = 0u; q < (OS_KPT + 3) / 4; ++q) digits[q] = 0u;
+#endif
   // Write the staged keys: consecutive invocations, consecutive positions of a digit's run.
-  uint dst[SORT_KPT];
-  for (uint j = 0u; j < SORT_KPT; ++j) {
+  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
     const uint i = j * SORT_WG + tid;
     if (i < valid) {
       const uint k = s_mem[i];
-      dst[j] = s_goff[digit(k)] + i - s_loff[digit(k)];
-      keys_out[dst[j]] = k;
+      const uint d = digit(k);
+      keys_out[s_delta[d] + i] = k;
+#ifdef KEY_VALUE
+      digits[j / 4u] |= d << ((j % 4u) * 8u);
+#endif
     }
   }
 #ifdef KEY_VALUE
   barrier();
-  for (uint j = 0u; j < SORT_KPT; ++j) s_mem[slot[j]] = value[j];
+  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) s_mem[(slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu] = value[j];
   barrier();
-  for (uint j = 0u; j < SORT_KPT; ++j) {
+  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
     const uint i = j * SORT_WG + tid;
-    if (i < valid) values_out[dst[j]] = s_mem[i];
+    if (i < valid) values_out[s_delta[(digits[j / 4u] >> ((j % 4u) * 8u)) & 0xffu] + i] = s_mem[i];
   }
 #endif
 }
