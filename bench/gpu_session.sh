@@ -27,7 +27,7 @@ run() {  # run NAME LIMIT_S COMMAND...: stdout to NAME.jsonl/.txt, stderr to NAM
 for part in $parts; do
   case $part in
     tests) run tests.txt 120 "$build/tests/gfxq_tests" -tce='visual*' ;;  # no display there: no GLFW
-    compute) run compute.jsonl 150 "$bench" --cases compute --log2 20,24,28 --repeats 10 ;;
+    compute) run compute.jsonl 240 "$bench" --cases compute --log2 20,24,28 --repeats 10 ;;
     raster) run raster.jsonl 240 "$bench" --cases raster.ceiling,raster.co,raster.range,raster.cnf3,raster.sum,raster.kth,raster.join --log2 20,24,28 --repeats 5 ;;
     sorts) run sorts.jsonl 150 "$bench" --cases ceiling,sort --log2 20,24,28 --repeats 3 ;;
     peers) run peers.jsonl 150 python3 "$(dirname "$0")/peers.py" --log2 20,24,28 --repeats 10 ;;
