@@ -383,19 +383,17 @@ Measurement filtered_aggregate(Env& env, uint64_t rows, AggKind kind) {
   return {s, 4 * rows, rows, note, ok};
 }
 
-// WHERE a < 0.5 as row ids: the one-pass kernel (cnf_select; GFXQ_SELECT_VARIANT = v4, v8 or v16
-// picks its tile, three-pass times the three-kernel path alone), the three-kernel path (cnf_flags,
-// scan, cnf_compact) and a copy, timed in turn. The path that wrote the checked ids is named.
+// WHERE a < 0.5 as row ids: the one-pass kernel (cnf_select, 8192-row tiles), its three-kernel
+// fallback (cnf_flags, scan, cnf_compact) and a copy, timed in turn. The path that wrote the
+// checked ids is named.
 Measurement select_rowids(Env& env, uint64_t rows) {
   vk::Device& device = device_of(env);
   const FloatData d = float_data(env, rows);
   const FloatScan scan(device, d, float_program({{CmpOp::Lt, 0.5}}), rows);
   const vk::CnfInput& input = scan.input;
   const vk::ScanPlan& plan = scan.plan;
-  vk::ScanLimits limits;
-  if (const char* v = std::getenv("GFXQ_SELECT_VARIANT")) vk::parse_select_variant(v, limits);
-  const std::optional<vk::SelectLayout> layout = vk::plan_select(input, plan, limits, rows);
-  if (plan.chunks.size() > 1) throw Error(ErrorCode::Unsupported, "row ids larger than one binding");
+  const std::optional<vk::SelectLayout> layout = vk::plan_select(input, plan, rows);
+  if (plan.chunks.size() > 1 || !layout) throw Error(ErrorCode::Unsupported, "row ids larger than one binding");
   const vk::BlockOffsets offsets_layout{plan.blocks()};
   const Buffer counts = device.create_buffer(std::max<uint64_t>(16, plan.blocks() * 4), MemoryKind::Device);
   const Buffer mask = device.create_buffer(std::max<uint64_t>(16, plan.mask_words() * 4), MemoryKind::Device);
@@ -403,7 +401,7 @@ Measurement select_rowids(Env& env, uint64_t rows) {
   const Buffer scratch =
       device.create_buffer(std::max<uint64_t>(16, vk::block_offsets_scratch_bytes(device, plan)), MemoryKind::Device);
   const Buffer ids = device.create_buffer(vk::padded_bytes(rows), MemoryKind::Device);
-  const Buffer ctrl = device.create_buffer(layout ? layout->ctrl_words() * 4 : 16, MemoryKind::Device);
+  const Buffer ctrl = device.create_buffer(layout->ctrl_words() * 4, MemoryKind::Device);
   vk::CompactTarget target;
   target.ids = &ids;
   const CopyReference copy(device, rows);
@@ -417,27 +415,23 @@ Measurement select_rowids(Env& env, uint64_t rows) {
   auto one_pass = [&](VkCommandBuffer cmd) {
     vk::record_cnf_select(device, cmd, input, plan, *layout, ctrl, ids, vk::kSelectMaxLookback);
   };
-  std::vector<std::function<void(VkCommandBuffer)>> records{[&](VkCommandBuffer cmd) { copy.record(device, cmd); },
-                                                            three_pass};
-  if (layout) records.push_back(one_pass);
-  const std::vector<double> t = best_interleaved(env, records);
-  // The ids of the last timed run (the one-pass kernel's where it ran, else the three-kernel
-  // path's); a one-pass run whose look-back hit its bound is rerun by the three kernels.
-  std::string path = "three-pass (forced by GFXQ_SELECT_VARIANT)";
+  const std::vector<double> t =
+      best_interleaved(env, {[&](VkCommandBuffer cmd) { copy.record(device, cmd); }, three_pass, one_pass});
+  // The ids of the last timed run: the one-pass kernel's, or, where its look-back hit its bound,
+  // those of the three kernels rerun after it.
+  std::vector<uint32_t> words(layout->ctrl_words());
+  device.download(ctrl, words.data(), words.size() * 4);
+  const auto selected = vk::select_counts(*layout, words);
   uint64_t total = 0;
-  if (layout) {
-    std::vector<uint32_t> words(layout->ctrl_words());
-    device.download(ctrl, words.data(), words.size() * 4);
-    if (const auto c = vk::select_counts(*layout, words)) {
-      total = c->front();
-      path = "one-pass cnf_select, " + std::to_string(layout->tile_rows) + "-row tiles";
-    } else {
-      device.submit(three_pass);
-      path = "one-pass look-back hit its bound in the last run: one-pass + three-pass fallback";
-    }
-  }
-  if (!layout || path.find("fallback") != std::string::npos)
+  if (selected) {
+    total = selected->front();
+  } else {
+    device.submit(three_pass);
     device.download(offsets, &total, 8, offsets_layout.total_offset());
+  }
+  const std::string path = selected
+                               ? "one-pass cnf_select, " + std::to_string(layout->tile_rows) + "-row tiles"
+                               : "one-pass look-back hit its bound in the last run: one-pass + three-pass fallback";
   std::vector<uint32_t> got(total);
   device.download(ids, got.data(), total * 4);
   bool ok = true;
@@ -448,7 +442,7 @@ Measurement select_rowids(Env& env, uint64_t rows) {
   ok = ok && k == total;
   const uint64_t bytes = 4 * rows + 4 * total;
   // A fallback costs the one-pass attempt and the rerun.
-  const double best = !layout ? t[1] : (path.find("fallback") != std::string::npos ? t[2] + t[1] : t[2]);
+  const double best = selected ? t[2] : t[2] + t[1];
   char note[400];
   std::snprintf(note, sizeof note,
                 "WHERE a < 0.5 row ids by %s: %.4f ms (three-pass cnf_flags + scan + cnf_compact %.4f ms); bytes = "

@@ -657,20 +657,13 @@ TEST_CASE("compute: selections keep row order when each workgroup takes tiles fa
   CHECK(plan.chunks[1].tiles == 3);
 }
 
-// Forces the row-id path (GFXQ_SELECT_VARIANT: v4, v8, v16 or three-pass) and the one-pass
-// kernel's look-back bound (GFXQ_COMPUTE_SELECT_LOOKBACK; empty: the default) while alive.
-class ForcedSelect {
+// Forces the one-pass row-id kernel's look-back bound (GFXQ_COMPUTE_SELECT_LOOKBACK) while alive.
+class ForcedLookback {
  public:
-  ForcedSelect(const std::string& variant, const std::string& lookback = "") {
-    setenv("GFXQ_SELECT_VARIANT", variant.c_str(), 1);
-    setenv("GFXQ_COMPUTE_SELECT_LOOKBACK", lookback.c_str(), 1);
-  }
-  ~ForcedSelect() {
-    unsetenv("GFXQ_SELECT_VARIANT");
-    unsetenv("GFXQ_COMPUTE_SELECT_LOOKBACK");
-  }
-  ForcedSelect(const ForcedSelect&) = delete;
-  ForcedSelect& operator=(const ForcedSelect&) = delete;
+  explicit ForcedLookback(const std::string& steps) { setenv("GFXQ_COMPUTE_SELECT_LOOKBACK", steps.c_str(), 1); }
+  ~ForcedLookback() { unsetenv("GFXQ_COMPUTE_SELECT_LOOKBACK"); }
+  ForcedLookback(const ForcedLookback&) = delete;
+  ForcedLookback& operator=(const ForcedLookback&) = delete;
 };
 
 // The algorithm the compute backend reports for `sql` over `catalog`.
@@ -678,46 +671,36 @@ std::string reported_algorithm(const std::string& sql, const Catalog& catalog) {
   return engine().execute_sql(sql, catalog, Backend::Compute).report.algorithm;
 }
 
-TEST_CASE("compute: one-pass row ids match the CPU at tile boundaries for every tile size") {
-  // Tiles of 1024 * v rows with one column (v = 4, 8, 16) and 2048 rows with several; sizes
-  // around one and two tiles of each. One column (key intervals) and random multi-column CNFs.
+TEST_CASE("compute: one-pass row ids match the CPU at tile boundaries") {
+  // Tiles of 8192 rows with one column and 2048 rows with several; sizes around one, two and three
+  // tiles of each. One column (key intervals), two columns and random multi-column CNFs.
   const uint64_t seed = std::random_device{}();
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
-  for (const char* variant : {"v4", "v8", "v16"}) {
-    const ForcedSelect force{variant};
-    const uint64_t tile = 1024 * std::stoull(variant + 1);
-    for (uint64_t rows : {uint64_t(1), uint64_t(5), uint64_t(2047), uint64_t(2049), tile - 1, tile, tile + 1,
-                          2 * tile + 1, 3 * tile - 3}) {
-      const uint64_t table_seed = rng();
-      const Catalog catalog = catalog_of(test::random_table(rows, kDistributions[table_seed % 4], table_seed));
-      std::mt19937_64 qrng(table_seed);
-      const std::string what =
-          std::string(variant) + " rows " + std::to_string(rows) + " seed " + std::to_string(table_seed);
-      Cnf one;
-      one.clauses.push_back({{Comparison{ColumnRef{"", "x"}, CmpOp::Lt, 0.25}}});
-      for (const Cnf& cnf : {one, test::random_cnf(catalog.get("t"), qrng, 3, 3)}) {
-        check_query(query_of({Star{}}, cnf), catalog, what);
-        Query q = query_of({ColumnRef{"", "a"}}, cnf);
-        q.limit = rows / 2 + 1;
-        check_query(q, catalog, what);
-      }
+  Cnf one;
+  one.clauses.push_back({{Comparison{ColumnRef{"", "x"}, CmpOp::Lt, 0.25}}});
+  Cnf two;
+  two.clauses.push_back(
+      {{Comparison{ColumnRef{"", "x"}, CmpOp::Lt, 0.25}, Comparison{ColumnRef{"", "b"}, CmpOp::Gt, 0.0}}});
+  for (uint64_t rows : {1, 5, 2047, 2048, 2049, 4097, 6143, 8191, 8192, 8193, 2 * 8192 + 1, 3 * 8192 - 3}) {
+    const uint64_t table_seed = rng();
+    const Catalog catalog = catalog_of(test::random_table(rows, kDistributions[table_seed % 4], table_seed));
+    std::mt19937_64 qrng(table_seed);
+    const std::string what = "rows " + std::to_string(rows) + " seed " + std::to_string(table_seed);
+    for (const Cnf& cnf : {one, two, test::random_cnf(catalog.get("t"), qrng, 3, 3)}) {
+      check_query(query_of({Star{}}, cnf), catalog, what);
+      Query q = query_of({ColumnRef{"", "a"}}, cnf);
+      q.limit = rows / 2 + 1;
+      check_query(q, catalog, what);
     }
   }
-  // The report names the path that ran.
+  // The report names the path that ran and its tiles.
   const Catalog catalog = catalog_of(test::random_table(20000, Distribution::Uniform, seed));
-  const std::string sql = "SELECT a FROM t WHERE x < 0.5";
-  CHECK(reported_algorithm(sql, catalog)
+  CHECK(reported_algorithm("SELECT a FROM t WHERE x < 0.5", catalog)
             .find("one-pass CNF selection (1 clause, 1 term over 1 column): row ids by "
                   "decoupled look-back over 8192-row tiles") != std::string::npos);
-  {
-    const ForcedSelect force{"three-pass"};
-    CHECK(reported_algorithm(sql, catalog).find("compute: fused CNF selection") == 0);
-  }
-  {
-    const ForcedSelect force{"v3"};
-    CHECK_THROWS_AS(reported_algorithm(sql, catalog), Error);
-  }
+  CHECK(reported_algorithm("SELECT a FROM t WHERE x < 0.5 OR b > 0", catalog)
+            .find("over 2 columns): row ids by decoupled look-back over 2048-row tiles") != std::string::npos);
 }
 
 TEST_CASE("compute: one-pass row ids fall back to three kernels when the look-back hits its bound") {
@@ -727,10 +710,10 @@ TEST_CASE("compute: one-pass row ids fall back to three kernels when the look-ba
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
   for (const auto& [chunk, rows] : std::initializer_list<std::pair<uint64_t, uint64_t>>{
-           {0, 8192}, {0, 8193}, {0, 3 * 8192 + 17}, {10240, 30001}, {2048, 2049}}) {
+           {0, 2049}, {0, 8192}, {0, 8193}, {0, 3 * 8192 + 17}, {10240, 30001}, {2048, 2049}}) {
     for (const char* lookback : {"0", "1"}) {
       const ForcedLimits limits{chunk, 0};
-      const ForcedSelect force{"v8", lookback};
+      const ForcedLookback force{lookback};
       const uint64_t table_seed = rng();
       const Catalog catalog = catalog_of(test::random_table(rows, Distribution::Uniform, table_seed));
       std::mt19937_64 qrng(table_seed);
@@ -741,13 +724,17 @@ TEST_CASE("compute: one-pass row ids fall back to three kernels when the look-ba
       Query q = query_of({ColumnRef{"", "y"}}, cnf);
       q.limit = 3000;
       check_query(q, catalog, what);
-      // Tiles per chunk: 8192 rows each, chunks of `chunk` rows (0: one chunk).
-      const bool several_tiles = (chunk == 0 ? rows : std::min(chunk, rows)) > 8192;
-      const std::string algorithm = reported_algorithm("SELECT a FROM t WHERE x < 0.5", catalog);
-      INFO(what << ": " << algorithm);
-      if (std::string(lookback) == "0")
-        CHECK((algorithm.find("hit its look-back bound; fallback: fused CNF selection") != std::string::npos) ==
-              several_tiles);
+      // Tiles per chunk: 8192 rows each with one column, 2048 with several; chunks of `chunk` rows
+      // (0: one chunk).
+      const uint64_t chunk_rows = chunk == 0 ? rows : std::min(chunk, rows);
+      for (const auto& [sql, tile] : std::initializer_list<std::pair<const char*, uint64_t>>{
+               {"SELECT a FROM t WHERE x < 0.5", 8192}, {"SELECT a FROM t WHERE x < 0.5 OR b > 0", 2048}}) {
+        const std::string algorithm = reported_algorithm(sql, catalog);
+        INFO(what << ": " << algorithm);
+        if (std::string(lookback) == "0")
+          CHECK((algorithm.find("hit its look-back bound; fallback: fused CNF selection") != std::string::npos) ==
+                (chunk_rows > tile));
+      }
     }
   }
 }
@@ -756,34 +743,37 @@ TEST_CASE("compute: one-pass row ids over several chunks keep row order and LIMI
   const uint64_t seed = std::random_device{}();
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
-  for (const auto& [chunk, rows] : std::initializer_list<std::pair<uint64_t, uint64_t>>{
-           {2048, 2048}, {2048, 2049}, {2048, 10000}, {8192, 8193}, {10240, 3 * 10240 + 1}, {18432, 40000}}) {
+  // Chunks of one 8192-row tile and of several, and of one 2048-row tile and of several.
+  const std::pair<uint64_t, uint64_t> cases[] = {{2048, 2048},  {2048, 2049},           {2048, 10000},
+                                                 {8192, 8193},  {10240, 3 * 10240 + 1}, {16384, 2 * 16384 + 1},
+                                                 {18432, 40000}};
+  for (const auto& [chunk, rows] : cases) {
     const ForcedLimits limits{chunk, 0};
-    for (const char* variant : {"v4", "v16"}) {
-      const ForcedSelect force{variant};
-      const uint64_t table_seed = rng();
-      const Catalog catalog = catalog_of(test::random_table(rows, kDistributions[table_seed % 4], table_seed));
-      std::mt19937_64 qrng(table_seed);
-      const std::string what = std::string(variant) + " rows " + std::to_string(rows) + " chunk " +
-                               std::to_string(chunk) + " seed " + std::to_string(table_seed);
-      // One tile per chunk never looks back, so the one-pass kernel must have run; with more, a
-      // look-back may hit its bound on lavapipe when the host is busy (workgroups are CPU threads).
-      const std::string algorithm = reported_algorithm("SELECT a FROM t WHERE x < 0.5 OR b > 0", catalog);
-      const bool one_tile = std::min(chunk, rows) <= 1024 * std::stoull(variant + 1);
+    const uint64_t table_seed = rng();
+    const Catalog catalog = catalog_of(test::random_table(rows, kDistributions[table_seed % 4], table_seed));
+    std::mt19937_64 qrng(table_seed);
+    const std::string what =
+        "rows " + std::to_string(rows) + " chunk " + std::to_string(chunk) + " seed " + std::to_string(table_seed);
+    // One tile per chunk never looks back, so the one-pass kernel must have run; with more, a
+    // look-back may hit its bound on lavapipe when the host is busy (workgroups are CPU threads).
+    for (const char* sql : {"SELECT a FROM t WHERE x < 0.5", "SELECT a FROM t WHERE x < 0.5 OR b > 0"}) {
+      const std::string algorithm = reported_algorithm(sql, catalog);
+      const bool one_tile =
+          std::min(chunk, rows) <= (algorithm.find("over 1 column)") != std::string::npos ? 8192 : 2048);
       CHECK_MESSAGE(algorithm.find("compute: one-pass CNF selection") == 0, algorithm);
       CHECK_MESSAGE((algorithm.find("fallback") == std::string::npos || !one_tile), algorithm);
-      for (int i = 0; i < 2; ++i) {
-        const Cnf cnf = test::random_cnf(catalog.get("t"), qrng, 3, 3);
-        check_query(query_of({Star{}}, cnf), catalog, what);
-        for (uint64_t limit : {uint64_t(1), chunk - 1, chunk + 1, rows}) {
-          Query q = query_of({ColumnRef{"", "b"}, ColumnRef{"", "x"}}, cnf);
-          q.limit = limit;
-          check_query(q, catalog, what + " limit " + std::to_string(limit));
-        }
-        Query o = query_of({ColumnRef{"", "a"}}, cnf);
-        o.order_by = OrderBy{ColumnRef{"", "y"}, i == 1};
-        check_query(o, catalog, what);
+    }
+    for (int i = 0; i < 2; ++i) {
+      const Cnf cnf = test::random_cnf(catalog.get("t"), qrng, 3, 3);
+      check_query(query_of({Star{}}, cnf), catalog, what);
+      for (uint64_t limit : {uint64_t(1), chunk - 1, chunk + 1, rows}) {
+        Query q = query_of({ColumnRef{"", "b"}, ColumnRef{"", "x"}}, cnf);
+        q.limit = limit;
+        check_query(q, catalog, what + " limit " + std::to_string(limit));
       }
+      Query o = query_of({ColumnRef{"", "a"}}, cnf);
+      o.order_by = OrderBy{ColumnRef{"", "y"}, i == 1};
+      check_query(o, catalog, what);
     }
   }
 }

@@ -6,6 +6,10 @@
 // 256 invocations; a tile is VEC sub-rounds of 1024 rows (invocation r: rows 4r .. 4r + 3 of each).
 #define CNF_SELECT_WG 256
 #define CNF_SELECT_SUB 1024
+// uvec4 loads per invocation and slot column in a tile (VEC): 8 with one column (8192-row tiles),
+// 2 with several (2048-row tiles).
+#define CNF_SELECT_VEC_S1 8
+#define CNF_SELECT_VEC_S8 2
 // Row ids staged in shared memory at once (a tile writes its ids in stages of this many rows).
 #define CNF_SELECT_STAGE 4096
 // Control words (zeroed before the pass): the status (nonzero: a tile's look-back hit its bound),

@@ -33,9 +33,7 @@ gfxq_vk_shader(copy_u32x4_x4 copy_u32x4.comp DEFINES PER_THREAD=4u)
 gfxq_vk_shader(copy_u32x4_gs copy_u32x4.comp DEFINES PER_THREAD=4u GRID_STRIDE)
 gfxq_vk_shader(read_u32x4_x8 copy_u32x4.comp DEFINES PER_THREAD=8u READ_ONLY)
 gfxq_vk_shader(read_u32x4_gs copy_u32x4.comp DEFINES PER_THREAD=8u GRID_STRIDE READ_ONLY)
-# cnf_select: row ids of a WHERE in one pass (decoupled look-back); VEC uvec4 per invocation and
-# slot: tiles of 1024 * VEC rows (GFXQ_SELECT_VARIANT picks 4, 8 or 16 for one column).
-foreach(_vec 4 8 16)
-  gfxq_vk_shader(cnf_select_s1_v${_vec} cnf_select.comp DEFINES SLOTS=1 VEC=${_vec})
-endforeach()
-gfxq_vk_shader(cnf_select_s8_v2 cnf_select.comp DEFINES SLOTS=8 VEC=2)
+# cnf_select: row ids of a WHERE in one pass (decoupled look-back): 8192-row tiles with one slot
+# column, 2048-row tiles with eight (cnf_select_config.glsl).
+gfxq_vk_shader(cnf_select_s1 cnf_select.comp DEFINES SLOTS=1)
+gfxq_vk_shader(cnf_select_s8 cnf_select.comp DEFINES SLOTS=8)

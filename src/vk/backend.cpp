@@ -34,14 +34,13 @@ uint64_t env_number(const char* name) {
 // (workgroups per chunk) when set; tests force many chunks and many rounds per workgroup on small
 // tables with them. Unset: the defaults. GFXQ_COMPUTE_SORT_WINDOW (keys per binding window of the
 // sort and select primitives: ORDER BY's radix sort and top-k select, the quantiles' radix select)
-// likewise forces a sort or select over several windows. Row ids: GFXQ_SELECT_VARIANT picks the
-// one-pass kernel's tile (v4, v8, v16) or the three-kernel path (three-pass);
-// GFXQ_COMPUTE_SELECT_LOOKBACK bounds its look-back (0 forces the fallback on multi-tile chunks).
+// likewise forces a sort or select over several windows. GFXQ_COMPUTE_SELECT_LOOKBACK bounds the
+// look-back of the one-pass row-id kernel: 0 forces its three-kernel fallback on every chunk of
+// several tiles (the tests' way to run it).
 vk::ScanLimits scan_limits() {
   vk::ScanLimits limits;
   limits.chunk_rows = env_number("GFXQ_COMPUTE_CHUNK_ROWS");
   limits.max_groups = uint32_t(std::min<uint64_t>(env_number("GFXQ_COMPUTE_MAX_GROUPS"), UINT32_MAX));
-  if (const char* v = std::getenv("GFXQ_SELECT_VARIANT")) vk::parse_select_variant(v, limits);
   if (const char* v = std::getenv("GFXQ_COMPUTE_SELECT_LOOKBACK"); v && *v)
     limits.select_lookback = uint32_t(std::min<uint64_t>(env_number("GFXQ_COMPUTE_SELECT_LOOKBACK"), UINT32_MAX));
   return limits;

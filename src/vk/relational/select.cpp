@@ -336,30 +336,13 @@ void record_cnf_compact(Device& device, VkCommandBuffer cmd, const ScanPlan& pla
 
 // --- the one-pass selection
 
-void parse_select_variant(std::string_view variant, ScanLimits& limits) {
-  if (variant.empty()) return;
-  if (variant == "three-pass")
-    limits.select_vectors = 0;
-  else if (variant == "v4" || variant == "v8" || variant == "v16")
-    limits.select_vectors = uint32_t(std::stoul(std::string(variant.substr(1))));
-  else
-    throw Error(ErrorCode::InvalidInput,
-                "GFXQ_SELECT_VARIANT='" + std::string(variant) + "' is not v4, v8, v16 or three-pass");
-}
-
 uint64_t SelectLayout::ctrl_words() const noexcept {
   return CNF_SELECT_DESC + all_tiles;
 }
 
-std::optional<SelectLayout> plan_select(const CnfInput& input, const ScanPlan& plan, const ScanLimits& limits,
-                                        uint64_t limit) {
-  if (limits.select_vectors == 0) return std::nullopt;
-  const uint32_t v = limits.select_vectors;
-  if (v != 4 && v != 8 && v != 16)
-    throw Error(ErrorCode::Internal, "plan_select: " + std::to_string(v) + " vectors per invocation (4, 8 or 16)");
+std::optional<SelectLayout> plan_select(const CnfInput& input, const ScanPlan& plan, uint64_t limit) {
   SelectLayout l;
-  l.vectors = input.columns.size() == 1 ? v : 2;
-  l.tile_rows = kCnfSubRound * l.vectors;
+  l.tile_rows = kCnfSubRound * (input.columns.size() == 1 ? CNF_SELECT_VEC_S1 : CNF_SELECT_VEC_S8);
   for (const ScanChunk& chunk : plan.chunks) {
     if (chunk.rows > CNF_SELECT_COUNT_MASK) return std::nullopt;
     const uint32_t tiles = (chunk.rows + l.tile_rows - 1) / l.tile_rows;
@@ -382,8 +365,7 @@ void record_cnf_select(Device& device, VkCommandBuffer cmd, const CnfInput& inpu
       layout.tiles.size() != plan.chunks.size())
     throw Error(ErrorCode::Internal, "record_cnf_select: a program of rows over 1.." + std::to_string(kMaxCnfSlots) +
                                          " columns and a layout of this plan are needed");
-  const std::string name = slots == 1 ? "cnf_select_s1_v" + std::to_string(layout.vectors) : "cnf_select_s8_v2";
-  const Pipeline& p = device.pipeline(name, 11, sizeof(SelectPush), true);
+  const Pipeline& p = device.pipeline(slots == 1 ? "cnf_select_s1" : "cnf_select_s8", 11, sizeof(SelectPush), true);
   vkCmdFillBuffer(cmd, ctrl.handle(), 0, layout.ctrl_words() * 4, 0);
   device.barrier(cmd);
   SelectPush push{};
@@ -534,7 +516,7 @@ std::vector<uint32_t> select_row_ids(QueryContext& ctx, const CnfProgram& progra
   Device& device = ctx.device();
   Buffer words;
   const CnfInput input = ctx.bind(program, words);
-  const std::optional<SelectLayout> layout = plan_select(input, plan, ctx.limits(), limit);
+  const std::optional<SelectLayout> layout = plan_select(input, plan, limit);
   if (!layout) return fallback("");
   const uint32_t lookback = std::min(ctx.limits().select_lookback, kSelectMaxLookback);
   Buffer ctrl = device.create_buffer(layout->ctrl_words() * 4, MemoryKind::Device);

@@ -24,7 +24,6 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -96,9 +95,6 @@ struct ScanLimits {
   //! Workgroups per chunk; 0: kCnfMaxGroups. Workgroups own at most 2^24 rows whatever it says
   //! (the bound the exact FLOAT sum relies on).
   uint32_t max_groups = 0;
-  //! Row ids: uvec4 loads per invocation and tile of the one-pass kernel with one column (4, 8 or
-  //! 16: tiles of 1024 times as many rows), or 0 for the three-kernel path.
-  uint32_t select_vectors = 8;
   //! Most look-back steps per tile of the one-pass kernel (at most kSelectMaxLookback); tests force
   //! its fallback with 0.
   uint32_t select_lookback = UINT32_MAX;
@@ -106,10 +102,6 @@ struct ScanLimits {
 
 //! Most look-back steps per tile of the one-pass selection (cnf_select_config.glsl).
 inline constexpr uint32_t kSelectMaxLookback = 16384;
-
-//! Sets limits.select_vectors from a GFXQ_SELECT_VARIANT value: "v4", "v8", "v16" (tiles of 4096,
-//! 8192 or 16384 rows) or "three-pass"; "" leaves it. Error(InvalidInput) for anything else.
-void parse_select_variant(std::string_view variant, ScanLimits& limits);
 
 //! The plan for `rows` rows. Error(Unsupported) past 2^32 - 1 rows (row ids are 32-bit).
 ScanPlan plan_scan(const Device& device, uint64_t rows, const ScanLimits& limits = {});
@@ -186,8 +178,7 @@ void record_cnf_compact(Device& device, VkCommandBuffer cmd, const ScanPlan& pla
 
 //! The one-pass selection's geometry: tiles, control words and each chunk's output region.
 struct SelectLayout {
-  uint32_t vectors = 0;              //!< uvec4 per invocation and tile (cnf_select.comp's VEC)
-  uint32_t tile_rows = 0;            //!< rows per tile: 1024 * vectors
+  uint32_t tile_rows = 0;            //!< rows per tile: 1024 * cnf_select.comp's VEC
   std::vector<uint32_t> first_tile;  //!< per chunk: index of its first tile among all chunks' tiles
   std::vector<uint32_t> tiles;       //!< per chunk: its tiles
   std::vector<uint64_t> out_start;   //!< per chunk: element of its output region (a multiple of 64)
@@ -198,11 +189,10 @@ struct SelectLayout {
   uint64_t ctrl_words() const noexcept;
 };
 
-//! The layout of the one-pass selection of `input` (one column: `limits.select_vectors` per
-//! invocation; several: 2) keeping at most `limit` rows per chunk; nullopt where it cannot run
-//! (three-pass forced, or a chunk past its 30-bit descriptor counts).
-std::optional<SelectLayout> plan_select(const CnfInput& input, const ScanPlan& plan, const ScanLimits& limits,
-                                        uint64_t limit);
+//! The layout of the one-pass selection of `input` (tiles of 8192 rows with one column, 2048 with
+//! several) keeping at most `limit` rows per chunk; nullopt where it cannot run (a chunk past its
+//! 30-bit descriptor counts).
+std::optional<SelectLayout> plan_select(const CnfInput& input, const ScanPlan& plan, uint64_t limit);
 
 //! Records cnf_select over every chunk: zeroes `ctrl` (layout.ctrl_words() words), then writes the
 //! ids of the passing rows of chunk c, in row order, from element layout.out_start[c] of `ids`
