@@ -494,13 +494,12 @@ Measurement median(Env& env, uint64_t rows, bool narrow) {
     std::nth_element(v.begin(), v.begin() + (k - 1), v.end());
     ok = ok && std::bit_cast<uint32_t>(v[k - 1]) == got[0];
   }
-  const char* variant = std::getenv("GFXQ_SELECT_VARIANT");
-  char note[448];
+  char note[384];
   std::snprintf(note, sizeof note,
-                "radix select variant %s (rank %llu)%s, %.2f scans of the column (goal <= 3; scan %.4f ms, copy "
-                "%.4f ms timed in turn with it); through scan 1 %.4f ms, through scan 2 %.4f ms",
-                variant ? variant : "default", static_cast<unsigned long long>(k), narrow ? " of 1 + a / 4096" : "",
-                t[0] / t[1], t[1] * 1e3, t[2] * 1e3, t[3] * 1e3, t[4] * 1e3);
+                "radix select (rank %llu)%s, %.2f scans of the column (goal <= 3; scan %.4f ms, copy %.4f ms timed "
+                "in turn with it); through scan 1 %.4f ms, through scan 2 %.4f ms",
+                static_cast<unsigned long long>(k), narrow ? " of 1 + a / 4096" : "", t[0] / t[1], t[1] * 1e3,
+                t[2] * 1e3, t[3] * 1e3, t[4] * 1e3);
   return {t[0], 4 * rows, rows, note, ok};
 }
 

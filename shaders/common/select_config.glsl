@@ -7,10 +7,12 @@
 // decides one level: at most three scans, the first over all keys.
 #define SELECT_LEVELS 3
 #define SELECT_BINS 4096
-// Grid-stride scans over tiles of SELECT_WG x SELECT_KPT keys (radix_select.cpp sets the grid).
+// Grid-stride scans over tiles of SELECT_WG x SELECT_KPT keys by at most SELECT_MAX_GROUPS
+// workgroups.
 #define SELECT_WG 256
 #define SELECT_KPT 16
 #define SELECT_TILE 4096
+#define SELECT_MAX_GROUPS 1024
 
 // The state words at the start of the scratch.
 #define SELECT_PREFIX 0     // the decided high bits of the k-th sort key

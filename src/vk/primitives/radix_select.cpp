@@ -5,7 +5,6 @@
 #include "vk/primitives/radix_select.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -18,47 +17,9 @@ namespace gfxq::vk {
 
 namespace {
 
-//! The scan kernels and their grid. GFXQ_SELECT_VARIANT (an index into kSelectVariants, default
-//! 3) picks one, so one benchmark run on a GPU times them all.
-struct SelectVariant {
-  const char* first;    //!< scan 0's pipeline
-  const char* pass;     //!< scans 1 and 2's pipeline
-  uint32_t max_groups;  //!< workgroups of a scan at most
-};
-// Suffixes of select_histogram.comp's pipelines: r/v/p = SELECT_MODE run/vote/plain, 2/4 =
-// SELECT_COPIES; _c and every suffixed pass: SELECT_COMPACT.
-constexpr SelectVariant kSelectVariants[] = {
-    {"select_first", "select_pass", 1024},        // 0: one copy, runs, per-invocation copy
-    {"select_first", "select_pass_c", 1024},      // 1: as 0, compacted copy
-    {"select_first_r2", "select_pass_r2", 1024},  // 2: two 16-bit copies, runs
-    {"select_first_r4", "select_pass_r4", 1024},  // 3: four 16-bit copies, runs
-    {"select_first_v4", "select_pass_v4", 1024},  // 4: four copies, subgroup vote
-    {"select_first_p4", "select_pass_p4", 1024},  // 5: four copies, one atomic per key
-    {"select_first_r4", "select_pass_r4", 264},   // 6: as 3 over 264 workgroups
-    {"select_first_r4", "select_pass_r4", 528},   // 7: as 3 over 528 workgroups
-    {"select_first_v4", "select_pass_v4", 264},   // 8: as 4 over 264 workgroups
-    {"select_first_r4", "select_pass", 1024},     // 9: scan 0 as 3, scans 1 and 2 as 0
-};
-
-//! The variant GFXQ_SELECT_VARIANT names; Error(InvalidInput) for an unknown one.
-const SelectVariant& select_variant() {
-  static const uint32_t index = [] {
-    const char* env = std::getenv("GFXQ_SELECT_VARIANT");
-    if (!env || !*env) return 3u;
-    char* end = nullptr;
-    const unsigned long v = std::strtoul(env, &end, 10);
-    if (*end || v >= std::size(kSelectVariants))
-      throw Error(ErrorCode::InvalidInput, std::string("GFXQ_SELECT_VARIANT=") + env + ": not 0.." +
-                                               std::to_string(std::size(kSelectVariants) - 1));
-    return uint32_t(v);
-  }();
-  return kSelectVariants[index];
-}
-
-//! Workgroups of each scan: one per tile up to `max_groups` (0: the variant's).
-uint32_t select_groups(uint64_t n, uint32_t max_groups) {
-  const uint64_t most = max_groups ? max_groups : select_variant().max_groups;
-  return uint32_t(std::max<uint64_t>(1, std::min<uint64_t>((n + SELECT_TILE - 1) / SELECT_TILE, most)));
+//! Workgroups of each scan: one per tile up to SELECT_MAX_GROUPS.
+uint32_t select_groups(uint64_t n) {
+  return uint32_t(std::max<uint64_t>(1, std::min<uint64_t>((n + SELECT_TILE - 1) / SELECT_TILE, SELECT_MAX_GROUPS)));
 }
 
 //! Keys per binding window: binding_elements (0: the device's binding, else at most that) rounded
@@ -81,9 +42,7 @@ struct SelectScratch {
   uint64_t header_bytes = 0, bytes = 0;
   std::vector<uint64_t> list, list_entries, counts;  //!< per window: byte offsets, entries
   bool copies = true;
-  uint32_t max_groups = 0;
-  SelectScratch(const Device& device, uint64_t n, uint64_t binding_elements, uint32_t max_groups_)
-      : max_groups(max_groups_) {
+  SelectScratch(const Device& device, uint64_t n, uint64_t binding_elements) {
     using detail::align256;
     window = std::min(n, select_window_keys(device, binding_elements));
     windows = window ? uint32_t((n + window - 1) / window) : 1;
@@ -91,7 +50,7 @@ struct SelectScratch {
     uint64_t at = align256(header_bytes);
     for (uint32_t w = 0; w < windows; ++w) {
       const uint64_t keys = window_n(n, w), tiles = (keys + SELECT_TILE - 1) / SELECT_TILE;
-      const uint64_t groups = groups_of(keys);
+      const uint64_t groups = select_groups(keys);
       list.push_back(at);
       list_entries.push_back(groups * ((tiles + groups - 1) / groups) * SELECT_TILE);
       copies = copies && list_entries.back() <= device.max_binding_elements();
@@ -99,14 +58,12 @@ struct SelectScratch {
     }
     for (uint32_t w = 0; w < windows; ++w) {
       counts.push_back(at);
-      at += align256(uint64_t(groups_of(window_n(n, w))) * SELECT_WG * 4);
+      at += align256(uint64_t(select_groups(window_n(n, w))) * SELECT_WG * 4);
     }
     bytes = copies ? at : align256(header_bytes);
   }
   //! Keys in window w.
   uint64_t window_n(uint64_t n, uint32_t w) const { return std::min(window, n - w * window); }
-  //! Workgroups of a scan over `keys` keys.
-  uint32_t groups_of(uint64_t keys) const { return select_groups(keys, max_groups); }
 };
 
 //! Error(Unsupported) past 2^32 - 1 keys (32-bit counts and ranks).
@@ -118,10 +75,10 @@ void check_select_size(uint64_t n) {
 
 }  // namespace
 
-uint64_t radix_select_scratch_bytes(const Device& device, uint64_t n, uint64_t binding_elements, uint32_t max_groups) {
+uint64_t radix_select_scratch_bytes(const Device& device, uint64_t n, uint64_t binding_elements) {
   detail::check_sort_device(device, "radix select");
   check_select_size(n);
-  return SelectScratch(device, n, binding_elements, max_groups).bytes;
+  return SelectScratch(device, n, binding_elements).bytes;
 }
 
 uint64_t radix_select_window_keys(const Device& device, uint64_t binding_elements) {
@@ -129,7 +86,7 @@ uint64_t radix_select_window_keys(const Device& device, uint64_t binding_element
 }
 
 uint32_t radix_select_windows(const Device& device, uint64_t n, uint64_t binding_elements) {
-  return SelectScratch(device, n, binding_elements, 0).windows;
+  return SelectScratch(device, n, binding_elements).windows;
 }
 
 void record_radix_select(Device& device, VkCommandBuffer cmd, const RadixSelectArgs& args) {
@@ -144,7 +101,7 @@ void detail::record_radix_select_scans(Device& device, VkCommandBuffer cmd, cons
   if (n == 0 || args.k == 0 || args.k > n)
     throw Error(ErrorCode::InvalidInput,
                 "radix select: k = " + std::to_string(args.k) + " is not in 1.." + std::to_string(n));
-  const SelectScratch layout(device, n, args.binding_elements, args.max_groups);
+  const SelectScratch layout(device, n, args.binding_elements);
   check_range_holds(args.keys, n * 4, "radix select keys");
   check_range_holds(args.result, 12, "radix select result");
   check_range_holds(args.scratch, layout.bytes, "radix select scratch");
@@ -162,7 +119,7 @@ void detail::record_radix_select_scans(Device& device, VkCommandBuffer cmd, cons
   };
   const auto counts = [&](uint32_t w) {
     return layout.copies ? BufferRange{args.scratch.buffer, args.scratch.offset + layout.counts[w],
-                                       uint64_t(layout.groups_of(layout.window_n(n, w))) * SELECT_WG * 4}
+                                       uint64_t(select_groups(layout.window_n(n, w))) * SELECT_WG * 4}
                          : header;
   };
   const BufferRange result{args.result.buffer, args.result.offset, 12};
@@ -170,8 +127,8 @@ void detail::record_radix_select_scans(Device& device, VkCommandBuffer cmd, cons
   // Copying the candidates pays when they are at most half of the keys.
   const uint32_t cap = layout.copies ? uint32_t(n / 2) : 0;
 
-  const Pipeline& first = device.pipeline(select_variant().first, 2, 16);
-  const Pipeline& scan = device.pipeline(select_variant().pass, 4, 16);
+  const Pipeline& first = device.pipeline("select_first", 2, 16);
+  const Pipeline& scan = device.pipeline("select_pass", 4, 16);
   const Pipeline& choose = device.pipeline("select_choose", 2, 24);
 
   vkCmdFillBuffer(cmd, header.buffer->handle(), header.offset, header.bytes, 0);
@@ -179,7 +136,7 @@ void detail::record_radix_select_scans(Device& device, VkCommandBuffer cmd, cons
   // update the same words).
   const auto histogram = [&](uint32_t pass) {
     for (uint32_t w = 0; w < layout.windows; ++w) {
-      const uint32_t window_n = uint32_t(layout.window_n(n, w)), groups = layout.groups_of(window_n);
+      const uint32_t window_n = uint32_t(layout.window_n(n, w)), groups = select_groups(window_n);
       const uint32_t push[4] = {window_n, key_type, descending, pass};
       device.barrier(cmd);
       if (pass == 0)

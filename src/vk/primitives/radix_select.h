@@ -5,15 +5,13 @@
 //     with global atomics); one workgroup picks the bucket holding rank k;
 //  2. one scan over the keys that histograms the next 12 bits of that bucket's keys AND, when the
 //     bucket holds at most half of the keys (and not all of them), copies them into candidate
-//     regions (per invocation, or per subgroup in whole rows: no atomics, no barriers); one
-//     workgroup picks the next bucket;
+//     regions (one per invocation: no atomics, no barriers); one workgroup picks the next bucket;
 //  3. a histogram of the last 8 bits over the candidate regions (or, when step 2 copied nothing,
 //     over the keys again, filtered by the decided 24 bits); one workgroup decides the last digit.
 // Every choice is made on the GPU, so the whole select records into one command buffer with no
-// host round trip. The scans read uvec4, load the next tile before counting the current one and
-// count into one or several shared histograms per workgroup (select_histogram.comp says how). The
-// kernels and the grid are a variant picked by the environment variable GFXQ_SELECT_VARIANT (0..9,
-// radix_select.cpp lists them), for timing them on a GPU. Cost: two scans of n plus the
+// host round trip. The scans read uvec4 by at most 1024 workgroups, load the next tile before
+// counting the current one and count into one shared histogram per workgroup with per-invocation
+// runs (one shared atomic per change of digit). Cost: two scans of n plus the
 // copy when the k-th key's top-12-bit bucket holds at most half of the keys (uniform keys, the
 // median of floats in [0, 1): about 6% of them); three scans at most (all-equal or narrow-range
 // keys). Barriers the caller owes: see radix_sort.h.
@@ -45,17 +43,14 @@ struct RadixSelectArgs {
   //! Keys one binding window holds; 0: Device::max_binding_elements(). At most the device's;
   //! rounded down to a multiple of 64 (at least 64). Tests shrink it to force several windows.
   uint64_t binding_elements = 0;
-  //! Workgroups of a scan at most; 0: the default. Tests shrink it to give a workgroup many tiles.
-  uint32_t max_groups = 0;
 };
 
 //! Bytes of scratch record_radix_select needs (caller-owned, no contents required): about 4n
 //! bytes (the candidate regions: room for every key, rounded up to whole tiles per workgroup and
 //! window) plus 33 KiB and 1 KiB per workgroup of each window (at most 1024 per window); only
 //! 33 KiB when one window's regions would not fit one binding (then nothing is copied).
-//! `binding_elements` and `max_groups` as in RadixSelectArgs. Error(Unsupported) past 2^32 - 1 keys.
-uint64_t radix_select_scratch_bytes(const Device& device, uint64_t n, uint64_t binding_elements = 0,
-                                    uint32_t max_groups = 0);
+//! `binding_elements` as in RadixSelectArgs. Error(Unsupported) past 2^32 - 1 keys.
+uint64_t radix_select_scratch_bytes(const Device& device, uint64_t n, uint64_t binding_elements = 0);
 
 //! Keys per binding window (`binding_elements` as in RadixSelectArgs).
 uint64_t radix_select_window_keys(const Device& device, uint64_t binding_elements = 0);
