@@ -544,7 +544,6 @@ Measurement sort_case(Env& env, uint64_t rows, bool pairs) {
                             : "int32 keys; bytes = one read + write of the keys: ") +
                      status.describe();
   if (status.onesweep) {
-    what += "; kernels " + vk::detail::onesweep_variant_name(device);
     // Each stage's share: the sort recorded up to stage 1..4 and whole, in turn; differences of
     // the best prefix times (the prefixes leave no sorted output, the whole sort was checked above).
     std::vector<std::function<void(VkCommandBuffer)>> prefixes;

@@ -138,13 +138,11 @@ enum class Values { None, Given, RowIds };
 //! long on one whose thread the OS does not run), and the result is checked either way.
 //! `binding_elements` (RadixSortArgs; 0: the device's) forces binding windows of
 //! binding_elements / SORT_BLOCK whole blocks; `own_temporaries` gives the sort temporaries in
-//! buffers of their own (RadixSortArgs::tmp_keys/tmp_values); `ballot_peers` forces the portable
-//! peer matching (RadixSortArgs). Returns how the sort ran.
+//! buffers of their own (RadixSortArgs::tmp_keys/tmp_values). Returns how the sort ran.
 gfxq::vk::RadixSortStatus check_radix_sort(const Keys& keys, SortKeyType type, SortOrder order, Values values,
                                            bool in_place, std::mt19937_64& rng,
                                            uint32_t lookback_limit = gfxq::vk::RadixSortArgs::kMaxLookbackLimit,
-                                           uint64_t binding_elements = 0, bool own_temporaries = false,
-                                           bool ballot_peers = false) {
+                                           uint64_t binding_elements = 0, bool own_temporaries = false) {
   auto& device = vk_device();
   const uint64_t n = keys.size();
   CAPTURE(n);
@@ -155,7 +153,6 @@ gfxq::vk::RadixSortStatus check_radix_sort(const Keys& keys, SortKeyType type, S
   CAPTURE(lookback_limit);
   CAPTURE(binding_elements);
   CAPTURE(own_temporaries);
-  CAPTURE(ballot_peers);
   Keys vals(n);
   if (values == Values::Given)
     for (auto& v : vals) v = uint32_t(rng());
@@ -180,7 +177,6 @@ gfxq::vk::RadixSortStatus check_radix_sort(const Keys& keys, SortKeyType type, S
   args.scratch = whole(scratch);
   args.lookback_limit = lookback_limit;
   args.binding_elements = binding_elements;
-  args.ballot_peers = ballot_peers;
   if (own_temporaries) {
     args.tmp_keys = whole(tmp_keys);
     if (values != Values::None) args.tmp_values = whole(tmp_values);
@@ -195,7 +191,7 @@ gfxq::vk::RadixSortStatus check_radix_sort(const Keys& keys, SortKeyType type, S
   if (windows > 1)
     CHECK(status.describe().find("over " + std::to_string(windows) + " binding windows of " + std::to_string(window) +
                                  " keys") != std::string::npos);
-  if (lookback_limit == 0 && status.onesweep) CHECK(status.needs_fallback() == (n > status.tile_keys));
+  if (lookback_limit == 0 && status.onesweep) CHECK(status.needs_fallback() == (n > SORT_TILE));
   if (status.needs_fallback()) CHECK(status.describe().find("rerun by reduce-then-scan") != std::string::npos);
   device.submit([&](VkCommandBuffer cmd) { gfxq::vk::record_radix_sort_fallback(device, cmd, args, status); });
   CHECK_SAME(download(*args.keys_out.buffer, n), want_keys);
@@ -320,22 +316,6 @@ TEST_CASE("vk-sort: onesweep look-back bound forces the reduce-then-scan fallbac
   for (uint32_t limit : {1u, 2u, 5u})
     check_radix_sort(make_keys(9 * SORT_TILE + 3, SortKeyType::I32, Data::Random, rng), SortKeyType::I32,
                      SortOrder::Descending, Values::Given, limit % 2 == 1, rng, limit);
-  GFXQ_CHECK_NO_VK_MESSAGES();
-}
-
-TEST_CASE("vk-sort: onesweep with ballot peer matching forced (the path of devices without subgroupPartitionNV)") {
-  const uint64_t seed = std::random_device{}();
-  std::mt19937_64 rng(seed);
-  INFO("seed " << seed);
-  INFO("subgroup_partitioned " << vk_device().caps().subgroup_partitioned);
-  for (uint64_t n : std::vector<uint64_t>{1, SORT_TILE - 1, 2 * SORT_TILE + 1, 5 * SORT_TILE + 333}) {
-    const SortKeyType type = kTypes[rng() % 3];
-    const SortOrder order = kOrders[rng() % 2];
-    const Data data = Data(rng() % 5);
-    CAPTURE(name(data));
-    check_radix_sort(make_keys(n, type, data, rng), type, order, Values(rng() % 3), rng() % 2 == 0, rng,
-                     gfxq::vk::RadixSortArgs::kMaxLookbackLimit, 0, false, true);
-  }
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
 
@@ -704,8 +684,13 @@ TEST_CASE("vk-sort: bad arguments and sizes past one binding are clear errors") 
   const uint64_t too_many = device.max_binding_elements() + 1;
   const uint64_t too_many_windows =
       gfxq::vk::RadixSortArgs::kMaxWindows * (device.max_binding_elements() / SORT_BLOCK * SORT_BLOCK) + 1;
-  CHECK_THROWS_WITH_AS(gfxq::vk::radix_sort_scratch_bytes(device, too_many_windows, true),
-                       doctest::Contains("binding windows"), Error);
+  // The message names whichever limit too_many_windows passes: 32-bit key positions (large
+  // bindings, as on the H200) before kMaxWindows binding windows.
+  CHECK_THROWS_WITH_AS(
+      gfxq::vk::radix_sort_scratch_bytes(device, too_many_windows, true),
+      doctest::Contains(too_many_windows > UINT32_MAX ? "key positions are 32-bit" : "binding windows"), Error);
+  CHECK_THROWS_WITH_AS(gfxq::vk::radix_sort_scratch_bytes(device, uint64_t(UINT32_MAX) + 1, true),
+                       doctest::Contains("key positions are 32-bit"), Error);
   // Radix select spans any number of binding windows, up to 2^32 - 1 keys.
   CHECK(gfxq::vk::radix_select_windows(device, too_many) == 2);
   // Its scratch is the header plus, when each window's candidate regions (whole tiles for each of

@@ -1,17 +1,17 @@
 #version 450
 // onesweep_pass: digit pass `pass` (bits 8 pass .. 8 pass + 7 of the sort key) of the onesweep
 // radix sort. A workgroup takes the next tile id from ctrl's counter of this pass (dynamic ids: a
-// tile only waits on tiles whose workgroups started earlier), loads the tile's OS_TILE keys,
+// tile only waits on tiles whose workgroups started earlier), loads the tile's SORT_TILE keys,
 // publishes its digit counts at once (AGGREGATE descriptors), ranks the keys by digit, stably, in
-// shared memory (per-subgroup 16-bit digit counters; peers by subgroupPartitionNV with
-// PEERS_PARTITIONED, else by ballots as radix_downsweep), and looks back over the descriptors of
-// earlier tiles, one invocation per digit, LOOKBACK_BATCH descriptors per step (independent loads,
-// consumed in order up to the first PREFIX or unpublished one), adding AGGREGATE counts until a
-// PREFIX one; it then publishes its own PREFIX and writes its keys to
+// shared memory (per-subgroup 16-bit digit counters; peers by ballots as radix_downsweep), and
+// looks back over the descriptors of earlier tiles, one invocation per digit,
+// ONESWEEP_LOOKBACK_BATCH descriptors per step (independent loads, consumed in order up to the
+// first PREFIX or unpublished one), adding AGGREGATE counts until a PREFIX one; it then publishes
+// its own PREFIX and writes its keys to
 //   keys_out[keys of smaller digits + keys of this digit in earlier tiles + rank].
-// Descriptors live in two regions of ntiles x SORT_BINS words, pass p using region p % 2: only
-// region 0 is zeroed before the sort; pass p zeroes its tiles' rows of region (p + 1) % 2 (pass
-// p - 1's, read by no one any more) for pass p + 1.
+// Descriptors live in ONESWEEP_DESC_REGIONS = 2 regions of ntiles x SORT_BINS words, pass p using
+// region p % 2: only region 0 is zeroed before the sort; pass p zeroes its tiles' rows of region
+// (p + 1) % 2 (pass p - 1's, read by no one any more) for pass p + 1.
 // Tile 0 scans the global histogram (ctrl[ONESWEEP_HIST...]) and publishes PREFIX = keys of
 // smaller digits + its own count, so every other tile's look-back ends with its output offsets.
 // The look-back reads at most lookback_limit descriptors per digit (rounded up to whole steps).
@@ -21,8 +21,7 @@
 // reduce-then-scan.
 // Keys move with their bits unchanged; KEY_VALUE also moves a uint32 value per key (flags bit 0:
 // values are generated as the keys' input positions instead of read).
-// Defines: KEY_VALUE; PEERS_PARTITIONED (the device has VK_NV_shader_subgroup_partitioned);
-// OS_KPT (keys per invocation, >= SORT_KPT; the tile is SORT_WG x OS_KPT keys); LOOKBACK_BATCH.
+// Defines: KEY_VALUE.
 // Bindings: 0 = keys_in (uint[], read), 1 = keys_out (uint[], written), 2 = ctrl (uint[], read and
 // written; see sort_config.glsl), KEY_VALUE: 3 = values_in (uint[], read unless generated),
 // 4 = values_out (uint[], written).
@@ -32,19 +31,8 @@
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
-#ifdef PEERS_PARTITIONED
-#extension GL_NV_shader_subgroup_partitioned : require
-#endif
 #include "sort_config.glsl"
 #include "sort_keys.glsl"
-
-#ifndef OS_KPT
-#define OS_KPT SORT_KPT
-#endif
-#ifndef LOOKBACK_BATCH
-#define LOOKBACK_BATCH 1
-#endif
-#define OS_TILE (SORT_WG * OS_KPT)
 
 layout(local_size_x = SORT_WG) in;
 layout(std430, binding = 0) readonly buffer KeysIn { uint keys_in[]; };
@@ -62,7 +50,7 @@ layout(push_constant) uniform Params {
 
 // Ranking: gl_NumSubgroups x 128 words of two 16-bit digit counters each; afterwards the staging
 // area of the tile's keys (then values) in digit order.
-shared uint s_mem[OS_TILE];
+shared uint s_mem[SORT_TILE];
 shared uint s_delta[SORT_BINS];  // output position minus position in the tile, per digit
 shared uint s_loff[SORT_BINS];   // position in the tile of its first key of each digit
 shared uint s_count[SORT_BINS];  // the tile's keys of each digit
@@ -95,19 +83,19 @@ void main() {
   barrier();
   if ((s_status & ((1u << pc.pass) - 1u)) != 0u) return;  // an earlier pass failed: write nothing
   const uint tile = s_tile;
-  const uint tile_base = tile * OS_TILE;
-  const uint valid = min(uint(OS_TILE), pc.n - tile_base);
+  const uint tile_base = tile * SORT_TILE;
+  const uint valid = min(uint(SORT_TILE), pc.n - tile_base);
   if (pc.pass + 1u < ONESWEEP_PASSES)
-    ctrl[ONESWEEP_DESC + (((pc.pass + 1u) % 2u) * pc.ntiles + tile) * SORT_BINS + tid] = 0u;
+    ctrl[ONESWEEP_DESC + (((pc.pass + 1u) % ONESWEEP_DESC_REGIONS) * pc.ntiles + tile) * SORT_BINS + tid] = 0u;
 
-  // Subgroup sg ranks tile keys [seg, seg + sgs * OS_KPT) in order: j-th round, lane order.
+  // Subgroup sg ranks tile keys [seg, seg + sgs * SORT_KPT) in order: j-th round, lane order.
   // All loads are issued first. Keys past n get the largest digit, so they rank last and are
   // never written. In each round the lanes of one digit (peers) take consecutive ranks after the
   // digit's count so far; the lowest peer adds them to the subgroup's counter and shuffles the
   // previous count to the others.
-  const uint seg = sg * sgs * OS_KPT;
-  uint key[OS_KPT];
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+  const uint seg = sg * sgs * SORT_KPT;
+  uint key[SORT_KPT];
+  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
     const uint li = seg + j * sgs + lane;
     key[j] = li < valid ? keys_in[tile_base + li] : 0u;
   }
@@ -116,9 +104,9 @@ void main() {
   // Early counts (as CUB's onesweep): the tile's digit counts, straight from the loaded keys, are
   // published before the ranking (invocation tid owns digit tid), so that later tiles seldom
   // wait on this one. Tile 0 publishes its PREFIX at once, offset by the keys of smaller digits.
-  uint kd[(OS_KPT + 3) / 4];
-  [[unroll]] for (uint q = 0u; q < (OS_KPT + 3) / 4; ++q) kd[q] = 0u;
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+  uint kd[(SORT_KPT + 3) / 4];
+  [[unroll]] for (uint q = 0u; q < (SORT_KPT + 3) / 4; ++q) kd[q] = 0u;
+  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
     const bool in_range = seg + j * sgs + lane < valid;
     const uint d = in_range ? digit(key[j]) : SORT_BINS - 1u;
     kd[j / 4u] |= d << ((j % 4u) * 8u);
@@ -132,21 +120,21 @@ void main() {
     barrier();
   }
   const uint count_d = s_count[tid];
-  const uint desc = ONESWEEP_DESC + ((pc.pass % 2u) * pc.ntiles + tile) * SORT_BINS + tid;
+  const uint desc = ONESWEEP_DESC + ((pc.pass % ONESWEEP_DESC_REGIONS) * pc.ntiles + tile) * SORT_BINS + tid;
   atomicExchange(ctrl[desc], tile == 0u ? (ONESWEEP_FLAG_PREFIX << 30) | (before + count_d)
                                         : (ONESWEEP_FLAG_AGGREGATE << 30) | count_d);
 
   // Key j's rank among its subgroup's keys of its digit, then its position in the tile: 16 bits,
   // half j % 2 of slot[j / 2] (fewer registers).
-  uint slot[(OS_KPT + 1) / 2];
-  [[unroll]] for (uint q = 0u; q < (OS_KPT + 1) / 2; ++q) slot[q] = 0u;
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+  uint slot[(SORT_KPT + 1) / 2];
+  [[unroll]] for (uint q = 0u; q < (SORT_KPT + 1) / 2; ++q) slot[q] = 0u;
+  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
     const uint d = (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu;
-#ifdef PEERS_PARTITIONED
-    const uvec4 peers = subgroupPartitionNV(d);
-#else
+    // Peers by one ballot per digit bit. subgroupPartitionNV (VK_NV_shader_subgroup_partitioned)
+    // was slower on the H200, the one device measured that has it: at 2^28 int32 keys 3.78 ms per
+    // digit pass against 2.79 with ballots, sort 15.6 / 16.7 ms against 12.27 / 13.37 (keys /
+    // pairs).
     const uvec4 peers = subgroup_peers(d, SORT_RADIX_BITS, true);
-#endif
     const uint below = subgroupBallotExclusiveBitCount(peers);
     const uint count = subgroupBallotBitCount(peers);
     const uint sh = (d & 1u) * 16u;
@@ -172,20 +160,20 @@ void main() {
     }
   }
 
-  // Look-back: keys of this digit in all earlier tiles, LOOKBACK_BATCH descriptors (tiles
+  // Look-back: keys of this digit in all earlier tiles, ONESWEEP_LOOKBACK_BATCH descriptors (tiles
   // next - 1, next - 2, ...) per step. Descriptor reads are volatile loads (the block is
   // volatile), so a spinning reader does not contend with the writer's atomics. Reads below
   // tile 0 are never needed (tile 0 is a PREFIX) and are skipped.
   if (tile > 0u) {
-    const uint row = ONESWEEP_DESC + (pc.pass % 2u) * pc.ntiles * SORT_BINS + tid;
+    const uint row = ONESWEEP_DESC + (pc.pass % ONESWEEP_DESC_REGIONS) * pc.ntiles * SORT_BINS + tid;
     uint next = tile;  // the descriptors of tiles < next remain to be added
     uint state = 0u;   // 0: looking, 1: done (PREFIX reached), 2: an earlier tile failed
-    for (uint r = 0u; r < pc.lookback_limit && state == 0u; r += LOOKBACK_BATCH) {
-      uint v[LOOKBACK_BATCH];
-      [[unroll]] for (uint b = 0u; b < LOOKBACK_BATCH; ++b)
+    for (uint r = 0u; r < pc.lookback_limit && state == 0u; r += ONESWEEP_LOOKBACK_BATCH) {
+      uint v[ONESWEEP_LOOKBACK_BATCH];
+      [[unroll]] for (uint b = 0u; b < ONESWEEP_LOOKBACK_BATCH; ++b)
         v[b] = next > b ? ctrl[row + (next - 1u - b) * SORT_BINS] : 0u;
       bool stop = false;  // an unpublished descriptor: read again from it
-      [[unroll]] for (uint b = 0u; b < LOOKBACK_BATCH; ++b) {
+      [[unroll]] for (uint b = 0u; b < ONESWEEP_LOOKBACK_BATCH; ++b) {
         const uint flag = v[b] >> 30;
         if (!stop && state == 0u) {
           if (flag == 0u) {
@@ -212,28 +200,28 @@ void main() {
   barrier();  // also: subgroups reconverge after the divergent look-back before any subgroup op
   if (s_failed != 0u) return;
   // Ranks -> positions (sums stay < 2^16, so the halves do not carry into each other).
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
     const uint d = (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu;
     slot[j / 2u] += (s_loff[d] + counter(sg, d)) << ((j % 2u) * 16u);
   }
   barrier();
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) s_mem[(slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu] = key[j];
+  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) s_mem[(slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu] = key[j];
   barrier();
 
 #ifdef KEY_VALUE
   // Values are loaded only now (fewer registers through the ranking); the loads overlap the key
   // writes. Each written key's digit is kept, 8 bits each, for its value's position.
-  uint value[OS_KPT];
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+  uint value[SORT_KPT];
+  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
     const uint li = seg + j * sgs + lane;
     value[j] = tile_base + li;
     if ((pc.flags & 1u) == 0u && li < valid) value[j] = values_in[tile_base + li];
   }
-  uint digits[(OS_KPT + 3) / 4];
-  [[unroll]] for (uint q = 0u; q < (OS_KPT + 3) / 4; ++q) digits[q] = 0u;
+  uint digits[(SORT_KPT + 3) / 4];
+  [[unroll]] for (uint q = 0u; q < (SORT_KPT + 3) / 4; ++q) digits[q] = 0u;
 #endif
   // Write the staged keys: consecutive invocations, consecutive positions of a digit's run.
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
     const uint i = j * SORT_WG + tid;
     if (i < valid) {
       const uint k = s_mem[i];
@@ -246,9 +234,9 @@ void main() {
   }
 #ifdef KEY_VALUE
   barrier();
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) s_mem[(slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu] = value[j];
+  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) s_mem[(slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu] = value[j];
   barrier();
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
     const uint i = j * SORT_WG + tid;
     if (i < valid) values_out[s_delta[(digits[j / 4u] >> ((j % 4u) * 8u)) & 0xffu] + i] = s_mem[i];
   }

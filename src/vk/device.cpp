@@ -440,15 +440,13 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   queue_info.queueFamilyIndex = m.queue_family;
   queue_info.queueCount = 1;
   queue_info.pQueuePriorities = &priority;
-  std::vector<const char*> device_extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
-  const bool partitioned = has_device_extension(d->physical_, VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME);
-  if (partitioned) device_extensions.push_back(VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME);
+  const char* device_extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
   auto device_info = vk_struct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
   device_info.pNext = &on;
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue_info;
-  device_info.enabledExtensionCount = uint32_t(device_extensions.size());
-  device_info.ppEnabledExtensionNames = device_extensions.data();
+  device_info.enabledExtensionCount = 1;
+  device_info.ppEnabledExtensionNames = device_extensions;
   if (VkResult r = vkCreateDevice(d->physical_, &device_info, nullptr, &d->device_); r != VK_SUCCESS) {
     d->device_ = VK_NULL_HANDLE;
     throw Error(ErrorCode::Unsupported,
@@ -502,8 +500,6 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
       subgroup_compute && (props11.subgroupSupportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
   c.subgroup_ballot = subgroup_compute && (props11.subgroupSupportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT);
   c.subgroup_shuffle = subgroup_compute && (props11.subgroupSupportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
-  c.subgroup_partitioned =
-      partitioned && subgroup_compute && (props11.subgroupSupportedOperations & VK_SUBGROUP_FEATURE_PARTITIONED_BIT_NV);
   c.max_shared_memory = limits.maxComputeSharedMemorySize;
   c.max_storage_buffer_range = limits.maxStorageBufferRange;
   c.max_workgroup_invocations = limits.maxComputeWorkGroupInvocations;

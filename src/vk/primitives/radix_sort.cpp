@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,7 +27,9 @@ static_assert(SORT_MAX_SUBGROUPS * SORT_BINS / 2 <= SORT_TILE && 128 * SORT_KPT 
 static_assert(SORT_BINS == SORT_WG && SORT_RADIX_BITS * ONESWEEP_PASSES == 32);
 static_assert(ONESWEEP_MAX_LOOKBACK * 4 <= 65536);
 static_assert(ONESWEEP_STATUS >= ONESWEEP_COUNTERS + ONESWEEP_PASSES && ONESWEEP_HIST > ONESWEEP_STATUS &&
-              ONESWEEP_DESC == ONESWEEP_HIST + ONESWEEP_PASSES * SORT_BINS);
+              ONESWEEP_DESC == ONESWEEP_HIST + ONESWEEP_PASSES * SORT_BINS && ONESWEEP_DESC_REGIONS == 2);
+// The histogram loads whole uvec4s of a tile.
+static_assert(SORT_KPT % 4 == 0);
 static_assert(RadixSortArgs::kMaxLookbackLimit == ONESWEEP_MAX_LOOKBACK);
 static_assert(RadixSortArgs::kMaxWindows == SORT_OUT_WINDOWS);
 // Window offsets (multiples of SORT_BLOCK keys) are valid storage-buffer offsets.
@@ -235,7 +236,7 @@ uint64_t tile_count(uint64_t n) {
 
 //! Scratch layout: tmp keys, tmp values (with values; both only with `temporaries`), block
 //! histograms and digit totals of the reduce-then-scan passes, onesweep's control words (onesweep
-//! path only).
+//! path only: counters, status, histograms and two descriptor regions).
 struct SortScratch {
   uint64_t keys = 0, values = 0, hist = 0, totals = 0, ctrl = 0, ctrl_bytes = 0, bytes = 0;
   uint64_t window = 0;  //!< keys per binding window (set by checked_layout)
@@ -245,7 +246,7 @@ struct SortScratch {
     hist = values + (temporaries && with_values ? align256(n * 4) : 0);
     totals = hist + detail::pass_hist_bytes(n);
     ctrl = totals + align256(SORT_BINS * 4);
-    ctrl_bytes = onesweep_path(n) ? (ONESWEEP_DESC + ONESWEEP_PASSES * tile_count(n) * SORT_BINS) * 4 : 0;
+    ctrl_bytes = onesweep_path(n) ? (ONESWEEP_DESC + ONESWEEP_DESC_REGIONS * tile_count(n) * SORT_BINS) * 4 : 0;
     bytes = ctrl + align256(ctrl_bytes);
   }
 };
@@ -258,74 +259,6 @@ BufferRange at(const BufferRange& r, uint64_t offset) {
 struct OnesweepPush {
   uint32_t n, ntiles, key_type, descending, pass, flags, lookback_limit, group_offset;
 };
-
-//! A candidate onesweep kernel set, chosen by GFXQ_ONESWEEP_VARIANT (default b8) for timing on
-//! the GPU machine; the losers go once one has won.
-struct OnesweepVariant {
-  const char* name;  //!< pipelines onesweep_pass_<name>_{k,kv,nk,nkv}
-  uint32_t kpt;      //!< keys per invocation of the digit pass (tile: SORT_WG x kpt)
-};
-
-constexpr OnesweepVariant kOnesweepVariants[] = {
-    {"base", SORT_KPT},  // the previous kernels (ballot peers only, onesweep_histogram_base)
-    {"b1", SORT_KPT},    // look-back one descriptor per step
-    {"b4", SORT_KPT},    // 4 descriptors per step
-    {"b8", SORT_KPT},    // 8 descriptors per step
-    {"b16", SORT_KPT},   // 16 descriptors per step
-    {"b8t24", 24},       // 8 per step, 6144-key tiles
-};
-
-const OnesweepVariant& onesweep_variant() {
-  static const OnesweepVariant& chosen = []() -> const OnesweepVariant& {
-    const char* env = std::getenv("GFXQ_ONESWEEP_VARIANT");
-    const std::string name = env && *env ? env : "b8";
-    std::string names;
-    for (const OnesweepVariant& v : kOnesweepVariants) {
-      if (name == v.name) return v;
-      names += std::string(" ") + v.name;
-    }
-    throw Error(ErrorCode::InvalidInput, "GFXQ_ONESWEEP_VARIANT=" + name + " is not one of" + names);
-  }();
-  return chosen;
-}
-
-//! Histogram workgroups: GFXQ_ONESWEEP_HIST_GROUPS, else ONESWEEP_HIST_GROUPS.
-uint32_t onesweep_hist_groups() {
-  static const uint32_t groups = [] {
-    const char* env = std::getenv("GFXQ_ONESWEEP_HIST_GROUPS");
-    const unsigned long v = env ? std::strtoul(env, nullptr, 10) : 0;
-    return v > 0 ? uint32_t(v) : uint32_t(ONESWEEP_HIST_GROUPS);
-  }();
-  return groups;
-}
-
-//! The histogram pipeline: onesweep_histogram_base for base, else onesweep_histogram, or with
-//! GFXQ_ONESWEEP_HIST_COPIES = 4 or 8 onesweep_histogram_c4 / _c8.
-std::string onesweep_histogram_pipeline() {
-  static const std::string name = [] {
-    const OnesweepVariant& v = onesweep_variant();
-    const char* env = std::getenv("GFXQ_ONESWEEP_HIST_COPIES");
-    const std::string copies = env ? env : "";
-    if (std::string(v.name) == "base" && copies.empty()) return std::string("onesweep_histogram_base");
-    if (copies.empty() || copies == "1") return std::string("onesweep_histogram");
-    if (std::string(v.name) == "base" || (copies != "4" && copies != "8"))
-      throw Error(ErrorCode::InvalidInput,
-                  "GFXQ_ONESWEEP_HIST_COPIES=" + copies + ": 1, 4 or 8, and not with GFXQ_ONESWEEP_VARIANT=base");
-    return "onesweep_histogram_c" + copies;
-  }();
-  return name;
-}
-
-//! Whether the digit passes match peers by subgroupPartitionNV (else by ballots, also with
-//! GFXQ_ONESWEEP_PEERS=ballot).
-bool onesweep_partitioned(const Device& device, const RadixSortArgs& args) {
-  static const bool ballot_env = [] {
-    const char* env = std::getenv("GFXQ_ONESWEEP_PEERS");
-    return env && std::string(env) == "ballot";
-  }();
-  return device.caps().subgroup_partitioned && !args.ballot_peers && !ballot_env &&
-         std::string(onesweep_variant().name) != "base";
-}
 
 //! The buffers of LSD pass p (0..3): in -> tmp -> out -> tmp -> out, so an in-place sort
 //! (out == in) is safe and every pass's input survives its pass.
@@ -371,39 +304,28 @@ void record_digit_passes(Device& device, VkCommandBuffer cmd, const RadixSortArg
   }
 }
 
-//! Onesweep: zero the control words, the histogram pass, then the look-back passes 0 .. passes-1
-//! (all four sort).
+//! Onesweep: zero the control words up to descriptor region 1 (pass 0 zeroes that one), the
+//! histogram pass, then the look-back passes 0 .. passes-1 (all four sort).
 void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args, const SortScratch& layout,
                      uint32_t passes = ONESWEEP_PASSES) {
   const uint64_t n = args.n, bytes = n * 4;
   const uint32_t ntiles = uint32_t(tile_count(n));
-  const OnesweepVariant& variant = onesweep_variant();
-  const uint32_t tile = SORT_WG * variant.kpt, pass_tiles = uint32_t((n + tile - 1) / tile);
   const BufferRange ctrl{args.scratch.buffer, args.scratch.offset + layout.ctrl, layout.ctrl_bytes};
-  // The base kernels use all four descriptor regions; the others zero region 1 as they go.
-  const bool base = std::string(variant.name) == "base";
-  vkCmdFillBuffer(cmd, ctrl.buffer->handle(), ctrl.offset,
-                  base ? ctrl.bytes : (ONESWEEP_DESC + uint64_t(pass_tiles) * SORT_BINS) * 4, 0);
+  vkCmdFillBuffer(cmd, ctrl.buffer->handle(), ctrl.offset, (ONESWEEP_DESC + uint64_t(ntiles) * SORT_BINS) * 4, 0);
   device.barrier(cmd);
   const uint32_t key_type = uint32_t(args.key_type), descending = args.order == SortOrder::Descending ? 1u : 0u;
   const uint32_t hist_push[4] = {uint32_t(n), ntiles, key_type, descending};
   const BufferRange keys{args.keys_in.buffer, args.keys_in.offset, bytes};
-  const uint32_t hist_groups = std::min<uint32_t>(ntiles, onesweep_hist_groups());
-  if (!base)
-    device.dispatch_ranges(cmd, device.pipeline(onesweep_histogram_pipeline(), 3, sizeof hist_push), {keys, ctrl, keys},
-                           hist_push, hist_groups);
-  else
-    device.dispatch_ranges(cmd, device.pipeline(onesweep_histogram_pipeline(), 2, sizeof hist_push), {keys, ctrl},
-                           hist_push, hist_groups);
+  device.dispatch_ranges(cmd, device.pipeline("onesweep_histogram", 3, sizeof hist_push), {keys, ctrl, keys}, hist_push,
+                         std::min<uint32_t>(ntiles, ONESWEEP_HIST_GROUPS));
   const bool with_values = args.values_out.buffer != nullptr;
   const bool generate = with_values && args.values_in.buffer == nullptr;
   const uint32_t limit = std::min(args.lookback_limit, RadixSortArgs::kMaxLookbackLimit);
-  const std::string pipeline = std::string("onesweep_pass_") + variant.name +
-                               (onesweep_partitioned(device, args) ? "_n" : "_") + (with_values ? "kv" : "k");
+  const char* pipeline = with_values ? "onesweep_pass_kv" : "onesweep_pass_k";
   for (uint32_t p = 0; p < passes; ++p) {
     device.barrier(cmd);
     const PassBuffers b = pass_buffers(args, layout, p);
-    const OnesweepPush push{uint32_t(n), pass_tiles, key_type, descending, p, p == 0 && generate ? 1u : 0u, limit, 0u};
+    const OnesweepPush push{uint32_t(n), ntiles, key_type, descending, p, p == 0 && generate ? 1u : 0u, limit, 0u};
     const BufferRange keys_in{b.keys_in.buffer, b.keys_in.offset, bytes},
         keys_out{b.keys_out.buffer, b.keys_out.offset, bytes};
     if (with_values) {
@@ -412,10 +334,10 @@ void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& a
           b.values_in.buffer ? BufferRange{b.values_in.buffer, b.values_in.offset, bytes} : keys_in;
       device.dispatch_ranges(cmd, device.pipeline(pipeline, 5, sizeof(OnesweepPush), true),
                              {keys_in, keys_out, ctrl, values_in, {b.values_out.buffer, b.values_out.offset, bytes}},
-                             &push, pass_tiles);
+                             &push, ntiles);
     } else {
       device.dispatch_ranges(cmd, device.pipeline(pipeline, 3, sizeof(OnesweepPush), true), {keys_in, keys_out, ctrl},
-                             &push, pass_tiles);
+                             &push, ntiles);
     }
   }
 }
@@ -500,14 +422,6 @@ void detail::record_radix_sort_stages(Device& device, VkCommandBuffer cmd, const
   record_onesweep(device, cmd, args, layout, stages - 1);
 }
 
-std::string detail::onesweep_variant_name(const Device& device) {
-  const OnesweepVariant& v = onesweep_variant();
-  RadixSortArgs args;
-  return std::string(v.name) +
-         (onesweep_partitioned(device, args) ? " (peers by subgroupPartitionNV)" : " (ballot peers)") + ", histogram " +
-         onesweep_histogram_pipeline() + " x " + std::to_string(onesweep_hist_groups()) + " workgroups";
-}
-
 RadixSortStatus radix_sort_status(Device& device, const RadixSortArgs& args) {
   RadixSortStatus status;
   if (args.n == 0) return status;
@@ -516,7 +430,6 @@ RadixSortStatus radix_sort_status(Device& device, const RadixSortArgs& args) {
   status.windows = window_count(args.n, layout.window);
   if (!runs_onesweep(args.n, layout.window)) return status;
   status.onesweep = true;
-  status.tile_keys = SORT_WG * onesweep_variant().kpt;
   uint32_t word = 0;
   device.download(*args.scratch.buffer, &word, 4, args.scratch.offset + layout.ctrl + ONESWEEP_STATUS * 4);
   if (word != 0) status.failed_pass = uint32_t(std::countr_zero(word));

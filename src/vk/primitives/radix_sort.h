@@ -5,13 +5,15 @@
 //
 // Two paths:
 // - Onesweep (Adinets & Merrill 2022), for n < 2^30: one pass computes all four digit histograms,
-//   then one pass per digit ranks 4096-key tiles and finds each tile's output offsets by
-//   decoupled look-back over per-tile descriptors (tile ids from an atomic counter, so a tile only
-//   waits on tiles that started earlier). 5 dispatches and 1 fill; the keys are read 5 times and
-//   written 4 times. The look-back is bounded (RadixSortArgs::lookback_limit): a pass whose
-//   look-back hits the bound writes no wrong key and flags itself in the scratch; after the
-//   commands have run, radix_sort_status() reads the flag and record_radix_sort_fallback()
-//   reruns the sort from that pass's (intact) input by reduce-then-scan.
+//   then one pass per digit ranks 4096-key tiles (digit peers matched by ballots) and finds each
+//   tile's output offsets by decoupled look-back over per-tile descriptors, 8 per step (tile ids
+//   from an atomic counter, so a tile only waits on tiles that started earlier; tile 0 folds the
+//   digit starts into its descriptors; two descriptor regions, used by alternate passes).
+//   5 dispatches and 1 fill; the keys are read 5 times and written 4 times. The look-back is
+//   bounded (RadixSortArgs::lookback_limit): a pass whose look-back hits the bound writes no wrong
+//   key and flags itself in the scratch; after the commands have run, radix_sort_status() reads
+//   the flag and record_radix_sort_fallback() reruns the sort from that pass's (intact) input by
+//   reduce-then-scan.
 // - Reduce-then-scan (the fallback, and the path for n >= 2^30): per digit, per-block histograms
 //   -> a scan of them -> a scatter with stable in-tile ranking; no forward progress between
 //   workgroups is needed. 12 dispatches.
@@ -68,9 +70,6 @@ struct RadixSortArgs {
   //! Keys one binding window holds; 0: Device::max_binding_elements(). At most the device's;
   //! rounded down to whole SORT_BLOCKs (at least one). Tests shrink it to force several windows.
   uint64_t binding_elements = 0;
-  //! Onesweep: match digit peers by ballots even where the device has subgroupPartitionNV (tests
-  //! use it to run the portable path on such devices).
-  bool ballot_peers = false;
   //! The largest look-back bound (and the default), ONESWEEP_MAX_LOOKBACK: milliseconds of
   //! waiting on a GPU, and within lavapipe's budget of loop iterations per shader run.
   static constexpr uint32_t kMaxLookbackLimit = 16384;
@@ -84,7 +83,6 @@ struct RadixSortStatus {
   uint32_t failed_pass = 4;  //!< onesweep: first pass whose look-back hit its bound (4: none)
   uint32_t windows = 1;      //!< binding windows the keys span (reduce-then-scan when > 1)
   uint64_t window_keys = 0;  //!< keys per binding window (W)
-  uint32_t tile_keys = 0;    //!< onesweep: keys per tile of a digit pass
   //! Whether record_radix_sort_fallback still has passes to record.
   bool needs_fallback() const noexcept { return onesweep && failed_pass < 4; }
   //! What ran, for execution reports, e.g. "onesweep LSD radix sort (one 4-digit histogram pass +
@@ -163,10 +161,6 @@ constexpr uint64_t align256(uint64_t bytes) {
 //! sort, which alone leaves the sorted output): what the benchmark times to give each stage's
 //! share. Error(InvalidInput) for stages outside 1..5 or a sort that does not take onesweep.
 void record_radix_sort_stages(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args, uint32_t stages);
-
-//! The onesweep kernels GFXQ_ONESWEEP_VARIANT selects (candidates timed on the GPU machine), in
-//! words, for the benchmark's notes. Error(InvalidInput) for an unknown variant name.
-std::string onesweep_variant_name(const Device& device);
 
 }  // namespace detail
 }  // namespace gfxq::vk
