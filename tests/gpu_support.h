@@ -10,12 +10,12 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <memory>
-#include <string>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "gfxq/gfxq.h"
 #include "gl/context.h"
 #include "vk/device.h"
 
@@ -65,6 +65,16 @@ inline gl::Context& gl_context() {
 inline vk::Device& vk_device() {
   return process_wide<vk::Device>([] {
     return vk::Device::create({.validation = vk_validation_wanted(), .sync_validation = vk_validation_wanted()});
+  });
+}
+
+//! The process-wide engine of the compute-backend tests (debug output and Vulkan validation as
+//! vk_validation_wanted() says): device creation with validation is slow on lavapipe.
+inline Engine& debug_engine() {
+  return process_wide<Engine>([] {
+    EngineOptions options;
+    options.debug = vk_validation_wanted();
+    return std::make_unique<Engine>(options);
   });
 }
 

@@ -29,13 +29,9 @@ namespace {
 
 using namespace gfxq;
 
-// One engine for the whole file (device creation with validation is slow on lavapipe).
+// The process-wide engine of the compute tests.
 Engine& engine() {
-  return test::process_wide<Engine>([] {
-    EngineOptions options;
-    options.debug = test::vk_validation_wanted();
-    return std::make_unique<Engine>(options);
-  });
+  return test::debug_engine();
 }
 
 // Forces the compute backend's scan limits (rows per chunk, workgroups per chunk) while alive.

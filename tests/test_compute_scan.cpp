@@ -26,12 +26,9 @@ namespace {
 
 using namespace gfxq;
 
+// The process-wide engine of the compute tests.
 Engine& engine() {
-  return test::process_wide<Engine>([] {
-    EngineOptions options;
-    options.debug = test::vk_validation_wanted();
-    return std::make_unique<Engine>(options);
-  });
+  return test::debug_engine();
 }
 
 // Raw FLOAT patterns at every class boundary, in both signs.
