@@ -1,6 +1,10 @@
 // gfxq_bench: runs named cases at given sizes, prints JSON lines.
 //   gfxq_bench [--cases SUBSTR[,SUBSTR...]] [--log2 20,24,28] [--repeats N] [--seed S] [--list]
+//              [--pipeline-stats]
 // Each line: case, backend, rows, seconds, bytes, items, GB/s, items/s, ceiling, ratio, device, date.
+// --pipeline-stats: the Vulkan device captures its compiler's statistics of every pipeline
+// (VK_KHR_pipeline_executable_properties: registers, spills, ...), printed after the cases as one
+// line {"pipeline": name, "statistics": text} per pipeline the cases used.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -62,6 +66,7 @@ int main(int argc, char** argv) {
   std::vector<int> log2_sizes = {20, 24, 28};
   Env env;
   bool list = false;
+  bool pipeline_stats = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -78,6 +83,7 @@ int main(int argc, char** argv) {
     } else if (a == "--repeats") env.repeats = std::stoi(value());
     else if (a == "--seed") env.seed = std::stoull(value());
     else if (a == "--list") list = true;
+    else if (a == "--pipeline-stats") pipeline_stats = true;
     else {
       std::cerr << "unknown argument " << a << "\n";
       return 2;
@@ -97,7 +103,9 @@ int main(int argc, char** argv) {
   std::unique_ptr<gfxq::gl::Context> gl;
   std::string vk_name = "none", gl_name = "none";
   try {
-    vk = gfxq::vk::Device::create({});
+    gfxq::vk::DeviceOptions options;
+    options.pipeline_statistics = pipeline_stats;
+    vk = gfxq::vk::Device::create(options);
     env.vk = vk.get();
     vk_name = vk->caps().device_name;
   } catch (const gfxq::Error& e) {
@@ -149,5 +157,10 @@ int main(int argc, char** argv) {
     for (const auto& c : cases)
       if (!c.ceiling.empty() && selected(c)) run_case(c);
   }
+  if (pipeline_stats && vk)
+    for (const std::string& name : vk->pipeline_names())
+      std::cout << "{\"pipeline\":\"" << json_escape(name) << "\",\"statistics\":\""
+                << json_escape(vk->pipeline_statistics(name)) << "\",\"device\":\"" << json_escape(vk_name) << "\"}"
+                << std::endl;
   return 0;
 }

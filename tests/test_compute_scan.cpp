@@ -241,3 +241,44 @@ TEST_CASE("compute: FLOAT SUM, MIN and MAX over every exponent range and bin cha
       }
   }
 }
+
+TEST_CASE("compute: one-column programs of more than four intervals run the term variant, exactly") {
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const std::vector<uint32_t> specials = special_float_bits();
+  for (uint64_t rows : {3u, 4097u, 20000u}) {
+    std::vector<float> a(rows);
+    for (float& v : a) v = rng() % 4 == 0 ? std::bit_cast<float>(specials[rng() % specials.size()]) : float(rng() % 16);
+    Table t;
+    t.columns.push_back(Column::floats("a", a));
+    const Catalog catalog = test::catalog_of(std::move(t));
+    // a <> 1 AND a <> 3 AND ... : six key intervals, more than the interval kernels take.
+    Cnf cnf;
+    for (double v : {1.0, 3.0, 5.0, 7.0, 9.0})
+      cnf.clauses.push_back(Clause{{Comparison{ColumnRef{"", "a"}, CmpOp::Ne, v}}});
+    BoundCnf bound;
+    const BoundColumn column{Side::Left, 0, Type::Float32, "a"};
+    for (const Clause& c : cnf.clauses)
+      bound.clauses.push_back(BoundClause{{BoundComparison{column, c.terms[0].op, std::get<double>(c.terms[0].rhs)}}});
+    CHECK_FALSE(vk::detail::raw_intervals(vk::compile_cnf(bound)).has_value());
+    Query q;
+    q.table = "t";
+    q.where = cnf;
+    for (AggKind kind : {AggKind::Count, AggKind::Min, AggKind::Max, AggKind::Sum}) {
+      Aggregate g;
+      g.kind = kind;
+      if (kind != AggKind::Count) g.column = ColumnRef{"", "a"};
+      q.items.push_back(g);
+    }
+    Query star = q;
+    star.items = {Star{}};
+    for (const Query& each : {q, star}) {
+      INFO("rows " << rows << " query " << each.text());
+      const Result want = cpu::execute(each, catalog);
+      const Result got = engine().execute(each, catalog, Backend::Compute);
+      CHECK(test::table_difference(want.table, got.table).empty());
+      CHECK(engine().take_debug_messages().empty());
+    }
+  }
+}

@@ -313,3 +313,23 @@ TEST_CASE("vk: ranged bindings and GPU timestamps") {
                   gfxq::Error);
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
+
+TEST_CASE("vk: pipeline statistics are captured on request, or refused with the reason") {
+  auto& device = vk_device();
+  device.pipeline("fill_u32", 2, 12);
+  const auto names = device.pipeline_names();
+  CHECK(std::find(names.begin(), names.end(), "fill_u32") != names.end());
+  // The test device was created without statistics: asking for them is InvalidInput.
+  CHECK_THROWS_WITH_AS(device.pipeline_statistics("fill_u32"), doctest::Contains("without them"), Error);
+  try {
+    auto with = gfxq::vk::Device::create({.pipeline_statistics = true});
+    with->pipeline("fill_u32", 2, 12);
+    const std::string stats = with->pipeline_statistics("fill_u32");
+    CHECK(stats.find(" = ") != std::string::npos);
+    CHECK_THROWS_WITH_AS(with->pipeline_statistics("copy_u32x4"), doctest::Contains("not created"), Error);
+  } catch (const Error& e) {
+    // Only a device without the extension may refuse, and it must name it.
+    CHECK(e.code() == ErrorCode::Unsupported);
+    CHECK(std::string(e.what()).find("VK_KHR_pipeline_executable_properties") != std::string::npos);
+  }
+}

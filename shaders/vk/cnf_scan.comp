@@ -12,6 +12,7 @@
 //               sum of int32 values; VALUE_FLOAT=1: exact sum of float32 values as 16 fixed-point
 //               bins (see the sum section) plus NaN/+inf/-inf flags
 //   SLOTS       1 (single-column programs, no slot selection) or 8
+//   CNF_INTERVALS_ONLY  (SLOTS=1) the raw-bit interval test only, no term code (cnf_eval.glsl)
 // Layout: the chunk is cut into tiles of ROUND = VEC sub-rounds of 1024 rows and workgroup g takes
 // tiles g, g + G, g + 2G ... (G = workgroups in the dispatch), so all workgroups stream through
 // one window of the column together. The host dispatches G = ceil(rows / rows_per_group) with
@@ -46,10 +47,14 @@
 #define WG 256u
 #define SUB 1024u
 // Vectors (of 4 rows) per invocation and step: all are loaded before any is tested. Measured on
-// the H200 at 2^28 rows: 16 beat 8 for COUNT (1.22 against 1.37 ms) and MIN/MAX (2.07 against
-// 2.35 ms), 8 beat 16 with a SUM (2.21 against 2.85 ms: more registers per invocation); loading
-// the next step while testing this one (twice the registers) was slower in every mode.
+// the H200 at 2^28 rows (interval programs): 16 beat 8 for COUNT (1.22 against 1.37 ms) and MIN/MAX
+// (2.07 against 2.35 ms), 8 beat 16 with a SUM (2.21 against 2.85 ms: more registers per
+// invocation); loading the next step while testing this one (twice the registers) was slower in
+// every mode. Term programs (CNF_INTERVALS_ONLY undefined) take 4 vectors: the term loop is
+// inlined once per vector.
 #if SLOTS == 1 && defined(MODE_FLAGS)
+#define VEC 4u
+#elif SLOTS == 1 && !defined(CNF_INTERVALS_ONLY)
 #define VEC 4u
 #elif SLOTS == 1 && defined(MODE_AGG) && WANT_SUM
 #define VEC 8u

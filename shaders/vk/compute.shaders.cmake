@@ -1,8 +1,15 @@
 # Kernels of the compute backend's relational operators (src/vk/relational) and its benchmarks.
 # cnf_scan: the fused WHERE pass; one source, variants by mode, value type and slot count.
-foreach(_slots 1 8)
-  gfxq_vk_shader(cnf_count_s${_slots} cnf_scan.comp DEFINES MODE_COUNT SLOTS=${_slots})
-  gfxq_vk_shader(cnf_flags_s${_slots} cnf_scan.comp DEFINES MODE_FLAGS SLOTS=${_slots})
+# Suffix _iv: the raw-bit interval variant of a one-slot kernel (CNF_INTERVALS_ONLY, no term code).
+foreach(_variant s1 s1_iv s8)
+  set(_defs SLOTS=1)
+  if(_variant STREQUAL "s8")
+    set(_defs SLOTS=8)
+  elseif(_variant STREQUAL "s1_iv")
+    set(_defs SLOTS=1 CNF_INTERVALS_ONLY)
+  endif()
+  gfxq_vk_shader(cnf_count_${_variant} cnf_scan.comp DEFINES MODE_COUNT ${_defs})
+  gfxq_vk_shader(cnf_flags_${_variant} cnf_scan.comp DEFINES MODE_FLAGS ${_defs})
   # COUNT/MIN/MAX, COUNT/SUM and COUNT/SUM/MIN/MAX of an INT or FLOAT value slot.
   foreach(_what "" _sum _sum_minmax)
     set(_sum 0)
@@ -18,8 +25,8 @@ foreach(_slots 1 8)
       if(_type STREQUAL "float")
         set(_float 1)
       endif()
-      gfxq_vk_shader(cnf_agg_${_type}${_what}_s${_slots} cnf_scan.comp DEFINES MODE_AGG VALUE_FLOAT=${_float}
-                     WANT_SUM=${_sum} WANT_MINMAX=${_minmax} SLOTS=${_slots})
+      gfxq_vk_shader(cnf_agg_${_type}${_what}_${_variant} cnf_scan.comp DEFINES MODE_AGG VALUE_FLOAT=${_float}
+                     WANT_SUM=${_sum} WANT_MINMAX=${_minmax} ${_defs})
     endforeach()
   endforeach()
 endforeach()
@@ -36,4 +43,5 @@ gfxq_vk_shader(read_u32x4_gs copy_u32x4.comp DEFINES PER_THREAD=8u GRID_STRIDE R
 # cnf_select: row ids of a WHERE in one pass (decoupled look-back): 8192-row tiles with one slot
 # column, 2048-row tiles with eight (cnf_select_config.glsl).
 gfxq_vk_shader(cnf_select_s1 cnf_select.comp DEFINES SLOTS=1)
+gfxq_vk_shader(cnf_select_s1_iv cnf_select.comp DEFINES SLOTS=1 CNF_INTERVALS_ONLY)
 gfxq_vk_shader(cnf_select_s8 cnf_select.comp DEFINES SLOTS=8)

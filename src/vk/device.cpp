@@ -29,6 +29,8 @@ struct Device::Impl {
   uint32_t max_push_bytes = 0;  // maxPushConstantsSize
   uint32_t max_push_descriptors = 0;
   std::map<std::string, Pipeline, std::less<>> pipelines;
+  PFN_vkGetPipelineExecutablePropertiesKHR executable_properties = nullptr;  // with pipeline_statistics
+  PFN_vkGetPipelineExecutableStatisticsKHR executable_statistics = nullptr;
   VkQueryPool timestamps = VK_NULL_HANDLE;  // kTimestampSlots slots, when the queue has timestamps
   uint64_t storage_alignment = 4;           // minStorageBufferOffsetAlignment
   Buffer upload_staging;
@@ -435,18 +437,31 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   on13.computeFullSubgroups = has13.computeFullSubgroups;
   on13.maintenance4 = has13.maintenance4;
 
+  auto executable_on = vk_struct<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);
+  std::vector<const char*> device_extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  if (options.pipeline_statistics) {
+    if (!has_device_extension(d->physical_, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME))
+      throw Error(ErrorCode::Unsupported, std::string("pipeline statistics need ") +
+                                              VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME + ", which " +
+                                              chosen->props.deviceName + " lacks");
+    device_extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    executable_on.pipelineExecutableInfo = VK_TRUE;
+    executable_on.pNext = on.pNext;
+    on.pNext = &executable_on;
+  }
+
   const float priority = 1.0f;
   auto queue_info = vk_struct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
   queue_info.queueFamilyIndex = m.queue_family;
   queue_info.queueCount = 1;
   queue_info.pQueuePriorities = &priority;
-  const char* device_extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
   auto device_info = vk_struct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
   device_info.pNext = &on;
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue_info;
-  device_info.enabledExtensionCount = 1;
-  device_info.ppEnabledExtensionNames = device_extensions;
+  device_info.enabledExtensionCount = uint32_t(device_extensions.size());
+  device_info.ppEnabledExtensionNames = device_extensions.data();
   if (VkResult r = vkCreateDevice(d->physical_, &device_info, nullptr, &d->device_); r != VK_SUCCESS) {
     d->device_ = VK_NULL_HANDLE;
     throw Error(ErrorCode::Unsupported,
@@ -457,6 +472,14 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   pool_info.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
   pool_info.queueFamilyIndex = m.queue_family;
   VK_CHECK(vkCreateCommandPool(d->device_, &pool_info, nullptr, &m.pool));
+  if (options.pipeline_statistics) {
+    m.executable_properties = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+        vkGetDeviceProcAddr(d->device_, "vkGetPipelineExecutablePropertiesKHR"));
+    m.executable_statistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+        vkGetDeviceProcAddr(d->device_, "vkGetPipelineExecutableStatisticsKHR"));
+    if (!m.executable_properties || !m.executable_statistics)
+      throw Error(ErrorCode::Unsupported, "vkGetPipelineExecutable*KHR are missing");
+  }
   m.push_descriptor_set =
       reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(d->device_, "vkCmdPushDescriptorSetKHR"));
   if (!m.push_descriptor_set) throw Error(ErrorCode::Unsupported, "vkCmdPushDescriptorSetKHR is missing");
@@ -737,6 +760,7 @@ const Pipeline& Device::pipeline(std::string_view name, uint32_t bindings, uint3
     pipeline_info.stage.module = module;
     pipeline_info.stage.pName = "main";
     pipeline_info.layout = p.layout;
+    if (m.executable_statistics) pipeline_info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     VK_CHECK(vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &pipeline_info, nullptr, &p.pipeline));
   } catch (...) {
     if (module) vkDestroyShaderModule(device_, module, nullptr);
@@ -745,6 +769,51 @@ const Pipeline& Device::pipeline(std::string_view name, uint32_t bindings, uint3
   }
   vkDestroyShaderModule(device_, module, nullptr);
   return m.pipelines.emplace(std::string(name), p).first->second;
+}
+
+std::vector<std::string> Device::pipeline_names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, p] : impl_->pipelines) names.push_back(name);
+  return names;
+}
+
+std::string Device::pipeline_statistics(std::string_view name) const {
+  const Impl& m = *impl_;
+  const auto it = m.pipelines.find(name);
+  if (!m.executable_statistics || it == m.pipelines.end())
+    throw Error(ErrorCode::InvalidInput, "no statistics of pipeline " + std::string(name) +
+                                             (m.executable_statistics ? ": it was not created"
+                                                                      : ": the device was created without them"));
+  auto info = vk_struct<VkPipelineInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR);
+  info.pipeline = it->second.pipeline;
+  uint32_t count = 0;
+  VK_CHECK(m.executable_properties(device_, &info, &count, nullptr));
+  std::vector<VkPipelineExecutablePropertiesKHR> executables(
+      count, vk_struct<VkPipelineExecutablePropertiesKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR));
+  VK_CHECK(m.executable_properties(device_, &info, &count, executables.data()));
+  std::string out;
+  for (uint32_t e = 0; e < count; ++e) {
+    auto exec = vk_struct<VkPipelineExecutableInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR);
+    exec.pipeline = it->second.pipeline;
+    exec.executableIndex = e;
+    uint32_t n = 0;
+    VK_CHECK(m.executable_statistics(device_, &exec, &n, nullptr));
+    std::vector<VkPipelineExecutableStatisticKHR> stats(
+        n, vk_struct<VkPipelineExecutableStatisticKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR));
+    VK_CHECK(m.executable_statistics(device_, &exec, &n, stats.data()));
+    out += std::string(out.empty() ? "" : "; ") + executables[e].name + ":";
+    for (const auto& st : stats) {
+      out += std::string(" ") + st.name + " = ";
+      switch (st.format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: out += st.value.b32 ? "true" : "false"; break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: out += std::to_string(st.value.i64); break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: out += std::to_string(st.value.u64); break;
+        default: out += std::to_string(st.value.f64); break;
+      }
+      out += ",";
+    }
+  }
+  return out;
 }
 
 VkCommandBuffer Device::begin_commands() {

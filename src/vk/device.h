@@ -39,6 +39,10 @@ struct DeviceOptions {
   //! When set, validation messages recorded after the last take_debug_messages() and during
   //! destruction are appended here by ~Device (tests use it to check a clean teardown).
   std::vector<std::string>* teardown_messages = nullptr;
+  //! Capture the driver's compiler statistics of every pipeline (registers, spills, ...) for
+  //! Device::pipeline_statistics(); Error(Unsupported) when the device lacks
+  //! VK_KHR_pipeline_executable_properties.
+  bool pipeline_statistics = false;
 };
 
 class Device;
@@ -123,6 +127,14 @@ class Device {
   //! The cached pipeline for embedded shader `name` (see shaders/shaders.cmake). A second call
   //! with other bindings/push_bytes/group_offset for the same name is Error(Internal).
   const Pipeline& pipeline(std::string_view name, uint32_t bindings, uint32_t push_bytes, bool group_offset = false);
+
+  //! Names of the pipelines created so far, sorted.
+  std::vector<std::string> pipeline_names() const;
+
+  //! The driver's statistics of pipeline `name` ("name = value" pairs per executable, e.g. the
+  //! register count), captured when the device was created with DeviceOptions::pipeline_statistics;
+  //! Error(InvalidInput) otherwise or for a pipeline not created yet.
+  std::string pipeline_statistics(std::string_view name) const;
 
   //! Records `record(cmd)` into a fresh command buffer, submits it and waits (60 s, then
   //! Error(Timeout)); Error(DeviceLost) when the device is lost. Not reentrant.

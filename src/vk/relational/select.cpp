@@ -250,14 +250,16 @@ void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mod
     throw Error(ErrorCode::Internal, "record_cnf_scan: a program with 1.." + std::to_string(kMaxCnfSlots) +
                                          " columns that is not constant false is needed");
   const uint32_t variant = slots == 1 ? 1 : 8;
-  const std::string name = "cnf_" + mode + "_s" + std::to_string(variant);
+  const uint32_t intervals = interval_count(input);
+  // One-slot interval programs run the variant without term code (cnf_eval.glsl).
+  const std::string name = "cnf_" + mode + "_s" + std::to_string(variant) + (intervals ? "_iv" : "");
   const Pipeline& p = device.pipeline(name, mask ? 11 : 10, sizeof(ScanPush));
   ScanPush push{};
   push.terms = program.outcome == CnfProgram::Outcome::Rows ? uint32_t(program.terms.size()) : 0;
   push.float_slots = program.float_slots();
   push.slot_count = slots;
   push.value_slot = value_slot;
-  push.intervals = interval_count(input);
+  push.intervals = intervals;
   for (const ScanChunk& chunk : plan.chunks) {
     std::vector<BufferRange> ranges;
     ranges.push_back({input.words, 0, 0});
@@ -365,14 +367,17 @@ void record_cnf_select(Device& device, VkCommandBuffer cmd, const CnfInput& inpu
       layout.tiles.size() != plan.chunks.size())
     throw Error(ErrorCode::Internal, "record_cnf_select: a program of rows over 1.." + std::to_string(kMaxCnfSlots) +
                                          " columns and a layout of this plan are needed");
-  const Pipeline& p = device.pipeline(slots == 1 ? "cnf_select_s1" : "cnf_select_s8", 11, sizeof(SelectPush), true);
+  const uint32_t intervals = interval_count(input);
+  // One-slot interval programs run the variant without term code (cnf_eval.glsl).
+  const Pipeline& p = device.pipeline(slots == 1 ? (intervals ? "cnf_select_s1_iv" : "cnf_select_s1") : "cnf_select_s8",
+                                      11, sizeof(SelectPush), true);
   vkCmdFillBuffer(cmd, ctrl.handle(), 0, layout.ctrl_words() * 4, 0);
   device.barrier(cmd);
   SelectPush push{};
   push.terms = uint32_t(program.terms.size());
   push.float_slots = program.float_slots();
   push.slot_count = slots;
-  push.intervals = interval_count(input);
+  push.intervals = intervals;
   push.lookback_limit = std::min(lookback, kSelectMaxLookback);
   for (size_t c = 0; c < plan.chunks.size(); ++c) {
     const ScanChunk& chunk = plan.chunks[c];
