@@ -76,14 +76,19 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--cases") filters = split(value());
+    if (a == "--cases")
+      filters = split(value());
     else if (a == "--log2") {
       log2_sizes.clear();
       for (const auto& s : split(value())) log2_sizes.push_back(std::stoi(s));
-    } else if (a == "--repeats") env.repeats = std::stoi(value());
-    else if (a == "--seed") env.seed = std::stoull(value());
-    else if (a == "--list") list = true;
-    else if (a == "--pipeline-stats") pipeline_stats = true;
+    } else if (a == "--repeats")
+      env.repeats = std::stoi(value());
+    else if (a == "--seed")
+      env.seed = std::stoull(value());
+    else if (a == "--list")
+      list = true;
+    else if (a == "--pipeline-stats")
+      pipeline_stats = true;
     else {
       std::cerr << "unknown argument " << a << "\n";
       return 2;
@@ -92,10 +97,12 @@ int main(int argc, char** argv) {
   auto& cases = gfxq::bench::registry();
   auto selected = [&](const Case& c) {
     if (filters.empty()) return true;
-    return std::any_of(filters.begin(), filters.end(), [&](const std::string& f) { return c.name.find(f) != std::string::npos; });
+    return std::any_of(filters.begin(), filters.end(),
+                       [&](const std::string& f) { return c.name.find(f) != std::string::npos; });
   };
   if (list) {
-    for (const auto& c : cases) std::cout << c.name << " (" << c.backend << ", ceiling " << (c.ceiling.empty() ? "-" : c.ceiling) << ")\n";
+    for (const auto& c : cases)
+      std::cout << c.name << " (" << c.backend << ", ceiling " << (c.ceiling.empty() ? "-" : c.ceiling) << ")\n";
     return 0;
   }
 
@@ -139,7 +146,8 @@ int main(int argc, char** argv) {
       line.precision(6);
       line << "{\"case\":\"" << c.name << "\",\"backend\":\"" << c.backend << "\",\"rows\":" << rows
            << ",\"seconds\":" << m.seconds << ",\"bytes\":" << m.bytes << ",\"items\":" << m.items
-           << ",\"GBps\":" << double(m.bytes) / m.seconds / 1e9 << ",\"Gitems_per_s\":" << double(m.items) / m.seconds / 1e9;
+           << ",\"GBps\":" << double(m.bytes) / m.seconds / 1e9
+           << ",\"Gitems_per_s\":" << double(m.items) / m.seconds / 1e9;
       if (!c.ceiling.empty() && ceiling_rate.count(c.ceiling))
         line << ",\"ceiling\":\"" << c.ceiling << "\",\"ratio\":" << r / ceiling_rate[c.ceiling];
       line << ",\"checked\":" << (m.checked ? "true" : "false") << ",\"note\":\"" << json_escape(m.note)

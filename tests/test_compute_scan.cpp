@@ -55,6 +55,15 @@ bool accepts(const vk::CnfProgram& p, uint32_t key) {
   return all;
 }
 
+// The compute result of `q` equals the CPU reference's exactly, with no debug message.
+void check_exact(const Query& q, const Catalog& catalog, uint64_t rows) {
+  INFO("rows " << rows << " query " << q.text());
+  const Result want = cpu::execute(q, catalog);
+  const Result got = engine().execute(q, catalog, Backend::Compute);
+  CHECK(test::table_difference(want.table, got.table).empty());
+  CHECK(engine().take_debug_messages().empty());
+}
+
 bool in_raw(const std::vector<std::pair<uint32_t, uint32_t>>& intervals, uint32_t raw) {
   for (const auto& [first, width] : intervals)
     if (uint32_t(raw - first) <= width) return true;
@@ -158,13 +167,7 @@ TEST_CASE("compute: single-column predicates over special FLOAT values match the
       n.kind = AggKind::Count;
       count.items = {n};
       star.items = {Star{}};
-      for (const Query& q : {count, star}) {
-        INFO("rows " << rows << " query " << q.text());
-        const Result want = cpu::execute(q, catalog);
-        const Result got = engine().execute(q, catalog, Backend::Compute);
-        CHECK(test::table_difference(want.table, got.table).empty());
-        CHECK(engine().take_debug_messages().empty());
-      }
+      for (const Query& q : {count, star}) check_exact(q, catalog, rows);
     }
   }
 }
@@ -273,12 +276,6 @@ TEST_CASE("compute: one-column programs of more than four intervals run the term
     }
     Query star = q;
     star.items = {Star{}};
-    for (const Query& each : {q, star}) {
-      INFO("rows " << rows << " query " << each.text());
-      const Result want = cpu::execute(each, catalog);
-      const Result got = engine().execute(each, catalog, Backend::Compute);
-      CHECK(test::table_difference(want.table, got.table).empty());
-      CHECK(engine().take_debug_messages().empty());
-    }
+    for (const Query& each : {q, star}) check_exact(each, catalog, rows);
   }
 }

@@ -298,7 +298,7 @@ TEST_CASE("vk: ranged bindings and GPU timestamps") {
   dev.submit([&](VkCommandBuffer cmd) {
     dev.timestamp(cmd, 0);
     dev.dispatch_ranges(cmd, fill, std::vector<gfxq::vk::BufferRange>{{&src, 4096, 4 * n}, {&dst, 8192, 4 * n}}, push,
-                 (n + 255) / 256);
+                        (n + 255) / 256);
     dev.timestamp(cmd, 1);
   });
   dev.download(dst, host.data(), 4 * host.size());
@@ -308,8 +308,8 @@ TEST_CASE("vk: ranged bindings and GPU timestamps") {
   }
   if (dev.caps().timestamps) CHECK(dev.elapsed_ms(0, 1) >= 0.0);
   CHECK(dev.max_binding_elements() * 4 <= dev.caps().max_storage_buffer_range);
-  CHECK_THROWS_AS(dev.dispatch_ranges(VK_NULL_HANDLE, fill, std::vector<gfxq::vk::BufferRange>{{&src, 2, 4}, {&dst, 0, 4}},
-                               push, 1),
+  CHECK_THROWS_AS(dev.dispatch_ranges(VK_NULL_HANDLE, fill,
+                                      std::vector<gfxq::vk::BufferRange>{{&src, 2, 4}, {&dst, 0, 4}}, push, 1),
                   gfxq::Error);
   GFXQ_CHECK_NO_VK_MESSAGES();
 }

@@ -781,9 +781,9 @@ std::string Device::pipeline_statistics(std::string_view name) const {
   const Impl& m = *impl_;
   const auto it = m.pipelines.find(name);
   if (!m.executable_statistics || it == m.pipelines.end())
-    throw Error(ErrorCode::InvalidInput, "no statistics of pipeline " + std::string(name) +
-                                             (m.executable_statistics ? ": it was not created"
-                                                                      : ": the device was created without them"));
+    throw Error(ErrorCode::InvalidInput,
+                "no statistics of pipeline " + std::string(name) +
+                    (m.executable_statistics ? ": it was not created" : ": the device was created without them"));
   auto info = vk_struct<VkPipelineInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR);
   info.pipeline = it->second.pipeline;
   uint32_t count = 0;

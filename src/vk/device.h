@@ -157,7 +157,7 @@ class Device {
                 uint32_t groups_x);
   //! dispatch() over byte ranges of buffers (binding i = ranges[i]).
   void dispatch_ranges(VkCommandBuffer cmd, const Pipeline& p, const std::vector<BufferRange>& ranges, const void* push,
-                uint32_t groups_x);
+                       uint32_t groups_x);
   //! Largest number of 4-byte elements one binding may hold (maxStorageBufferRange / 4, rounded
   //! down to a multiple of the offset alignment).
   uint64_t max_binding_elements() const noexcept;
