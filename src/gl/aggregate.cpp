@@ -34,17 +34,9 @@ class AggregateState {
     glEnable(GL_STENCIL_TEST);
   }
   ~AggregateState() {
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    glBindVertexArray(0);
+    // The aggregate passes use no depth-bounds test (select.h).
+    restore_default_state(false);
     if (vertex_array_) glDeleteVertexArrays(1, &vertex_array_);
-    glUseProgram(0);
-    glBindTextureUnit(0, 0);
-    glDepthMask(GL_TRUE);
-    glDisable(GL_STENCIL_TEST);
-    glStencilFunc(GL_ALWAYS, 0, ~0u);
-    glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
-    glStencilMask(~0u);
-    glDisable(GL_SCISSOR_TEST);
     glViewport(viewport_[0], viewport_[1], viewport_[2], viewport_[3]);
   }
   AggregateState(const AggregateState&) = delete;
