@@ -100,52 +100,62 @@ struct FloatScan {
   FloatScan& operator=(const FloatScan&) = delete;
 };
 
-// Best GPU time in seconds of `record` over env.repeats runs, after untimed warm-up runs.
-template <class F>
-double best_seconds(Env& env, F&& record) {
+// Best GPU times in seconds of each of `records`, run in turn (one of each per repeat, a barrier
+// between any two), so that a slow phase of the device hits all of them alike; the first is the
+// operator, the others its references. The device is kept busy throughout: first at least
+// kWarmUp of back-to-back untimed runs, then the env.repeats timed runs recorded back to back
+// into as few command buffers as the timestamp slots allow. The H200 lowers its SM clock from
+// 1980 MHz to as little as 345 MHz within about 2 s of low load (nvidia-smi: clock event "GPU
+// idle"), and a kernel then takes up to 2.5x longer; one submit and host wait per run, as
+// before, let it drop between runs (BENCHMARKS.md "Timing").
+std::vector<double> best_interleaved(Env& env, const std::vector<std::function<void(VkCommandBuffer)>>& records) {
+  constexpr auto kWarmUp = std::chrono::milliseconds(1000);
+  constexpr double kWarmBatchSeconds = 0.1;  // wall time of one warm-up command buffer
   vk::Device& device = device_of(env);
   if (!device.caps().timestamps) throw Error(ErrorCode::Unsupported, "the compute queue has no timestamps");
-  double best = std::numeric_limits<double>::infinity();
-  // Warm-up: untimed runs for at least 200 ms of wall time, so that the device is busy (not idle
-  // after the host generated and uploaded the data) when timing starts. On the H200 the same
-  // kernels still vary up to 2.5x between phases of one process (the 1 GiB copy: 0.50 or 1.24 ms,
-  // every copy variant and vkCmdCopyBuffer together): compare only figures of the same run.
-  const auto warm_start = std::chrono::steady_clock::now();
-  do {
-    device.submit([&](VkCommandBuffer cmd) { record(cmd); });
-  } while (std::chrono::steady_clock::now() - warm_start < std::chrono::milliseconds(200));
-  for (int r = 0; r < std::max(1, env.repeats); ++r) {
+  const size_t n = records.size();
+  // One repeat: every record, each after a barrier, optionally between two timestamps.
+  auto record_repeat = [&](VkCommandBuffer cmd, std::optional<uint32_t> first_slot) {
+    for (size_t i = 0; i < n; ++i) {
+      device.barrier(cmd);
+      if (first_slot) device.timestamp(cmd, *first_slot + uint32_t(2 * i));
+      records[i](cmd);
+      if (first_slot) device.timestamp(cmd, *first_slot + uint32_t(2 * i + 1));
+    }
+  };
+  using clock = std::chrono::steady_clock;
+  const auto warm_start = clock::now();
+  uint64_t batch = 1;
+  while (clock::now() - warm_start < kWarmUp) {
+    const auto t0 = clock::now();
     device.submit([&](VkCommandBuffer cmd) {
-      device.timestamp(cmd, 0);
-      record(cmd);
-      device.timestamp(cmd, 1);
+      for (uint64_t r = 0; r < batch; ++r) record_repeat(cmd, std::nullopt);
     });
-    best = std::min(best, device.elapsed_ms(0, 1) / 1e3);
+    const double took = std::chrono::duration<double>(clock::now() - t0).count();
+    // Grow the batch toward kWarmBatchSeconds of work per submit (at most 2x, 4096 repeats).
+    const double scale = took > 0 ? kWarmBatchSeconds / took : 2.0;
+    batch = std::clamp<uint64_t>(uint64_t(double(batch) * std::min(scale, 2.0)), 1, 4096);
+  }
+  const uint32_t per_buffer = std::max<uint32_t>(1, vk::Device::kTimestampSlots / uint32_t(2 * n));
+  std::vector<double> best(n, std::numeric_limits<double>::infinity());
+  for (int done = 0, total = std::max(1, env.repeats); done < total;) {
+    const uint32_t reps = uint32_t(std::min<int>(int(per_buffer), total - done));
+    device.submit([&](VkCommandBuffer cmd) {
+      for (uint32_t r = 0; r < reps; ++r) record_repeat(cmd, uint32_t(2 * n * r));
+    });
+    for (uint32_t r = 0; r < reps; ++r)
+      for (size_t i = 0; i < n; ++i) {
+        const uint32_t slot = uint32_t(2 * (n * r + i));
+        best[i] = std::min(best[i], device.elapsed_ms(slot, slot + 1) / 1e3);
+      }
+    done += int(reps);
   }
   return best;
 }
 
-// Best GPU times in seconds of each of `records`, run in turn (one of each per repeat), so that a
-// slow phase of the device hits all of them alike; the first is the operator, the others its
-// references.
-std::vector<double> best_interleaved(Env& env, const std::vector<std::function<void(VkCommandBuffer)>>& records) {
-  vk::Device& device = device_of(env);
-  if (!device.caps().timestamps) throw Error(ErrorCode::Unsupported, "the compute queue has no timestamps");
-  std::vector<double> best(records.size(), std::numeric_limits<double>::infinity());
-  const auto warm_start = std::chrono::steady_clock::now();
-  do {
-    for (const auto& record : records) device.submit([&](VkCommandBuffer cmd) { record(cmd); });
-  } while (std::chrono::steady_clock::now() - warm_start < std::chrono::milliseconds(200));
-  for (int r = 0; r < std::max(1, env.repeats); ++r)
-    for (size_t i = 0; i < records.size(); ++i) {
-      device.submit([&](VkCommandBuffer cmd) {
-        device.timestamp(cmd, 0);
-        records[i](cmd);
-        device.timestamp(cmd, 1);
-      });
-      best[i] = std::min(best[i], device.elapsed_ms(0, 1) / 1e3);
-    }
-  return best;
+// Best GPU time in seconds of `record` (best_interleaved with no references).
+double best_seconds(Env& env, const std::function<void(VkCommandBuffer)>& record) {
+  return best_interleaved(env, {record})[0];
 }
 
 // A uvec4 copy of `rows` 4-byte values (copy_u32x4, the usual best of the ceiling) and a read-only

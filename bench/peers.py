@@ -7,28 +7,40 @@ the same sizes in PyTorch and CuPy, on the GPU, data already on the device.
 Prints one JSON line per (case, size): {"case": "peer.torch.select_count", "rows": n, "seconds": s,
 "note": ...}; a case that fails (library missing, out of memory, ...) prints {"case", "rows",
 "skipped": reason} and the others go on. Times are the best of --repeats runs measured with CUDA
-events around the operation only (after one untimed warm-up run). The data match the gfxq cases:
+events around the operation only, the GPU kept busy (best_seconds). The data match the gfxq cases:
 float32 uniform in [0, 1) for the scans, int32 over the full range for the sorts.
 """
 
 import argparse
 import json
 import sys
+import time
 
 
 def best_seconds(repeats, sync, new_event, elapsed_ms, fn):
-    """Best seconds of fn() between two recorded events, after one untimed warm-up call."""
-    fn()
-    sync()
-    best = float("inf")
+    """Best seconds of fn() between two recorded events. The GPU is kept busy as in gfxq_bench
+    (bench/cases_compute.cpp, best_interleaved): at least 1 s of back-to-back untimed calls, then
+    the timed calls back to back, each between its own pair of events, with one synchronisation at
+    the end; the device lowers its clocks when it idles between synchronised calls."""
+    start_wall = time.monotonic()
+    batch = 1
+    while time.monotonic() - start_wall < 1.0:
+        t0 = time.monotonic()
+        for _ in range(batch):
+            fn()
+        sync()
+        took = time.monotonic() - t0
+        # Batches grow toward 0.1 s of work each (at most 2x at a time).
+        batch = max(1, min(4096, int(batch * min(2.0, 0.1 / took if took > 0 else 2.0))))
+    pairs = []
     for _ in range(repeats):
         start, end = new_event(), new_event()
         start.record()
         fn()
         end.record()
-        end.synchronize()
-        best = min(best, elapsed_ms(start, end) / 1e3)
-    return best
+        pairs.append((start, end))
+    sync()
+    return min(elapsed_ms(s, e) for s, e in pairs) / 1e3
 
 
 def torch_cases(rows, repeats, seed):

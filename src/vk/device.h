@@ -163,7 +163,7 @@ class Device {
   uint64_t max_binding_elements() const noexcept;
 
   //! Number of GPU timestamp slots (timestamp() takes 0..kTimestampSlots-1).
-  static constexpr uint32_t kTimestampSlots = 64;
+  static constexpr uint32_t kTimestampSlots = 512;
   //! Records GPU timestamp `slot` once all earlier commands of `cmd` have completed
   //! (no-op when the queue has no timestamps: caps().timestamps).
   void timestamp(VkCommandBuffer cmd, uint32_t slot);
