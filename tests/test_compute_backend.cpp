@@ -15,6 +15,7 @@
 #include <tuple>
 #include <utility>
 
+#include "cnf_select_config.glsl"
 #include "core/order_key.h"
 #include "gfxq/cpu.h"
 #include "gfxq/gfxq.h"
@@ -667,9 +668,13 @@ std::string reported_algorithm(const std::string& sql, const Catalog& catalog) {
   return engine().execute_sql(sql, catalog, Backend::Compute).report.algorithm;
 }
 
+// Rows per tile of the one-pass selection: a one-column interval program, several columns.
+constexpr uint64_t kOneColumnTile = uint64_t(CNF_SELECT_SUB) * CNF_SELECT_VEC_S1_IV;
+constexpr uint64_t kColumnsTile = uint64_t(CNF_SELECT_SUB) * CNF_SELECT_VEC_S8;
+
 TEST_CASE("compute: one-pass row ids match the CPU at tile boundaries") {
-  // Tiles of 8192 rows with one column and 2048 rows with several; sizes around one, two and three
-  // tiles of each. One column (key intervals), two columns and random multi-column CNFs.
+  // Sizes around one, two and three tiles of one column (kOneColumnTile) and of several
+  // (kColumnsTile). One column (key intervals), two columns and random multi-column CNFs.
   const uint64_t seed = std::random_device{}();
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
@@ -678,7 +683,9 @@ TEST_CASE("compute: one-pass row ids match the CPU at tile boundaries") {
   Cnf two;
   two.clauses.push_back(
       {{Comparison{ColumnRef{"", "x"}, CmpOp::Lt, 0.25}, Comparison{ColumnRef{"", "b"}, CmpOp::Gt, 0.0}}});
-  for (uint64_t rows : {1, 5, 2047, 2048, 2049, 4097, 6143, 8191, 8192, 8193, 2 * 8192 + 1, 3 * 8192 - 3}) {
+  constexpr uint64_t t1 = kOneColumnTile, t2 = kColumnsTile;
+  for (uint64_t rows : {uint64_t(1), uint64_t(5), t2 - 1, t2, t2 + 1, 2 * t2 + 1, 3 * t2 - 1, t1 - 1, t1, t1 + 1,
+                        2 * t1 + 1, 3 * t1 - 3}) {
     const uint64_t table_seed = rng();
     const Catalog catalog = catalog_of(test::random_table(rows, kDistributions[table_seed % 4], table_seed));
     std::mt19937_64 qrng(table_seed);
@@ -694,9 +701,11 @@ TEST_CASE("compute: one-pass row ids match the CPU at tile boundaries") {
   const Catalog catalog = catalog_of(test::random_table(20000, Distribution::Uniform, seed));
   CHECK(reported_algorithm("SELECT a FROM t WHERE x < 0.5", catalog)
             .find("one-pass CNF selection (1 clause, 1 term over 1 column): row ids by "
-                  "decoupled look-back over 8192-row tiles") != std::string::npos);
+                  "decoupled look-back over " +
+                  std::to_string(kOneColumnTile) + "-row tiles") != std::string::npos);
   CHECK(reported_algorithm("SELECT a FROM t WHERE x < 0.5 OR b > 0", catalog)
-            .find("over 2 columns): row ids by decoupled look-back over 2048-row tiles") != std::string::npos);
+            .find("over 2 columns): row ids by decoupled look-back over " + std::to_string(kColumnsTile) +
+                  "-row tiles") != std::string::npos);
 }
 
 TEST_CASE("compute: one-pass row ids fall back to three kernels when the look-back hits its bound") {
@@ -705,8 +714,13 @@ TEST_CASE("compute: one-pass row ids fall back to three kernels when the look-ba
   const uint64_t seed = std::random_device{}();
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
-  for (const auto& [chunk, rows] : std::initializer_list<std::pair<uint64_t, uint64_t>>{
-           {0, 2049}, {0, 8192}, {0, 8193}, {0, 3 * 8192 + 17}, {10240, 30001}, {2048, 2049}}) {
+  for (const auto& [chunk, rows] :
+       std::initializer_list<std::pair<uint64_t, uint64_t>>{{0, 2049},
+                                                            {0, kOneColumnTile},
+                                                            {0, kOneColumnTile + 1},
+                                                            {0, 3 * kOneColumnTile + 17},
+                                                            {kOneColumnTile + 2048, 2 * kOneColumnTile + 5000},
+                                                            {2048, 2049}}) {
     for (const char* lookback : {"0", "1"}) {
       const ForcedLimits limits{chunk, 0};
       const ForcedLookback force{lookback};
@@ -720,11 +734,12 @@ TEST_CASE("compute: one-pass row ids fall back to three kernels when the look-ba
       Query q = query_of({ColumnRef{"", "y"}}, cnf);
       q.limit = 3000;
       check_query(q, catalog, what);
-      // Tiles per chunk: 8192 rows each with one column, 2048 with several; chunks of `chunk` rows
-      // (0: one chunk).
+      // Tiles per chunk: kOneColumnTile rows each with one column, kColumnsTile with several;
+      // chunks of `chunk` rows (0: one chunk).
       const uint64_t chunk_rows = chunk == 0 ? rows : std::min(chunk, rows);
       for (const auto& [sql, tile] : std::initializer_list<std::pair<const char*, uint64_t>>{
-               {"SELECT a FROM t WHERE x < 0.5", 8192}, {"SELECT a FROM t WHERE x < 0.5 OR b > 0", 2048}}) {
+               {"SELECT a FROM t WHERE x < 0.5", kOneColumnTile},
+               {"SELECT a FROM t WHERE x < 0.5 OR b > 0", kColumnsTile}}) {
         const std::string algorithm = reported_algorithm(sql, catalog);
         INFO(what << ": " << algorithm);
         if (std::string(lookback) == "0")

@@ -8,6 +8,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <string>
@@ -172,6 +173,17 @@ TEST_CASE("compute: single-column predicates over special FLOAT values match the
   }
 }
 
+// Forces the int64 register bin of the exact FLOAT SUM while it lives (GFXQ_COMPUTE_FLOAT_SUM_INT64).
+class IntBinSum {
+ public:
+  explicit IntBinSum(bool on) {
+    if (on) setenv("GFXQ_COMPUTE_FLOAT_SUM_INT64", "1", 1);
+  }
+  ~IntBinSum() { unsetenv("GFXQ_COMPUTE_FLOAT_SUM_INT64"); }
+  IntBinSum(const IntBinSum&) = delete;
+  IntBinSum& operator=(const IntBinSum&) = delete;
+};
+
 TEST_CASE("compute: FLOAT SUM, MIN and MAX over every exponent range and bin change match the CPU") {
   const uint64_t seed = std::random_device{}();
   INFO("seed " << seed);
@@ -180,69 +192,81 @@ TEST_CASE("compute: FLOAT SUM, MIN and MAX over every exponent range and bin cha
     const uint32_t e = uint32_t(lo_exp + int(rng() % uint64_t(hi_exp - lo_exp + 1)));
     return std::bit_cast<float>((rng() % 2 ? 0x80000000u : 0u) | (e << 23) | uint32_t(rng() & 0x7fffffu));
   };
-  for (uint64_t rows : {1u, 31u, 2049u, 9001u}) {
-    std::vector<float> spread(rows), runs(rows), tiny(rows), mixed(rows);
-    std::vector<int32_t> key(rows);
-    for (uint64_t r = 0; r < rows; ++r) {
-      spread[r] = finite(1, 254);                                  // every bin, both signs
-      runs[r] = (r / 40) % 2 ? finite(20, 30) : finite(200, 210);  // runs in two bins
-      tiny[r] = std::bit_cast<float>(uint32_t(rng() % 0x800000u) | (rng() % 2 ? 0x80000000u : 0u));  // subnormal
-      mixed[r] = rng() % 50 == 0 ? std::bit_cast<float>(special_float_bits()[rng() % 26]) : finite(100, 140);
-      key[r] = int32_t(rng() % 100);
-    }
-    Table t;
-    for (auto& [name, v] : {std::pair{"s", &spread}, {"r", &runs}, {"d", &tiny}, {"m", &mixed}})
-      t.columns.push_back(Column::floats(name, *v));
-    t.columns.push_back(Column::ints("k", key));
-    const Catalog catalog = test::catalog_of(std::move(t));
-    for (const char* c : {"s", "r", "d", "m"})
-      for (bool where : {false, true}) {
-        Query q;
-        q.table = "t";
-        if (where) q.where.clauses.push_back(Clause{{Comparison{ColumnRef{"", "k"}, CmpOp::Lt, 50.0}}});
-        for (AggKind kind : {AggKind::Sum, AggKind::Min, AggKind::Max, AggKind::Count}) {
-          Aggregate a;
-          a.kind = kind;
-          a.column = ColumnRef{"", c};
-          q.items.push_back(a);
-        }
-        // SUM alone too: the sum-only kernel variant.
-        Query sum_only = q;
-        sum_only.items.resize(1);
-        for (const Query& each : {q, sum_only}) {
-          INFO("rows " << rows << " query " << each.text());
-          const Result want = cpu::execute(each, catalog);
-          const Result got = engine().execute(each, catalog, Backend::Compute);
-          CHECK(engine().take_debug_messages().empty());
-          // MIN, MAX and COUNT exactly; a finite SUM bit for bit against the exact sum rounded once
-          // (+0.0 for a zero sum), a special one as the CPU's.
-          const auto rows_in = cpu::select_rows(catalog.get("t"), "t", each.where);
-          const auto& v = catalog.get("t").column(c).as<float>();
-          std::vector<double> values;
-          bool special = false;
-          for (uint64_t r : rows_in) {
-            values.push_back(v[r]);
-            special = special || !std::isfinite(v[r]);
-          }
-          const Column& sum = got.table.columns[0];
-          if (values.empty()) {
-            CHECK(sum.is_null(0));
-          } else if (special) {
-            CHECK(std::bit_cast<uint64_t>(sum.as<double>()[0]) ==
-                  std::bit_cast<uint64_t>(want.table.columns[0].as<double>()[0]));
-          } else {
-            const double gs = sum.as<double>()[0], exact = test::fsum(values) + 0.0;
-            CHECK_MESSAGE(std::bit_cast<uint64_t>(gs) == std::bit_cast<uint64_t>(exact), gs << " vs exact " << exact);
-          }
-          for (size_t i = 1; i < each.items.size(); ++i) {
-            Table w, g;
-            w.columns.push_back(want.table.columns[i]);
-            g.columns.push_back(got.table.columns[i]);
-            CHECK(test::table_difference(w, g).empty());
-          }
-        }
+  // Both register bins of the exact sum: doubles (devices with shaderFloat64) and int64.
+  for (const bool int64_bin : {false, true})
+    for (uint64_t rows : {1u, 31u, 2049u, 9001u}) {
+      const IntBinSum forced(int64_bin);
+      std::vector<float> spread(rows), runs(rows), tiny(rows), mixed(rows);
+      std::vector<int32_t> key(rows);
+      for (uint64_t r = 0; r < rows; ++r) {
+        spread[r] = finite(1, 254);                                  // every bin, both signs
+        runs[r] = (r / 40) % 2 ? finite(20, 30) : finite(200, 210);  // runs in two bins
+        tiny[r] = std::bit_cast<float>(uint32_t(rng() % 0x800000u) | (rng() % 2 ? 0x80000000u : 0u));  // subnormal
+        mixed[r] = rng() % 50 == 0 ? std::bit_cast<float>(special_float_bits()[rng() % 26]) : finite(100, 140);
+        key[r] = int32_t(rng() % 100);
       }
-  }
+      Table t;
+      for (auto& [name, v] : {std::pair{"s", &spread}, {"r", &runs}, {"d", &tiny}, {"m", &mixed}})
+        t.columns.push_back(Column::floats(name, *v));
+      t.columns.push_back(Column::ints("k", key));
+      const Catalog catalog = test::catalog_of(std::move(t));
+      for (const char* c : {"s", "r", "d", "m"})
+        for (int where : {0, 1, 2}) {
+          Query q;
+          q.table = "t";
+          // 1: WHERE on another column (the two-slot kernels); 2: on the aggregated column itself,
+          // which keeps most values (the one-slot raw-interval kernels).
+          if (where == 1) q.where.clauses.push_back(Clause{{Comparison{ColumnRef{"", "k"}, CmpOp::Lt, 50.0}}});
+          if (where == 2) q.where.clauses.push_back(Clause{{Comparison{ColumnRef{"", c}, CmpOp::Gt, -1e30}}});
+          for (AggKind kind : {AggKind::Sum, AggKind::Min, AggKind::Max, AggKind::Count}) {
+            Aggregate a;
+            a.kind = kind;
+            a.column = ColumnRef{"", c};
+            q.items.push_back(a);
+          }
+          // SUM alone and MIN/MAX/COUNT without SUM too: the sum-only and min/max-only kernels.
+          Query sum_only = q, no_sum = q;
+          sum_only.items.resize(1);
+          no_sum.items.erase(no_sum.items.begin());
+          for (const Query& each : {q, sum_only, no_sum}) {
+            INFO("rows " << rows << " query " << each.text());
+            const Result want = cpu::execute(each, catalog);
+            const Result got = engine().execute(each, catalog, Backend::Compute);
+            CHECK(engine().take_debug_messages().empty());
+            // The report names the kernel: the double bin unless forced off or missing.
+            const bool wants_sum = each.items.size() != no_sum.items.size();
+            bool f64 = false;
+            for (const PassRecord& p : got.report.passes) f64 = f64 || p.detail.find("_f64") != std::string::npos;
+            CHECK(f64 == (wants_sum && !int64_bin && engine().vk_capabilities().shader_float64));
+            // MIN, MAX and COUNT exactly; a finite SUM bit for bit against the exact sum rounded once
+            // (+0.0 for a zero sum), a special one as the CPU's.
+            const auto rows_in = cpu::select_rows(catalog.get("t"), "t", each.where);
+            const auto& v = catalog.get("t").column(c).as<float>();
+            std::vector<double> values;
+            bool special = false;
+            for (uint64_t r : rows_in) {
+              values.push_back(v[r]);
+              special = special || !std::isfinite(v[r]);
+            }
+            const Column& sum = got.table.columns[0];
+            if (wants_sum && values.empty()) {
+              CHECK(sum.is_null(0));
+            } else if (wants_sum && special) {
+              CHECK(std::bit_cast<uint64_t>(sum.as<double>()[0]) ==
+                    std::bit_cast<uint64_t>(want.table.columns[0].as<double>()[0]));
+            } else if (wants_sum) {
+              const double gs = sum.as<double>()[0], exact = test::fsum(values) + 0.0;
+              CHECK_MESSAGE(std::bit_cast<uint64_t>(gs) == std::bit_cast<uint64_t>(exact), gs << " vs exact " << exact);
+            }
+            for (size_t i = wants_sum ? 1 : 0; i < each.items.size(); ++i) {
+              Table w, g;
+              w.columns.push_back(want.table.columns[i]);
+              g.columns.push_back(got.table.columns[i]);
+              CHECK(test::table_difference(w, g).empty());
+            }
+          }
+        }
+    }
 }
 
 TEST_CASE("compute: one-column programs of more than four intervals run the term variant, exactly") {

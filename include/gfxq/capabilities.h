@@ -67,6 +67,7 @@ struct VkCapabilities {
   uint32_t max_workgroup_size[3] = {0, 0, 0};   //!< maxComputeWorkGroupSize
   uint32_t max_workgroup_count[3] = {0, 0, 0};  //!< maxComputeWorkGroupCount
   bool shader_int64 = false;                    //!< shaderInt64
+  bool shader_float64 = false;                  //!< shaderFloat64 (the exact FLOAT SUM adds doubles)
   bool buffer_int64_atomics = false;            //!< shaderBufferInt64Atomics
   bool shared_int64_atomics = false;            //!< shaderSharedInt64Atomics
   uint32_t max_push_descriptors = 0;            //!< maxPushDescriptors (VK_KHR_push_descriptor)

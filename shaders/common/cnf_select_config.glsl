@@ -6,8 +6,12 @@
 // 256 invocations; a tile is VEC sub-rounds of 1024 rows (invocation r: rows 4r .. 4r + 3 of each).
 #define CNF_SELECT_WG 256
 #define CNF_SELECT_SUB 1024
-// uvec4 loads per invocation and slot column in a tile (VEC): 8 with one column (8192-row tiles),
-// 2 with several (2048-row tiles).
+// uvec4 loads per invocation and slot column in a tile (VEC): 16 for a one-column interval
+// program (16384-row tiles), 8 for other one-column programs (8192-row tiles, the term loop
+// inlined per vector), 2 with several columns (2048-row tiles). On the H200 at 2^28 rows (a < 0.5)
+// the interval kernel took 0.70 ms with 16, 0.81 with 8 and 1.06 with 4 or 32; loading 4 or 8
+// look-back descriptors per lane and step instead of one was slower (0.71-0.87 ms).
+#define CNF_SELECT_VEC_S1_IV 16
 #define CNF_SELECT_VEC_S1 8
 #define CNF_SELECT_VEC_S8 2
 // Row ids staged in shared memory at once (a tile writes its ids in stages of this many rows).

@@ -7,7 +7,7 @@
 //   MODE_COUNT  per-group count of the rows that pass
 //   MODE_FLAGS  a count per 128-row block (32 invocations x 4 rows of a sub-round) and one bit per
 //               row (the mask the compaction kernel reads)
-//   MODE_AGG    per-group COUNT and, with WANT_MINMAX=1, the MIN/MAX order keys and, with
+//   MODE_AGG    per-group COUNT and, with WANT_MIN=1 / WANT_MAX=1, the MIN / MAX order keys and, with
 //               WANT_SUM=1, the SUM of the value slot over the rows that pass; VALUE_FLOAT=0: int64
 //               sum of int32 values; VALUE_FLOAT=1: exact sum of float32 values as 16 fixed-point
 //               bins (see the sum section) plus NaN/+inf/-inf flags
@@ -39,6 +39,9 @@
 #if defined(MODE_AGG) && VALUE_FLOAT && WANT_SUM
 #extension GL_EXT_shader_atomic_int64 : require
 #endif
+#if defined(SUM_DOUBLE)
+#extension GL_ARB_gpu_shader_fp64 : enable
+#endif
 #include "gfxq_constants.h"
 
 #if GFXQ_WORKGROUP_SIZE != 256
@@ -47,14 +50,16 @@
 #define WG 256u
 #define SUB 1024u
 // Vectors (of 4 rows) per invocation and step: all are loaded before any is tested. Measured on
-// the H200 at 2^28 rows (interval programs): 16 beat 8 for COUNT (1.22 against 1.37 ms) and MIN/MAX
-// (2.07 against 2.35 ms), 8 beat 16 with a SUM (2.21 against 2.85 ms: more registers per
-// invocation); loading the next step while testing this one (twice the registers) was slower in
-// every mode. Term programs (CNF_INTERVALS_ONLY undefined) take 4 vectors: the term loop is
-// inlined once per vector.
+// the H200 at 2^28 rows (interval programs, GPU busy at full clock): 16 beat 8 and 32 for COUNT
+// (0.275 against 0.351 and 0.357 ms) and 8 and 4 for MIN/MAX (0.385 against 0.395 and 0.445 ms);
+// the FLOAT SUM with the double register bin (SUM_DOUBLE) took 0.49 ms with 4, 0.54 with 8 (the
+// int64 register bin: 0.57 with 4, 0.59 with 8, 0.69 with 16). Term programs (CNF_INTERVALS_ONLY
+// undefined) take 4 vectors: the term loop is inlined once per vector.
 #if SLOTS == 1 && defined(MODE_FLAGS)
 #define VEC 4u
 #elif SLOTS == 1 && !defined(CNF_INTERVALS_ONLY)
+#define VEC 4u
+#elif SLOTS == 1 && defined(MODE_AGG) && WANT_SUM && defined(SUM_DOUBLE)
 #define VEC 4u
 #elif SLOTS == 1 && defined(MODE_AGG) && WANT_SUM
 #define VEC 8u
@@ -125,29 +130,34 @@ void load_step(uint step, uint end, out uvec4 raw[VEC][SLOTS]) {
 #if defined(MODE_AGG)
 shared uint s_count[WG], s_min[WG], s_max[WG], s_special[WG];
 shared int64_t s_sum[WG];
-#if !defined(WANT_MINMAX)
-#define WANT_MINMAX 1
+#if !defined(WANT_MIN)
+#define WANT_MIN 0
+#endif
+#if !defined(WANT_MAX)
+#define WANT_MAX 0
 #endif
 uint min_key = 0xffffffffu, max_key = 0u;
 int64_t sum = 0;  // WANT_SUM, VALUE_FLOAT=0
 
-// MIN/MAX: a key from the raw bits that orders like the order key and costs 2-4 operations:
-// INT bits ^ 2^31; FLOAT the sign flip, with negative NaNs moved to the canonical NaN's key. Only
-// -0.0 (0x7fffffff here, +0.0's key is 0x80000000) and positive NaNs (above +inf) differ from the
-// order key, and the workgroup's result is made canonical once at the end (canonical_key).
+// MIN/MAX: a key from the raw bits that orders like the order key and costs 2-3 operations:
+// INT bits ^ 2^31; FLOAT the sign flip less 0x007fffff (the flip of -inf), so that every NaN
+// (either sign) wraps above +inf. Only -0.0 and NaNs differ from the order key; the workgroup's
+// result is made canonical once at the end (canonical_key). Measured at 2^28 rows on the H200:
+// MIN/MAX 0.354 ms against 0.385 ms for the flip with a NaN select per value.
 uvec4 minmax_key(uvec4 raw) {
 #if VALUE_FLOAT
-  const uvec4 f = raw ^ (uvec4(ivec4(raw) >> 31) | 0x80000000u);
-  return mix(f, uvec4(0xffc00000u), lessThan(f, uvec4(0x007fffffu)));
+  return (raw ^ (uvec4(ivec4(raw) >> 31) | 0x80000000u)) - 0x007fffffu;
 #else
   return raw ^ 0x80000000u;
 #endif
 }
 
+// The order key of a workgroup's extreme (minmax_key of a passing row, or a neutral value).
 uint canonical_key(uint k) {
 #if VALUE_FLOAT
-  if (k == 0x7fffffffu) return 0x80000000u;
-  if (k > 0xff800000u) return 0xffc00000u;
+  if (k >= 0xff000002u) return 0xffc00000u;  // a NaN: the canonical NaN's key
+  k += 0x007fffffu;
+  if (k == 0x7fffffffu) return 0x80000000u;  // -0.0: +0.0's key
 #endif
   return k;
 }
@@ -165,15 +175,32 @@ shared int64_t s_bins[16];
 uint cur_bin = 7u, cur_base = 113u, cur_width = 16u, misses = 0u;
 int64_t acc = 0;
 uint special = 0u;
+#if defined(SUM_DOUBLE)
+// SUM_DOUBLE: the register bin's values are added as doubles (each is an integer multiple of the
+// bin's unit 2^(cur_base - 150) below 2^39 units, so a double holds the sum of up to 2^14 of them
+// exactly) and moved into acc (units) by flush_double() after each step and before a bin change.
+double accd = 0.0;
+double cur_scale = 137438953472.0lf;  // 2^(150 - cur_base) = 2^37 for bin 7: accd in units of the bin
+void flush_double() {
+  acc += int64_t(accd * cur_scale);
+  accd = 0.0;
+}
+#endif
 
 void set_bin(uint bin) {
   cur_bin = bin;
   cur_base = 16u * bin + 1u;
   cur_width = bin == 15u ? 14u : 16u;  // exponent 255 is inf/NaN
+#if defined(SUM_DOUBLE)
+  cur_scale = ldexp(1.0lf, int(150u - cur_base));
+#endif
 }
 
 // One value outside the register bin.
 void add_other(uint bits) {
+#if defined(SUM_DOUBLE)
+  flush_double();
+#endif
   const uint e = (bits >> 23) & 0xffu;
   if (e == 0xffu) {
     special |= (bits & 0x7fffffu) != 0u ? 1u : ((bits >> 31) != 0u ? 4u : 2u);
@@ -197,10 +224,15 @@ void add_other(uint bits) {
 void add_floats(uvec4 bits, bvec4 pass) {
   const uvec4 s = ((bits >> 23) & 0xffu) - cur_base;
   const bvec4 fast = lessThan(s, uvec4(cur_width));
+#if defined(SUM_DOUBLE)
+  const vec4 f = uintBitsToFloat(mix(uvec4(0u), bits, bvec4(uvec4(pass) & uvec4(fast))));
+  accd += (double(f.x) + double(f.y)) + (double(f.z) + double(f.w));
+#else
   const uvec4 m = mix(uvec4(0u), (bits & 0x7fffffu) | 0x800000u, bvec4(uvec4(pass) & uvec4(fast)));
   const ivec4 sm = mix(ivec4(m), -ivec4(m), lessThan(ivec4(bits), ivec4(0)));
   const uvec4 sh = s & 15u;
   [[unroll]] for (uint j = 0u; j < 4u; ++j) acc += int64_t(sm[j]) << sh[j];
+#endif
   const bvec4 other = bvec4(uvec4(pass) & uvec4(not(fast)));
   if (any(other)) {
     // One call site: the rare path stays small.
@@ -231,10 +263,15 @@ uvec4 raw_of(uint v, uint slot, const uvec4 raw[VEC][SLOTS]) {
 
 // Adds the passing rows of four rows to this invocation's aggregates.
 void aggregate(uvec4 x, bvec4 pass) {
-#if WANT_MINMAX
+#if WANT_MIN || WANT_MAX
   const uvec4 k = minmax_key(x);
-  const uvec4 kmin = mix(uvec4(0xffffffffu), k, pass), kmax = mix(uvec4(0u), k, pass);
+#endif
+#if WANT_MIN
+  const uvec4 kmin = mix(uvec4(0xffffffffu), k, pass);
   min_key = min(min_key, min(min(kmin.x, kmin.y), min(kmin.z, kmin.w)));
+#endif
+#if WANT_MAX
+  const uvec4 kmax = mix(uvec4(0u), k, pass);
   max_key = max(max_key, max(max(kmax.x, kmax.y), max(kmax.z, kmax.w)));
 #endif
 #if WANT_SUM && VALUE_FLOAT
@@ -243,6 +280,24 @@ void aggregate(uvec4 x, bvec4 pass) {
   const ivec4 iv = mix(ivec4(0), ivec4(x), pass);
   sum += int64_t(iv.x) + int64_t(iv.y) + int64_t(iv.z) + int64_t(iv.w);
 #endif
+}
+#endif
+
+#if !defined(MODE_FLAGS)
+// One step's rows counted (and aggregated), the row checks compiled in only when `check` (a
+// constant at both call sites): full steps, all but a chunk's last, test no row index. Measured on
+// the H200 at 2^28 rows: MIN 0.309 ms against 0.328 with a per-vector select of the checks, the
+// FLOAT SUM 0.409 against 0.495; COUNT unchanged (0.276).
+void count_step(const uvec4 raw[VEC][SLOTS], bool check, uint step, inout uint count) {
+  [[unroll]] for (uint v = 0u; v < VEC; ++v) {
+    const uint row = step + v * SUB + 4u * gl_LocalInvocationID.x;
+    const bvec4 valid = check ? lessThan(uvec4(row) + uvec4(0u, 1u, 2u, 3u), uvec4(pc.rows)) : bvec4(true);
+    const bvec4 pass = cnf_test(raw[v], valid);
+    count += uint(pass.x) + uint(pass.y) + uint(pass.z) + uint(pass.w);
+#if defined(MODE_AGG)
+    aggregate(raw_of(v, pc.value_slot, raw), pass);
+#endif
+  }
 }
 #endif
 
@@ -284,16 +339,17 @@ void main() {
       load_step(step, end, raw);
       // Only the chunk's last step has rows past its end: the others skip the row checks.
       const bool full = step + ROUND <= end;
+#if !defined(MODE_FLAGS)
+      if (full) {
+        count_step(raw, false, step, count);
+      } else {
+        count_step(raw, true, step, count);
+      }
+#else
       [[unroll]] for (uint v = 0u; v < VEC; ++v) {
         const uint row = step + v * SUB + 4u * lid;
         const bvec4 valid = full ? bvec4(true) : lessThan(uvec4(row) + uvec4(0u, 1u, 2u, 3u), uvec4(end));
         const bvec4 pass = cnf_test(raw[v], valid);
-#if !defined(MODE_FLAGS)
-        count += uint(pass.x) + uint(pass.y) + uint(pass.z) + uint(pass.w);
-#endif
-#if defined(MODE_AGG)
-        aggregate(raw_of(v, pc.value_slot, raw), pass);
-#elif defined(MODE_FLAGS)
         // The sub-round's 32 mask words and 8 block counts: stored straight from the ballots
         // (linear), else staged in shared memory.
         uint block_count = 0u;
@@ -311,8 +367,11 @@ void main() {
         }
         if (linear && (gl_SubgroupInvocationID & 31u) == 0u)
           counts[pc.group_base + (base / TILE) * 32u + (q * VEC + v) * 8u + (lid >> 5)] = block_count;
-#endif
       }
+#endif
+#if defined(SUM_DOUBLE)
+      flush_double();
+#endif
     }
 #if defined(MODE_FLAGS)
     // Write the round's words (those of sub-rounds that hold rows) in one coalesced store, and
@@ -368,9 +427,9 @@ void main() {
   if (lid == 0u) {
     partials[slot].count = s_count[0];
     // No row: the neutral keys; the minimum may be a NaN's key 0xffffffff otherwise.
-    const bool any_row = WANT_MINMAX != 0 && s_count[0] != 0u;
-    partials[slot].min_key = any_row ? canonical_key(s_min[0]) : 0xffffffffu;
-    partials[slot].max_key = any_row ? canonical_key(s_max[0]) : 0u;
+    const bool any_row = s_count[0] != 0u;
+    partials[slot].min_key = WANT_MIN != 0 && any_row ? canonical_key(s_min[0]) : 0xffffffffu;
+    partials[slot].max_key = WANT_MAX != 0 && any_row ? canonical_key(s_max[0]) : 0u;
     partials[slot].special = s_special[0];
   }
 #if VALUE_FLOAT && WANT_SUM

@@ -14,8 +14,8 @@
 // the selection by the three-kernel path (cnf_flags, scan, cnf_compact).
 // Layout: a tile is VEC sub-rounds of 1024 rows; in sub-round v invocation of rank r (subgroup by
 // subgroup, lane by lane: the order of the subgroup scans) tests rows 1024v + 4r .. 1024v + 4r + 3.
-// Variants (defines): SLOTS (1 or 8); VEC (uvec4 loads per invocation and slot) follows from it
-// (cnf_select_config.glsl: 8 with one slot, 2 with eight).
+// Variants (defines): SLOTS (1 or 8), CNF_INTERVALS_ONLY; VEC (uvec4 loads per invocation and
+// slot) follows from them (cnf_select_config.glsl: 16, 8 or 2).
 // Bindings: 0 = program (uint[]: 2 words per term, then the raw-bit intervals), 1..8 = slot columns
 //   0..7 (uvec4[]: raw int32 / float32 bits from the chunk's row 0; unused slots may be any
 //   buffer), 9 = ctrl (uint[]: cnf_select_config.glsl, zeroed before the first chunk),
@@ -32,7 +32,9 @@
 #extension GL_KHR_shader_subgroup_vote : require
 #include "cnf_select_config.glsl"
 
-#if SLOTS == 1
+#if SLOTS == 1 && defined(CNF_INTERVALS_ONLY)
+#define VEC CNF_SELECT_VEC_S1_IV
+#elif SLOTS == 1
 #define VEC CNF_SELECT_VEC_S1
 #else
 #define VEC CNF_SELECT_VEC_S8

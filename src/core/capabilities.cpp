@@ -103,6 +103,7 @@ std::string VkCapabilities::text() const {
        std::to_string(max_workgroup_count[0]) + " x " + std::to_string(max_workgroup_count[1]) + " x " +
            std::to_string(max_workgroup_count[2]));
   line(out, "shaderInt64", yes_no(shader_int64));
+  line(out, "shaderFloat64", yes_no(shader_float64));
   line(out, "buffer int64 atomics", yes_no(buffer_int64_atomics));
   line(out, "shared int64 atomics", yes_no(shared_int64_atomics));
   line(out, "push descriptors", std::to_string(max_push_descriptors));

@@ -424,6 +424,7 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   on11.pNext = &on12;
   on12.pNext = vulkan13 ? &on13 : nullptr;
   on.features.shaderInt64 = has.features.shaderInt64;
+  on.features.shaderFloat64 = has.features.shaderFloat64;
   on.features.shaderInt16 = has.features.shaderInt16;
   on11.storageBuffer16BitAccess = has11.storageBuffer16BitAccess;
   on12.shaderBufferInt64Atomics = has12.shaderBufferInt64Atomics;
@@ -531,6 +532,7 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
     c.max_workgroup_count[i] = limits.maxComputeWorkGroupCount[i];
   }
   c.shader_int64 = on.features.shaderInt64;
+  c.shader_float64 = on.features.shaderFloat64;
   c.buffer_int64_atomics = on12.shaderBufferInt64Atomics;
   c.shared_int64_atomics = on12.shaderSharedInt64Atomics;
   c.max_push_descriptors = push_props.maxPushDescriptors;

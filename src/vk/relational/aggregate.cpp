@@ -23,7 +23,7 @@ Value value_of_key(Type type, uint32_t key) {
 // What the fused statistics pass computes for one column, and its result.
 struct ColumnStats {
   BoundColumn column;
-  AggWants wants{false, false};
+  AggWants wants{false, false, false};
   AggTotals totals;
 };
 
@@ -51,19 +51,24 @@ double float_sum(const AggTotals& totals) {
   return exact_sum(terms);
 }
 
-void record_cnf_aggregate(Device& device, VkCommandBuffer cmd, const CnfInput& input, uint32_t value_slot,
-                          AggWants wants, const ScanPlan& plan, const Buffer& partials) {
+std::string record_cnf_aggregate(Device& device, VkCommandBuffer cmd, const CnfInput& input, uint32_t value_slot,
+                                 AggWants wants, const ScanPlan& plan, const Buffer& partials, bool allow_f64) {
   const BoundColumn& value = input.program->slots.at(value_slot);
   const bool is_float = value.type == Type::Float32;
-  if (!wants.sum && !wants.min_max)
+  if (!wants.sum && !wants.min && !wants.max)
     throw Error(ErrorCode::InvalidInput,
-                "record_cnf_aggregate: neither SUM nor MIN/MAX of " + value.name + " asked for");
+                "record_cnf_aggregate: none of SUM, MIN and MAX of " + value.name + " asked for");
   if (is_float && wants.sum && !device.caps().shared_int64_atomics)
     throw Error(ErrorCode::Unsupported, "compute backend cannot run SUM/AVG of FLOAT column " + value.name + " on " +
                                             device.caps().device_name + ": it has no shaderSharedInt64Atomics");
-  const std::string mode =
-      std::string(is_float ? "agg_float" : "agg_int") + (wants.sum ? (wants.min_max ? "_sum_minmax" : "_sum") : "");
-  detail::record_cnf_scan(device, cmd, mode, input, plan, partials, nullptr, value_slot);
+  const std::string mode = std::string(is_float ? "agg_float" : "agg_int") + (wants.sum ? "_sum" : "") +
+                           (wants.min && wants.max ? "_minmax"
+                            : wants.min            ? "_min"
+                            : wants.max            ? "_max"
+                                                   : "");
+  // The exact FLOAT sum's register bin adds doubles where the device has them (cnf_scan.comp).
+  const bool f64 = is_float && wants.sum && allow_f64 && device.caps().shader_float64;
+  return detail::record_cnf_scan(device, cmd, mode, input, plan, partials, nullptr, value_slot, f64 ? "_f64" : "");
 }
 
 Table run_aggregates(QueryContext& ctx, std::string& algorithm, uint64_t select_window) {
@@ -91,8 +96,10 @@ Table run_aggregates(QueryContext& ctx, std::string& algorithm, uint64_t select_
       s.column = *agg.column;
       if (agg.kind == AggKind::Sum || agg.kind == AggKind::Avg)
         s.wants.sum = true;
+      else if (agg.kind == AggKind::Min)
+        s.wants.min = true;
       else
-        s.wants.min_max = true;
+        s.wants.max = true;
     }
   }
 
@@ -111,13 +118,17 @@ Table run_aggregates(QueryContext& ctx, std::string& algorithm, uint64_t select_
       Buffer words;
       const CnfInput input = ctx.bind(p, words);
       Buffer partials = device.create_buffer(uint64_t(plan.groups) * sizeof(AggPartial), MemoryKind::Device);
-      const std::string what =
-          std::string(s.wants.sum ? (s.wants.min_max ? "COUNT/SUM/MIN/MAX" : "COUNT/SUM") : "COUNT/MIN/MAX") + " of " +
-          s.column.name;
-      ctx.run("cnf-aggregate",
-              "fused CNF (" + program.summary() + ") + " + what + ": one partial per workgroup; " + plan.summary(),
-              plan.rows,
-              [&](VkCommandBuffer cmd) { record_cnf_aggregate(device, cmd, input, slot, s.wants, plan, partials); });
+      const std::string what = std::string("COUNT") + (s.wants.sum ? "/SUM" : "") + (s.wants.min ? "/MIN" : "") +
+                               (s.wants.max ? "/MAX" : "") + " of " + s.column.name;
+      std::string kernel;
+      PassRecord& pass_record =
+          ctx.run("cnf-aggregate",
+                  "fused CNF (" + program.summary() + ") + " + what + ": one partial per workgroup; " + plan.summary(),
+                  plan.rows, [&](VkCommandBuffer cmd) {
+                    kernel = record_cnf_aggregate(device, cmd, input, slot, s.wants, plan, partials,
+                                                  !ctx.limits().float_sum_int64);
+                  });
+      pass_record.detail += "; kernel " + kernel;
       const size_t pass = ctx.passes().size() - 1;
       const auto parts = ctx.download<AggPartial>(partials, plan.groups, "aggregate partials");
       const auto start = QueryContext::Clock::now();

@@ -58,16 +58,18 @@ double float_sum(const AggTotals& totals);
 
 //! Which aggregates of a column one fused pass computes (COUNT always).
 struct AggWants {
-  bool sum = false;     //!< SUM (and so AVG): AggPartial::bins, special
-  bool min_max = true;  //!< MIN and MAX: AggPartial::min_key, max_key (else left neutral)
+  bool sum = false;  //!< SUM (and so AVG): AggPartial::bins, special
+  bool min = true;   //!< MIN: AggPartial::min_key (else left neutral)
+  bool max = true;   //!< MAX: AggPartial::max_key (else left neutral)
 };
 
 //! Records cnf_agg_int or cnf_agg_float: one AggPartial per workgroup (plan.groups of them in
 //! `partials`) over the rows passing the program, of the column in slot `value_slot`, with what
-//! `wants` asks for. Error(Unsupported) for a FLOAT sum without shared int64 atomics, InvalidInput
-//! when `wants` asks for neither.
-void record_cnf_aggregate(Device& device, VkCommandBuffer cmd, const CnfInput& input, uint32_t value_slot,
-                          AggWants wants, const ScanPlan& plan, const Buffer& partials);
+//! `wants` asks for (a FLOAT SUM by the _f64 kernel where the device has shaderFloat64 and
+//! `allow_f64`). Returns the kernel's name. Error(Unsupported) for a FLOAT sum without shared
+//! int64 atomics, InvalidInput when `wants` asks for nothing.
+std::string record_cnf_aggregate(Device& device, VkCommandBuffer cmd, const CnfInput& input, uint32_t value_slot,
+                                 AggWants wants, const ScanPlan& plan, const Buffer& partials, bool allow_f64 = true);
 
 //! The one-row result of an aggregate query without GROUP BY (every aggregate, quantiles
 //! included; LIMIT 0 gives no row). `algorithm` receives its description. `select_window`: keys

@@ -242,8 +242,9 @@ Buffer upload_program(Device& device, const CnfProgram& program) {
 
 namespace detail {
 
-void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mode, const CnfInput& input,
-                     const ScanPlan& plan, const Buffer& partials, const Buffer* mask, uint32_t value_slot) {
+std::string record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mode, const CnfInput& input,
+                            const ScanPlan& plan, const Buffer& partials, const Buffer* mask, uint32_t value_slot,
+                            const std::string& suffix) {
   const CnfProgram& program = *input.program;
   const uint32_t slots = uint32_t(input.columns.size());
   if (slots == 0 || slots > kMaxCnfSlots || program.outcome == CnfProgram::Outcome::None)
@@ -252,7 +253,7 @@ void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mod
   const uint32_t variant = slots == 1 ? 1 : 8;
   const uint32_t intervals = interval_count(input);
   // One-slot interval programs run the variant without term code (cnf_eval.glsl).
-  const std::string name = "cnf_" + mode + "_s" + std::to_string(variant) + (intervals ? "_iv" : "");
+  const std::string name = "cnf_" + mode + "_s" + std::to_string(variant) + (intervals ? "_iv" : "") + suffix;
   const Pipeline& p = device.pipeline(name, mask ? 11 : 10, sizeof(ScanPush));
   ScanPush push{};
   push.terms = program.outcome == CnfProgram::Outcome::Rows ? uint32_t(program.terms.size()) : 0;
@@ -271,6 +272,7 @@ void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mod
     push.group_base = mask ? chunk.first_tile * (kCnfRound / kCnfBlock) : chunk.first_group;
     device.dispatch_ranges(cmd, p, ranges, &push, chunk.groups);
   }
+  return name;
 }
 
 }  // namespace detail
@@ -344,7 +346,10 @@ uint64_t SelectLayout::ctrl_words() const noexcept {
 
 std::optional<SelectLayout> plan_select(const CnfInput& input, const ScanPlan& plan, uint64_t limit) {
   SelectLayout l;
-  l.tile_rows = kCnfSubRound * (input.columns.size() == 1 ? CNF_SELECT_VEC_S1 : CNF_SELECT_VEC_S8);
+  const uint32_t vec = input.columns.size() != 1 ? CNF_SELECT_VEC_S8
+                       : interval_count(input)   ? CNF_SELECT_VEC_S1_IV
+                                                 : CNF_SELECT_VEC_S1;
+  l.tile_rows = kCnfSubRound * vec;
   for (const ScanChunk& chunk : plan.chunks) {
     if (chunk.rows > CNF_SELECT_COUNT_MASK) return std::nullopt;
     const uint32_t tiles = (chunk.rows + l.tile_rows - 1) / l.tile_rows;

@@ -98,6 +98,9 @@ struct ScanLimits {
   //! Most look-back steps per tile of the one-pass kernel (at most kSelectMaxLookback); tests force
   //! its fallback with 0.
   uint32_t select_lookback = UINT32_MAX;
+  //! The exact FLOAT SUM keeps its register bin in int64 even where the device has shaderFloat64
+  //! (tests run that path on every device with it).
+  bool float_sum_int64 = false;
 };
 
 //! Most look-back steps per tile of the one-pass selection (cnf_select_config.glsl).
@@ -126,12 +129,13 @@ inline constexpr size_t kMaxRawIntervals = 4;
 //! programs, programs accepting no key, or more intervals (cnf_scan then evaluates the terms).
 std::optional<std::vector<std::pair<uint32_t, uint32_t>>> raw_intervals(const CnfProgram& program);
 
-//! Records the cnf_scan variant `mode` ("count", "flags", "agg_{int,float}" for COUNT/MIN/MAX,
-//! "agg_{int,float}_sum" for COUNT/SUM, "agg_{int,float}_sum_minmax" for all four) over every chunk of `plan`:
-//! per-group partials into `partials`, the bitmask into `mask` (flags only, else null); `value_slot`: the aggregated
-//! slot (agg only).
-void record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mode, const CnfInput& input,
-                     const ScanPlan& plan, const Buffer& partials, const Buffer* mask, uint32_t value_slot);
+//! Records the cnf_scan variant `mode` ("count", "flags", "agg_{int,float}[_sum][_min|_max|_minmax]":
+//! COUNT with SUM and/or MIN, MAX or both) over every chunk of `plan`: per-group partials into
+//! `partials`, the bitmask into `mask` (flags only, else null); `value_slot`: the aggregated slot
+//! (agg only); `suffix` follows the slot variant in the kernel's name ("_f64"). Returns the name.
+std::string record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mode, const CnfInput& input,
+                            const ScanPlan& plan, const Buffer& partials, const Buffer* mask, uint32_t value_slot,
+                            const std::string& suffix = {});
 }  // namespace detail
 
 //! Records cnf_count: counts[first_group + g] (uint32) = rows of workgroup g passing the program.
