@@ -197,8 +197,9 @@ double timed_with_copy(Env& env, uint64_t rows, uint64_t bytes, const std::funct
                        std::string& note) {
   vk::Device& device = device_of(env);
   const CopyReference copy(device, rows);
-  const std::vector<double> t = best_interleaved(env, {record, [&](VkCommandBuffer cmd) { copy.record(device, cmd); },
-                                                       [&](VkCommandBuffer cmd) { copy.record_read(device, cmd); }});
+  const std::vector<double> t =
+      best_interleaved(env, {record, [&](VkCommandBuffer cmd) { copy.record(device, cmd); },
+                             [&](VkCommandBuffer cmd) { copy.record_read(device, cmd); }});
   char buf[160];
   std::snprintf(buf, sizeof buf,
                 "; %.3f of a copy timed in turn with it (%.4f ms); a read-only pass timed in turn %.4f ms (%.3f of "
@@ -503,13 +504,12 @@ Measurement median(Env& env, uint64_t rows, bool narrow) {
     std::nth_element(v.begin(), v.begin() + (k - 1), v.end());
     ok = ok && std::bit_cast<uint32_t>(v[k - 1]) == got[0];
   }
-  char note[512];
+  char note[384];
   std::snprintf(note, sizeof note,
-                "radix select, variant %s (GFXQ_SELECT_VARIANT) (rank %llu)%s, %.2f scans of the column (goal <= 3; "
-                "scan %.4f ms, copy %.4f ms timed "
+                "radix select (rank %llu)%s, %.2f scans of the column (goal <= 3; scan %.4f ms, copy %.4f ms timed "
                 "in turn with it); through scan 1 %.4f ms, through scan 2 %.4f ms",
-                vk::radix_select_variant(device).c_str(), static_cast<unsigned long long>(k),
-                narrow ? " of 1 + a / 4096" : "", t[0] / t[1], t[1] * 1e3, t[2] * 1e3, t[3] * 1e3, t[4] * 1e3);
+                static_cast<unsigned long long>(k), narrow ? " of 1 + a / 4096" : "", t[0] / t[1], t[1] * 1e3,
+                t[2] * 1e3, t[3] * 1e3, t[4] * 1e3);
   return {t[0], 4 * rows, rows, note, ok};
 }
 

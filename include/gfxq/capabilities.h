@@ -61,7 +61,6 @@ struct VkCapabilities {
   bool subgroup_arithmetic = false;             //!< subgroup arithmetic ops in compute
   bool subgroup_ballot = false;                 //!< subgroup ballot ops in compute
   bool subgroup_shuffle = false;                //!< subgroup shuffle ops in compute
-  bool subgroup_partitioned = false;            //!< VK_NV_shader_subgroup_partitioned in compute (enabled)
   uint32_t max_shared_memory = 0;               //!< maxComputeSharedMemorySize, bytes
   uint64_t max_storage_buffer_range = 0;        //!< maxStorageBufferRange, bytes
   uint32_t max_workgroup_invocations = 0;       //!< maxComputeWorkGroupInvocations

@@ -93,7 +93,6 @@ std::string VkCapabilities::text() const {
   line(out, "subgroup arithmetic", yes_no(subgroup_arithmetic));
   line(out, "subgroup ballot", yes_no(subgroup_ballot));
   line(out, "subgroup shuffle", yes_no(subgroup_shuffle));
-  line(out, "subgroup partitioned (NV)", yes_no(subgroup_partitioned));
   line(out, "max shared memory", bytes(max_shared_memory));
   line(out, "max storage buffer range", bytes(max_storage_buffer_range));
   line(out, "max workgroup invocations", std::to_string(max_workgroup_invocations));

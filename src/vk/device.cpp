@@ -440,9 +440,6 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   auto executable_on = vk_struct<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);
   std::vector<const char*> device_extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
-  // Optional: subgroupPartitionNV (radix select's matched-digit variant); caps say whether it is on.
-  const bool partitioned = has_device_extension(d->physical_, VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME);
-  if (partitioned) device_extensions.push_back(VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME);
   if (options.pipeline_statistics) {
     if (!has_device_extension(d->physical_, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME))
       throw Error(ErrorCode::Unsupported, std::string("pipeline statistics need ") +
@@ -526,8 +523,6 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
       subgroup_compute && (props11.subgroupSupportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
   c.subgroup_ballot = subgroup_compute && (props11.subgroupSupportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT);
   c.subgroup_shuffle = subgroup_compute && (props11.subgroupSupportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
-  c.subgroup_partitioned =
-      partitioned && subgroup_compute && (props11.subgroupSupportedOperations & VK_SUBGROUP_FEATURE_PARTITIONED_BIT_NV);
   c.max_shared_memory = limits.maxComputeSharedMemorySize;
   c.max_storage_buffer_range = limits.maxStorageBufferRange;
   c.max_workgroup_invocations = limits.maxComputeWorkGroupInvocations;

@@ -5,9 +5,7 @@
 #include "vk/primitives/radix_select.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "gfxq/error.h"
@@ -68,75 +66,6 @@ struct SelectScratch {
   uint64_t window_n(uint64_t n, uint32_t w) const { return std::min(window, n - w * window); }
 };
 
-//! The pipelines of one variant (radix_select.h) and its name as it runs.
-struct SelectVariant {
-  std::string first = "select_first", pass = "select_pass";
-  bool split = false;  //!< scan 1 copies without counting; a follow-up dispatch counts the copies
-  std::string name;
-};
-
-//! GFXQ_SELECT_VARIANT resolved on `device`.
-SelectVariant select_variant(const Device& device) {
-  SelectVariant v;
-  const char* env = std::getenv("GFXQ_SELECT_VARIANT");
-  const std::string_view text = env ? env : "";
-  std::string first_name, pass_name;
-  size_t at = 0;
-  while (at <= text.size()) {
-    const size_t end = std::min(text.find_first_of("+,", at), text.size());
-    const std::string_view token = text.substr(at, end - at);
-    at = end + 1;
-    const auto set = [&](std::string& slot, std::string& slot_name, std::string pipeline, std::string label) {
-      if (!slot_name.empty())
-        throw Error(ErrorCode::InvalidInput, "GFXQ_SELECT_VARIANT='" + std::string(text) + "': '" + slot_name +
-                                                 "' and '" + std::string(token) + "' change the same scan");
-      slot = std::move(pipeline);
-      slot_name = std::move(label);
-    };
-    const VkCapabilities& caps = device.caps();
-    if (token.empty() || token == "base") {
-      continue;
-    } else if (token == "copies2" || token == "sgcopies2") {
-      const std::string by = token == "copies2" ? "c" : "sc";
-      set(v.first, first_name, "select_first_" + by + "2", std::string(token));
-    } else if (token == "copies3" || token == "sgcopies3") {
-      const std::string by = token == "copies3" ? "c" : "sc";
-      if (caps.max_shared_memory >= 3 * SELECT_BINS * 4)
-        set(v.first, first_name, "select_first_" + by + "3", std::string(token));
-      else
-        set(v.first, first_name, "select_first_" + by + "2",
-            std::string(token) + "[2 copies: " + std::to_string(caps.max_shared_memory) + " B of shared memory]");
-    } else if (token == "match") {
-      if (caps.subgroup_partitioned)
-        set(v.first, first_name, "select_first_partition", "match[partitionNV]");
-      else
-        set(v.first, first_name, "select_first_ballot", "match[ballot: no VK_NV_shader_subgroup_partitioned]");
-    } else if (token == "ballot") {
-      set(v.first, first_name, "select_first_ballot", "ballot");
-    } else if (token == "compact") {
-      set(v.pass, pass_name, "select_pass_compact", "compact");
-    } else if (token == "stage") {
-      set(v.pass, pass_name, "select_pass_stage", "stage");
-    } else if (token == "split") {
-      if (v.split) throw Error(ErrorCode::InvalidInput, "GFXQ_SELECT_VARIANT='" + std::string(text) + "': split twice");
-      v.split = true;
-    } else {
-      throw Error(
-          ErrorCode::InvalidInput,
-          "GFXQ_SELECT_VARIANT='" + std::string(text) + "': unknown token '" + std::string(token) +
-              "' (base, copies2, copies3, sgcopies2, sgcopies3, match, ballot, compact, stage, split; joined by '+')");
-    }
-  }
-  if (v.split) {
-    v.pass += "_split";
-    pass_name += pass_name.empty() ? "split" : "+split";
-  }
-  v.name = first_name.empty() && pass_name.empty()
-               ? "base"
-               : first_name + (first_name.empty() || pass_name.empty() ? "" : "+") + pass_name;
-  return v;
-}
-
 //! Error(Unsupported) past 2^32 - 1 keys (32-bit counts and ranks).
 void check_select_size(uint64_t n) {
   if (n > UINT32_MAX)
@@ -158,10 +87,6 @@ uint64_t radix_select_window_keys(const Device& device, uint64_t binding_element
 
 uint32_t radix_select_windows(const Device& device, uint64_t n, uint64_t binding_elements) {
   return SelectScratch(device, n, binding_elements).windows;
-}
-
-std::string radix_select_variant(const Device& device) {
-  return select_variant(device).name;
 }
 
 void record_radix_select(Device& device, VkCommandBuffer cmd, const RadixSelectArgs& args) {
@@ -202,28 +127,25 @@ void detail::record_radix_select_scans(Device& device, VkCommandBuffer cmd, cons
   // Copying the candidates pays when they are at most half of the keys.
   const uint32_t cap = layout.copies ? uint32_t(n / 2) : 0;
 
-  const SelectVariant variant = select_variant(device);
-  const Pipeline& first = device.pipeline(variant.first, 2, 16);
-  const Pipeline& scan = device.pipeline(variant.pass, 4, 16);
+  const Pipeline& first = device.pipeline("select_first", 2, 16);
+  const Pipeline& scan = device.pipeline("select_pass", 4, 16);
   const Pipeline& choose = device.pipeline("select_choose", 2, 24);
 
   vkCmdFillBuffer(cmd, header.buffer->handle(), header.offset, header.bytes, 0);
   // One dispatch per window, each adding into the same histogram (a barrier between them: they
   // update the same words).
-  // With `split`, scan 1 is followed by one more dispatch per window (pass | SELECT_FOLLOWUP) that
-  // counts the candidates scan 1 copied.
+  // Scan 1 is followed by one more dispatch per window (pass | SELECT_FOLLOWUP) that counts the
+  // candidates scan 1 copied (when it copied, scan 1 counts nothing).
   const auto histogram = [&](uint32_t pass) {
-    for (uint32_t w = 0; w < layout.windows * (variant.split && pass == 1 ? 2 : 1); ++w) {
-      const uint32_t followup = w >= layout.windows ? SELECT_FOLLOWUP : 0u;
-      const uint32_t window_n = uint32_t(layout.window_n(n, w % layout.windows)), groups = select_groups(window_n);
+    for (uint32_t d = 0; d < layout.windows * (pass == 1 ? 2 : 1); ++d) {
+      const uint32_t w = d % layout.windows, followup = d >= layout.windows ? SELECT_FOLLOWUP : 0u;
+      const uint32_t window_n = uint32_t(layout.window_n(n, w)), groups = select_groups(window_n);
       const uint32_t push[4] = {window_n, key_type, descending, pass | followup};
       device.barrier(cmd);
       if (pass == 0)
         device.dispatch_ranges(cmd, first, {keys(w), header}, push, groups);
       else
-        device.dispatch_ranges(cmd, scan,
-                               {keys(w % layout.windows), header, list(w % layout.windows), counts(w % layout.windows)},
-                               push, groups);
+        device.dispatch_ranges(cmd, scan, {keys(w), header, list(w), counts(w)}, push, groups);
     }
   };
   for (uint32_t pass = 0; pass < std::min<uint32_t>(scans, SELECT_LEVELS); ++pass) {
