@@ -13,6 +13,9 @@
 #define SELECT_KPT 16
 #define SELECT_TILE 4096
 #define SELECT_MAX_GROUPS 1024
+// Added to the pass push constant of the follow-up dispatch after scan 1 (select_histogram.comp):
+// count the candidates scan 1 copied.
+#define SELECT_FOLLOWUP 16u
 
 // The state words at the start of the scratch.
 #define SELECT_PREFIX 0     // the decided high bits of the k-th sort key

@@ -3,10 +3,12 @@
 // SELECT_FIRST (scan 0): counts the level-0 digit (bits 31..20 of the sort key) of every key into
 //   state[SELECT_HIST + digit].
 // Otherwise (scan `pass` = 1, 2): reads the candidates' source (state[SELECT_SRC]: 0 = the keys,
-//   1 = the candidate regions scan 1 filled), keeps the keys whose bits under state[SELECT_MASK]
-//   equal state[SELECT_PREFIX] and counts their level-`pass` digit into
-//   state[SELECT_HIST + pass * SELECT_BINS + digit]; when state[SELECT_DST] is 1 (scan 1 only) it
-//   also copies their sort keys into the candidate regions.
+//   1 = the candidate regions scan 1 filled) and keeps the keys whose bits under state[SELECT_MASK]
+//   equal state[SELECT_PREFIX]. When state[SELECT_DST] is 1 (scan 1 only) it copies their sort
+//   keys into the candidate regions and counts nothing; a follow-up dispatch (pass |
+//   SELECT_FOLLOWUP) then counts the level-`pass` digits of the copied candidates from the regions
+//   (and does nothing when nothing was copied). Otherwise it counts their level-`pass` digit into
+//   state[SELECT_HIST + pass * SELECT_BINS + digit].
 // Keys are read grid-stride over SELECT_TILE-key tiles by at most SELECT_MAX_GROUPS workgroups,
 // as uvec4 (the last partial tile as single keys); each invocation loads the next tile's
 // SELECT_KPT keys before counting this tile's, so loads stay in flight behind the atomics.
@@ -16,8 +18,8 @@
 // Candidate regions: invocation t of workgroup g owns entries list[g * T * SELECT_TILE + e *
 // SELECT_WG + t] for e < T * SELECT_KPT, room for every key it reads (T = tiles per workgroup);
 // it appends there (no atomics, no subgroup operations, no barriers) and writes its count to
-// counts[g * SELECT_WG + t]. Scan 2 reads each region with the invocation of the same index
-// (entry e of neighbouring invocations are neighbours: coalesced).
+// counts[g * SELECT_WG + t]. The follow-up and scan 2 read each region with the invocation of the
+// same index (entry e of neighbouring invocations are neighbours: coalesced).
 // Bindings: 0 = keys (uint[], raw, read), 1 = state (uint[], read and atomically updated),
 //   not SELECT_FIRST: 2 = list (uint[], the regions), 3 = counts (uint[], per invocation).
 // Push constants: n, key_type, descending, pass.
@@ -75,10 +77,12 @@ void main() {
   const uint level = 0u, shift = 20u, bins = SELECT_BINS, prefix = 0u, mask = 0u;
   const bool from_list = false, append = false;
 #else
-  const uint level = pc.pass;
+  const bool followup = (pc.pass & SELECT_FOLLOWUP) != 0u;
+  if (followup && state[SELECT_DST] == 0u) return;  // nothing was copied (uniform)
+  const uint level = pc.pass & ~SELECT_FOLLOWUP;
   const uint shift = level == 1u ? 8u : 0u, bins = level == 1u ? SELECT_BINS : 256u;
   const uint prefix = state[SELECT_PREFIX], mask = state[SELECT_MASK];
-  const bool from_list = state[SELECT_SRC] != 0u, append = state[SELECT_DST] != 0u;
+  const bool from_list = followup || state[SELECT_SRC] != 0u, append = !followup && state[SELECT_DST] != 0u;
 #endif
   const uint digit_mask = bins - 1u;
   const uint tiles = (pc.n + SELECT_TILE - 1u) / SELECT_TILE;
@@ -104,8 +108,9 @@ void main() {
         [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j)
           if (take[j]) list[region + SELECT_WG * appended++] = u[j];
 #endif
-      [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j)
-        if (take[j]) count_key((u[j] >> shift) & digit_mask);
+      if (!append)
+        [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j)
+          if (take[j]) count_key((u[j] >> shift) & digit_mask);
       u = next;
     }
 #ifndef SELECT_FIRST
@@ -114,7 +119,8 @@ void main() {
   }
 #ifndef SELECT_FIRST
   else {
-    // Scan 2 over the regions: each invocation reads its own, four entries at a time.
+    // The follow-up or scan 2 over the regions: each invocation reads its own, four entries at a
+    // time.
     const uint count = counts[group * SELECT_WG + tid];
     for (uint e = 0u; e < count; e += 4u) {
       uint u[4];

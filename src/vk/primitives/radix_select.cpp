@@ -134,10 +134,13 @@ void detail::record_radix_select_scans(Device& device, VkCommandBuffer cmd, cons
   vkCmdFillBuffer(cmd, header.buffer->handle(), header.offset, header.bytes, 0);
   // One dispatch per window, each adding into the same histogram (a barrier between them: they
   // update the same words).
+  // Scan 1 is followed by one more dispatch per window (pass | SELECT_FOLLOWUP) that counts the
+  // candidates scan 1 copied (when it copied, scan 1 counts nothing).
   const auto histogram = [&](uint32_t pass) {
-    for (uint32_t w = 0; w < layout.windows; ++w) {
+    for (uint32_t d = 0; d < layout.windows * (pass == 1 ? 2 : 1); ++d) {
+      const uint32_t w = d % layout.windows, followup = d >= layout.windows ? SELECT_FOLLOWUP : 0u;
       const uint32_t window_n = uint32_t(layout.window_n(n, w)), groups = select_groups(window_n);
-      const uint32_t push[4] = {window_n, key_type, descending, pass};
+      const uint32_t push[4] = {window_n, key_type, descending, pass | followup};
       device.barrier(cmd);
       if (pass == 0)
         device.dispatch_ranges(cmd, first, {keys(w), header}, push, groups);
