@@ -16,6 +16,12 @@ mkdir -p "$out"
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp} GFXQ_TEST_VALIDATION=${GFXQ_TEST_VALIDATION:-0}
 bench="$build/gfxq_bench"
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader; } > "$out/device.txt" 2>&1
+# The SM clock every 0.5 s while the parts run (the device lowers it when idle: BENCHMARKS.md,
+# "Timing: the GPU kept busy"), summarised into device.txt at the end.
+clocks=$(mktemp)
+nvidia-smi --query-gpu=clocks.sm --format=csv,noheader -lms 500 > "$clocks" 2>/dev/null &
+smi=$!
+trap 'kill $smi 2>/dev/null; { echo "SM clock samples (count, clock):"; sort "$clocks" | uniq -c | sort -rn; } >> "$out/device.txt"; rm -f "$clocks"' EXIT
 
 run() {  # run NAME LIMIT_S COMMAND...: stdout to NAME.jsonl/.txt, stderr to NAME.err, status printed
   local name=$1 limit=$2
