@@ -754,10 +754,13 @@ TEST_CASE("compute: one-pass row ids over several chunks keep row order and LIMI
   const uint64_t seed = std::random_device{}();
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
-  // Chunks of one 8192-row tile and of several, and of one 2048-row tile and of several.
-  const std::pair<uint64_t, uint64_t> cases[] = {{2048, 2048},  {2048, 2049},           {2048, 10000},
-                                                 {8192, 8193},  {10240, 3 * 10240 + 1}, {16384, 2 * 16384 + 1},
-                                                 {18432, 40000}};
+  // Chunks of one tile and of several, for one column (kOneColumnTile rows) and several
+  // (kColumnsTile rows).
+  const std::pair<uint64_t, uint64_t> cases[] = {
+      {kColumnsTile, kColumnsTile},   {kColumnsTile, kColumnsTile + 1},
+      {kColumnsTile, 10000},          {8192, 8193},
+      {10240, 3 * 10240 + 1},         {kOneColumnTile, 2 * kOneColumnTile + 1},
+      {kOneColumnTile + 2048, 40000}, {2 * kOneColumnTile, 2 * kOneColumnTile + 7}};
   for (const auto& [chunk, rows] : cases) {
     const ForcedLimits limits{chunk, 0};
     const uint64_t table_seed = rng();
@@ -769,8 +772,8 @@ TEST_CASE("compute: one-pass row ids over several chunks keep row order and LIMI
     // look-back may hit its bound on lavapipe when the host is busy (workgroups are CPU threads).
     for (const char* sql : {"SELECT a FROM t WHERE x < 0.5", "SELECT a FROM t WHERE x < 0.5 OR b > 0"}) {
       const std::string algorithm = reported_algorithm(sql, catalog);
-      const bool one_tile =
-          std::min(chunk, rows) <= (algorithm.find("over 1 column)") != std::string::npos ? 8192 : 2048);
+      const bool one_tile = std::min(chunk, rows) <=
+                            (algorithm.find("over 1 column)") != std::string::npos ? kOneColumnTile : kColumnsTile);
       CHECK_MESSAGE(algorithm.find("compute: one-pass CNF selection") == 0, algorithm);
       CHECK_MESSAGE((algorithm.find("fallback") == std::string::npos || !one_tile), algorithm);
     }
