@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -768,5 +769,143 @@ TEST_CASE("vk-sort: radix select of one key more than the device binding holds")
   Keys keys(n);
   for (auto& x : keys) x = uint32_t(rng());
   check_select(keys, {1, n, (n + 1) / 2, rng() % n + 1}, SortKeyType::F32, SortOrder::Ascending, window);
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+namespace {
+
+using gfxq::vk::RadixSelectPath;
+using Sample = gfxq::vk::RadixSelectArgs::Sample;
+
+//! One sampled radix select of rank k (its own submit) vs the CPU, exactly, and the path it took
+//! (`want`; nullopt: the bracket may hold or miss, but the select must have been sampled).
+void check_sampled(const Keys& keys, uint64_t k, SortKeyType type, SortOrder order, uint64_t window, uint32_t margin,
+                   std::optional<RadixSelectPath> want) {
+  auto& device = vk_device();
+  const uint64_t n = keys.size();
+  CAPTURE(n);
+  CAPTURE(k);
+  CAPTURE(name(type));
+  CAPTURE(name(order));
+  CAPTURE(window);
+  CAPTURE(margin);
+  Buffer kin = upload(keys);
+  Buffer scratch = scratch_buffer(gfxq::vk::radix_select_scratch_bytes(device, n, window));
+  Buffer result = device.create_buffer(256, MemoryKind::Readback);
+  gfxq::vk::RadixSelectArgs args;
+  args.n = n;
+  args.k = k;
+  args.key_type = type;
+  args.order = order;
+  args.keys = whole(kin);
+  args.result = {&result, 0, 12};
+  args.scratch = whole(scratch);
+  args.binding_elements = window;
+  args.sample = Sample::On;
+  args.sample_margin = margin;
+  REQUIRE(gfxq::vk::radix_select_sampled(device, args) == (n >= SELECT_SAMPLE_MIN));
+  device.submit([&](VkCommandBuffer cmd) { gfxq::vk::record_radix_select(device, cmd, args); });
+  const auto* words = static_cast<const uint32_t*>(result.mapped());
+  const SelectResult want_r = gfxq::cpu::radix_select(keys, k, type, order);
+  CHECK(words[0] == want_r.key);
+  CHECK(words[1] == want_r.less);
+  CHECK(words[2] == want_r.equal);
+  const RadixSelectPath path = gfxq::vk::radix_select_path(device, args);
+  CAPTURE(gfxq::vk::radix_select_path_name(path));
+  if (want)
+    CHECK(path == *want);
+  else
+    CHECK(path != RadixSelectPath::Unsampled);
+}
+
+//! Index of sample j of n keys (select_sample.comp).
+uint64_t sample_index(uint64_t j, uint64_t n) {
+  return (2 * j + 1) * n / (2 * SELECT_SAMPLE);
+}
+
+}  // namespace
+
+TEST_CASE("vk-sort: sampled radix select: the bracket holds over one and several windows") {
+  // Distinct keys in ascending position order: the evenly strided sample is their exact quantiles,
+  // so for every k the k-th key lies strictly inside the bracket (rank 1 and rank n with one side
+  // open): the select over the candidate regions decides it. One window, and 25 windows of 4160.
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  const uint64_t n = 100003;
+  for (uint64_t window : {uint64_t(0), uint64_t(4160)})
+    for (SortKeyType type : kTypes)
+      for (SortOrder order : kOrders) {
+        Keys keys(n);
+        for (uint64_t i = 0; i < n; ++i)
+          keys[i] = type == SortKeyType::U32   ? uint32_t(i * 7 + 3)
+                    : type == SortKeyType::I32 ? uint32_t(int32_t(i) - int32_t(n / 2))
+                                               : bits(float(i) - float(n / 3));
+        for (uint64_t k : {uint64_t(1), uint64_t(2), n / 2, n - 1, n, rng() % n + 1})
+          check_sampled(keys, k, type, order, window, 0, RadixSelectPath::Candidates);
+      }
+  // Random keys (the bracket holds but for a rare miss) with the default and the narrowest
+  // margins, and a margin past both ends of the sample: no bound, every key a candidate.
+  for (uint64_t window : {uint64_t(0), uint64_t(4160)})
+    for (SortKeyType type : kTypes) {
+      const Keys keys = make_keys(n, type, Data::Random, rng);
+      for (uint32_t margin : {0u, 1u, 2u})
+        check_sampled(keys, rng() % n + 1, type, SortOrder::Ascending, window, margin, std::nullopt);
+      check_sampled(keys, n / 2, type, SortOrder::Descending, window, SELECT_SAMPLE, RadixSelectPath::Candidates);
+    }
+  // Below SELECT_SAMPLE_MIN keys nothing is sampled.
+  check_sampled(make_keys(SELECT_SAMPLE_MIN - 1, SortKeyType::U32, Data::Random, rng), 7, SortKeyType::U32,
+                SortOrder::Ascending, 0, 0, RadixSelectPath::Unsampled);
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk-sort: sampled radix select: the k-th key at a bracket bound is decided by the counts") {
+  // All keys equal (lo == hi == the key: every key counts as equal to lo, or to hi when lo is
+  // open), and half the keys one value that the sample brackets on both sides.
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  const uint64_t n = 70001;
+  for (uint64_t window : {uint64_t(0), uint64_t(4160)})
+    for (SortKeyType type : kTypes)
+      for (SortOrder order : kOrders) {
+        const Keys keys = make_keys(n, type, Data::AllEqual, rng);
+        for (uint64_t k : {uint64_t(1), n / 2, n})
+          check_sampled(keys, k, type, order, window, 0, RadixSelectPath::Bound);
+      }
+  Keys skew(n);
+  for (uint64_t i = 0; i < n; ++i) skew[i] = i % 2 ? 5000000u : uint32_t(rng() % 10000000);
+  check_sampled(skew, n / 2, SortKeyType::U32, SortOrder::Ascending, 4160, 0, RadixSelectPath::Bound);
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk-sort: sampled radix select: a bracket that misses falls back to the whole select") {
+  // Adversarial keys: every sampled position holds the largest key of the order, the rest are
+  // random and smaller, so the bracket is [max, max] and every rank up to n - SELECT_SAMPLE lies
+  // below it (from rank n / 32 on: below, the lower side is open): the whole unsampled select over
+  // the keys runs (over one window and 10 and 40 windows) and must be exact. Ranks among the
+  // sampled maxima are bound keys.
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  for (auto [n, window] : {std::pair<uint64_t, uint64_t>{40000, 0}, {37441, 4160}, {40000 * 64 + 1, 65536}})
+    for (SortKeyType type : kTypes)
+      for (SortOrder order : kOrders) {
+        const bool asc = order == SortOrder::Ascending;
+        // The raw key whose sort key is the largest in this order, and random keys below it.
+        const uint32_t top = type == SortKeyType::U32   ? (asc ? 0xffffffffu : 0u)
+                             : type == SortKeyType::I32 ? (asc ? 0x7fffffffu : 0x80000000u)
+                                                        : bits(asc ? INFINITY : -INFINITY);
+        Keys keys(n);
+        for (auto& x : keys)
+          x = type == SortKeyType::F32 ? bits(float(rng() % 1000000) - 500000.0f) : uint32_t(rng() % 1000000) + 1;
+        for (uint64_t j = 0; j < SELECT_SAMPLE; ++j) keys[sample_index(j, n)] = top;
+        const uint64_t ranks[] = {n / 16, n / 3, n / 2, n - SELECT_SAMPLE, n / 16 + rng() % (n / 2)};
+        for (uint64_t k : ranks) check_sampled(keys, k, type, order, window, 0, RadixSelectPath::Fallback);
+        check_sampled(keys, n, type, order, window, 0, RadixSelectPath::Bound);
+        // Rank 1 and 2: the bracket's lower side is open, every smaller key a candidate.
+        for (uint64_t k : {uint64_t(1), uint64_t(2)})
+          check_sampled(keys, k, type, order, window, 0, RadixSelectPath::Candidates);
+      }
   GFXQ_CHECK_NO_VK_MESSAGES();
 }

@@ -16,6 +16,25 @@
 // Added to the pass push constant of the follow-up dispatch after scan 1 (select_histogram.comp):
 // count the candidates scan 1 copied.
 #define SELECT_FOLLOWUP 16u
+// Added to the pass push constant of a scan or choice of the sampled select (radix_select.h): run
+// only when state[SELECT_PATH] is SELECT_PATH_CANDIDATES (the select over the candidate regions)
+// or SELECT_PATH_FALLBACK (the whole select over the keys); return at once otherwise.
+#define SELECT_GATE_CANDIDATES 256u
+#define SELECT_GATE_FALLBACK 512u
+#define SELECT_LEVEL_MASK 3u
+
+// Sampled select: SELECT_SAMPLE keys at evenly strided positions, sorted by one workgroup; the
+// bracket [lo, hi] is SELECT_SAMPLE_MARGIN sample ranks either side of rank k's place in the
+// sample (4 standard deviations of that place at the median: sqrt(S) / 2 = 32 ranks). Below
+// SELECT_SAMPLE_MIN keys the select is not sampled.
+#define SELECT_SAMPLE 4096
+#define SELECT_SAMPLE_MARGIN 128
+#define SELECT_SAMPLE_MIN 16384
+#define SELECT_SAMPLE_WG 256
+// state[SELECT_PATH] after the check (select_check.comp): what runs next.
+#define SELECT_PATH_CANDIDATES 1u  // rank k lies strictly inside (lo, hi): select over the copies
+#define SELECT_PATH_FALLBACK 2u    // rank k is outside [lo, hi]: the whole select over the keys
+#define SELECT_PATH_BOUND 3u       // the k-th key is lo or hi: the check wrote the result
 
 // The state words at the start of the scratch.
 #define SELECT_PREFIX 0     // the decided high bits of the k-th sort key
@@ -25,8 +44,18 @@
 #define SELECT_COUNT 4      // candidates
 #define SELECT_SRC 5        // where the next scan reads: 0 the keys, 1 the candidate regions
 #define SELECT_DST 6        // 1: the next scan copies its candidates into the regions
+// Sampled select (words 7..15 are not touched by the unsampled select):
+#define SELECT_PATH 7       // SELECT_PATH_*; 0 before the check (or when not sampled)
+#define SELECT_LO 8         // lower bracket sort key
+#define SELECT_HI 9         // upper bracket sort key
+#define SELECT_BELOW 10     // keys below lo
+#define SELECT_AT_LO 11     // keys equal to lo
+#define SELECT_AT_HI 12     // keys equal to hi (when hi != lo)
+#define SELECT_INSIDE 13    // keys strictly between lo and hi: copied into the candidate regions
 // Histograms: level l at SELECT_HIST + l * SELECT_BINS; the header ends after level 2's.
 #define SELECT_HIST 16
-#define SELECT_HEADER_WORDS 8464
+// The sample's sort keys follow at SELECT_SAMPLE_AT; the header ends after them.
+#define SELECT_SAMPLE_AT 8464
+#define SELECT_HEADER_WORDS 12560
 
 #endif

@@ -20,9 +20,13 @@
 // it appends there (no atomics, no subgroup operations, no barriers) and writes its count to
 // counts[g * SELECT_WG + t]. The follow-up and scan 2 read each region with the invocation of the
 // same index (entry e of neighbouring invocations are neighbours: coalesced).
+// The sampled select (radix_select.h) runs the non-first variant at levels 0, 1 and 2 over the
+// candidate regions its scan filled (state[SELECT_SRC] = 1, nothing appended), with pass |
+// SELECT_GATE_CANDIDATES, and the whole select with pass | SELECT_GATE_FALLBACK: a gated dispatch
+// returns at once unless state[SELECT_PATH] names its path.
 // Bindings: 0 = keys (uint[], raw, read), 1 = state (uint[], read and atomically updated),
 //   not SELECT_FIRST: 2 = list (uint[], the regions), 3 = counts (uint[], per invocation).
-// Push constants: n, key_type, descending, pass.
+// Push constants: n, key_type, descending, pass (level | SELECT_FOLLOWUP | SELECT_GATE_*).
 // Over binding windows (radix_select.h) there is one dispatch per window: `keys`, `list` and
 // `counts` are that window's, n its key count; every window adds into the same state histograms.
 #extension GL_EXT_control_flow_attributes : require
@@ -73,14 +77,18 @@ void load_tile(uint tile, uint tid, out uint u[SELECT_KPT]) {
 
 void main() {
   const uint tid = gl_LocalInvocationIndex;
+  // A dispatch of the sampled select runs only on its path (uniform).
+  const uint gate = pc.pass & (SELECT_GATE_CANDIDATES | SELECT_GATE_FALLBACK);
+  if (gate == SELECT_GATE_CANDIDATES && state[SELECT_PATH] != SELECT_PATH_CANDIDATES) return;
+  if (gate == SELECT_GATE_FALLBACK && state[SELECT_PATH] != SELECT_PATH_FALLBACK) return;
 #ifdef SELECT_FIRST
   const uint level = 0u, shift = 20u, bins = SELECT_BINS, prefix = 0u, mask = 0u;
   const bool from_list = false, append = false;
 #else
   const bool followup = (pc.pass & SELECT_FOLLOWUP) != 0u;
   if (followup && state[SELECT_DST] == 0u) return;  // nothing was copied (uniform)
-  const uint level = pc.pass & ~SELECT_FOLLOWUP;
-  const uint shift = level == 1u ? 8u : 0u, bins = level == 1u ? SELECT_BINS : 256u;
+  const uint level = pc.pass & SELECT_LEVEL_MASK;
+  const uint shift = level == 0u ? 20u : (level == 1u ? 8u : 0u), bins = level == 2u ? 256u : SELECT_BINS;
   const uint prefix = state[SELECT_PREFIX], mask = state[SELECT_MASK];
   const bool from_list = followup || state[SELECT_SRC] != 0u, append = !followup && state[SELECT_DST] != 0u;
 #endif

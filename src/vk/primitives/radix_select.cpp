@@ -1,10 +1,12 @@
 // Radix select: select_first + select_choose, then two (select_pass + select_choose) rounds, one
-// per digit level; each scan is one dispatch per binding window of the keys. Every decision stays
-// on the GPU.
+// per digit level; each scan is one dispatch per binding window of the keys. Sampled: sample,
+// bracket, scan, check, then the levels over the candidates and the whole select, each gated on
+// its path. Every decision stays on the GPU.
 
 #include "vk/primitives/radix_select.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -73,7 +75,47 @@ void check_select_size(uint64_t n) {
                 "radix select of " + std::to_string(n) + " keys: at most 2^32 - 1 (32-bit counts and ranks)");
 }
 
+//! Whether the select is sampled: asked for (or GFXQ_SELECT_SAMPLE=1), enough keys, and candidate
+//! regions in the scratch.
+bool sampled(const SelectScratch& layout, const RadixSelectArgs& args) {
+  using Sample = RadixSelectArgs::Sample;
+  bool on = args.sample == Sample::On;
+  if (args.sample == Sample::Env) {
+    const char* env = std::getenv("GFXQ_SELECT_SAMPLE");
+    on = env && std::string(env) == "1";
+  }
+  return on && args.n >= SELECT_SAMPLE_MIN && layout.copies;
+}
+
 }  // namespace
+
+const char* radix_select_path_name(RadixSelectPath path) {
+  switch (path) {
+    case RadixSelectPath::Unsampled: return "unsampled";
+    case RadixSelectPath::Candidates: return "sampled: candidates";
+    case RadixSelectPath::Bound: return "sampled: bracket bound";
+    case RadixSelectPath::Fallback: return "sampled: bracket missed, full select";
+  }
+  return "unknown";
+}
+
+bool radix_select_sampled(const Device& device, const RadixSelectArgs& args) {
+  check_select_size(args.n);
+  return sampled(SelectScratch(device, args.n, args.binding_elements), args);
+}
+
+RadixSelectPath radix_select_path(Device& device, const RadixSelectArgs& args) {
+  if (!radix_select_sampled(device, args)) return RadixSelectPath::Unsampled;
+  uint32_t word = 0;
+  device.download(*args.scratch.buffer, &word, 4, args.scratch.offset + SELECT_PATH * 4);
+  switch (word) {
+    case SELECT_PATH_CANDIDATES: return RadixSelectPath::Candidates;
+    case SELECT_PATH_BOUND: return RadixSelectPath::Bound;
+    case SELECT_PATH_FALLBACK: return RadixSelectPath::Fallback;
+    default:
+      throw Error(ErrorCode::Internal, "radix select: path word " + std::to_string(word) + " after a sampled select");
+  }
+}
 
 uint64_t radix_select_scratch_bytes(const Device& device, uint64_t n, uint64_t binding_elements) {
   detail::check_sort_device(device, "radix select");
@@ -135,25 +177,65 @@ void detail::record_radix_select_scans(Device& device, VkCommandBuffer cmd, cons
   // One dispatch per window, each adding into the same histogram (a barrier between them: they
   // update the same words).
   // Scan 1 is followed by one more dispatch per window (pass | SELECT_FOLLOWUP) that counts the
-  // candidates scan 1 copied (when it copied, scan 1 counts nothing).
-  const auto histogram = [&](uint32_t pass) {
-    for (uint32_t d = 0; d < layout.windows * (pass == 1 ? 2 : 1); ++d) {
+  // candidates scan 1 copied (when it copied, scan 1 counts nothing). `gate`: 0, or the sampled
+  // path the dispatches belong to. Over the candidates (SELECT_GATE_CANDIDATES) every level reads
+  // the regions with select_pass and nothing is copied, so there is no follow-up.
+  const auto histogram = [&](uint32_t pass, uint32_t gate) {
+    const bool followups = pass == 1 && gate != SELECT_GATE_CANDIDATES;
+    for (uint32_t d = 0; d < layout.windows * (followups ? 2 : 1); ++d) {
       const uint32_t w = d % layout.windows, followup = d >= layout.windows ? SELECT_FOLLOWUP : 0u;
       const uint32_t window_n = uint32_t(layout.window_n(n, w)), groups = select_groups(window_n);
-      const uint32_t push[4] = {window_n, key_type, descending, pass | followup};
+      const uint32_t push[4] = {window_n, key_type, descending, pass | followup | gate};
       device.barrier(cmd);
-      if (pass == 0)
+      if (pass == 0 && gate != SELECT_GATE_CANDIDATES)
         device.dispatch_ranges(cmd, first, {keys(w), header}, push, groups);
       else
         device.dispatch_ranges(cmd, scan, {keys(w), header, list(w), counts(w)}, push, groups);
     }
   };
-  for (uint32_t pass = 0; pass < std::min<uint32_t>(scans, SELECT_LEVELS); ++pass) {
-    histogram(pass);
-    const uint32_t push[6] = {uint32_t(n), uint32_t(args.k), key_type, descending, pass, uint32_t(cap)};
-    device.barrier(cmd);
-    device.dispatch_ranges(cmd, choose, {header, result}, push, 1);
+  const auto levels = [&](uint32_t count, uint32_t gate) {
+    for (uint32_t pass = 0; pass < count; ++pass) {
+      histogram(pass, gate);
+      const uint32_t push[6] = {uint32_t(n), uint32_t(args.k), key_type, descending, pass | gate, uint32_t(cap)};
+      device.barrier(cmd);
+      device.dispatch_ranges(cmd, choose, {header, result}, push, 1);
+    }
+  };
+  if (!sampled(layout, args)) {
+    levels(std::min<uint32_t>(scans, SELECT_LEVELS), 0);
+    return;
   }
+
+  // The bracket: sample ranks r - margin and r + margin around rank k's place r in the sample; a
+  // side past the sample's ends is open (bounds bit clear).
+  const uint64_t margin = args.sample_margin ? args.sample_margin : SELECT_SAMPLE_MARGIN;
+  const uint64_t r = (args.k - 1) * SELECT_SAMPLE / n;
+  const bool has_lo = r >= margin, has_hi = r + margin < SELECT_SAMPLE;
+  const uint32_t bounds = (has_lo ? 1u : 0u) | (has_hi ? 2u : 0u);
+  const uint32_t ranks[2] = {has_lo ? uint32_t(r - margin) : 0u, has_hi ? uint32_t(r + margin) : SELECT_SAMPLE - 1u};
+  device.barrier(cmd);
+  for (uint32_t w = 0; w < layout.windows; ++w) {
+    const uint32_t push[5] = {uint32_t(n), uint32_t(w * layout.window), uint32_t(layout.window_n(n, w)), key_type,
+                              descending};
+    device.dispatch_ranges(cmd, device.pipeline("select_sample", 2, 20), {keys(w), header}, push,
+                           SELECT_SAMPLE / SELECT_SAMPLE_WG);
+  }
+  device.barrier(cmd);
+  device.dispatch_ranges(cmd, device.pipeline("select_bracket", 1, 8), {header}, ranks, 1);
+  if (scans < 2) return;
+  const Pipeline& sample_scan = device.pipeline("select_sample_scan", 4, 16);
+  for (uint32_t w = 0; w < layout.windows; ++w) {
+    const uint32_t window_n = uint32_t(layout.window_n(n, w));
+    const uint32_t push[4] = {window_n, key_type, descending, bounds};
+    device.barrier(cmd);
+    device.dispatch_ranges(cmd, sample_scan, {keys(w), header, list(w), counts(w)}, push, select_groups(window_n));
+  }
+  const uint32_t check[3] = {uint32_t(args.k), key_type, descending};
+  device.barrier(cmd);
+  device.dispatch_ranges(cmd, device.pipeline("select_check", 2, 12), {header, result}, check, 1);
+  if (scans < 3) return;
+  levels(SELECT_LEVELS, SELECT_GATE_CANDIDATES);
+  levels(SELECT_LEVELS, SELECT_GATE_FALLBACK);
 }
 
 }  // namespace gfxq::vk

@@ -48,10 +48,14 @@ SelectResult select_kth(QueryContext& ctx, const DeviceKeys& keys, uint64_t k, S
   args.result = {&result, 0, 16};
   args.scratch = {&scratch, 0, scratch.size()};
   args.binding_elements = window;
-  ctx.run("radix-select",
-          std::string(order == SortOrder::Ascending ? "ascending" : "descending") + " rank " + std::to_string(k) +
-              " of " + std::to_string(keys.count) + " keys" + select_windows_text(device, keys.count, window),
-          keys.count, [&](VkCommandBuffer cmd) { record_radix_select(device, cmd, args); });
+  PassRecord& pass =
+      ctx.run("radix-select",
+              std::string(order == SortOrder::Ascending ? "ascending" : "descending") + " rank " + std::to_string(k) +
+                  " of " + std::to_string(keys.count) + " keys" + select_windows_text(device, keys.count, window),
+              keys.count, [&](VkCommandBuffer cmd) { record_radix_select(device, cmd, args); });
+  // A sampled select names the path it took (GFXQ_SELECT_SAMPLE=1).
+  if (const RadixSelectPath path = radix_select_path(device, args); path != RadixSelectPath::Unsampled)
+    pass.detail += std::string(", ") + radix_select_path_name(path);
   const auto words = ctx.download<uint32_t>(result, 3, "selected key");
   SelectResult r{words[0], words[1], words[2]};
   switch (keys.type) {
