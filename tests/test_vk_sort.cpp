@@ -844,15 +844,24 @@ TEST_CASE("vk-sort: sampled radix select: the bracket holds over one and several
         for (uint64_t k : {uint64_t(1), uint64_t(2), n / 2, n - 1, n, rng() % n + 1})
           check_sampled(keys, k, type, order, window, 0, RadixSelectPath::Candidates);
       }
-  // Random keys (the bracket holds but for a rare miss) with the default and the narrowest
-  // margins, and a margin past both ends of the sample: no bound, every key a candidate.
+  // Random keys, special values (-0.0, NaN, inf, INT32 extremes), few distinct values and skew
+  // (the bracket may hold, miss or bound rank k) with the default and the narrowest margins, and a
+  // margin past both ends of the sample: no bound, every key a candidate.
   for (uint64_t window : {uint64_t(0), uint64_t(4160)})
-    for (SortKeyType type : kTypes) {
-      const Keys keys = make_keys(n, type, Data::Random, rng);
-      for (uint32_t margin : {0u, 1u, 2u})
-        check_sampled(keys, rng() % n + 1, type, SortOrder::Ascending, window, margin, std::nullopt);
-      check_sampled(keys, n / 2, type, SortOrder::Descending, window, SELECT_SAMPLE, RadixSelectPath::Candidates);
-    }
+    for (SortKeyType type : kTypes)
+      for (Data data : {Data::Random, Data::Special, Data::FewDistinct, Data::Skew}) {
+        CAPTURE(name(data));
+        const Keys keys = make_keys(n, type, data, rng);
+        for (uint32_t margin : {0u, 1u, 2u})
+          check_sampled(keys, rng() % n + 1, type, SortOrder::Ascending, window, margin, std::nullopt);
+        check_sampled(keys, n / 2, type, SortOrder::Descending, window, SELECT_SAMPLE, RadixSelectPath::Candidates);
+      }
+  // A narrow range: floats 1 + u / 4096 (every key in one top-12-bit bucket).
+  Keys narrow(n);
+  std::uniform_real_distribution<float> u01(0.0f, 1.0f);
+  for (auto& x : narrow) x = bits(1.0f + u01(rng) * 0x1p-12f);
+  for (uint64_t k : {uint64_t(1), n / 2, n, rng() % n + 1})
+    check_sampled(narrow, k, SortKeyType::F32, SortOrder::Ascending, 4160, 0, std::nullopt);
   // Below SELECT_SAMPLE_MIN keys nothing is sampled.
   check_sampled(make_keys(SELECT_SAMPLE_MIN - 1, SortKeyType::U32, Data::Random, rng), 7, SortKeyType::U32,
                 SortOrder::Ascending, 0, 0, RadixSelectPath::Unsampled);
