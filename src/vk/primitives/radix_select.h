@@ -73,7 +73,7 @@ struct RadixSelectArgs {
   //! Whether the select is sampled (see above): Env follows GFXQ_SELECT_SAMPLE (1: sampled).
   enum class Sample { Env, Off, On } sample = Sample::Env;
   //! Sample ranks either side of rank k's place in the sorted sample; 0: SELECT_SAMPLE_MARGIN.
-  //! Tests narrow it to make the bracket miss (the fallback's exactness is checked).
+  //! Tests set 1 or 2 (a bracket that may miss) and SELECT_SAMPLE (no bound: every key a candidate).
   uint32_t sample_margin = 0;
 };
 
