@@ -3,8 +3,8 @@
 // env.repeats GPU-timestamp intervals around the kernels only (no uploads, no host work); each
 // case checks its result against a CPU computation. Ratios are bytes/s against
 // compute.ceiling_copy at the same size (bytes = what the operator must read + write); the scan,
-// row-id and median cases also time a copy of the column in turn with the operator (the device's
-// speed swings between phases of one run) and give that ratio in the note.
+// row-id and median cases also time a copy of the column in turn with the operator and give that
+// ratio in the note. The GPU is kept busy while timing (best_interleaved).
 #include <algorithm>
 #include <bit>
 #include <chrono>
@@ -101,13 +101,13 @@ struct FloatScan {
 };
 
 // Best GPU times in seconds of each of `records`, run in turn (one of each per repeat, a barrier
-// between any two), so that a slow phase of the device hits all of them alike; the first is the
-// operator, the others its references. The device is kept busy throughout: first at least
+// between any two), so that any change of the device's state hits all of them alike; the first
+// is the operator, the others its references. The device is kept busy throughout: first at least
 // kWarmUp of back-to-back untimed runs, then the env.repeats timed runs recorded back to back
 // into as few command buffers as the timestamp slots allow. The H200 lowers its SM clock from
 // 1980 MHz to as little as 345 MHz within about 2 s of low load (nvidia-smi: clock event "GPU
-// idle"), and a kernel then takes up to 2.5x longer; one submit and host wait per run, as
-// before, let it drop between runs (BENCHMARKS.md "Timing").
+// idle"), and a kernel then takes up to 2.5x longer; one submit and host wait per run let it
+// drop between runs (BENCHMARKS.md, "Timing: the GPU kept busy").
 std::vector<double> best_interleaved(Env& env, const std::vector<std::function<void(VkCommandBuffer)>>& records) {
   constexpr auto kWarmUp = std::chrono::milliseconds(1000);
   constexpr double kWarmBatchSeconds = 0.1;  // wall time of one warm-up command buffer

@@ -430,6 +430,20 @@ void run_stage(Network& net, Stage& stage, const Work& work) {
   stage.wall_ms = ms_since(started);
 }
 
+// Runs the whole network under the sort's GL state: targets of `format`, then its three stages
+// (init, the comparator passes, the readback of the first `keep` records) timed into `stages`.
+// Returns the words read back.
+std::vector<uint32_t> run_network(Network& net, GLenum format, uint64_t keep, std::vector<Stage>& stages) {
+  SortState state;
+  make_targets(net.targets, net.layout, format);
+  stages = {{"sort-init", "", 0, 0, 0, 0}, {"sort-network", "", 0, 0, 0, 0}, {"sort-readback", "", 0, 0, 0, 0}};
+  std::vector<uint32_t> words;
+  run_stage(net, stages[0], [&] { net.init(stages[0]); });
+  run_stage(net, stages[1], [&] { net.run(stages[1]); });
+  run_stage(net, stages[2], [&] { words = net.read(keep, stages[2]); });
+  return words;
+}
+
 uint64_t input_count(const RasterInput& input, const std::vector<uint64_t>* rows) {
   return rows ? rows->size() : input.store().layout().rows;
 }
@@ -467,15 +481,8 @@ SortOutput sort_rows(Context& context, const RasterInput& input, size_t slot, bo
   }
   Network net(context, input, slot, descending, rows, sort_layout(context.caps(), options, n, 2), false, 0,
               options.pass_queries && context.caps().timer_counter_bits > 0);
-  SortState state;
-  make_targets(net.targets, net.layout, GL_RGBA32UI);
-  std::vector<Stage> stages{
-      {"sort-init", "", 0, 0, 0, 0}, {"sort-network", "", 0, 0, 0, 0}, {"sort-readback", "", 0, 0, 0, 0}};
-  const auto staged = [&](Stage& stage, const auto& work) { run_stage(net, stage, work); };
-  staged(stages[0], [&] { net.init(stages[0]); });
-  staged(stages[1], [&] { net.run(stages[1]); });
-  std::vector<uint32_t> records;
-  staged(stages[2], [&] { records = net.read(keep, stages[2]); });
+  std::vector<Stage> stages;
+  const std::vector<uint32_t> records = run_network(net, GL_RGBA32UI, keep, stages);
   // The records read back are checked on the host (O(keep)): each is a real record whose key is its
   // row's, no position repeats, and (key, position) ascends. A driver fault then ends the query with
   // an error instead of a wrong order (seen once on NVIDIA at 2^28 records).
@@ -536,15 +543,8 @@ KeySortOutput sort_keys_blend(Context& context, const RasterInput& input, size_t
                                             "compares exactly (use the pair network)");
   Network net(context, input, slot, descending, rows, sort_layout(context.caps(), options, n, 1), true, lo,
               options.pass_queries && context.caps().timer_counter_bits > 0);
-  SortState state;
-  make_targets(net.targets, net.layout, GL_R32F);
-  std::vector<Stage> stages{
-      {"sort-init", "", 0, 0, 0, 0}, {"sort-network", "", 0, 0, 0, 0}, {"sort-readback", "", 0, 0, 0, 0}};
-  const auto staged = [&](Stage& stage, const auto& work) { run_stage(net, stage, work); };
-  staged(stages[0], [&] { net.init(stages[0]); });
-  staged(stages[1], [&] { net.run(stages[1]); });
-  std::vector<uint32_t> bits;
-  staged(stages[2], [&] { bits = net.read(keep, stages[2]); });
+  std::vector<Stage> stages;
+  const std::vector<uint32_t> bits = run_network(net, GL_R32F, keep, stages);
   out.keys.reserve(keep);
   for (uint64_t i = 0; i < keep; ++i) {
     // Only normal floats were written (and +inf padding, which sorts last), ascending: anything
