@@ -21,6 +21,7 @@
 #include "gfxq/gfxq.h"
 #include "gpu_support.h"
 #include "random_queries.h"
+#include "select_config.glsl"
 #include "vk/relational/aggregate.h"
 #include "vk/relational/cnf_program.h"
 #include "vk/relational/order_by.h"
@@ -373,6 +374,48 @@ TEST_CASE("compute: quantiles and k-th largest match the CPU") {
       }
     }
   }
+}
+
+// GFXQ_SELECT_SAMPLE for one scope (the sampled select's default starts at 2^25 keys, beyond these
+// tests' sizes).
+struct ForcedSample {
+  explicit ForcedSample(const char* v) { setenv("GFXQ_SELECT_SAMPLE", v, 1); }
+  ~ForcedSample() { unsetenv("GFXQ_SELECT_SAMPLE"); }
+};
+
+TEST_CASE("compute: quantiles by the sampled select match the CPU and name its path") {
+  const ForcedSample force{"1"};
+  std::mt19937_64 rng(47);
+  for (uint64_t rows : {uint64_t(SELECT_SAMPLE_MIN), uint64_t(SELECT_SAMPLE_MIN) * 3 + 1}) {
+    for (Distribution dist : kDistributions) {
+      const uint64_t seed = rng();
+      const Catalog catalog = catalog_of(test::random_table(rows, dist, seed));
+      const std::string what = "rows " + std::to_string(rows) + " " + to_string(dist) + " seed " + std::to_string(seed);
+      const int64_t n = int64_t(rows);
+      for (const char* c : {"a", "y"}) {
+        const Query q = query_of({agg(AggKind::Median, c), agg(AggKind::Quantile, c, 1e-9),
+                                  agg(AggKind::Quantile, c, 0.9), agg(AggKind::KthLargest, c, 0.5, n)});
+        check_query(q, catalog, what);
+        const Result r = engine().execute(q, catalog, Backend::Compute);
+        bool sampled = false;
+        for (const PassRecord& p : r.report.passes)
+          sampled = sampled || (p.kind == "radix-select" && p.detail.find(", sampled: ") != std::string::npos);
+        INFO(what << "\nquery: " << q.text());
+        CHECK(sampled);
+      }
+    }
+  }
+}
+
+TEST_CASE("compute: a bad GFXQ_SELECT_SAMPLE is an error and the next query works") {
+  const Catalog catalog = catalog_of(test::random_table(SELECT_SAMPLE_MIN, Distribution::Uniform, 3));
+  const Query q = query_of({agg(AggKind::Median, "a")});
+  {
+    const ForcedSample bad{"yes"};
+    CHECK_THROWS_WITH_AS(engine().execute(q, catalog, Backend::Compute), doctest::Contains("GFXQ_SELECT_SAMPLE='yes'"),
+                         Error);
+  }
+  check_query(q, catalog, "after the error");
 }
 
 TEST_CASE("compute: ORDER BY is stable in both directions, with and without LIMIT") {

@@ -26,10 +26,12 @@
 // Sampled select: SELECT_SAMPLE keys at evenly strided positions, sorted by one workgroup; the
 // bracket [lo, hi] is SELECT_SAMPLE_MARGIN sample ranks either side of rank k's place in the
 // sample (4 standard deviations of that place at the median: sqrt(S) / 2 = 32 ranks). Below
-// SELECT_SAMPLE_MIN keys the select is not sampled.
+// SELECT_SAMPLE_MIN keys the select is never sampled; by default (RadixSelectArgs::Sample::Auto)
+// it is sampled from SELECT_SAMPLE_AUTO keys, where it was faster on the H200 (BENCHMARKS.md).
 #define SELECT_SAMPLE 4096
 #define SELECT_SAMPLE_MARGIN 128
 #define SELECT_SAMPLE_MIN 16384
+#define SELECT_SAMPLE_AUTO 33554432
 #define SELECT_SAMPLE_WG 256
 // state[SELECT_PATH] after the check (select_check.comp): what runs next.
 #define SELECT_PATH_CANDIDATES 1u  // rank k lies strictly inside (lo, hi): select over the copies

@@ -26,14 +26,15 @@
 // dispatch each, as over one binding, so the result is exactly the same. Keys within one binding
 // are one window (the dispatches above). Limit: n < 2^32 (32-bit counts).
 //
-// Sampled select (RadixSelectArgs::sample; GFXQ_SELECT_SAMPLE=1 turns it on where the caller
-// leaves it to the environment): a Floyd-Rivest bracket around rank k, then an exact select of
-// the few keys inside it, all decided on the GPU in the same command buffer:
+// Sampled select (RadixSelectArgs::sample; by default from SELECT_SAMPLE_AUTO keys, and
+// GFXQ_SELECT_SAMPLE=0 / 1 turns it off / on where the caller leaves it to Auto): a Floyd-Rivest
+// bracket around rank k, then an exact select of the few keys inside it, all decided on the GPU in
+// the same command buffer:
 //  1. select_sample gathers SELECT_SAMPLE (4096) keys at evenly strided positions (one dispatch
-//     per window), select_bracket sorts their sort keys in one workgroup (bitonic, shared memory)
-//     and takes lo and hi SELECT_SAMPLE_MARGIN (128) sample ranks either side of rank k's place
-//     r = (k - 1) S / n (4 standard deviations of that place at the median; a side past the
-//     sample's ends stays open);
+//     per window), select_bracket sorts their sort keys in one workgroup (bitonic; strides below
+//     16 in registers, wider ones in shared memory) and takes lo and hi SELECT_SAMPLE_MARGIN (128)
+//     sample ranks either side of rank k's place r = (k - 1) S / n (4 standard deviations of that
+//     place at the median; a side past the sample's ends stays open);
 //  2. select_sample_scan, one scan of the keys (one dispatch per window): counts the keys below
 //     lo, equal to lo and equal to hi, and copies the sort keys strictly between lo and hi into
 //     the candidate regions of unsampled step 2 (no atomics; about 2 x 128 / 4096 = 6% of uniform
@@ -70,8 +71,9 @@ struct RadixSelectArgs {
   //! Keys one binding window holds; 0: Device::max_binding_elements(). At most the device's;
   //! rounded down to a multiple of 64 (at least 64). Tests shrink it to force several windows.
   uint64_t binding_elements = 0;
-  //! Whether the select is sampled (see above): Env follows GFXQ_SELECT_SAMPLE (1: sampled).
-  enum class Sample { Env, Off, On } sample = Sample::Env;
+  //! Whether the select is sampled (see above): Auto follows GFXQ_SELECT_SAMPLE (0 / 1) where
+  //! set, else samples from SELECT_SAMPLE_AUTO keys.
+  enum class Sample { Auto, Off, On } sample = Sample::Auto;
   //! Sample ranks either side of rank k's place in the sorted sample; 0: SELECT_SAMPLE_MARGIN.
   //! Tests set 1 or 2 (a bracket that may miss) and SELECT_SAMPLE (no bound: every key a candidate).
   uint32_t sample_margin = 0;

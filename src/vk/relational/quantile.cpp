@@ -53,7 +53,7 @@ SelectResult select_kth(QueryContext& ctx, const DeviceKeys& keys, uint64_t k, S
               std::string(order == SortOrder::Ascending ? "ascending" : "descending") + " rank " + std::to_string(k) +
                   " of " + std::to_string(keys.count) + " keys" + select_windows_text(device, keys.count, window),
               keys.count, [&](VkCommandBuffer cmd) { record_radix_select(device, cmd, args); });
-  // A sampled select names the path it took (GFXQ_SELECT_SAMPLE=1).
+  // A sampled select names the path it took.
   if (const RadixSelectPath path = radix_select_path(device, args); path != RadixSelectPath::Unsampled)
     pass.detail += std::string(", ") + radix_select_path_name(path);
   const auto words = ctx.download<uint32_t>(result, 3, "selected key");
