@@ -191,7 +191,8 @@ gfxq::vk::RadixSortStatus check_radix_sort(const Keys& keys, SortKeyType type, S
   if (windows > 1)
     CHECK(status.describe().find("over " + std::to_string(windows) + " binding windows of " + std::to_string(window) +
                                  " keys") != std::string::npos);
-  if (lookback_limit == 0 && status.onesweep) CHECK(status.needs_fallback() == (n > SORT_TILE));
+  if (lookback_limit == 0 && status.onesweep)
+    CHECK(status.needs_fallback() == (n > gfxq::vk::detail::onesweep_tile_keys()));
   if (status.needs_fallback()) CHECK(status.describe().find("rerun by reduce-then-scan") != std::string::npos);
   device.submit([&](VkCommandBuffer cmd) { gfxq::vk::record_radix_sort_fallback(device, cmd, args, status); });
   CHECK_SAME(download(*args.keys_out.buffer, n), want_keys);
@@ -203,7 +204,7 @@ gfxq::vk::RadixSortStatus check_radix_sort(const Keys& keys, SortKeyType type, S
 struct OnesweepCount {
   int multi_tile = 0, completed = 0;
   void add(uint64_t n, const gfxq::vk::RadixSortStatus& status) {
-    if (n <= SORT_TILE) return;
+    if (n <= gfxq::vk::detail::onesweep_tile_keys()) return;
     ++multi_tile;
     if (status.onesweep && !status.needs_fallback()) ++completed;
   }

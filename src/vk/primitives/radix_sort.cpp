@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -181,6 +183,53 @@ void record_digit_pass(Device& device, VkCommandBuffer cmd, const DigitPass& pas
 
 namespace {
 
+//! A onesweep digit-pass kernel: keys per tile and the pipelines without and with values.
+struct OnesweepKernel {
+  uint32_t tile;
+  const char* keys;
+  const char* pairs;
+  const char* what;  //!< for the report ("" for the kept kernel)
+};
+
+//! The onesweep digit-pass kernels that GFXQ_ONESWEEP_VARIANT selects (0 or unset: the kept
+//! kernel), timed against each other on the H200 (shaders/vk/sort.shaders.cmake says what each
+//! is). Variants 1 and 2 are diagnostics whose results are wrong: they exist only to be timed.
+constexpr OnesweepKernel kOnesweepKernels[] = {
+    {SORT_TILE, "onesweep_pass_k", "onesweep_pass_kv", ""},
+    {SORT_TILE, "onesweep_pass_k_v1", "onesweep_pass_kv_v1",
+     "; GFXQ_ONESWEEP_VARIANT=1: DIAGNOSTIC no look-back, results wrong"},
+    {SORT_TILE, "onesweep_pass_k_v2", "onesweep_pass_kv_v2",
+     "; GFXQ_ONESWEEP_VARIANT=2: DIAGNOSTIC no ranking, results wrong"},
+    {SORT_TILE, "onesweep_pass_k_v3", "onesweep_pass_kv_v3",
+     "; GFXQ_ONESWEEP_VARIANT=3: 16 look-back descriptors per step"},
+    {SORT_TILE, "onesweep_pass_k_v4", "onesweep_pass_kv_v4",
+     "; GFXQ_ONESWEEP_VARIANT=4: 32 look-back descriptors per step"},
+    {SORT_WG * 12, "onesweep_pass_k_v5", "onesweep_pass_kv_v5", "; GFXQ_ONESWEEP_VARIANT=5: 256 x 12-key tiles"},
+    {512 * SORT_KPT, "onesweep_pass_k_v6", "onesweep_pass_kv_v6", "; GFXQ_ONESWEEP_VARIANT=6: 512 x 16-key tiles"},
+};
+
+//! The kernel of GFXQ_ONESWEEP_VARIANT, read once per process (the scratch layout depends on its
+//! tile, so it must not change between sizing a sort and recording it).
+const OnesweepKernel& onesweep_kernel() {
+  static const OnesweepKernel& kernel = []() -> const OnesweepKernel& {
+    const char* v = std::getenv("GFXQ_ONESWEEP_VARIANT");
+    if (!v || !*v) return kOnesweepKernels[0];
+    char* end = nullptr;
+    const unsigned long i = std::strtoul(v, &end, 10);
+    if (*end != '\0' || i >= std::size(kOnesweepKernels))
+      throw Error(ErrorCode::InvalidInput, std::string("GFXQ_ONESWEEP_VARIANT='") + v + "' is not in 0.." +
+                                               std::to_string(std::size(kOnesweepKernels) - 1));
+    return kOnesweepKernels[i];
+  }();
+  return kernel;
+}
+
+//! Tiles of the onesweep digit passes (the histogram pass keeps SORT_TILE-key tiles).
+uint64_t onesweep_tile_count(uint64_t n) {
+  const uint64_t tile = onesweep_kernel().tile;
+  return (n + tile - 1) / tile;
+}
+
 //! Onesweep's counts are 30-bit descriptor fields: n < 2^30.
 constexpr uint64_t kOnesweepMaxKeys = (uint64_t(1) << 30) - 1;
 
@@ -246,7 +295,8 @@ struct SortScratch {
     hist = values + (temporaries && with_values ? align256(n * 4) : 0);
     totals = hist + detail::pass_hist_bytes(n);
     ctrl = totals + align256(SORT_BINS * 4);
-    ctrl_bytes = onesweep_path(n) ? (ONESWEEP_DESC + ONESWEEP_DESC_REGIONS * tile_count(n) * SORT_BINS) * 4 : 0;
+    ctrl_bytes =
+        onesweep_path(n) ? (ONESWEEP_DESC + ONESWEEP_DESC_REGIONS * onesweep_tile_count(n) * SORT_BINS) * 4 : 0;
     bytes = ctrl + align256(ctrl_bytes);
   }
 };
@@ -309,19 +359,20 @@ void record_digit_passes(Device& device, VkCommandBuffer cmd, const RadixSortArg
 void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args, const SortScratch& layout,
                      uint32_t passes = ONESWEEP_PASSES) {
   const uint64_t n = args.n, bytes = n * 4;
-  const uint32_t ntiles = uint32_t(tile_count(n));
+  const uint32_t ntiles = uint32_t(onesweep_tile_count(n)), hist_tiles = uint32_t(tile_count(n));
   const BufferRange ctrl{args.scratch.buffer, args.scratch.offset + layout.ctrl, layout.ctrl_bytes};
   vkCmdFillBuffer(cmd, ctrl.buffer->handle(), ctrl.offset, (ONESWEEP_DESC + uint64_t(ntiles) * SORT_BINS) * 4, 0);
   device.barrier(cmd);
   const uint32_t key_type = uint32_t(args.key_type), descending = args.order == SortOrder::Descending ? 1u : 0u;
-  const uint32_t hist_push[4] = {uint32_t(n), ntiles, key_type, descending};
+  const uint32_t hist_push[4] = {uint32_t(n), hist_tiles, key_type, descending};
   const BufferRange keys{args.keys_in.buffer, args.keys_in.offset, bytes};
   device.dispatch_ranges(cmd, device.pipeline("onesweep_histogram", 3, sizeof hist_push), {keys, ctrl, keys}, hist_push,
-                         std::min<uint32_t>(ntiles, ONESWEEP_HIST_GROUPS));
+                         std::min<uint32_t>(hist_tiles, ONESWEEP_HIST_GROUPS));
   const bool with_values = args.values_out.buffer != nullptr;
   const bool generate = with_values && args.values_in.buffer == nullptr;
   const uint32_t limit = std::min(args.lookback_limit, RadixSortArgs::kMaxLookbackLimit);
-  const char* pipeline = with_values ? "onesweep_pass_kv" : "onesweep_pass_k";
+  const OnesweepKernel& kernel = onesweep_kernel();
+  const char* pipeline = with_values ? kernel.pairs : kernel.keys;
   for (uint32_t p = 0; p < passes; ++p) {
     device.barrier(cmd);
     const PassBuffers b = pass_buffers(args, layout, p);
@@ -388,9 +439,10 @@ std::string RadixSortStatus::describe() const {
            " dispatches)";
   if (!onesweep) return "reduce-then-scan LSD radix sort (4 passes of 8-bit digits, 12 dispatches)";
   if (failed_pass >= ONESWEEP_PASSES)
-    return "onesweep LSD radix sort (one 4-digit histogram pass + 4 decoupled look-back passes)";
+    return std::string("onesweep LSD radix sort (one 4-digit histogram pass + 4 decoupled look-back passes") +
+           onesweep_kernel().what + ")";
   return "onesweep LSD radix sort whose look-back hit its bound in pass " + std::to_string(failed_pass) + ": passes " +
-         std::to_string(failed_pass) + "..3 rerun by reduce-then-scan";
+         std::to_string(failed_pass) + "..3 rerun by reduce-then-scan" + onesweep_kernel().what;
 }
 
 uint64_t radix_sort_scratch_bytes(const Device& device, uint64_t n, bool with_values, bool temporaries) {
@@ -420,6 +472,10 @@ void detail::record_radix_sort_stages(Device& device, VkCommandBuffer cmd, const
     throw Error(ErrorCode::InvalidInput,
                 "radix sort stages: a sort of " + std::to_string(args.n) + " keys does not take the onesweep path");
   record_onesweep(device, cmd, args, layout, stages - 1);
+}
+
+uint32_t detail::onesweep_tile_keys() {
+  return onesweep_kernel().tile;
 }
 
 RadixSortStatus radix_sort_status(Device& device, const RadixSortArgs& args) {

@@ -162,5 +162,10 @@ constexpr uint64_t align256(uint64_t bytes) {
 //! share. Error(InvalidInput) for stages outside 1..5 or a sort that does not take onesweep.
 void record_radix_sort_stages(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args, uint32_t stages);
 
+//! Keys per tile of the onesweep digit passes: SORT_TILE, or the tile of the kernel variant that
+//! GFXQ_ONESWEEP_VARIANT selects (radix_sort.cpp; read once per process). A sort of at most this
+//! many keys never looks back.
+uint32_t onesweep_tile_keys();
+
 }  // namespace detail
 }  // namespace gfxq::vk
