@@ -206,6 +206,8 @@ constexpr OnesweepKernel kOnesweepKernels[] = {
      "; GFXQ_ONESWEEP_VARIANT=4: 32 look-back descriptors per step"},
     {SORT_WG * 12, "onesweep_pass_k_v5", "onesweep_pass_kv_v5", "; GFXQ_ONESWEEP_VARIANT=5: 256 x 12-key tiles"},
     {512 * SORT_KPT, "onesweep_pass_k_v6", "onesweep_pass_kv_v6", "; GFXQ_ONESWEEP_VARIANT=6: 512 x 16-key tiles"},
+    {512 * SORT_KPT, "onesweep_pass_k_v7", "onesweep_pass_kv_v7",
+     "; GFXQ_ONESWEEP_VARIANT=7: 512 x 16-key tiles, 16 look-back descriptors per step"},
 };
 
 //! The kernel of GFXQ_ONESWEEP_VARIANT, read once per process (the scratch layout depends on its
