@@ -21,14 +21,10 @@
 // reduce-then-scan.
 // Keys move with their bits unchanged; KEY_VALUE also moves a uint32 value per key (flags bit 0:
 // values are generated as the keys' input positions instead of read).
-// Defines: KEY_VALUE. Variants timed against the default kernel (GFXQ_ONESWEEP_VARIANT, see
-// radix_sort.cpp; each defaults to the kept kernel's value): OS_WG invocations x OS_KPT keys per
-// tile (SORT_WG x SORT_KPT), OS_LOOKBACK_BATCH descriptors per look-back step
-// (ONESWEEP_LOOKBACK_BATCH), OS_STAGE words of staging (the tile; less stages the tile in rounds)
-// with OS_WAVES (the ranking counters in rounds of subgroups, for workgroups whose counters do not
-// fit the staging words at lavapipe's subgroup size of 8). Diagnostics, which write wrong results
-// and exist only to be timed: OS_DIAG_NO_LOOKBACK (offsets guessed from the histogram, no
-// look-back), OS_DIAG_NO_RANK (no ranking: keys written back to their input positions).
+// Tiles (sort_config.glsl): keys only, ONESWEEP_WG_K = 512 invocations x SORT_KPT keys; KEY_VALUE,
+// ONESWEEP_WG_KV = 256 x SORT_KPT (the narrow kernel). The wide kernel ranks in waves of subgroups
+// and stages its tile in rounds of ONESWEEP_STAGE keys (lavapipe's 32 KiB of shared memory).
+// Defines: KEY_VALUE.
 // Bindings: 0 = keys_in (uint[], read), 1 = keys_out (uint[], written), 2 = ctrl (uint[], read and
 // written; see sort_config.glsl), KEY_VALUE: 3 = values_in (uint[], read unless generated),
 // 4 = values_out (uint[], written).
@@ -41,19 +37,13 @@
 #include "sort_config.glsl"
 #include "sort_keys.glsl"
 
-#ifndef OS_WG
-#define OS_WG SORT_WG
+#ifdef KEY_VALUE
+#define OS_WG ONESWEEP_WG_KV
+#else
+#define OS_WG ONESWEEP_WG_K
+#define OS_WIDE
 #endif
-#ifndef OS_KPT
-#define OS_KPT SORT_KPT
-#endif
-#define OS_TILE (OS_WG * OS_KPT)
-#ifndef OS_LOOKBACK_BATCH
-#define OS_LOOKBACK_BATCH ONESWEEP_LOOKBACK_BATCH
-#endif
-#ifndef OS_STAGE
-#define OS_STAGE OS_TILE
-#endif
+#define OS_TILE (OS_WG * SORT_KPT)
 // Workgroup scans over up to OS_WG / SORT_MIN_SUBGROUP subgroups.
 #define SORT_WG_SUBGROUPS (OS_WG / SORT_MIN_SUBGROUP)
 
@@ -71,13 +61,13 @@ layout(push_constant) uniform Params {
 
 #include "sort_workgroup.glsl"
 
-// Ranking: gl_NumSubgroups x 128 words of two 16-bit digit counters each; afterwards the staging
-// area of the tile's keys (then values) in digit order.
-#ifdef OS_WAVES
-shared uint s_mem[OS_STAGE];
+// Ranking: per subgroup 128 words of two 16-bit digit counters each (the wide kernel: per subgroup
+// of one wave); afterwards the staging area of the tile's keys (then values) in digit order.
+#ifdef OS_WIDE
+shared uint s_mem[ONESWEEP_STAGE];
 shared uint s_carry[SORT_BINS / 2];  // counter sums of the earlier waves' subgroups
 #else
-shared uint s_mem[max(OS_STAGE, SORT_MAX_SUBGROUPS * SORT_BINS / 2)];
+shared uint s_mem[max(OS_TILE, SORT_MAX_SUBGROUPS * SORT_BINS / 2)];
 #endif
 shared uint s_delta[SORT_BINS];  // output position minus position in the tile, per digit
 shared uint s_loff[SORT_BINS];   // position in the tile of its first key of each digit
@@ -92,16 +82,33 @@ uint digit(uint raw) {
 
 // Workgroups of more invocations than digits: only invocation tid < SORT_BINS owns digit tid.
 #if OS_WG > SORT_BINS
-#define IF_OWNER if (tid < SORT_BINS)
-#define OWNER_OR_ZERO(x) (tid < SORT_BINS ? (x) : 0u)
+#define OWNER (tid < SORT_BINS)
 #else
-#define IF_OWNER
-#define OWNER_OR_ZERO(x) (x)
+#define OWNER true
 #endif
+#define IF_OWNER if (OWNER)
+#define OWNER_OR_ZERO(x) (OWNER ? (x) : 0u)
 
 // The 16-bit counter of digit d in subgroup row `row`.
 uint counter(uint row, uint d) {
   return (s_mem[row * HALF_BINS + (d >> 1)] >> ((d & 1u) * 16u)) & 0xffffu;
+}
+
+// Ranks key j of subgroup row `row` among the earlier keys of its digit d in that row: the lanes
+// of one digit (peers) take consecutive ranks after the digit's count so far; the lowest peer adds
+// them to the row's counter and shuffles the previous count to the others. Subgroup-uniform.
+// Peers by one ballot per digit bit: subgroupPartitionNV (VK_NV_shader_subgroup_partitioned) was
+// slower on the H200, the one device measured that has it (3.78 ms per digit pass at 2^28 int32
+// keys against 2.79 with ballots, 256 x 16-key tiles).
+uint rank_in_row(uint row, uint d) {
+  const uvec4 peers = subgroup_peers(d, SORT_RADIX_BITS, true);
+  const uint below = subgroupBallotExclusiveBitCount(peers);
+  const uint count = subgroupBallotBitCount(peers);
+  const uint sh = (d & 1u) * 16u;
+  uint earlier = 0u;
+  if (below == 0u) earlier = atomicAdd(s_mem[row * HALF_BINS + (d >> 1)], count << sh);
+  earlier = subgroupShuffle(earlier, subgroupBallotFindLSB(peers));
+  return ((earlier >> sh) & 0xffffu) + below;
 }
 
 void main() {
@@ -115,9 +122,9 @@ void main() {
     s_tile = atomicAdd(ctrl[ONESWEEP_COUNTERS + pc.pass], 1u);
     s_failed = 0u;
   }
-#ifdef OS_WAVES
+#ifdef OS_WIDE
   // Counter rows for the subgroups of one wave; the subgroups rank in waves of `rows`.
-  const uint rows = min(gl_NumSubgroups, uint(OS_STAGE) / HALF_BINS);
+  const uint rows = min(gl_NumSubgroups, uint(ONESWEEP_STAGE) / HALF_BINS);
   const uint waves = (gl_NumSubgroups + rows - 1u) / rows;
   for (uint i = tid; i < rows * HALF_BINS; i += OS_WG) s_mem[i] = 0u;
   if (tid < HALF_BINS) s_carry[tid] = 0u;
@@ -133,14 +140,12 @@ void main() {
   IF_OWNER if (pc.pass + 1u < ONESWEEP_PASSES)
     ctrl[ONESWEEP_DESC + (((pc.pass + 1u) % ONESWEEP_DESC_REGIONS) * pc.ntiles + tile) * SORT_BINS + tid] = 0u;
 
-  // Subgroup sg ranks tile keys [seg, seg + sgs * OS_KPT) in order: j-th round, lane order.
+  // Subgroup sg ranks tile keys [seg, seg + sgs * SORT_KPT) in order: j-th round, lane order.
   // All loads are issued first. Keys past n get the largest digit, so they rank last and are
-  // never written. In each round the lanes of one digit (peers) take consecutive ranks after the
-  // digit's count so far; the lowest peer adds them to the subgroup's counter and shuffles the
-  // previous count to the others.
-  const uint seg = sg * sgs * OS_KPT;
-  uint key[OS_KPT];
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+  // never written.
+  const uint seg = sg * sgs * SORT_KPT;
+  uint key[SORT_KPT];
+  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
     const uint li = seg + j * sgs + lane;
     key[j] = li < valid ? keys_in[tile_base + li] : 0u;
   }
@@ -149,43 +154,31 @@ void main() {
   // Early counts (as CUB's onesweep): the tile's digit counts, straight from the loaded keys, are
   // published before the ranking (invocation tid owns digit tid), so that later tiles seldom
   // wait on this one. Tile 0 publishes its PREFIX at once, offset by the keys of smaller digits.
-  uint kd[(OS_KPT + 3) / 4];
-  [[unroll]] for (uint q = 0u; q < (OS_KPT + 3) / 4; ++q) kd[q] = 0u;
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+  uint kd[SORT_KPT / 4];
+  [[unroll]] for (uint q = 0u; q < SORT_KPT / 4; ++q) kd[q] = 0u;
+  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
     const bool in_range = seg + j * sgs + lane < valid;
     const uint d = in_range ? digit(key[j]) : SORT_BINS - 1u;
     kd[j / 4u] |= d << ((j % 4u) * 8u);
     if (in_range) atomicAdd(s_count[d], 1u);
   }
   uint before = 0u;  // keys before this tile's first key of digit tid in the output
-#ifdef OS_DIAG_NO_LOOKBACK
-  // Diagnostic (wrong results): every tile takes the start of each digit from the histogram plus
-  // its share of the digit's keys as if they were spread evenly over the tiles. The offsets have
-  // the real ones' magnitude, so the writes scatter as they do, but no tile looks back.
-  {
-    uint all_keys;
-    const uint h = OWNER_OR_ZERO(ctrl[ONESWEEP_HIST + pc.pass * SORT_BINS + tid]);
-    before = wg_exclusive_scan(h, all_keys) + uint(float(h) * (float(tile) / float(pc.ntiles)));
-  }
-#else
   if (tile == 0u) {
     uint all_keys;
     before = wg_exclusive_scan(OWNER_OR_ZERO(ctrl[ONESWEEP_HIST + pc.pass * SORT_BINS + tid]), all_keys);
   } else {
     barrier();
   }
-#endif
   const uint count_d = OWNER_OR_ZERO(s_count[tid]);
   const uint desc = ONESWEEP_DESC + ((pc.pass % ONESWEEP_DESC_REGIONS) * pc.ntiles + tile) * SORT_BINS + tid;
   IF_OWNER atomicExchange(ctrl[desc], tile == 0u ? (ONESWEEP_FLAG_PREFIX << 30) | (before + count_d)
                                                  : (ONESWEEP_FLAG_AGGREGATE << 30) | count_d);
 
-#ifndef OS_DIAG_NO_RANK
   // Key j's rank among its subgroup's keys of its digit, then its position in the tile: 16 bits,
   // half j % 2 of slot[j / 2] (fewer registers).
-  uint slot[(OS_KPT + 1) / 2];
-  [[unroll]] for (uint q = 0u; q < (OS_KPT + 1) / 2; ++q) slot[q] = 0u;
-#ifdef OS_WAVES
+  uint slot[SORT_KPT / 2];
+  [[unroll]] for (uint q = 0u; q < SORT_KPT / 2; ++q) slot[q] = 0u;
+#ifdef OS_WIDE
   // Wave w: subgroups w * rows .. w * rows + rows - 1 rank into the counter rows, which are then
   // summed over them after the earlier waves' totals (s_carry) and folded into the slots.
   for (uint w = 0u; w < waves; ++w) {
@@ -197,17 +190,8 @@ void main() {
     const bool ranks = sg / rows == w;  // subgroup-uniform
     const uint row = sg % rows;
     if (ranks) {
-      [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
-        const uint d = (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu;
-        const uvec4 peers = subgroup_peers(d, SORT_RADIX_BITS, true);
-        const uint below = subgroupBallotExclusiveBitCount(peers);
-        const uint count = subgroupBallotBitCount(peers);
-        const uint sh = (d & 1u) * 16u;
-        uint earlier = 0u;
-        if (below == 0u) earlier = atomicAdd(s_mem[row * HALF_BINS + (d >> 1)], count << sh);
-        earlier = subgroupShuffle(earlier, subgroupBallotFindLSB(peers));
-        slot[j / 2u] |= (((earlier >> sh) & 0xffffu) + below) << ((j % 2u) * 16u);
-      }
+      [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j)
+        slot[j / 2u] |= rank_in_row(row, (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu) << ((j % 2u) * 16u);
     }
     barrier();
     if (tid < HALF_BINS) {
@@ -222,28 +206,15 @@ void main() {
     }
     barrier();
     if (ranks) {
-      [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+      [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
         const uint d = (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu;
         slot[j / 2u] += counter(row, d) << ((j % 2u) * 16u);
       }
     }
   }
 #else
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
-    const uint d = (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu;
-    // Peers by one ballot per digit bit. subgroupPartitionNV (VK_NV_shader_subgroup_partitioned)
-    // was slower on the H200, the one device measured that has it: at 2^28 int32 keys 3.78 ms per
-    // digit pass against 2.79 with ballots, sort 15.6 / 16.7 ms against 12.27 / 13.37 (keys /
-    // pairs).
-    const uvec4 peers = subgroup_peers(d, SORT_RADIX_BITS, true);
-    const uint below = subgroupBallotExclusiveBitCount(peers);
-    const uint count = subgroupBallotBitCount(peers);
-    const uint sh = (d & 1u) * 16u;
-    uint earlier = 0u;
-    if (below == 0u) earlier = atomicAdd(s_mem[sg * HALF_BINS + (d >> 1)], count << sh);
-    earlier = subgroupShuffle(earlier, subgroupBallotFindLSB(peers));
-    slot[j / 2u] |= (((earlier >> sh) & 0xffffu) + below) << ((j % 2u) * 16u);
-  }
+  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j)
+    slot[j / 2u] |= rank_in_row(sg, (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu) << ((j % 2u) * 16u);
   barrier();
 #endif
 
@@ -252,7 +223,7 @@ void main() {
   uint tile_keys;
   const uint loff = wg_exclusive_scan(count_d, tile_keys);
   IF_OWNER s_loff[tid] = loff;
-#ifndef OS_WAVES
+#ifndef OS_WIDE
   // Counters -> exclusive sums over subgroups, both 16-bit halves at once (sums stay < 2^16).
   if (tid < HALF_BINS) {
     uint run = 0u;
@@ -263,30 +234,21 @@ void main() {
     }
   }
 #endif
-#else
-  // Diagnostic (wrong results): no ranking; the keys go back to their input positions.
-  const uint loff = 0u;
-#endif
 
-#ifndef OS_DIAG_NO_LOOKBACK
-  // Look-back: keys of this digit in all earlier tiles, OS_LOOKBACK_BATCH descriptors (tiles
+  // Look-back: keys of this digit in all earlier tiles, ONESWEEP_LOOKBACK_BATCH descriptors (tiles
   // next - 1, next - 2, ...) per step. Descriptor reads are volatile loads (the block is
   // volatile), so a spinning reader does not contend with the writer's atomics. Reads below
   // tile 0 are never needed (tile 0 is a PREFIX) and are skipped.
-#if OS_WG > SORT_BINS
-  if (tile > 0u && tid < SORT_BINS) {
-#else
-  if (tile > 0u) {
-#endif
+  if (tile > 0u && OWNER) {
     const uint row = ONESWEEP_DESC + (pc.pass % ONESWEEP_DESC_REGIONS) * pc.ntiles * SORT_BINS + tid;
     uint next = tile;  // the descriptors of tiles < next remain to be added
     uint state = 0u;   // 0: looking, 1: done (PREFIX reached), 2: an earlier tile failed
-    for (uint r = 0u; r < pc.lookback_limit && state == 0u; r += OS_LOOKBACK_BATCH) {
-      uint v[OS_LOOKBACK_BATCH];
-      [[unroll]] for (uint b = 0u; b < OS_LOOKBACK_BATCH; ++b)
+    for (uint r = 0u; r < pc.lookback_limit && state == 0u; r += ONESWEEP_LOOKBACK_BATCH) {
+      uint v[ONESWEEP_LOOKBACK_BATCH];
+      [[unroll]] for (uint b = 0u; b < ONESWEEP_LOOKBACK_BATCH; ++b)
         v[b] = next > b ? ctrl[row + (next - 1u - b) * SORT_BINS] : 0u;
       bool stop = false;  // an unpublished descriptor: read again from it
-      [[unroll]] for (uint b = 0u; b < OS_LOOKBACK_BATCH; ++b) {
+      [[unroll]] for (uint b = 0u; b < ONESWEEP_LOOKBACK_BATCH; ++b) {
         const uint flag = v[b] >> 30;
         if (!stop && state == 0u) {
           if (flag == 0u) {
@@ -309,108 +271,65 @@ void main() {
       atomicOr(ctrl[ONESWEEP_STATUS], 1u << pc.pass);
     }
   }
-#endif
   IF_OWNER s_delta[tid] = before - loff;
   barrier();  // also: subgroups reconverge after the divergent look-back before any subgroup op
   if (s_failed != 0u) return;
-#ifdef OS_DIAG_NO_RANK
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
-    const uint li = seg + j * sgs + lane;
-    if (li < valid) keys_out[tile_base + li] = key[j];
-  }
-#ifdef KEY_VALUE
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
-    const uint li = seg + j * sgs + lane;
-    if (li < valid) values_out[tile_base + li] = (pc.flags & 1u) == 0u ? values_in[tile_base + li] : tile_base + li;
-  }
-#endif
-#else
+
   // Ranks -> positions (sums stay < 2^16, so the halves do not carry into each other).
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
     const uint d = (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu;
-#ifdef OS_WAVES
+#ifdef OS_WIDE
     slot[j / 2u] += s_loff[d] << ((j % 2u) * 16u);
 #else
     slot[j / 2u] += (s_loff[d] + counter(sg, d)) << ((j % 2u) * 16u);
 #endif
   }
-#ifndef OS_WAVES
-  barrier();  // the counters are read
-#endif
-#if OS_STAGE < OS_TILE
-  // The tile staged in rounds of OS_STAGE positions: keys of positions [h OS_STAGE, (h + 1)
-  // OS_STAGE) in round h. Values are loaded first (fewer registers than reloading keys).
-  const uint ROUND_KEYS = OS_STAGE / OS_WG;
-#ifdef KEY_VALUE
-  uint value[OS_KPT];
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
-    const uint li = seg + j * sgs + lane;
-    value[j] = tile_base + li;
-    if ((pc.flags & 1u) == 0u && li < valid) value[j] = values_in[tile_base + li];
-  }
-  uint digits[(OS_KPT + 3) / 4];
-  [[unroll]] for (uint q = 0u; q < (OS_KPT + 3) / 4; ++q) digits[q] = 0u;
-#endif
-  [[unroll]] for (uint h = 0u; h < OS_TILE / OS_STAGE; ++h) {
-    if (h > 0u) barrier();  // the previous round's keys are read
-    [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+#ifdef OS_WIDE
+  // The tile staged in rounds of ONESWEEP_STAGE positions: keys of positions [h S, (h + 1) S) in
+  // round h, written by consecutive invocations (consecutive positions of a digit's run).
+  const uint ROUNDS = OS_TILE / ONESWEEP_STAGE, ROUND_KEYS = ONESWEEP_STAGE / OS_WG;
+  [[unroll]] for (uint h = 0u; h < ROUNDS; ++h) {
+    if (h > 0u) barrier();  // the previous round's keys are read (the counters are folded)
+    [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
       const uint p = (slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu;
-      if (p / OS_STAGE == h) s_mem[p % OS_STAGE] = key[j];
+      if (p / ONESWEEP_STAGE == h) s_mem[p % ONESWEEP_STAGE] = key[j];
     }
     barrier();
     [[unroll]] for (uint j = 0u; j < ROUND_KEYS; ++j) {
-      const uint i = h * OS_STAGE + j * OS_WG + tid;
+      const uint i = h * ONESWEEP_STAGE + j * OS_WG + tid;
       if (i < valid) {
-        const uint k = s_mem[i - h * OS_STAGE];
+        const uint k = s_mem[i - h * ONESWEEP_STAGE];
         const uint d = digit(k);
         keys_out[s_delta[d] + i] = k;
-#ifdef KEY_VALUE
-        const uint jj = h * ROUND_KEYS + j;
-        digits[jj / 4u] |= d << ((jj % 4u) * 8u);
-#endif
       }
     }
   }
-#ifdef KEY_VALUE
-  [[unroll]] for (uint h = 0u; h < OS_TILE / OS_STAGE; ++h) {
-    barrier();  // the previous round's keys or values are read
-    [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
-      const uint p = (slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu;
-      if (p / OS_STAGE == h) s_mem[p % OS_STAGE] = value[j];
-    }
-    barrier();
-    [[unroll]] for (uint j = 0u; j < ROUND_KEYS; ++j) {
-      const uint i = h * OS_STAGE + j * OS_WG + tid;
-      const uint jj = h * ROUND_KEYS + j;
-      if (i < valid) values_out[s_delta[(digits[jj / 4u] >> ((jj % 4u) * 8u)) & 0xffu] + i] = s_mem[i - h * OS_STAGE];
-    }
-  }
-#endif
 #else
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) s_mem[(slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu] = key[j];
+#ifdef KEY_VALUE
+  // Each written key's digit, 8 bits each, for its value's position.
+  uint digits[SORT_KPT / 4];
+  [[unroll]] for (uint q = 0u; q < SORT_KPT / 4; ++q) digits[q] = 0u;
+#endif
+  barrier();  // the counters are read
+  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) s_mem[(slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu] = key[j];
   barrier();
 
 #ifdef KEY_VALUE
   // Values are loaded only now (fewer registers through the ranking); the loads overlap the key
-  // writes. Each written key's digit is kept, 8 bits each, for its value's position.
-  uint value[OS_KPT];
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+  // writes.
+  uint value[SORT_KPT];
+  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
     const uint li = seg + j * sgs + lane;
     value[j] = tile_base + li;
     if ((pc.flags & 1u) == 0u && li < valid) value[j] = values_in[tile_base + li];
   }
-  uint digits[(OS_KPT + 3) / 4];
-  [[unroll]] for (uint q = 0u; q < (OS_KPT + 3) / 4; ++q) digits[q] = 0u;
 #endif
   // Write the staged keys: consecutive invocations, consecutive positions of a digit's run.
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
     const uint i = j * OS_WG + tid;
     if (i < valid) {
       const uint k = s_mem[i];
       const uint d = digit(k);
-#ifdef OS_DIAG_NO_LOOKBACK
-      if (s_delta[d] + i < pc.n)  // guessed offsets may run past the keys
-#endif
       keys_out[s_delta[d] + i] = k;
 #ifdef KEY_VALUE
       digits[j / 4u] |= d << ((j % 4u) * 8u);
@@ -419,18 +338,12 @@ void main() {
   }
 #ifdef KEY_VALUE
   barrier();
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) s_mem[(slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu] = value[j];
+  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) s_mem[(slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu] = value[j];
   barrier();
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
     const uint i = j * OS_WG + tid;
-#ifdef OS_DIAG_NO_LOOKBACK
-    if (i < valid && s_delta[(digits[j / 4u] >> ((j % 4u) * 8u)) & 0xffu] + i < pc.n)  // guessed offsets
-#else
-    if (i < valid)
-#endif
-      values_out[s_delta[(digits[j / 4u] >> ((j % 4u) * 8u)) & 0xffu] + i] = s_mem[i];
+    if (i < valid) values_out[s_delta[(digits[j / 4u] >> ((j % 4u) * 8u)) & 0xffu] + i] = s_mem[i];
   }
-#endif
 #endif
 #endif
 }
