@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "cnf_select_config.glsl"
+#include "sort_config.glsl"
 #include "core/order_key.h"
 #include "gfxq/cpu.h"
 #include "gfxq/gfxq.h"
@@ -443,12 +444,12 @@ TEST_CASE("compute: ORDER BY is stable in both directions, with and without LIMI
 }
 
 TEST_CASE("compute: ORDER BY over several sort tiles runs the onesweep sort and says so") {
-  // 3 onesweep tiles (SORT_TILE = 4096 keys) with and without WHERE; a look-back fallback is exact
-  // too and named in the algorithm.
+  // 3 onesweep tiles of the key + value kernel with and without WHERE; a look-back fallback is
+  // exact too and named in the algorithm.
   std::mt19937_64 rng(37);
   for (Distribution dist : {Distribution::Uniform, Distribution::Skewed}) {
     const uint64_t seed = rng();
-    const Catalog catalog = catalog_of(test::random_table(3 * 4096 + 5, dist, seed));
+    const Catalog catalog = catalog_of(test::random_table(3 * ONESWEEP_TILE_KV + 5, dist, seed));
     for (const char* c : {"a", "x"}) {
       Query q = query_of({Star{}}, rng() % 2 ? Cnf{} : test::random_cnf(catalog.get("t"), rng, 1, 2));
       q.order_by = OrderBy{ColumnRef{"", c}, rng() % 2 == 0};
@@ -456,7 +457,7 @@ TEST_CASE("compute: ORDER BY over several sort tiles runs the onesweep sort and 
       check_query(q, catalog, what);
       const Result r = engine().execute(q, catalog, Backend::Compute);
       INFO(what << "\nquery: " << q.text() << "\nalgorithm: " << r.report.algorithm);
-      if (r.table.rows() > 4096) CHECK(r.report.algorithm.find("(onesweep LSD radix sort") != std::string::npos);
+      if (r.table.rows() > ONESWEEP_TILE_KV) CHECK(r.report.algorithm.find("(onesweep LSD radix sort") != std::string::npos);
     }
   }
 }

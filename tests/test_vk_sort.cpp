@@ -6,6 +6,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -192,7 +193,14 @@ gfxq::vk::RadixSortStatus check_radix_sort(const Keys& keys, SortKeyType type, S
   if (windows > 1)
     CHECK(status.describe().find("over " + std::to_string(windows) + " binding windows of " + std::to_string(window) +
                                  " keys") != std::string::npos);
-  if (lookback_limit == 0 && status.onesweep) CHECK(status.needs_fallback() == (n > SORT_TILE));
+  if (status.onesweep) {
+    // Keys alone: the 512 x 16-key kernel; with values the 256 x 16 one (or the candidate's tile).
+    const uint32_t tile = gfxq::vk::detail::onesweep_tile_keys(values != Values::None);
+    CHECK(status.tile_keys == tile);
+    if (values == Values::None) CHECK(tile == ONESWEEP_TILE_K);
+    CHECK(status.describe().find(std::to_string(tile) + "-key tiles") != std::string::npos);
+    if (lookback_limit == 0) CHECK(status.needs_fallback() == (n > tile));
+  }
   if (status.needs_fallback()) CHECK(status.describe().find("rerun by reduce-then-scan") != std::string::npos);
   device.submit([&](VkCommandBuffer cmd) { gfxq::vk::record_radix_sort_fallback(device, cmd, args, status); });
   CHECK_SAME(download(*args.keys_out.buffer, n), want_keys);
@@ -203,17 +211,17 @@ gfxq::vk::RadixSortStatus check_radix_sort(const Keys& keys, SortKeyType type, S
 //! Counts the sorts of more than one tile that the onesweep path completed without its fallback.
 struct OnesweepCount {
   int multi_tile = 0, completed = 0;
-  void add(uint64_t n, const gfxq::vk::RadixSortStatus& status) {
-    if (n <= SORT_TILE) return;
+  void add(uint64_t n, bool with_values, const gfxq::vk::RadixSortStatus& status) {
+    if (n <= gfxq::vk::detail::onesweep_tile_keys(with_values)) return;
     ++multi_tile;
     if (status.onesweep && !status.needs_fallback()) ++completed;
   }
 };
 
-//! Boundary sizes of a primitive whose tile is `tile` and block `block`, plus powers of two +- 1.
-std::vector<uint64_t> boundary_sizes(uint64_t tile, uint64_t block) {
-  std::vector<uint64_t> s = {
-      0, 1, 2, 255, 256, 257, tile - 1, tile, tile + 1, 2 * tile + 1, block - 1, block, block + 1, 2 * block + 1};
+//! Boundary sizes of a primitive whose tiles are `tiles` and block `block`, plus powers of two +- 1.
+std::vector<uint64_t> boundary_sizes(std::initializer_list<uint64_t> tiles, uint64_t block) {
+  std::vector<uint64_t> s = {0, 1, 2, 255, 256, 257, block - 1, block, block + 1, 2 * block + 1};
+  for (uint64_t tile : tiles) s.insert(s.end(), {tile - 1, tile, tile + 1, 2 * tile + 1});
   for (uint64_t p : {1ull << 10, 1ull << 13, 1ull << 15, 1ull << 17}) s.insert(s.end(), {p - 1, p + 1});
   std::sort(s.begin(), s.end());
   s.erase(std::unique(s.begin(), s.end()), s.end());
@@ -254,14 +262,19 @@ TEST_CASE("vk-sort: radix sort keys and row ids at tile boundaries, every key ty
   std::mt19937_64 rng(0x5eed0001);
   INFO("seed 0x5eed0001");
   OnesweepCount onesweep;
-  for (uint64_t n : boundary_sizes(SORT_TILE, SORT_BLOCK))
+  // The tiles of the reduce-then-scan path and of both onesweep kernels (keys alone, with values);
+  // every size runs keys alone and with row ids, three type-order pairs each.
+  for (uint64_t n : boundary_sizes({SORT_TILE, ONESWEEP_TILE_K, ONESWEEP_TILE_KV}, SORT_BLOCK)) {
+    int combo = 0;
     for (SortKeyType type : kTypes)
       for (SortOrder order : kOrders) {
         const Data data = n % 3 == 0 ? Data::Special : (n % 3 == 1 ? Data::Random : Data::FewDistinct);
         CAPTURE(name(data));
-        onesweep.add(n, check_radix_sort(make_keys(n, type, data, rng), type, order,
-                                         n % 2 ? Values::RowIds : Values::None, false, rng));
+        const Values values = (n + combo++) % 2 ? Values::RowIds : Values::None;
+        onesweep.add(n, values != Values::None,
+                     check_radix_sort(make_keys(n, type, data, rng), type, order, values, false, rng));
       }
+  }
   // Fallbacks are legitimate (and exact), but most multi-tile sorts must complete by onesweep.
   CAPTURE(onesweep.completed);
   CHECK(onesweep.completed * 2 > onesweep.multi_tile);
@@ -289,7 +302,8 @@ TEST_CASE("vk-sort: radix sort with given values, in place, and random large siz
                    Values::Given, false, rng);
   check_radix_sort(make_keys(70001, SortKeyType::I32, Data::Random, rng), SortKeyType::I32, SortOrder::Ascending,
                    Values::Given, true, rng);
-  check_radix_sort(make_keys(SORT_TILE + 5, SortKeyType::U32, Data::Skew, rng), SortKeyType::U32, SortOrder::Ascending,
+  check_radix_sort(make_keys(ONESWEEP_TILE_K + 5, SortKeyType::U32, Data::Skew, rng), SortKeyType::U32,
+                   SortOrder::Ascending,
                    Values::None, true, rng);
   for (int r = 0; r < 3; ++r) {
     const uint64_t n = rng() % 1000000 + 1;
@@ -306,7 +320,8 @@ TEST_CASE("vk-sort: onesweep look-back bound forces the reduce-then-scan fallbac
   INFO("seed " << seed);
   // Bound 0: every tile after the first gives up in pass 0, the whole sort reruns by
   // reduce-then-scan from the input (also in place); one tile never looks back.
-  for (uint64_t n : std::vector<uint64_t>{1, SORT_TILE, SORT_TILE + 1, 3 * SORT_TILE + 777})
+  for (uint64_t n : std::vector<uint64_t>{1, ONESWEEP_TILE_KV, ONESWEEP_TILE_KV + 1, ONESWEEP_TILE_K + 1,
+                                          3 * ONESWEEP_TILE_K + 777})
     for (SortKeyType type : kTypes)
       for (SortOrder order : kOrders) {
         const Data data = Data(rng() % 5);
@@ -315,7 +330,7 @@ TEST_CASE("vk-sort: onesweep look-back bound forces the reduce-then-scan fallbac
       }
   // Small bounds: the look-back may or may not give up, in any pass; the result is exact either way.
   for (uint32_t limit : {1u, 2u, 5u})
-    check_radix_sort(make_keys(9 * SORT_TILE + 3, SortKeyType::I32, Data::Random, rng), SortKeyType::I32,
+    check_radix_sort(make_keys(9 * ONESWEEP_TILE_KV + 3, SortKeyType::I32, Data::Random, rng), SortKeyType::I32,
                      SortOrder::Descending, Values::Given, limit % 2 == 1, rng, limit);
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
@@ -325,7 +340,7 @@ TEST_CASE("vk-sort: onesweep stage prefixes leave the input untouched and the wh
   const uint64_t seed = std::random_device{}();
   std::mt19937_64 rng(seed);
   INFO("seed " << seed);
-  const uint64_t n = 3 * SORT_TILE + 5;
+  const uint64_t n = 3 * ONESWEEP_TILE_KV + 5;
   const Keys keys = make_keys(n, SortKeyType::I32, Data::Random, rng);
   Keys want_keys = keys, want_vals(n);
   std::iota(want_vals.begin(), want_vals.end(), 0u);
@@ -384,6 +399,12 @@ TEST_CASE("vk-sort: radix sort over 2, 3 and 8 binding windows at window sizes +
   for (SortOrder order : kOrders)
     check_radix_sort(make_keys(3 * 2 * w + 5, SortKeyType::U32, Data::Skew, rng), SortKeyType::U32, order,
                      Values::RowIds, false, rng, gfxq::vk::RadixSortArgs::kMaxLookbackLimit, 2 * w + 1000);
+  // Keys alone around the keys-only onesweep tile: 2 tiles + 1 key in one window (onesweep), and
+  // one window + that many (2 windows, reduce-then-scan).
+  for (uint64_t n : {uint64_t(ONESWEEP_TILE_K) + 1, w + ONESWEEP_TILE_K + 1})
+    for (SortOrder order : kOrders)
+      check_radix_sort(make_keys(n, SortKeyType::I32, Data::FewDistinct, rng), SortKeyType::I32, order, Values::None,
+                       false, rng, gfxq::vk::RadixSortArgs::kMaxLookbackLimit, w);
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
 

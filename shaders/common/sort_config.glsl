@@ -27,13 +27,24 @@
 #define SORT_OUT_WINDOWS 8
 
 // Onesweep radix sort: one histogram pass for all four 8-bit digits (ONESWEEP_HIST_GROUPS
-// workgroups), then one pass per digit that ranks a SORT_TILE-key tile and finds its digits'
-// output offsets by decoupled look-back over per-tile descriptors. Control words (in scratch):
-// the tile counter of each pass, the status (bit p: pass p's look-back hit its bound), the four
-// global histograms, then ONESWEEP_DESC_REGIONS regions of SORT_BINS descriptors per tile, pass p
-// using region p % 2 (the fill before the sort zeroes everything up to region 1, which pass 0
-// zeroes as it goes). A descriptor is flag << 30 | count, where the count is the tile's keys of
+// workgroups, SORT_TILE-key tiles), then one pass per digit that ranks a tile and finds its
+// digits' output offsets by decoupled look-back over per-tile descriptors. Control words (in
+// scratch): the tile counter of each pass, the status (bit p: pass p's look-back hit its bound),
+// the four global histograms, then ONESWEEP_DESC_REGIONS regions of SORT_BINS descriptors per tile,
+// pass p using region p % 2 (the fill before the sort zeroes everything up to region 1, which pass
+// 0 zeroes as it goes). A descriptor is flag << 30 | count, where the count is the tile's keys of
 // that digit (AGGREGATE) or those of all tiles up to it plus the keys of smaller digits (PREFIX).
+// Tiles per kernel, chosen by occupancy (H200, 2^28 int32 keys, per digit pass): keys only,
+// 512 x 16 keys (2.00 ms against 2.79 with 256 x 16; 64 registers, two workgroups per SM); key +
+// value, 256 x 16 keys (3.22 ms; 512 x 16 took 3.43 at 97 registers, one workgroup per SM).
+#define ONESWEEP_WG_K 512
+#define ONESWEEP_TILE_K 8192
+#define ONESWEEP_WG_KV 256
+#define ONESWEEP_TILE_KV 4096
+// Shared staging words of a digit pass: 512-invocation tiles are staged in two rounds and rank in
+// waves of at most ONESWEEP_STAGE / 128 subgroups (lavapipe: 64 subgroups of 8 in two waves), so a
+// workgroup stays within 32 KiB of shared memory.
+#define ONESWEEP_STAGE 4096
 #define ONESWEEP_COUNTERS 0
 #define ONESWEEP_STATUS 4
 #define ONESWEEP_HIST 16
@@ -43,7 +54,8 @@
 #define ONESWEEP_HIST_GROUPS 1024
 // Descriptors one look-back step loads at once (independent loads, consumed in order). On the
 // H200 at 2^28 int32 keys a digit pass took 4.09 ms with 1, 3.78 with 8 and 4.04 with 16 (all with
-// subgroupPartitionNV peers; 8 with ballot peers, the kept kernel: 2.79 ms).
+// subgroupPartitionNV peers); with ballot peers 16 and 32 were slower than 8 (keys 3.09 and 3.64
+// ms against 2.79 at 256 x 16; 3.00 against 2.00 at 512 x 16).
 #define ONESWEEP_LOOKBACK_BATCH 8
 #define ONESWEEP_FLAG_AGGREGATE 1u
 #define ONESWEEP_FLAG_PREFIX 2u

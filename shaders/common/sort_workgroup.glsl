@@ -4,7 +4,12 @@
 // "thread t handles digit t"; subgroups must be full (the host checks that the subgroup size
 // divides the workgroup size).
 
-shared uint sort_scan_sg[SORT_MAX_SUBGROUPS];
+// SORT_WG_SUBGROUPS (defined before the include): the most subgroups of the including kernel's
+// workgroup, for workgroups of more than SORT_WG invocations.
+#ifndef SORT_WG_SUBGROUPS
+#define SORT_WG_SUBGROUPS SORT_MAX_SUBGROUPS
+#endif
+shared uint sort_scan_sg[SORT_WG_SUBGROUPS];
 shared uint sort_scan_total;
 
 // This invocation's index in subgroup-major order.

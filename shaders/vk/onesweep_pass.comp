@@ -21,7 +21,12 @@
 // reduce-then-scan.
 // Keys move with their bits unchanged; KEY_VALUE also moves a uint32 value per key (flags bit 0:
 // values are generated as the keys' input positions instead of read).
-// Defines: KEY_VALUE.
+// Tiles (sort_config.glsl): keys only, ONESWEEP_WG_K = 512 invocations x SORT_KPT keys; KEY_VALUE,
+// ONESWEEP_WG_KV = 256 x SORT_KPT (the narrow kernel). The wide kernel ranks in waves of subgroups
+// and stages its tile in rounds of ONESWEEP_STAGE keys (lavapipe's 32 KiB of shared memory).
+// Defines: KEY_VALUE; ONESWEEP_KV_WIDE (with KEY_VALUE, TEMPORARY: the 512 x 16 pairs candidate
+// of GFXQ_ONESWEEP_VARIANT=1, radix_sort.cpp: values loaded only after the keys are written, so
+// they are not live across the key scatter).
 // Bindings: 0 = keys_in (uint[], read), 1 = keys_out (uint[], written), 2 = ctrl (uint[], read and
 // written; see sort_config.glsl), KEY_VALUE: 3 = values_in (uint[], read unless generated),
 // 4 = values_out (uint[], written).
@@ -34,7 +39,17 @@
 #include "sort_config.glsl"
 #include "sort_keys.glsl"
 
-layout(local_size_x = SORT_WG) in;
+#if defined(KEY_VALUE) && !defined(ONESWEEP_KV_WIDE)
+#define OS_WG ONESWEEP_WG_KV
+#else
+#define OS_WG ONESWEEP_WG_K
+#define OS_WIDE
+#endif
+#define OS_TILE (OS_WG * SORT_KPT)
+// Workgroup scans over up to OS_WG / SORT_MIN_SUBGROUP subgroups.
+#define SORT_WG_SUBGROUPS (OS_WG / SORT_MIN_SUBGROUP)
+
+layout(local_size_x = OS_WG) in;
 layout(std430, binding = 0) readonly buffer KeysIn { uint keys_in[]; };
 layout(std430, binding = 1) writeonly buffer KeysOut { uint keys_out[]; };
 layout(std430, binding = 2) volatile coherent buffer Ctrl { uint ctrl[]; };
@@ -48,9 +63,14 @@ layout(push_constant) uniform Params {
 
 #include "sort_workgroup.glsl"
 
-// Ranking: gl_NumSubgroups x 128 words of two 16-bit digit counters each; afterwards the staging
-// area of the tile's keys (then values) in digit order.
-shared uint s_mem[SORT_TILE];
+// Ranking: per subgroup 128 words of two 16-bit digit counters each (the wide kernel: per subgroup
+// of one wave); afterwards the staging area of the tile's keys (then values) in digit order.
+#ifdef OS_WIDE
+shared uint s_mem[ONESWEEP_STAGE];
+shared uint s_carry[SORT_BINS / 2];  // counter sums of the earlier waves' subgroups
+#else
+shared uint s_mem[max(OS_TILE, SORT_MAX_SUBGROUPS * SORT_BINS / 2)];
+#endif
 shared uint s_delta[SORT_BINS];  // output position minus position in the tile, per digit
 shared uint s_loff[SORT_BINS];   // position in the tile of its first key of each digit
 shared uint s_count[SORT_BINS];  // the tile's keys of each digit
@@ -62,9 +82,35 @@ uint digit(uint raw) {
   return (sort_key(raw, pc.key_type, pc.descending) >> (pc.pass * SORT_RADIX_BITS)) & (SORT_BINS - 1u);
 }
 
+// Workgroups of more invocations than digits: only invocation tid < SORT_BINS owns digit tid.
+#if OS_WG > SORT_BINS
+#define OWNER (tid < SORT_BINS)
+#else
+#define OWNER true
+#endif
+#define IF_OWNER if (OWNER)
+#define OWNER_OR_ZERO(x) (OWNER ? (x) : 0u)
+
 // The 16-bit counter of digit d in subgroup row `row`.
 uint counter(uint row, uint d) {
   return (s_mem[row * HALF_BINS + (d >> 1)] >> ((d & 1u) * 16u)) & 0xffffu;
+}
+
+// Ranks key j of subgroup row `row` among the earlier keys of its digit d in that row: the lanes
+// of one digit (peers) take consecutive ranks after the digit's count so far; the lowest peer adds
+// them to the row's counter and shuffles the previous count to the others. Subgroup-uniform.
+// Peers by one ballot per digit bit: subgroupPartitionNV (VK_NV_shader_subgroup_partitioned) was
+// slower on the H200, the one device measured that has it (3.78 ms per digit pass at 2^28 int32
+// keys against 2.79 with ballots, 256 x 16-key tiles).
+uint rank_in_row(uint row, uint d) {
+  const uvec4 peers = subgroup_peers(d, SORT_RADIX_BITS, true);
+  const uint below = subgroupBallotExclusiveBitCount(peers);
+  const uint count = subgroupBallotBitCount(peers);
+  const uint sh = (d & 1u) * 16u;
+  uint earlier = 0u;
+  if (below == 0u) earlier = atomicAdd(s_mem[row * HALF_BINS + (d >> 1)], count << sh);
+  earlier = subgroupShuffle(earlier, subgroupBallotFindLSB(peers));
+  return ((earlier >> sh) & 0xffffu) + below;
 }
 
 void main() {
@@ -78,21 +124,27 @@ void main() {
     s_tile = atomicAdd(ctrl[ONESWEEP_COUNTERS + pc.pass], 1u);
     s_failed = 0u;
   }
-  for (uint i = tid; i < gl_NumSubgroups * HALF_BINS; i += SORT_WG) s_mem[i] = 0u;
-  s_count[tid] = 0u;
+#ifdef OS_WIDE
+  // Counter rows for the subgroups of one wave; the subgroups rank in waves of `rows`.
+  const uint rows = min(gl_NumSubgroups, uint(ONESWEEP_STAGE) / HALF_BINS);
+  const uint waves = (gl_NumSubgroups + rows - 1u) / rows;
+  for (uint i = tid; i < rows * HALF_BINS; i += OS_WG) s_mem[i] = 0u;
+  if (tid < HALF_BINS) s_carry[tid] = 0u;
+#else
+  for (uint i = tid; i < gl_NumSubgroups * HALF_BINS; i += OS_WG) s_mem[i] = 0u;
+#endif
+  IF_OWNER s_count[tid] = 0u;
   barrier();
   if ((s_status & ((1u << pc.pass) - 1u)) != 0u) return;  // an earlier pass failed: write nothing
   const uint tile = s_tile;
-  const uint tile_base = tile * SORT_TILE;
-  const uint valid = min(uint(SORT_TILE), pc.n - tile_base);
-  if (pc.pass + 1u < ONESWEEP_PASSES)
+  const uint tile_base = tile * OS_TILE;
+  const uint valid = min(uint(OS_TILE), pc.n - tile_base);
+  IF_OWNER if (pc.pass + 1u < ONESWEEP_PASSES)
     ctrl[ONESWEEP_DESC + (((pc.pass + 1u) % ONESWEEP_DESC_REGIONS) * pc.ntiles + tile) * SORT_BINS + tid] = 0u;
 
   // Subgroup sg ranks tile keys [seg, seg + sgs * SORT_KPT) in order: j-th round, lane order.
   // All loads are issued first. Keys past n get the largest digit, so they rank last and are
-  // never written. In each round the lanes of one digit (peers) take consecutive ranks after the
-  // digit's count so far; the lowest peer adds them to the subgroup's counter and shuffles the
-  // previous count to the others.
+  // never written.
   const uint seg = sg * sgs * SORT_KPT;
   uint key[SORT_KPT];
   [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
@@ -104,8 +156,8 @@ void main() {
   // Early counts (as CUB's onesweep): the tile's digit counts, straight from the loaded keys, are
   // published before the ranking (invocation tid owns digit tid), so that later tiles seldom
   // wait on this one. Tile 0 publishes its PREFIX at once, offset by the keys of smaller digits.
-  uint kd[(SORT_KPT + 3) / 4];
-  [[unroll]] for (uint q = 0u; q < (SORT_KPT + 3) / 4; ++q) kd[q] = 0u;
+  uint kd[SORT_KPT / 4];
+  [[unroll]] for (uint q = 0u; q < SORT_KPT / 4; ++q) kd[q] = 0u;
   [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
     const bool in_range = seg + j * sgs + lane < valid;
     const uint d = in_range ? digit(key[j]) : SORT_BINS - 1u;
@@ -115,41 +167,65 @@ void main() {
   uint before = 0u;  // keys before this tile's first key of digit tid in the output
   if (tile == 0u) {
     uint all_keys;
-    before = wg_exclusive_scan(ctrl[ONESWEEP_HIST + pc.pass * SORT_BINS + tid], all_keys);
+    before = wg_exclusive_scan(OWNER_OR_ZERO(ctrl[ONESWEEP_HIST + pc.pass * SORT_BINS + tid]), all_keys);
   } else {
     barrier();
   }
-  const uint count_d = s_count[tid];
+  const uint count_d = OWNER_OR_ZERO(s_count[tid]);
   const uint desc = ONESWEEP_DESC + ((pc.pass % ONESWEEP_DESC_REGIONS) * pc.ntiles + tile) * SORT_BINS + tid;
-  atomicExchange(ctrl[desc], tile == 0u ? (ONESWEEP_FLAG_PREFIX << 30) | (before + count_d)
-                                        : (ONESWEEP_FLAG_AGGREGATE << 30) | count_d);
+  IF_OWNER atomicExchange(ctrl[desc], tile == 0u ? (ONESWEEP_FLAG_PREFIX << 30) | (before + count_d)
+                                                 : (ONESWEEP_FLAG_AGGREGATE << 30) | count_d);
 
   // Key j's rank among its subgroup's keys of its digit, then its position in the tile: 16 bits,
   // half j % 2 of slot[j / 2] (fewer registers).
-  uint slot[(SORT_KPT + 1) / 2];
-  [[unroll]] for (uint q = 0u; q < (SORT_KPT + 1) / 2; ++q) slot[q] = 0u;
-  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
-    const uint d = (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu;
-    // Peers by one ballot per digit bit. subgroupPartitionNV (VK_NV_shader_subgroup_partitioned)
-    // was slower on the H200, the one device measured that has it: at 2^28 int32 keys 3.78 ms per
-    // digit pass against 2.79 with ballots, sort 15.6 / 16.7 ms against 12.27 / 13.37 (keys /
-    // pairs).
-    const uvec4 peers = subgroup_peers(d, SORT_RADIX_BITS, true);
-    const uint below = subgroupBallotExclusiveBitCount(peers);
-    const uint count = subgroupBallotBitCount(peers);
-    const uint sh = (d & 1u) * 16u;
-    uint earlier = 0u;
-    if (below == 0u) earlier = atomicAdd(s_mem[sg * HALF_BINS + (d >> 1)], count << sh);
-    earlier = subgroupShuffle(earlier, subgroupBallotFindLSB(peers));
-    slot[j / 2u] |= (((earlier >> sh) & 0xffffu) + below) << ((j % 2u) * 16u);
+  uint slot[SORT_KPT / 2];
+  [[unroll]] for (uint q = 0u; q < SORT_KPT / 2; ++q) slot[q] = 0u;
+#ifdef OS_WIDE
+  // Wave w: subgroups w * rows .. w * rows + rows - 1 rank into the counter rows, which are then
+  // summed over them after the earlier waves' totals (s_carry) and folded into the slots.
+  for (uint w = 0u; w < waves; ++w) {
+    if (w > 0u) {
+      barrier();  // the previous wave's counters are read
+      for (uint i = tid; i < rows * HALF_BINS; i += OS_WG) s_mem[i] = 0u;
+      barrier();
+    }
+    const bool ranks = sg / rows == w;  // subgroup-uniform
+    const uint row = sg % rows;
+    if (ranks) {
+      [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j)
+        slot[j / 2u] |= rank_in_row(row, (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu) << ((j % 2u) * 16u);
+    }
+    barrier();
+    if (tid < HALF_BINS) {
+      uint run = s_carry[tid];
+      const uint wave_rows = min(rows, gl_NumSubgroups - w * rows);
+      for (uint s = 0u; s < wave_rows; ++s) {
+        const uint c = s_mem[s * HALF_BINS + tid];
+        s_mem[s * HALF_BINS + tid] = run;
+        run += c;
+      }
+      s_carry[tid] = run;
+    }
+    barrier();
+    if (ranks) {
+      [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
+        const uint d = (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu;
+        slot[j / 2u] += counter(row, d) << ((j % 2u) * 16u);
+      }
+    }
   }
+#else
+  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j)
+    slot[j / 2u] |= rank_in_row(sg, (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu) << ((j % 2u) * 16u);
   barrier();
+#endif
 
   // The tile-local offsets first, which gives the earlier tiles time to publish. Where the keys
   // of each digit start in the tile (keys past n rank last, after these):
   uint tile_keys;
   const uint loff = wg_exclusive_scan(count_d, tile_keys);
-  s_loff[tid] = loff;
+  IF_OWNER s_loff[tid] = loff;
+#ifndef OS_WIDE
   // Counters -> exclusive sums over subgroups, both 16-bit halves at once (sums stay < 2^16).
   if (tid < HALF_BINS) {
     uint run = 0u;
@@ -159,12 +235,13 @@ void main() {
       run += c;
     }
   }
+#endif
 
   // Look-back: keys of this digit in all earlier tiles, ONESWEEP_LOOKBACK_BATCH descriptors (tiles
   // next - 1, next - 2, ...) per step. Descriptor reads are volatile loads (the block is
   // volatile), so a spinning reader does not contend with the writer's atomics. Reads below
   // tile 0 are never needed (tile 0 is a PREFIX) and are skipped.
-  if (tile > 0u) {
+  if (tile > 0u && OWNER) {
     const uint row = ONESWEEP_DESC + (pc.pass % ONESWEEP_DESC_REGIONS) * pc.ntiles * SORT_BINS + tid;
     uint next = tile;  // the descriptors of tiles < next remain to be added
     uint state = 0u;   // 0: looking, 1: done (PREFIX reached), 2: an earlier tile failed
@@ -196,33 +273,95 @@ void main() {
       atomicOr(ctrl[ONESWEEP_STATUS], 1u << pc.pass);
     }
   }
-  s_delta[tid] = before - loff;
+  IF_OWNER s_delta[tid] = before - loff;
   barrier();  // also: subgroups reconverge after the divergent look-back before any subgroup op
   if (s_failed != 0u) return;
+
   // Ranks -> positions (sums stay < 2^16, so the halves do not carry into each other).
   [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
     const uint d = (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu;
+#ifdef OS_WIDE
+    slot[j / 2u] += s_loff[d] << ((j % 2u) * 16u);
+#else
     slot[j / 2u] += (s_loff[d] + counter(sg, d)) << ((j % 2u) * 16u);
+#endif
   }
-  barrier();
+#ifdef KEY_VALUE
+  // Each written key's digit, 8 bits each, for its value's position.
+  uint digits[SORT_KPT / 4];
+  [[unroll]] for (uint q = 0u; q < SORT_KPT / 4; ++q) digits[q] = 0u;
+#endif
+#ifdef OS_WIDE
+  // The tile staged in rounds of ONESWEEP_STAGE positions: keys of positions [h S, (h + 1) S) in
+  // round h, written by consecutive invocations (consecutive positions of a digit's run).
+  const uint ROUNDS = OS_TILE / ONESWEEP_STAGE, ROUND_KEYS = ONESWEEP_STAGE / OS_WG;
+  [[unroll]] for (uint h = 0u; h < ROUNDS; ++h) {
+    if (h > 0u) barrier();  // the previous round's keys are read (the counters are folded)
+    [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
+      const uint p = (slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu;
+      if (p / ONESWEEP_STAGE == h) s_mem[p % ONESWEEP_STAGE] = key[j];
+    }
+    barrier();
+    [[unroll]] for (uint j = 0u; j < ROUND_KEYS; ++j) {
+      const uint i = h * ONESWEEP_STAGE + j * OS_WG + tid;
+      if (i < valid) {
+        const uint k = s_mem[i - h * ONESWEEP_STAGE];
+        const uint d = digit(k);
+        keys_out[s_delta[d] + i] = k;
+#ifdef KEY_VALUE
+        const uint jj = h * ROUND_KEYS + j;
+        digits[jj / 4u] |= d << ((jj % 4u) * 8u);
+#endif
+      }
+    }
+  }
+#ifdef KEY_VALUE
+  // Values are loaded only now, the keys being written (key[] is dead), so they are not live
+  // across the key scatter: the value rounds hold value[], slot[] and digits[], no more than the
+  // key rounds. Staged and written as the keys. Their input positions are recomputed from the
+  // tile id in shared memory and the builtins, so that nothing extra stays live through the
+  // ranking and the look-back (which set the kernel's registers).
+  const uint vseg = gl_SubgroupID * gl_SubgroupSize * SORT_KPT + gl_SubgroupInvocationID;
+  const uint vbase = s_tile * OS_TILE;
+  uint value[SORT_KPT];
+  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
+    const uint li = vseg + j * gl_SubgroupSize;
+    value[j] = vbase + li;
+    if ((pc.flags & 1u) == 0u && li < valid) value[j] = values_in[vbase + li];
+  }
+  [[unroll]] for (uint h = 0u; h < ROUNDS; ++h) {
+    barrier();  // the previous round's keys or values are read
+    [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
+      const uint p = (slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu;
+      if (p / ONESWEEP_STAGE == h) s_mem[p % ONESWEEP_STAGE] = value[j];
+    }
+    barrier();
+    [[unroll]] for (uint j = 0u; j < ROUND_KEYS; ++j) {
+      const uint i = h * ONESWEEP_STAGE + j * OS_WG + tid;
+      const uint jj = h * ROUND_KEYS + j;
+      if (i < valid)
+        values_out[s_delta[(digits[jj / 4u] >> ((jj % 4u) * 8u)) & 0xffu] + i] = s_mem[i - h * ONESWEEP_STAGE];
+    }
+  }
+#endif
+#else
+  barrier();  // the counters are read
   [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) s_mem[(slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu] = key[j];
   barrier();
 
 #ifdef KEY_VALUE
   // Values are loaded only now (fewer registers through the ranking); the loads overlap the key
-  // writes. Each written key's digit is kept, 8 bits each, for its value's position.
+  // writes.
   uint value[SORT_KPT];
   [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
     const uint li = seg + j * sgs + lane;
     value[j] = tile_base + li;
     if ((pc.flags & 1u) == 0u && li < valid) value[j] = values_in[tile_base + li];
   }
-  uint digits[(SORT_KPT + 3) / 4];
-  [[unroll]] for (uint q = 0u; q < (SORT_KPT + 3) / 4; ++q) digits[q] = 0u;
 #endif
   // Write the staged keys: consecutive invocations, consecutive positions of a digit's run.
   [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
-    const uint i = j * SORT_WG + tid;
+    const uint i = j * OS_WG + tid;
     if (i < valid) {
       const uint k = s_mem[i];
       const uint d = digit(k);
@@ -237,8 +376,9 @@ void main() {
   [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) s_mem[(slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu] = value[j];
   barrier();
   [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
-    const uint i = j * SORT_WG + tid;
+    const uint i = j * OS_WG + tid;
     if (i < valid) values_out[s_delta[(digits[j / 4u] >> ((j % 4u) * 8u)) & 0xffu] + i] = s_mem[i];
   }
+#endif
 #endif
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,13 @@ static_assert(SORT_MAX_SUBGROUPS * SORT_BINS / 2 <= SORT_TILE && 128 * SORT_KPT 
 // of lavapipe's 65,535 loop iterations per shader run (shared by all loops) to the other loops.
 static_assert(SORT_BINS == SORT_WG && SORT_RADIX_BITS * ONESWEEP_PASSES == 32);
 static_assert(ONESWEEP_MAX_LOOKBACK * 4 <= 65536);
+// Digit-pass tiles: the narrow kernel stages its tile in the counters' words; the wide one stages
+// whole rounds of ONESWEEP_STAGE keys, each invocation the same number, and ranks in waves of at
+// least one subgroup; positions in a tile fit 16 bits.
+static_assert(ONESWEEP_TILE_KV == ONESWEEP_WG_KV * SORT_KPT && ONESWEEP_WG_KV == SORT_WG);
+static_assert(ONESWEEP_TILE_K == ONESWEEP_WG_K * SORT_KPT && ONESWEEP_WG_K % SORT_WG == 0 &&
+              ONESWEEP_TILE_K % ONESWEEP_STAGE == 0 && ONESWEEP_STAGE % ONESWEEP_WG_K == 0 &&
+              ONESWEEP_STAGE >= SORT_BINS / 2 && ONESWEEP_TILE_K <= 65536);
 static_assert(ONESWEEP_STATUS >= ONESWEEP_COUNTERS + ONESWEEP_PASSES && ONESWEEP_HIST > ONESWEEP_STATUS &&
               ONESWEEP_DESC == ONESWEEP_HIST + ONESWEEP_PASSES * SORT_BINS && ONESWEEP_DESC_REGIONS == 2);
 // The histogram loads whole uvec4s of a tile.
@@ -181,6 +189,41 @@ void record_digit_pass(Device& device, VkCommandBuffer cmd, const DigitPass& pas
 
 namespace {
 
+//! The onesweep digit-pass kernel of a sort: its pipeline and keys per tile. Keys only: 512 x 16
+//! keys (onesweep_pass_k, 2.00 ms per digit pass at 2^28 int32 keys on the H200 against 2.79 with
+//! 256 x 16: at 64 registers two workgroups fit an SM); key + value: 256 x 16 keys
+//! (onesweep_pass_kv, 3.22 ms; at 512 x 16 its 97 registers let one workgroup run per SM, 3.43).
+struct OnesweepKernel {
+  const char* pipeline;
+  uint32_t tile;
+};
+
+//! TEMPORARY, for timing on the H200: GFXQ_ONESWEEP_VARIANT=1 gives key + value sorts the 512 x 16
+//! candidate onesweep_pass_kv_wide (values loaded after the key scatter, aiming at 64 registers);
+//! 0 or unset, the kernels above. Read once per process: the scratch layout depends on the tile,
+//! so it must not change between sizing a sort and recording it. Keep the winner, then remove this.
+bool onesweep_kv_wide() {
+  static const bool wide = [] {
+    const char* v = std::getenv("GFXQ_ONESWEEP_VARIANT");
+    if (!v || !*v || std::string(v) == "0") return false;
+    if (std::string(v) == "1") return true;
+    throw Error(ErrorCode::InvalidInput, std::string("GFXQ_ONESWEEP_VARIANT='") + v + "' is not 0 or 1");
+  }();
+  return wide;
+}
+
+OnesweepKernel onesweep_kernel(bool with_values) {
+  if (!with_values) return {"onesweep_pass_k", ONESWEEP_TILE_K};
+  if (onesweep_kv_wide()) return {"onesweep_pass_kv_wide", ONESWEEP_TILE_K};
+  return {"onesweep_pass_kv", ONESWEEP_TILE_KV};
+}
+
+//! Tiles of the onesweep digit passes (the histogram pass keeps SORT_TILE-key tiles).
+uint64_t onesweep_tile_count(uint64_t n, bool with_values) {
+  const uint64_t tile = onesweep_kernel(with_values).tile;
+  return (n + tile - 1) / tile;
+}
+
 //! Onesweep's counts are 30-bit descriptor fields: n < 2^30.
 constexpr uint64_t kOnesweepMaxKeys = (uint64_t(1) << 30) - 1;
 
@@ -246,7 +289,9 @@ struct SortScratch {
     hist = values + (temporaries && with_values ? align256(n * 4) : 0);
     totals = hist + detail::pass_hist_bytes(n);
     ctrl = totals + align256(SORT_BINS * 4);
-    ctrl_bytes = onesweep_path(n) ? (ONESWEEP_DESC + ONESWEEP_DESC_REGIONS * tile_count(n) * SORT_BINS) * 4 : 0;
+    ctrl_bytes =
+        onesweep_path(n) ? (ONESWEEP_DESC + ONESWEEP_DESC_REGIONS * onesweep_tile_count(n, with_values) * SORT_BINS) * 4
+                          : 0;
     bytes = ctrl + align256(ctrl_bytes);
   }
 };
@@ -309,19 +354,19 @@ void record_digit_passes(Device& device, VkCommandBuffer cmd, const RadixSortArg
 void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args, const SortScratch& layout,
                      uint32_t passes = ONESWEEP_PASSES) {
   const uint64_t n = args.n, bytes = n * 4;
-  const uint32_t ntiles = uint32_t(tile_count(n));
+  const bool with_values = args.values_out.buffer != nullptr;
+  const OnesweepKernel kernel = onesweep_kernel(with_values);
+  const uint32_t ntiles = uint32_t(onesweep_tile_count(n, with_values)), hist_tiles = uint32_t(tile_count(n));
   const BufferRange ctrl{args.scratch.buffer, args.scratch.offset + layout.ctrl, layout.ctrl_bytes};
   vkCmdFillBuffer(cmd, ctrl.buffer->handle(), ctrl.offset, (ONESWEEP_DESC + uint64_t(ntiles) * SORT_BINS) * 4, 0);
   device.barrier(cmd);
   const uint32_t key_type = uint32_t(args.key_type), descending = args.order == SortOrder::Descending ? 1u : 0u;
-  const uint32_t hist_push[4] = {uint32_t(n), ntiles, key_type, descending};
+  const uint32_t hist_push[4] = {uint32_t(n), hist_tiles, key_type, descending};
   const BufferRange keys{args.keys_in.buffer, args.keys_in.offset, bytes};
   device.dispatch_ranges(cmd, device.pipeline("onesweep_histogram", 3, sizeof hist_push), {keys, ctrl, keys}, hist_push,
-                         std::min<uint32_t>(ntiles, ONESWEEP_HIST_GROUPS));
-  const bool with_values = args.values_out.buffer != nullptr;
+                         std::min<uint32_t>(hist_tiles, ONESWEEP_HIST_GROUPS));
   const bool generate = with_values && args.values_in.buffer == nullptr;
   const uint32_t limit = std::min(args.lookback_limit, RadixSortArgs::kMaxLookbackLimit);
-  const char* pipeline = with_values ? "onesweep_pass_kv" : "onesweep_pass_k";
   for (uint32_t p = 0; p < passes; ++p) {
     device.barrier(cmd);
     const PassBuffers b = pass_buffers(args, layout, p);
@@ -332,11 +377,11 @@ void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& a
       // Generated values: binding 3 gets any valid range (the keys); the shader does not read it.
       const BufferRange values_in =
           b.values_in.buffer ? BufferRange{b.values_in.buffer, b.values_in.offset, bytes} : keys_in;
-      device.dispatch_ranges(cmd, device.pipeline(pipeline, 5, sizeof(OnesweepPush), true),
+      device.dispatch_ranges(cmd, device.pipeline(kernel.pipeline, 5, sizeof(OnesweepPush), true),
                              {keys_in, keys_out, ctrl, values_in, {b.values_out.buffer, b.values_out.offset, bytes}},
                              &push, ntiles);
     } else {
-      device.dispatch_ranges(cmd, device.pipeline(pipeline, 3, sizeof(OnesweepPush), true), {keys_in, keys_out, ctrl},
+      device.dispatch_ranges(cmd, device.pipeline(kernel.pipeline, 3, sizeof(OnesweepPush), true), {keys_in, keys_out, ctrl},
                              &push, ntiles);
     }
   }
@@ -387,10 +432,11 @@ std::string RadixSortStatus::describe() const {
            std::to_string(window_keys) + " keys (4 passes of 8-bit digits, " + std::to_string(4 * (2 * windows + 1)) +
            " dispatches)";
   if (!onesweep) return "reduce-then-scan LSD radix sort (4 passes of 8-bit digits, 12 dispatches)";
+  const std::string tiles = std::to_string(tile_keys) + "-key tiles";
   if (failed_pass >= ONESWEEP_PASSES)
-    return "onesweep LSD radix sort (one 4-digit histogram pass + 4 decoupled look-back passes)";
-  return "onesweep LSD radix sort whose look-back hit its bound in pass " + std::to_string(failed_pass) + ": passes " +
-         std::to_string(failed_pass) + "..3 rerun by reduce-then-scan";
+    return "onesweep LSD radix sort (one 4-digit histogram pass + 4 decoupled look-back passes over " + tiles + ")";
+  return "onesweep LSD radix sort (" + tiles + ") whose look-back hit its bound in pass " +
+         std::to_string(failed_pass) + ": passes " + std::to_string(failed_pass) + "..3 rerun by reduce-then-scan";
 }
 
 uint64_t radix_sort_scratch_bytes(const Device& device, uint64_t n, bool with_values, bool temporaries) {
@@ -422,6 +468,10 @@ void detail::record_radix_sort_stages(Device& device, VkCommandBuffer cmd, const
   record_onesweep(device, cmd, args, layout, stages - 1);
 }
 
+uint32_t detail::onesweep_tile_keys(bool with_values) {
+  return onesweep_kernel(with_values).tile;
+}
+
 RadixSortStatus radix_sort_status(Device& device, const RadixSortArgs& args) {
   RadixSortStatus status;
   if (args.n == 0) return status;
@@ -430,6 +480,7 @@ RadixSortStatus radix_sort_status(Device& device, const RadixSortArgs& args) {
   status.windows = window_count(args.n, layout.window);
   if (!runs_onesweep(args.n, layout.window)) return status;
   status.onesweep = true;
+  status.tile_keys = onesweep_kernel(args.values_out.buffer != nullptr).tile;
   uint32_t word = 0;
   device.download(*args.scratch.buffer, &word, 4, args.scratch.offset + layout.ctrl + ONESWEEP_STATUS * 4);
   if (word != 0) status.failed_pass = uint32_t(std::countr_zero(word));

@@ -5,10 +5,11 @@
 //
 // Two paths:
 // - Onesweep (Adinets & Merrill 2022), for n < 2^30: one pass computes all four digit histograms,
-//   then one pass per digit ranks 4096-key tiles (digit peers matched by ballots) and finds each
-//   tile's output offsets by decoupled look-back over per-tile descriptors, 8 per step (tile ids
-//   from an atomic counter, so a tile only waits on tiles that started earlier; tile 0 folds the
-//   digit starts into its descriptors; two descriptor regions, used by alternate passes).
+//   then one pass per digit ranks tiles (512 x 16 keys for keys alone, 256 x 16 with values;
+//   digit peers matched by ballots) and finds each tile's output offsets by decoupled look-back
+//   over per-tile descriptors, 8 per step (tile ids from an atomic counter, so a tile only waits
+//   on tiles that started earlier; tile 0 folds the digit starts into its descriptors; two
+//   descriptor regions, used by alternate passes).
 //   5 dispatches and 1 fill; the keys are read 5 times and written 4 times. The look-back is
 //   bounded (RadixSortArgs::lookback_limit): a pass whose look-back hits the bound writes no wrong
 //   key and flags itself in the scratch; after the commands have run, radix_sort_status() reads
@@ -83,10 +84,11 @@ struct RadixSortStatus {
   uint32_t failed_pass = 4;  //!< onesweep: first pass whose look-back hit its bound (4: none)
   uint32_t windows = 1;      //!< binding windows the keys span (reduce-then-scan when > 1)
   uint64_t window_keys = 0;  //!< keys per binding window (W)
+  uint32_t tile_keys = 0;    //!< onesweep: keys per digit-pass tile
   //! Whether record_radix_sort_fallback still has passes to record.
   bool needs_fallback() const noexcept { return onesweep && failed_pass < 4; }
   //! What ran, for execution reports, e.g. "onesweep LSD radix sort (one 4-digit histogram pass +
-  //! 4 decoupled look-back passes)" or "reduce-then-scan LSD radix sort over 3 binding windows of
+  //! 4 decoupled look-back passes over 8192-key tiles)" or "reduce-then-scan LSD radix sort over 3 binding windows of
   //! 33554432 keys (...)".
   std::string describe() const;
 };
@@ -161,6 +163,11 @@ constexpr uint64_t align256(uint64_t bytes) {
 //! sort, which alone leaves the sorted output): what the benchmark times to give each stage's
 //! share. Error(InvalidInput) for stages outside 1..5 or a sort that does not take onesweep.
 void record_radix_sort_stages(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args, uint32_t stages);
+
+//! Keys per tile of the onesweep digit passes of a sort without or with values: ONESWEEP_TILE_K or
+//! ONESWEEP_TILE_KV (with values and GFXQ_ONESWEEP_VARIANT=1, the temporary candidate's
+//! ONESWEEP_TILE_K; radix_sort.cpp). A sort of at most this many keys never looks back.
+uint32_t onesweep_tile_keys(bool with_values);
 
 }  // namespace detail
 }  // namespace gfxq::vk
