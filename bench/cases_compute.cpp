@@ -395,9 +395,9 @@ Measurement filtered_aggregate(Env& env, uint64_t rows, AggKind kind) {
   return {s, 4 * rows, rows, note, ok};
 }
 
-// WHERE a < 0.5 as row ids: the one-pass kernel (cnf_select, 8192-row tiles), its three-kernel
-// fallback (cnf_flags, scan, cnf_compact) and a copy, timed in turn. The path that wrote the
-// checked ids is named.
+// WHERE a < 0.5 as row ids: the one-pass kernel (cnf_select_s1_iv, 16384-row tiles of 512 x 8),
+// its three-kernel fallback (cnf_flags, scan, cnf_compact) and a copy, timed in turn. The path that
+// wrote the checked ids is named.
 Measurement select_rowids(Env& env, uint64_t rows) {
   vk::Device& device = device_of(env);
   const FloatData d = float_data(env, rows);

@@ -713,8 +713,8 @@ std::string reported_algorithm(const std::string& sql, const Catalog& catalog) {
 }
 
 // Rows per tile of the one-pass selection: a one-column interval program, several columns.
-constexpr uint64_t kOneColumnTile = uint64_t(CNF_SELECT_SUB) * CNF_SELECT_VEC_S1_IV;
-constexpr uint64_t kColumnsTile = uint64_t(CNF_SELECT_SUB) * CNF_SELECT_VEC_S8;
+constexpr uint64_t kOneColumnTile = CNF_SELECT_TILE_S1_IV;
+constexpr uint64_t kColumnsTile = CNF_SELECT_TILE_S8;
 
 TEST_CASE("compute: one-pass row ids match the CPU at tile boundaries") {
   // Sizes around one, two and three tiles of one column (kOneColumnTile) and of several

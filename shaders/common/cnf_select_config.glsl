@@ -3,18 +3,24 @@
 #ifndef GFXQ_CNF_SELECT_CONFIG_GLSL
 #define GFXQ_CNF_SELECT_CONFIG_GLSL
 
-// 256 invocations; a tile is VEC sub-rounds of 1024 rows (invocation r: rows 4r .. 4r + 3 of each).
-#define CNF_SELECT_WG 256
-#define CNF_SELECT_SUB 1024
-// uvec4 loads per invocation and slot column in a tile (VEC): 16 for a one-column interval
-// program (16384-row tiles), 8 for other one-column programs (8192-row tiles, the term loop
-// inlined per vector), 2 with several columns (2048-row tiles). On the H200 at 2^28 rows (a < 0.5)
-// the interval kernel took 0.70 ms with 16, 0.81 with 8 and 1.06 with 4 or 32; loading 4 or 8
-// look-back descriptors per lane and step instead of one was slower (0.71-0.87 ms).
-#define CNF_SELECT_VEC_S1_IV 16
+// Kernel shapes: CNF_SELECT_WG_* invocations x CNF_SELECT_VEC_* uvec4 loads per invocation and
+// slot column; a tile is VEC sub-rounds of 4 * WG rows (invocation r: rows 4r .. 4r + 3 of each),
+// CNF_SELECT_TILE_* rows. A one-column interval program (cnf_select_s1_iv): 512 x 8, 16384-row
+// tiles; other one-column programs: 256 x 8, 8192-row tiles (the term loop inlined per vector);
+// several columns: 256 x 2, 2048-row tiles. On the H200 at 2^28 rows (a < 0.5) the interval kernel
+// took 0.625 ms as 512 x 8 against 0.703 ms as 256 x 16 (the same tile): half the registers per
+// invocation (64 instead of 127), so two 512-wide workgroups fit on an SM.
+#define CNF_SELECT_WG_S1_IV 512
+#define CNF_SELECT_VEC_S1_IV 8
+#define CNF_SELECT_WG_S1 256
 #define CNF_SELECT_VEC_S1 8
+#define CNF_SELECT_WG_S8 256
 #define CNF_SELECT_VEC_S8 2
-// Row ids staged in shared memory at once (a tile writes its ids in stages of this many rows).
+#define CNF_SELECT_TILE_S1_IV (4 * CNF_SELECT_WG_S1_IV * CNF_SELECT_VEC_S1_IV)
+#define CNF_SELECT_TILE_S1 (4 * CNF_SELECT_WG_S1 * CNF_SELECT_VEC_S1)
+#define CNF_SELECT_TILE_S8 (4 * CNF_SELECT_WG_S8 * CNF_SELECT_VEC_S8)
+// Row ids staged in shared memory at once (a tile writes its ids in stages of this many rows; a
+// multiple of every kernel's sub-round, 4 * WG rows: 16 KiB, within lavapipe's 32 KiB).
 #define CNF_SELECT_STAGE 4096
 // Control words (zeroed before the pass): the status (nonzero: a tile's look-back hit its bound),
 // the tile counter (over all chunks), then one descriptor per tile over all chunks:

@@ -12,10 +12,12 @@
 // The look-back takes at most lookback_limit steps. When the bound is hit (or an earlier tile
 // failed) the tile publishes FAILED, sets the status word and writes nothing: the host then reruns
 // the selection by the three-kernel path (cnf_flags, scan, cnf_compact).
-// Layout: a tile is VEC sub-rounds of 1024 rows; in sub-round v invocation of rank r (subgroup by
-// subgroup, lane by lane: the order of the subgroup scans) tests rows 1024v + 4r .. 1024v + 4r + 3.
-// Variants (defines): SLOTS (1 or 8), CNF_INTERVALS_ONLY; VEC (uvec4 loads per invocation and
-// slot) follows from them (cnf_select_config.glsl: 16, 8 or 2).
+// Layout: a tile is VEC sub-rounds of SUB = 4 * WG rows; in sub-round v invocation of rank r
+// (subgroup by subgroup, lane by lane: the order of the subgroup scans) tests rows SUB * v + 4r ..
+// SUB * v + 4r + 3.
+// Variants (defines): SLOTS (1 or 8), CNF_INTERVALS_ONLY; the shape follows from them
+// (cnf_select_config.glsl): WG invocations x VEC uvec4 loads per invocation and slot, 512 x 8 for
+// a one-column interval program, 256 x 8 for other one-column programs, 256 x 2 with several.
 // Bindings: 0 = program (uint[]: 2 words per term, then the raw-bit intervals), 1..8 = slot columns
 //   0..7 (uvec4[]: raw int32 / float32 bits from the chunk's row 0; unused slots may be any
 //   buffer), 9 = ctrl (uint[]: cnf_select_config.glsl, zeroed before the first chunk),
@@ -33,27 +35,31 @@
 #include "cnf_select_config.glsl"
 
 #if SLOTS == 1 && defined(CNF_INTERVALS_ONLY)
+#define WG_SIZE CNF_SELECT_WG_S1_IV
 #define VEC CNF_SELECT_VEC_S1_IV
 #elif SLOTS == 1
+#define WG_SIZE CNF_SELECT_WG_S1
 #define VEC CNF_SELECT_VEC_S1
 #else
+#define WG_SIZE CNF_SELECT_WG_S8
 #define VEC CNF_SELECT_VEC_S8
 #endif
-#define WG uint(CNF_SELECT_WG)
-#define SUB uint(CNF_SELECT_SUB)
+#define WG uint(WG_SIZE)
+#define SUB (4u * WG)
 #define TILE (SUB * uint(VEC))
 // Sub-rounds whose ids are staged at once.
-#if VEC * CNF_SELECT_SUB > CNF_SELECT_STAGE
-#define STAGE_SUBS (CNF_SELECT_STAGE / CNF_SELECT_SUB)
+#if VEC * 4 * WG_SIZE > CNF_SELECT_STAGE
+#define STAGE_SUBS (CNF_SELECT_STAGE / (4 * WG_SIZE))
 #else
 #define STAGE_SUBS VEC
 #endif
-// Per-invocation counts of two sub-rounds share a word (16 bits each; a sub-round passes <= 1024).
+// Per-invocation counts of two sub-rounds share a word (16 bits each; a sub-round passes <= SUB,
+// at most 2048).
 #define PACKS ((VEC + 1) / 2)
 // Subgroups hold at least 8 invocations (vk::prim::require_features).
-#define MAX_SUBGROUPS (CNF_SELECT_WG / 8)
+#define MAX_SUBGROUPS (WG_SIZE / 8)
 
-layout(local_size_x = CNF_SELECT_WG) in;
+layout(local_size_x = WG_SIZE) in;
 
 layout(std430, binding = 0) readonly buffer Program { uint program[]; };
 layout(std430, binding = 1) readonly buffer Slot0 { uvec4 slot0[]; };

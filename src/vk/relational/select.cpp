@@ -14,7 +14,12 @@
 namespace gfxq::vk {
 
 static_assert(kSelectMaxLookback == CNF_SELECT_MAX_LOOKBACK && kSelectMaxLookback * 4 <= 65536);
-static_assert(kCnfSubRound == CNF_SELECT_SUB && CNF_SELECT_STAGE % CNF_SELECT_SUB == 0);
+// cnf_select.comp stages whole sub-rounds (4 * WG rows) of ids; the tiles are multiples of the
+// CNF kernels' mask sub-round (chunks are cut in those).
+static_assert(CNF_SELECT_STAGE % (4 * CNF_SELECT_WG_S1_IV) == 0 && CNF_SELECT_STAGE % (4 * CNF_SELECT_WG_S1) == 0 &&
+              CNF_SELECT_STAGE % (4 * CNF_SELECT_WG_S8) == 0);
+static_assert(CNF_SELECT_TILE_S1_IV % kCnfSubRound == 0 && CNF_SELECT_TILE_S1 % kCnfSubRound == 0 &&
+              CNF_SELECT_TILE_S8 % kCnfSubRound == 0);
 
 namespace {
 
@@ -346,10 +351,10 @@ uint64_t SelectLayout::ctrl_words() const noexcept {
 
 std::optional<SelectLayout> plan_select(const CnfInput& input, const ScanPlan& plan, uint64_t limit) {
   SelectLayout l;
-  const uint32_t vec = input.columns.size() != 1 ? CNF_SELECT_VEC_S8
-                       : interval_count(input)   ? CNF_SELECT_VEC_S1_IV
-                                                 : CNF_SELECT_VEC_S1;
-  l.tile_rows = kCnfSubRound * vec;
+  // The tile of the kernel record_cnf_select runs (cnf_select_config.glsl).
+  l.tile_rows = input.columns.size() != 1 ? CNF_SELECT_TILE_S8
+                : interval_count(input)   ? CNF_SELECT_TILE_S1_IV
+                                          : CNF_SELECT_TILE_S1;
   for (const ScanChunk& chunk : plan.chunks) {
     if (chunk.rows > CNF_SELECT_COUNT_MASK) return std::nullopt;
     const uint32_t tiles = (chunk.rows + l.tile_rows - 1) / l.tile_rows;

@@ -182,7 +182,7 @@ void record_cnf_compact(Device& device, VkCommandBuffer cmd, const ScanPlan& pla
 
 //! The one-pass selection's geometry: tiles, control words and each chunk's output region.
 struct SelectLayout {
-  uint32_t tile_rows = 0;            //!< rows per tile: 1024 * cnf_select.comp's VEC
+  uint32_t tile_rows = 0;            //!< rows per tile: CNF_SELECT_TILE_* (cnf_select_config.glsl)
   std::vector<uint32_t> first_tile;  //!< per chunk: index of its first tile among all chunks' tiles
   std::vector<uint32_t> tiles;       //!< per chunk: its tiles
   std::vector<uint64_t> out_start;   //!< per chunk: element of its output region (a multiple of 64)
