@@ -24,9 +24,7 @@
 // Tiles (sort_config.glsl): keys only, ONESWEEP_WG_K = 512 invocations x SORT_KPT keys; KEY_VALUE,
 // ONESWEEP_WG_KV = 256 x SORT_KPT (the narrow kernel). The wide kernel ranks in waves of subgroups
 // and stages its tile in rounds of ONESWEEP_STAGE keys (lavapipe's 32 KiB of shared memory).
-// Defines: KEY_VALUE; ONESWEEP_KV_WIDE (with KEY_VALUE, TEMPORARY: the 512 x 16 pairs candidate
-// of GFXQ_ONESWEEP_VARIANT=1, radix_sort.cpp: values loaded only after the keys are written, so
-// they are not live across the key scatter).
+// Defines: KEY_VALUE.
 // Bindings: 0 = keys_in (uint[], read), 1 = keys_out (uint[], written), 2 = ctrl (uint[], read and
 // written; see sort_config.glsl), KEY_VALUE: 3 = values_in (uint[], read unless generated),
 // 4 = values_out (uint[], written).
@@ -39,7 +37,7 @@
 #include "sort_config.glsl"
 #include "sort_keys.glsl"
 
-#if defined(KEY_VALUE) && !defined(ONESWEEP_KV_WIDE)
+#ifdef KEY_VALUE
 #define OS_WG ONESWEEP_WG_KV
 #else
 #define OS_WG ONESWEEP_WG_K
@@ -286,11 +284,6 @@ void main() {
     slot[j / 2u] += (s_loff[d] + counter(sg, d)) << ((j % 2u) * 16u);
 #endif
   }
-#ifdef KEY_VALUE
-  // Each written key's digit, 8 bits each, for its value's position.
-  uint digits[SORT_KPT / 4];
-  [[unroll]] for (uint q = 0u; q < SORT_KPT / 4; ++q) digits[q] = 0u;
-#endif
 #ifdef OS_WIDE
   // The tile staged in rounds of ONESWEEP_STAGE positions: keys of positions [h S, (h + 1) S) in
   // round h, written by consecutive invocations (consecutive positions of a digit's run).
@@ -308,43 +301,15 @@ void main() {
         const uint k = s_mem[i - h * ONESWEEP_STAGE];
         const uint d = digit(k);
         keys_out[s_delta[d] + i] = k;
-#ifdef KEY_VALUE
-        const uint jj = h * ROUND_KEYS + j;
-        digits[jj / 4u] |= d << ((jj % 4u) * 8u);
-#endif
       }
     }
   }
-#ifdef KEY_VALUE
-  // Values are loaded only now, the keys being written (key[] is dead), so they are not live
-  // across the key scatter: the value rounds hold value[], slot[] and digits[], no more than the
-  // key rounds. Staged and written as the keys. Their input positions are recomputed from the
-  // tile id in shared memory and the builtins, so that nothing extra stays live through the
-  // ranking and the look-back (which set the kernel's registers).
-  const uint vseg = gl_SubgroupID * gl_SubgroupSize * SORT_KPT + gl_SubgroupInvocationID;
-  const uint vbase = s_tile * OS_TILE;
-  uint value[SORT_KPT];
-  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
-    const uint li = vseg + j * gl_SubgroupSize;
-    value[j] = vbase + li;
-    if ((pc.flags & 1u) == 0u && li < valid) value[j] = values_in[vbase + li];
-  }
-  [[unroll]] for (uint h = 0u; h < ROUNDS; ++h) {
-    barrier();  // the previous round's keys or values are read
-    [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
-      const uint p = (slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu;
-      if (p / ONESWEEP_STAGE == h) s_mem[p % ONESWEEP_STAGE] = value[j];
-    }
-    barrier();
-    [[unroll]] for (uint j = 0u; j < ROUND_KEYS; ++j) {
-      const uint i = h * ONESWEEP_STAGE + j * OS_WG + tid;
-      const uint jj = h * ROUND_KEYS + j;
-      if (i < valid)
-        values_out[s_delta[(digits[jj / 4u] >> ((jj % 4u) * 8u)) & 0xffu] + i] = s_mem[i - h * ONESWEEP_STAGE];
-    }
-  }
-#endif
 #else
+#ifdef KEY_VALUE
+  // Each written key's digit, 8 bits each, for its value's position.
+  uint digits[SORT_KPT / 4];
+  [[unroll]] for (uint q = 0u; q < SORT_KPT / 4; ++q) digits[q] = 0u;
+#endif
   barrier();  // the counters are read
   [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) s_mem[(slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu] = key[j];
   barrier();

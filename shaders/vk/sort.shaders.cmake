@@ -20,6 +20,3 @@ gfxq_vk_shader(split_bounds split_bounds.comp)
 gfxq_vk_shader(onesweep_histogram onesweep_histogram.comp)
 gfxq_vk_shader(onesweep_pass_k onesweep_pass.comp)
 gfxq_vk_shader(onesweep_pass_kv onesweep_pass.comp DEFINES KEY_VALUE)
-# TEMPORARY (GFXQ_ONESWEEP_VARIANT=1, radix_sort.cpp): the 512 x 16-key pairs candidate, to be
-# timed against onesweep_pass_kv on the H200, then kept as onesweep_pass_kv or removed.
-gfxq_vk_shader(onesweep_pass_kv_wide onesweep_pass.comp DEFINES KEY_VALUE ONESWEEP_KV_WIDE)

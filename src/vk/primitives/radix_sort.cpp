@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -198,23 +197,8 @@ struct OnesweepKernel {
   uint32_t tile;
 };
 
-//! TEMPORARY, for timing on the H200: GFXQ_ONESWEEP_VARIANT=1 gives key + value sorts the 512 x 16
-//! candidate onesweep_pass_kv_wide (values loaded after the key scatter, aiming at 64 registers);
-//! 0 or unset, the kernels above. Read once per process: the scratch layout depends on the tile,
-//! so it must not change between sizing a sort and recording it. Keep the winner, then remove this.
-bool onesweep_kv_wide() {
-  static const bool wide = [] {
-    const char* v = std::getenv("GFXQ_ONESWEEP_VARIANT");
-    if (!v || !*v || std::string(v) == "0") return false;
-    if (std::string(v) == "1") return true;
-    throw Error(ErrorCode::InvalidInput, std::string("GFXQ_ONESWEEP_VARIANT='") + v + "' is not 0 or 1");
-  }();
-  return wide;
-}
-
 OnesweepKernel onesweep_kernel(bool with_values) {
   if (!with_values) return {"onesweep_pass_k", ONESWEEP_TILE_K};
-  if (onesweep_kv_wide()) return {"onesweep_pass_kv_wide", ONESWEEP_TILE_K};
   return {"onesweep_pass_kv", ONESWEEP_TILE_KV};
 }
 

@@ -165,8 +165,7 @@ constexpr uint64_t align256(uint64_t bytes) {
 void record_radix_sort_stages(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args, uint32_t stages);
 
 //! Keys per tile of the onesweep digit passes of a sort without or with values: ONESWEEP_TILE_K or
-//! ONESWEEP_TILE_KV (with values and GFXQ_ONESWEEP_VARIANT=1, the temporary candidate's
-//! ONESWEEP_TILE_K; radix_sort.cpp). A sort of at most this many keys never looks back.
+//! ONESWEEP_TILE_KV. A sort of at most this many keys never looks back.
 uint32_t onesweep_tile_keys(bool with_values);
 
 }  // namespace detail
