@@ -25,11 +25,14 @@
 
 // Sampled select: SELECT_SAMPLE keys at evenly strided positions, sorted by one workgroup; the
 // bracket [lo, hi] is SELECT_SAMPLE_MARGIN sample ranks either side of rank k's place in the
-// sample (4 standard deviations of that place at the median: sqrt(S) / 2 = 32 ranks). Below
+// sample: 3 standard deviations of that place at the median (sqrt(S) / 2 = 32 ranks), so random
+// keys miss the bracket, and take the exact fallback, about 0.3% of the time at the median and
+// less elsewhere. A wider bracket copies more keys: 128 ranks timed 0.84 ms for the median of 2^28
+// keys on the H200 (BENCHMARKS.md, fifth round). Below
 // SELECT_SAMPLE_MIN keys the select is never sampled; by default (RadixSelectArgs::Sample::Auto)
 // it is sampled from SELECT_SAMPLE_AUTO keys, where it was faster on the H200 (BENCHMARKS.md).
 #define SELECT_SAMPLE 4096
-#define SELECT_SAMPLE_MARGIN 128
+#define SELECT_SAMPLE_MARGIN 96
 #define SELECT_SAMPLE_MIN 16384
 #define SELECT_SAMPLE_AUTO 33554432
 #define SELECT_SAMPLE_WG 256

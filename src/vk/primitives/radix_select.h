@@ -32,12 +32,12 @@
 // the same command buffer:
 //  1. select_sample gathers SELECT_SAMPLE (4096) keys at evenly strided positions (one dispatch
 //     per window), select_bracket sorts their sort keys in one workgroup (bitonic; strides below
-//     16 in registers, wider ones in shared memory) and takes lo and hi SELECT_SAMPLE_MARGIN (128)
-//     sample ranks either side of rank k's place r = (k - 1) S / n (4 standard deviations of that
+//     16 in registers, wider ones in shared memory) and takes lo and hi SELECT_SAMPLE_MARGIN (96)
+//     sample ranks either side of rank k's place r = (k - 1) S / n (3 standard deviations of that
 //     place at the median; a side past the sample's ends stays open);
 //  2. select_sample_scan, one scan of the keys (one dispatch per window): counts the keys below
 //     lo, equal to lo and equal to hi, and copies the sort keys strictly between lo and hi into
-//     the candidate regions of unsampled step 2 (no atomics; about 2 x 128 / 4096 = 6% of uniform
+//     the candidate regions of unsampled step 2 (no atomics; about 2 x 96 / 4096 = 4.7% of uniform
 //     keys). The regions have room for every key, so they cannot overflow;
 //  3. select_check places k: among the keys equal to lo or to hi it writes the result itself;
 //     strictly inside it starts the select over the candidates (rank k - below - at_lo); outside

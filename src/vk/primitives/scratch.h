@@ -100,8 +100,13 @@ inline BufferRange sub_range(const BufferRange& r, uint64_t first, uint64_t coun
   return {r.buffer, r.offset + first * elem_bytes, std::max<uint64_t>(4, count * elem_bytes)};
 }
 
-//! Error(Unsupported) naming `what` unless the device has subgroup arithmetic, shaderInt64 and,
-//! when `ballot`, subgroup ballot with subgroups of 8 to 128 invocations.
+//! The most invocations any primitive's workgroup has.
+inline constexpr uint32_t kMaxWorkgroupInvocations = 512;
+
+//! Error(Unsupported) naming `what` unless the device has subgroup arithmetic, shaderInt64,
+//! workgroups of kMaxWorkgroupInvocations and, when `ballot`, subgroup ballot with subgroups of 8
+//! to 128 invocations.
+
 inline void require_features(const Device& device, const char* what, bool ballot = false) {
   const VkCapabilities& c = device.caps();
   std::string missing;
@@ -109,6 +114,10 @@ inline void require_features(const Device& device, const char* what, bool ballot
   if (!c.shader_int64) missing += " shaderInt64";
   if (ballot && (!c.subgroup_ballot || c.subgroup_size < 8 || c.subgroup_size > 128))
     missing += " subgroup ballot with 8 to 128 invocations per subgroup";
+  // The widest kernels (onesweep keys, one-pass row ids) run 512 invocations per workgroup; Vulkan
+  // guarantees only 128.
+  if (c.max_workgroup_invocations < kMaxWorkgroupInvocations || c.max_workgroup_size[0] < kMaxWorkgroupInvocations)
+    missing += " workgroups of " + std::to_string(kMaxWorkgroupInvocations) + " invocations";
   if (!missing.empty())
     throw Error(ErrorCode::Unsupported, std::string(what) + " needs" + missing + " (" + c.device_name + ")");
 }
