@@ -16,13 +16,13 @@
 #include <utility>
 
 #include "cnf_select_config.glsl"
-#include "sort_config.glsl"
 #include "core/order_key.h"
 #include "gfxq/cpu.h"
 #include "gfxq/gfxq.h"
 #include "gpu_support.h"
 #include "random_queries.h"
 #include "select_config.glsl"
+#include "sort_config.glsl"
 #include "vk/relational/aggregate.h"
 #include "vk/relational/cnf_program.h"
 #include "vk/relational/order_by.h"
@@ -457,7 +457,8 @@ TEST_CASE("compute: ORDER BY over several sort tiles runs the onesweep sort and 
       check_query(q, catalog, what);
       const Result r = engine().execute(q, catalog, Backend::Compute);
       INFO(what << "\nquery: " << q.text() << "\nalgorithm: " << r.report.algorithm);
-      if (r.table.rows() > ONESWEEP_TILE_KV) CHECK(r.report.algorithm.find("(onesweep LSD radix sort") != std::string::npos);
+      if (r.table.rows() > ONESWEEP_TILE_KV)
+        CHECK(r.report.algorithm.find("(onesweep LSD radix sort") != std::string::npos);
     }
   }
 }

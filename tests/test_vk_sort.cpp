@@ -303,8 +303,7 @@ TEST_CASE("vk-sort: radix sort with given values, in place, and random large siz
   check_radix_sort(make_keys(70001, SortKeyType::I32, Data::Random, rng), SortKeyType::I32, SortOrder::Ascending,
                    Values::Given, true, rng);
   check_radix_sort(make_keys(ONESWEEP_TILE_K + 5, SortKeyType::U32, Data::Skew, rng), SortKeyType::U32,
-                   SortOrder::Ascending,
-                   Values::None, true, rng);
+                   SortOrder::Ascending, Values::None, true, rng);
   for (int r = 0; r < 3; ++r) {
     const uint64_t n = rng() % 1000000 + 1;
     const SortKeyType type = kTypes[rng() % 3];
@@ -320,8 +319,8 @@ TEST_CASE("vk-sort: onesweep look-back bound forces the reduce-then-scan fallbac
   INFO("seed " << seed);
   // Bound 0: every tile after the first gives up in pass 0, the whole sort reruns by
   // reduce-then-scan from the input (also in place); one tile never looks back.
-  for (uint64_t n : std::vector<uint64_t>{1, ONESWEEP_TILE_KV, ONESWEEP_TILE_KV + 1, ONESWEEP_TILE_K + 1,
-                                          3 * ONESWEEP_TILE_K + 777})
+  for (uint64_t n :
+       std::vector<uint64_t>{1, ONESWEEP_TILE_KV, ONESWEEP_TILE_KV + 1, ONESWEEP_TILE_K + 1, 3 * ONESWEEP_TILE_K + 777})
     for (SortKeyType type : kTypes)
       for (SortOrder order : kOrders) {
         const Data data = Data(rng() % 5);

@@ -188,10 +188,8 @@ void record_digit_pass(Device& device, VkCommandBuffer cmd, const DigitPass& pas
 
 namespace {
 
-//! The onesweep digit-pass kernel of a sort: its pipeline and keys per tile. Keys only: 512 x 16
-//! keys (onesweep_pass_k, 2.00 ms per digit pass at 2^28 int32 keys on the H200 against 2.79 with
-//! 256 x 16: at 64 registers two workgroups fit an SM); key + value: 256 x 16 keys
-//! (onesweep_pass_kv, 3.22 ms; at 512 x 16 its 97 registers let one workgroup run per SM, 3.43).
+//! The onesweep digit-pass kernel of a sort: its pipeline and keys per tile (why each tile shape:
+//! sort_config.glsl).
 struct OnesweepKernel {
   const char* pipeline;
   uint32_t tile;
@@ -273,9 +271,9 @@ struct SortScratch {
     hist = values + (temporaries && with_values ? align256(n * 4) : 0);
     totals = hist + detail::pass_hist_bytes(n);
     ctrl = totals + align256(SORT_BINS * 4);
-    ctrl_bytes =
-        onesweep_path(n) ? (ONESWEEP_DESC + ONESWEEP_DESC_REGIONS * onesweep_tile_count(n, with_values) * SORT_BINS) * 4
-                          : 0;
+    ctrl_bytes = onesweep_path(n)
+                     ? (ONESWEEP_DESC + ONESWEEP_DESC_REGIONS * onesweep_tile_count(n, with_values) * SORT_BINS) * 4
+                     : 0;
     bytes = ctrl + align256(ctrl_bytes);
   }
 };
@@ -365,8 +363,8 @@ void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& a
                              {keys_in, keys_out, ctrl, values_in, {b.values_out.buffer, b.values_out.offset, bytes}},
                              &push, ntiles);
     } else {
-      device.dispatch_ranges(cmd, device.pipeline(kernel.pipeline, 3, sizeof(OnesweepPush), true), {keys_in, keys_out, ctrl},
-                             &push, ntiles);
+      device.dispatch_ranges(cmd, device.pipeline(kernel.pipeline, 3, sizeof(OnesweepPush), true),
+                             {keys_in, keys_out, ctrl}, &push, ntiles);
     }
   }
 }
