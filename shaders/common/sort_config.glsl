@@ -27,23 +27,27 @@
 #define SORT_OUT_WINDOWS 8
 
 // Onesweep radix sort: one histogram pass for all four 8-bit digits (ONESWEEP_HIST_GROUPS
-// workgroups, SORT_TILE-key tiles), then one pass per digit that ranks a tile and finds its
-// digits' output offsets by decoupled look-back over per-tile descriptors. Control words (in
-// scratch): the tile counter of each pass, the status (bit p: pass p's look-back hit its bound),
-// the four global histograms, then ONESWEEP_DESC_REGIONS regions of SORT_BINS descriptors per tile,
-// pass p using region p % 2 (the fill before the sort zeroes everything up to region 1, which pass
-// 0 zeroes as it goes). A descriptor is flag << 30 | count, where the count is the tile's keys of
-// that digit (AGGREGATE) or those of all tiles up to it plus the keys of smaller digits (PREFIX).
-// Tiles per kernel, chosen by occupancy (H200, 2^28 int32 keys, per digit pass): keys only,
-// 512 x 16 keys (2.00 ms against 2.79 with 256 x 16; 64 registers, two workgroups per SM); key +
-// value, 256 x 16 keys (3.22 ms; 512 x 16 took 3.43 at 97 registers, one workgroup per SM).
+// workgroups of ONESWEEP_HIST_WG invocations, ONESWEEP_HIST_TILE-key tiles), then one pass per
+// digit that ranks a tile and finds its digits' output offsets by decoupled look-back over per-tile
+// descriptors. Control words (in scratch): the tile counter of each pass, the status (bit p: pass
+// p's look-back hit its bound), the four global histograms, then ONESWEEP_DESC_REGIONS regions of
+// SORT_BINS descriptors per tile, pass p using region p % 2 (the fill before the sort zeroes
+// everything up to region 1, which pass 0 zeroes as it goes). A descriptor is flag << 30 | count,
+// where the count is the tile's keys of that digit (AGGREGATE) or those of all tiles up to it plus
+// the keys of smaller digits (PREFIX).
+// Tiles per kernel, chosen by occupancy (H200, 2^28 int32 keys, per digit pass; BENCHMARKS.md):
+// keys only, 512 x 16 keys (2.00 ms; 64 registers, two workgroups per SM; 512 x 12 2.22, 384 x 16
+// 2.28, 1024 x 8 2.62, 512 x 8 2.75, 256 x 16 2.79); key + value, 512 x 12 keys (2.75 ms at 64
+// registers; 512 x 8 2.99, 384 x 8 3.05, 256 x 16 3.21 at 116 registers, 512 x 16 3.43 at 97).
 #define ONESWEEP_WG_K 512
+#define ONESWEEP_KPT_K 16
 #define ONESWEEP_TILE_K 8192
-#define ONESWEEP_WG_KV 256
-#define ONESWEEP_TILE_KV 4096
-// Shared staging words of a digit pass: 512-invocation tiles are staged in two rounds and rank in
-// waves of at most ONESWEEP_STAGE / 128 subgroups (lavapipe: 64 subgroups of 8 in two waves), so a
-// workgroup stays within 32 KiB of shared memory.
+#define ONESWEEP_WG_KV 512
+#define ONESWEEP_KPT_KV 12
+#define ONESWEEP_TILE_KV 6144
+// Shared staging words of a digit pass: a tile is staged in rounds of at most ONESWEEP_STAGE keys
+// and its subgroups rank in waves of at most ONESWEEP_STAGE / 128 subgroups (lavapipe: 64
+// subgroups of 8 in two waves), so a workgroup stays within 32 KiB of shared memory.
 #define ONESWEEP_STAGE 4096
 #define ONESWEEP_COUNTERS 0
 #define ONESWEEP_STATUS 4
@@ -51,7 +55,11 @@
 #define ONESWEEP_DESC 1040
 #define ONESWEEP_DESC_REGIONS 2
 #define ONESWEEP_PASSES 4
-#define ONESWEEP_HIST_GROUPS 1024
+// The histogram pass: 512 invocations x 4 uvec4s per tile, 528 workgroups (4 resident per SM on
+// the H200's 132 SMs: one wave); 8 copies of the counters (32 KiB, onesweep_histogram.comp).
+#define ONESWEEP_HIST_WG 512
+#define ONESWEEP_HIST_TILE 8192
+#define ONESWEEP_HIST_GROUPS 528
 // Descriptors one look-back step loads at once (independent loads, consumed in order). On the
 // H200 at 2^28 int32 keys a digit pass took 4.09 ms with 1, 3.78 with 8 and 4.04 with 16 (all with
 // subgroupPartitionNV peers); with ballot peers 16 and 32 were slower than 8 (keys 3.09 and 3.64

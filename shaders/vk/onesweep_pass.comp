@@ -1,7 +1,7 @@
 #version 450
 // onesweep_pass: digit pass `pass` (bits 8 pass .. 8 pass + 7 of the sort key) of the onesweep
 // radix sort. A workgroup takes the next tile id from ctrl's counter of this pass (dynamic ids: a
-// tile only waits on tiles whose workgroups started earlier), loads the tile's SORT_TILE keys,
+// tile only waits on tiles whose workgroups started earlier), loads the tile's keys,
 // publishes its digit counts at once (AGGREGATE descriptors), ranks the keys by digit, stably, in
 // shared memory (per-subgroup 16-bit digit counters; peers by ballots as radix_downsweep), and
 // looks back over the descriptors of earlier tiles, one invocation per digit,
@@ -21,9 +21,9 @@
 // reduce-then-scan.
 // Keys move with their bits unchanged; KEY_VALUE also moves a uint32 value per key (flags bit 0:
 // values are generated as the keys' input positions instead of read).
-// Tiles (sort_config.glsl): keys only, ONESWEEP_WG_K = 512 invocations x SORT_KPT keys; KEY_VALUE,
-// ONESWEEP_WG_KV = 256 x SORT_KPT (the narrow kernel). The wide kernel ranks in waves of subgroups
-// and stages its tile in rounds of ONESWEEP_STAGE keys (lavapipe's 32 KiB of shared memory).
+// Tiles (sort_config.glsl): keys only, ONESWEEP_WG_K x ONESWEEP_KPT_K keys; KEY_VALUE,
+// ONESWEEP_WG_KV x ONESWEEP_KPT_KV. The subgroups rank in waves and the tile is staged in rounds of
+// at most ONESWEEP_STAGE keys (lavapipe's 32 KiB of shared memory).
 // Defines: KEY_VALUE.
 // Bindings: 0 = keys_in (uint[], read), 1 = keys_out (uint[], written), 2 = ctrl (uint[], read and
 // written; see sort_config.glsl), KEY_VALUE: 3 = values_in (uint[], read unless generated),
@@ -39,11 +39,15 @@
 
 #ifdef KEY_VALUE
 #define OS_WG ONESWEEP_WG_KV
+#define OS_KPT ONESWEEP_KPT_KV
 #else
 #define OS_WG ONESWEEP_WG_K
-#define OS_WIDE
+#define OS_KPT ONESWEEP_KPT_K
 #endif
-#define OS_TILE (OS_WG * SORT_KPT)
+#define OS_TILE (OS_WG * OS_KPT)
+// The tile is staged in OS_ROUNDS rounds of OS_STAGE keys.
+#define OS_ROUNDS ((OS_TILE + ONESWEEP_STAGE - 1) / ONESWEEP_STAGE)
+#define OS_STAGE (OS_TILE / OS_ROUNDS)
 // Workgroup scans over up to OS_WG / SORT_MIN_SUBGROUP subgroups.
 #define SORT_WG_SUBGROUPS (OS_WG / SORT_MIN_SUBGROUP)
 
@@ -61,14 +65,10 @@ layout(push_constant) uniform Params {
 
 #include "sort_workgroup.glsl"
 
-// Ranking: per subgroup 128 words of two 16-bit digit counters each (the wide kernel: per subgroup
-// of one wave); afterwards the staging area of the tile's keys (then values) in digit order.
-#ifdef OS_WIDE
-shared uint s_mem[ONESWEEP_STAGE];
+// Ranking: 128 words of two 16-bit digit counters per subgroup of one wave; afterwards the staging
+// area of one round of the tile's keys (then values) in digit order.
+shared uint s_mem[OS_STAGE];
 shared uint s_carry[SORT_BINS / 2];  // counter sums of the earlier waves' subgroups
-#else
-shared uint s_mem[max(OS_TILE, SORT_MAX_SUBGROUPS * SORT_BINS / 2)];
-#endif
 shared uint s_delta[SORT_BINS];  // output position minus position in the tile, per digit
 shared uint s_loff[SORT_BINS];   // position in the tile of its first key of each digit
 shared uint s_count[SORT_BINS];  // the tile's keys of each digit
@@ -80,12 +80,8 @@ uint digit(uint raw) {
   return (sort_key(raw, pc.key_type, pc.descending) >> (pc.pass * SORT_RADIX_BITS)) & (SORT_BINS - 1u);
 }
 
-// Workgroups of more invocations than digits: only invocation tid < SORT_BINS owns digit tid.
-#if OS_WG > SORT_BINS
+// Invocation tid < SORT_BINS owns digit tid (workgroups have at least SORT_BINS invocations).
 #define OWNER (tid < SORT_BINS)
-#else
-#define OWNER true
-#endif
 #define IF_OWNER if (OWNER)
 #define OWNER_OR_ZERO(x) (OWNER ? (x) : 0u)
 
@@ -122,15 +118,11 @@ void main() {
     s_tile = atomicAdd(ctrl[ONESWEEP_COUNTERS + pc.pass], 1u);
     s_failed = 0u;
   }
-#ifdef OS_WIDE
   // Counter rows for the subgroups of one wave; the subgroups rank in waves of `rows`.
-  const uint rows = min(gl_NumSubgroups, uint(ONESWEEP_STAGE) / HALF_BINS);
+  const uint rows = min(gl_NumSubgroups, uint(OS_STAGE) / HALF_BINS);
   const uint waves = (gl_NumSubgroups + rows - 1u) / rows;
   for (uint i = tid; i < rows * HALF_BINS; i += OS_WG) s_mem[i] = 0u;
   if (tid < HALF_BINS) s_carry[tid] = 0u;
-#else
-  for (uint i = tid; i < gl_NumSubgroups * HALF_BINS; i += OS_WG) s_mem[i] = 0u;
-#endif
   IF_OWNER s_count[tid] = 0u;
   barrier();
   if ((s_status & ((1u << pc.pass) - 1u)) != 0u) return;  // an earlier pass failed: write nothing
@@ -140,12 +132,12 @@ void main() {
   IF_OWNER if (pc.pass + 1u < ONESWEEP_PASSES)
     ctrl[ONESWEEP_DESC + (((pc.pass + 1u) % ONESWEEP_DESC_REGIONS) * pc.ntiles + tile) * SORT_BINS + tid] = 0u;
 
-  // Subgroup sg ranks tile keys [seg, seg + sgs * SORT_KPT) in order: j-th round, lane order.
+  // Subgroup sg ranks tile keys [seg, seg + sgs * OS_KPT) in order: j-th round, lane order.
   // All loads are issued first. Keys past n get the largest digit, so they rank last and are
   // never written.
-  const uint seg = sg * sgs * SORT_KPT;
-  uint key[SORT_KPT];
-  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
+  const uint seg = sg * sgs * OS_KPT;
+  uint key[OS_KPT];
+  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
     const uint li = seg + j * sgs + lane;
     key[j] = li < valid ? keys_in[tile_base + li] : 0u;
   }
@@ -154,9 +146,9 @@ void main() {
   // Early counts (as CUB's onesweep): the tile's digit counts, straight from the loaded keys, are
   // published before the ranking (invocation tid owns digit tid), so that later tiles seldom
   // wait on this one. Tile 0 publishes its PREFIX at once, offset by the keys of smaller digits.
-  uint kd[SORT_KPT / 4];
-  [[unroll]] for (uint q = 0u; q < SORT_KPT / 4; ++q) kd[q] = 0u;
-  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
+  uint kd[OS_KPT / 4];
+  [[unroll]] for (uint q = 0u; q < OS_KPT / 4; ++q) kd[q] = 0u;
+  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
     const bool in_range = seg + j * sgs + lane < valid;
     const uint d = in_range ? digit(key[j]) : SORT_BINS - 1u;
     kd[j / 4u] |= d << ((j % 4u) * 8u);
@@ -176,9 +168,8 @@ void main() {
 
   // Key j's rank among its subgroup's keys of its digit, then its position in the tile: 16 bits,
   // half j % 2 of slot[j / 2] (fewer registers).
-  uint slot[SORT_KPT / 2];
-  [[unroll]] for (uint q = 0u; q < SORT_KPT / 2; ++q) slot[q] = 0u;
-#ifdef OS_WIDE
+  uint slot[OS_KPT / 2];
+  [[unroll]] for (uint q = 0u; q < OS_KPT / 2; ++q) slot[q] = 0u;
   // Wave w: subgroups w * rows .. w * rows + rows - 1 rank into the counter rows, which are then
   // summed over them after the earlier waves' totals (s_carry) and folded into the slots.
   for (uint w = 0u; w < waves; ++w) {
@@ -190,7 +181,7 @@ void main() {
     const bool ranks = sg / rows == w;  // subgroup-uniform
     const uint row = sg % rows;
     if (ranks) {
-      [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j)
+      [[unroll]] for (uint j = 0u; j < OS_KPT; ++j)
         slot[j / 2u] |= rank_in_row(row, (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu) << ((j % 2u) * 16u);
     }
     barrier();
@@ -206,34 +197,18 @@ void main() {
     }
     barrier();
     if (ranks) {
-      [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
+      [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
         const uint d = (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu;
         slot[j / 2u] += counter(row, d) << ((j % 2u) * 16u);
       }
     }
   }
-#else
-  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j)
-    slot[j / 2u] |= rank_in_row(sg, (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu) << ((j % 2u) * 16u);
-  barrier();
-#endif
 
   // The tile-local offsets first, which gives the earlier tiles time to publish. Where the keys
   // of each digit start in the tile (keys past n rank last, after these):
   uint tile_keys;
   const uint loff = wg_exclusive_scan(count_d, tile_keys);
   IF_OWNER s_loff[tid] = loff;
-#ifndef OS_WIDE
-  // Counters -> exclusive sums over subgroups, both 16-bit halves at once (sums stay < 2^16).
-  if (tid < HALF_BINS) {
-    uint run = 0u;
-    for (uint s = 0u; s < gl_NumSubgroups; ++s) {
-      const uint c = s_mem[s * HALF_BINS + tid];
-      s_mem[s * HALF_BINS + tid] = run;
-      run += c;
-    }
-  }
-#endif
 
   // Look-back: keys of this digit in all earlier tiles, ONESWEEP_LOOKBACK_BATCH descriptors (tiles
   // next - 1, next - 2, ...) per step. Descriptor reads are volatile loads (the block is
@@ -276,74 +251,58 @@ void main() {
   if (s_failed != 0u) return;
 
   // Ranks -> positions (sums stay < 2^16, so the halves do not carry into each other).
-  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
+  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
     const uint d = (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu;
-#ifdef OS_WIDE
     slot[j / 2u] += s_loff[d] << ((j % 2u) * 16u);
-#else
-    slot[j / 2u] += (s_loff[d] + counter(sg, d)) << ((j % 2u) * 16u);
-#endif
   }
-#ifdef OS_WIDE
-  // The tile staged in rounds of ONESWEEP_STAGE positions: keys of positions [h S, (h + 1) S) in
-  // round h, written by consecutive invocations (consecutive positions of a digit's run).
-  const uint ROUNDS = OS_TILE / ONESWEEP_STAGE, ROUND_KEYS = ONESWEEP_STAGE / OS_WG;
-  [[unroll]] for (uint h = 0u; h < ROUNDS; ++h) {
-    if (h > 0u) barrier();  // the previous round's keys are read (the counters are folded)
-    [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
-      const uint p = (slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu;
-      if (p / ONESWEEP_STAGE == h) s_mem[p % ONESWEEP_STAGE] = key[j];
-    }
-    barrier();
-    [[unroll]] for (uint j = 0u; j < ROUND_KEYS; ++j) {
-      const uint i = h * ONESWEEP_STAGE + j * OS_WG + tid;
-      if (i < valid) {
-        const uint k = s_mem[i - h * ONESWEEP_STAGE];
-        const uint d = digit(k);
-        keys_out[s_delta[d] + i] = k;
-      }
-    }
-  }
-#else
-#ifdef KEY_VALUE
-  // Each written key's digit, 8 bits each, for its value's position.
-  uint digits[SORT_KPT / 4];
-  [[unroll]] for (uint q = 0u; q < SORT_KPT / 4; ++q) digits[q] = 0u;
-#endif
-  barrier();  // the counters are read
-  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) s_mem[(slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu] = key[j];
-  barrier();
-
 #ifdef KEY_VALUE
   // Values are loaded only now (fewer registers through the ranking); the loads overlap the key
-  // writes.
-  uint value[SORT_KPT];
-  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
+  // writes. Each written key's digit, 8 bits each, for its value's position.
+  uint value[OS_KPT];
+  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
     const uint li = seg + j * sgs + lane;
     value[j] = tile_base + li;
     if ((pc.flags & 1u) == 0u && li < valid) value[j] = values_in[tile_base + li];
   }
+  uint digits[OS_KPT / 4];
+  [[unroll]] for (uint q = 0u; q < OS_KPT / 4; ++q) digits[q] = 0u;
 #endif
-  // Write the staged keys: consecutive invocations, consecutive positions of a digit's run.
-  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
-    const uint i = j * OS_WG + tid;
-    if (i < valid) {
-      const uint k = s_mem[i];
-      const uint d = digit(k);
-      keys_out[s_delta[d] + i] = k;
+  // The tile staged in rounds of OS_STAGE positions: keys of positions [h S, (h + 1) S) in round
+  // h, written by consecutive invocations (consecutive positions of a digit's run).
+  const uint ROUND_KEYS = OS_STAGE / OS_WG;
+  [[unroll]] for (uint h = 0u; h < OS_ROUNDS; ++h) {
+    if (h > 0u) barrier();  // the previous round's keys are read (the counters are folded)
+    [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+      const uint p = (slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu;
+      if (p / OS_STAGE == h) s_mem[p % OS_STAGE] = key[j];
+    }
+    barrier();
+    [[unroll]] for (uint j = 0u; j < ROUND_KEYS; ++j) {
+      const uint i = h * OS_STAGE + j * OS_WG + tid;
+      if (i < valid) {
+        const uint k = s_mem[i - h * OS_STAGE];
+        const uint d = digit(k);
+        keys_out[s_delta[d] + i] = k;
 #ifdef KEY_VALUE
-      digits[j / 4u] |= d << ((j % 4u) * 8u);
+        const uint jj = h * ROUND_KEYS + j;
+        digits[jj / 4u] |= d << ((jj % 4u) * 8u);
 #endif
+      }
     }
   }
 #ifdef KEY_VALUE
-  barrier();
-  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) s_mem[(slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu] = value[j];
-  barrier();
-  [[unroll]] for (uint j = 0u; j < SORT_KPT; ++j) {
-    const uint i = j * OS_WG + tid;
-    if (i < valid) values_out[s_delta[(digits[j / 4u] >> ((j % 4u) * 8u)) & 0xffu] + i] = s_mem[i];
+  [[unroll]] for (uint h = 0u; h < OS_ROUNDS; ++h) {
+    barrier();  // the previous round's keys or values are read
+    [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
+      const uint p = (slot[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu;
+      if (p / OS_STAGE == h) s_mem[p % OS_STAGE] = value[j];
+    }
+    barrier();
+    [[unroll]] for (uint j = 0u; j < ROUND_KEYS; ++j) {
+      const uint i = h * OS_STAGE + j * OS_WG + tid;
+      const uint jj = h * ROUND_KEYS + j;
+      if (i < valid) values_out[s_delta[(digits[jj / 4u] >> ((jj % 4u) * 8u)) & 0xffu] + i] = s_mem[i - h * OS_STAGE];
+    }
   }
-#endif
 #endif
 }

@@ -26,17 +26,21 @@ static_assert(SORT_MAX_SUBGROUPS * SORT_BINS / 2 <= SORT_TILE && 128 * SORT_KPT 
 // of lavapipe's 65,535 loop iterations per shader run (shared by all loops) to the other loops.
 static_assert(SORT_BINS == SORT_WG && SORT_RADIX_BITS * ONESWEEP_PASSES == 32);
 static_assert(ONESWEEP_MAX_LOOKBACK * 4 <= 65536);
-// Digit-pass tiles: the narrow kernel stages its tile in the counters' words; the wide one stages
-// whole rounds of ONESWEEP_STAGE keys, each invocation the same number, and ranks in waves of at
-// least one subgroup; positions in a tile fit 16 bits.
-static_assert(ONESWEEP_TILE_KV == ONESWEEP_WG_KV * SORT_KPT && ONESWEEP_WG_KV == SORT_WG);
-static_assert(ONESWEEP_TILE_K == ONESWEEP_WG_K * SORT_KPT && ONESWEEP_WG_K % SORT_WG == 0 &&
-              ONESWEEP_TILE_K % ONESWEEP_STAGE == 0 && ONESWEEP_STAGE % ONESWEEP_WG_K == 0 &&
-              ONESWEEP_STAGE >= SORT_BINS / 2 && ONESWEEP_TILE_K <= 65536);
+//! Digit-pass tile shapes onesweep_pass.comp handles: at least one invocation per digit, kd[]
+//! packing 4 digits, positions in a tile of 16 bits, and rounds of at most ONESWEEP_STAGE staged
+//! keys with the same number per invocation.
+constexpr bool onesweep_tile_ok(uint32_t wg, uint32_t kpt, uint32_t tile) {
+  const uint32_t rounds = (tile + ONESWEEP_STAGE - 1) / ONESWEEP_STAGE;
+  return tile == wg * kpt && wg >= SORT_BINS && wg % SORT_WG == 0 && kpt % 4 == 0 && tile <= 65536 &&
+         tile % rounds == 0 && (tile / rounds) % wg == 0 && ONESWEEP_STAGE >= SORT_BINS / 2;
+}
+static_assert(onesweep_tile_ok(ONESWEEP_WG_K, ONESWEEP_KPT_K, ONESWEEP_TILE_K) &&
+              onesweep_tile_ok(ONESWEEP_WG_KV, ONESWEEP_KPT_KV, ONESWEEP_TILE_KV));
 static_assert(ONESWEEP_STATUS >= ONESWEEP_COUNTERS + ONESWEEP_PASSES && ONESWEEP_HIST > ONESWEEP_STATUS &&
               ONESWEEP_DESC == ONESWEEP_HIST + ONESWEEP_PASSES * SORT_BINS && ONESWEEP_DESC_REGIONS == 2);
-// The histogram loads whole uvec4s of a tile.
-static_assert(SORT_KPT % 4 == 0);
+// The histogram loads whole uvec4s of a tile; its lane layout spreads 8 counter copies over runs
+// of 32 invocations.
+static_assert(ONESWEEP_HIST_TILE % (4 * ONESWEEP_HIST_WG) == 0 && ONESWEEP_HIST_WG % 32 == 0);
 static_assert(RadixSortArgs::kMaxLookbackLimit == ONESWEEP_MAX_LOOKBACK);
 static_assert(RadixSortArgs::kMaxWindows == SORT_OUT_WINDOWS);
 // Window offsets (multiples of SORT_BLOCK keys) are valid storage-buffer offsets.
@@ -200,7 +204,7 @@ OnesweepKernel onesweep_kernel(bool with_values) {
   return {"onesweep_pass_kv", ONESWEEP_TILE_KV};
 }
 
-//! Tiles of the onesweep digit passes (the histogram pass keeps SORT_TILE-key tiles).
+//! Tiles of the onesweep digit passes.
 uint64_t onesweep_tile_count(uint64_t n, bool with_values) {
   const uint64_t tile = onesweep_kernel(with_values).tile;
   return (n + tile - 1) / tile;
@@ -255,8 +259,9 @@ void check_windows(const Device& device, uint64_t n, uint64_t window) {
                                             " 4-byte elements on this device)");
 }
 
-uint64_t tile_count(uint64_t n) {
-  return (n + SORT_TILE - 1) / SORT_TILE;
+//! Tiles of the onesweep histogram pass.
+uint64_t hist_tile_count(uint64_t n) {
+  return (n + ONESWEEP_HIST_TILE - 1) / ONESWEEP_HIST_TILE;
 }
 
 //! Scratch layout: tmp keys, tmp values (with values; both only with `temporaries`), block
@@ -338,7 +343,7 @@ void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& a
   const uint64_t n = args.n, bytes = n * 4;
   const bool with_values = args.values_out.buffer != nullptr;
   const OnesweepKernel kernel = onesweep_kernel(with_values);
-  const uint32_t ntiles = uint32_t(onesweep_tile_count(n, with_values)), hist_tiles = uint32_t(tile_count(n));
+  const uint32_t ntiles = uint32_t(onesweep_tile_count(n, with_values)), hist_tiles = uint32_t(hist_tile_count(n));
   const BufferRange ctrl{args.scratch.buffer, args.scratch.offset + layout.ctrl, layout.ctrl_bytes};
   vkCmdFillBuffer(cmd, ctrl.buffer->handle(), ctrl.offset, (ONESWEEP_DESC + uint64_t(ntiles) * SORT_BINS) * 4, 0);
   device.barrier(cmd);
