@@ -5,7 +5,7 @@
 //
 // Two paths:
 // - Onesweep (Adinets & Merrill 2022), for n < 2^30: one pass computes all four digit histograms,
-//   then one pass per digit ranks tiles (512 x 16 keys for keys alone, 256 x 16 with values;
+//   then one pass per digit ranks tiles (512 x 16 keys for keys alone, 512 x 12 with values;
 //   digit peers matched by ballots) and finds each tile's output offsets by decoupled look-back
 //   over per-tile descriptors, 8 per step (tile ids from an atomic counter, so a tile only waits
 //   on tiles that started earlier; tile 0 folds the digit starts into its descriptors; two
