@@ -7,7 +7,7 @@
 // - Onesweep (Adinets & Merrill 2022), for n < 2^30: one pass computes all four digit histograms,
 //   then one pass per digit ranks tiles (512 x 16 keys for keys alone, 512 x 12 with values;
 //   digit peers matched by ballots) and finds each tile's output offsets by decoupled look-back
-//   over per-tile descriptors, 8 per step (tile ids from an atomic counter, so a tile only waits
+//   over per-tile descriptors, 4 per step (tile ids from an atomic counter, so a tile only waits
 //   on tiles that started earlier; tile 0 folds the digit starts into its descriptors; two
 //   descriptor regions, used by alternate passes).
 //   5 dispatches and 1 fill; the keys are read 5 times and written 4 times. The look-back is
