@@ -25,6 +25,7 @@
 #include "vk/primitives/map.h"
 #include "vk/primitives/reduce.h"
 #include "vk/primitives/scan.h"
+#include "vk/primitives/scratch.h"
 #include "wg_constants.glsl"
 
 using namespace gfxq;
@@ -670,4 +671,32 @@ TEST_CASE("vk-prim: a column larger than one storage-buffer binding, reduce and 
   CHECK(count == expect.size());
   CHECK(download<uint32_t>(ids, expect.size()) == expect);
   GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE(
+    "vk-prim: a device without 512-invocation workgroups, 64-bit ints or fitting subgroups is told what it lacks") {
+  // The test device has everything; each feature taken away from a copy of its capabilities is named.
+  const VkCapabilities full = vk_device().caps();
+  CHECK(prim::missing_features(full, true).empty());
+  CHECK_NOTHROW(prim::require_features(vk_device(), "test", true));
+  VkCapabilities c = full;
+  c.max_workgroup_invocations = prim::kMaxWorkgroupInvocations - 1;
+  CHECK(prim::missing_features(c, false) == " workgroups of 512 invocations");
+  c = full;
+  c.max_workgroup_size[0] = 256;
+  CHECK(prim::missing_features(c, false) == " workgroups of 512 invocations");
+  c = full;
+  c.shader_int64 = false;
+  c.subgroup_arithmetic = false;
+  CHECK(prim::missing_features(c, false) == " subgroup arithmetic shaderInt64");
+  for (uint32_t size : {4u, 256u}) {
+    c = full;
+    c.subgroup_size = size;
+    CAPTURE(size);
+    CHECK(prim::missing_features(c, false).empty());
+    CHECK(prim::missing_features(c, true) == " subgroup ballot with 8 to 128 invocations per subgroup");
+  }
+  c = full;
+  c.subgroup_ballot = false;
+  CHECK(prim::missing_features(c, true) == " subgroup ballot with 8 to 128 invocations per subgroup");
 }

@@ -103,23 +103,28 @@ inline BufferRange sub_range(const BufferRange& r, uint64_t first, uint64_t coun
 //! The most invocations any primitive's workgroup has.
 inline constexpr uint32_t kMaxWorkgroupInvocations = 512;
 
-//! Error(Unsupported) naming `what` unless the device has subgroup arithmetic, shaderInt64,
-//! workgroups of kMaxWorkgroupInvocations and, when `ballot`, subgroup ballot with subgroups of 8
-//! to 128 invocations.
-
-inline void require_features(const Device& device, const char* what, bool ballot = false) {
-  const VkCapabilities& c = device.caps();
+//! What `c` lacks for the primitives, as " feature" phrases (empty: nothing): subgroup arithmetic,
+//! shaderInt64, workgroups of kMaxWorkgroupInvocations and, when `ballot`, subgroup ballot with
+//! subgroups of 8 to 128 invocations.
+inline std::string missing_features(const VkCapabilities& c, bool ballot) {
   std::string missing;
   if (!c.subgroup_arithmetic) missing += " subgroup arithmetic";
   if (!c.shader_int64) missing += " shaderInt64";
   if (ballot && (!c.subgroup_ballot || c.subgroup_size < 8 || c.subgroup_size > 128))
     missing += " subgroup ballot with 8 to 128 invocations per subgroup";
-  // The widest kernels (onesweep keys, one-pass row ids) run 512 invocations per workgroup; Vulkan
-  // guarantees only 128.
+  // The widest kernels (the onesweep sort's passes, one-pass row ids) run 512 invocations per
+  // workgroup; Vulkan guarantees only 128.
   if (c.max_workgroup_invocations < kMaxWorkgroupInvocations || c.max_workgroup_size[0] < kMaxWorkgroupInvocations)
     missing += " workgroups of " + std::to_string(kMaxWorkgroupInvocations) + " invocations";
+  return missing;
+}
+
+//! Error(Unsupported) naming `what` and the device unless missing_features() is empty.
+inline void require_features(const Device& device, const char* what, bool ballot = false) {
+  const std::string missing = missing_features(device.caps(), ballot);
   if (!missing.empty())
-    throw Error(ErrorCode::Unsupported, std::string(what) + " needs" + missing + " (" + c.device_name + ")");
+    throw Error(ErrorCode::Unsupported,
+                std::string(what) + " needs" + missing + " (" + device.caps().device_name + ")");
 }
 
 }  // namespace prim
