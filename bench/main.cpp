@@ -2,6 +2,8 @@
 //   gfxq_bench [--cases SUBSTR[,SUBSTR...]] [--log2 20,24,28] [--repeats N] [--seed S] [--list]
 //              [--pipeline-stats]
 // Each line: case, backend, rows, seconds, bytes, items, GB/s, items/s, ceiling, ratio, device, date.
+// --cases keeps the cases whose names contain one of the substrings (plus their ceilings): "sort"
+// takes compute.sort_* and raster.sort_*; --list prints what a run would run, and runs nothing.
 // --pipeline-stats: the Vulkan device captures its compiler's statistics of every pipeline
 // (VK_KHR_pipeline_executable_properties: registers, spills, ...), printed after the cases as one
 // line {"pipeline": name, "statistics": text} per pipeline the cases used.
@@ -100,9 +102,19 @@ int main(int argc, char** argv) {
     return std::any_of(filters.begin(), filters.end(),
                        [&](const std::string& f) { return c.name.find(f) != std::string::npos; });
   };
-  if (list) {
-    for (const auto& c : cases)
-      std::cout << c.name << " (" << c.backend << ", ceiling " << (c.ceiling.empty() ? "-" : c.ceiling) << ")\n";
+  // The cases that run, in order: ceilings first (each selected one, and each that a selected case
+  // is measured against), so every other case's ratio is taken against the same run and size.
+  std::vector<const Case*> order;
+  for (const auto& c : cases)
+    if (c.ceiling.empty() && (selected(c) || std::any_of(cases.begin(), cases.end(), [&](const Case& o) {
+                                return o.ceiling == c.name && selected(o);
+                              })))
+      order.push_back(&c);
+  for (const auto& c : cases)
+    if (!c.ceiling.empty() && selected(c)) order.push_back(&c);
+  if (list) {  // what a run with these --cases would run, to check a selection before a long run
+    for (const Case* c : order)
+      std::cout << c->name << " (" << c->backend << ", ceiling " << (c->ceiling.empty() ? "-" : c->ceiling) << ")\n";
     return 0;
   }
 
@@ -156,14 +168,7 @@ int main(int argc, char** argv) {
       std::cout << line.str() << std::endl;
       return true;
     };
-    // Ceilings first, so every other case's ratio is taken against the same run and size.
-    for (const auto& c : cases)
-      if (c.ceiling.empty() && (selected(c) || std::any_of(cases.begin(), cases.end(), [&](const Case& o) {
-                                  return o.ceiling == c.name && selected(o);
-                                })))
-        run_case(c);
-    for (const auto& c : cases)
-      if (!c.ceiling.empty() && selected(c)) run_case(c);
+    for (const Case* c : order) run_case(*c);
   }
   if (pipeline_stats && vk)
     for (const std::string& name : vk->pipeline_names())
