@@ -1,5 +1,6 @@
 // Workgroup- and subgroup-level helpers of the sort-family kernels. The including shader enables
-// GL_KHR_shader_subgroup_basic, _ballot, _arithmetic and _shuffle and includes sort_config.glsl.
+// GL_KHR_shader_subgroup_basic, _ballot, _arithmetic and _shuffle and
+// GL_EXT_control_flow_attributes, and includes sort_config.glsl.
 // Invocations are numbered by sort_tid() (subgroup-major), the order every sort kernel uses for
 // "thread t handles digit t"; subgroups must be full (the host checks that the subgroup size
 // divides the workgroup size).
@@ -47,6 +48,18 @@ uvec4 subgroup_peers(uint d, uint bits, bool take) {
   for (uint b = 0u; b < bits; ++b) {
     bool set = ((d >> b) & 1u) != 0u;
     uvec4 votes = subgroupBallot(set);
+    peers &= set ? votes : ~votes;
+  }
+  return peers;
+}
+
+// subgroup_peers for subgroups of at most 32 lanes, every lane taking: the ballots' first word
+// only (fewer instructions than the four-word form; the onesweep digit pass).
+uint subgroup_peers_word(uint d, uint bits) {
+  uint peers = gl_SubgroupSize == 32u ? 0xffffffffu : (1u << gl_SubgroupSize) - 1u;
+  [[unroll]] for (uint b = 0u; b < bits; ++b) {
+    bool set = ((d >> b) & 1u) != 0u;
+    uint votes = subgroupBallot(set).x;
     peers &= set ? votes : ~votes;
   }
   return peers;

@@ -101,12 +101,7 @@ uint rank_in_row(uint row, uint d) {
   uint below, count, leader;
   if (gl_SubgroupSize <= 32u) {
     // One word of each ballot: at 512 x 16 on the H200 1.97 ms per pass against 2.00 with uvec4s.
-    uint peers = gl_SubgroupSize == 32u ? 0xffffffffu : (1u << gl_SubgroupSize) - 1u;
-    [[unroll]] for (uint b = 0u; b < SORT_RADIX_BITS; ++b) {
-      const bool set = ((d >> b) & 1u) != 0u;
-      const uint votes = subgroupBallot(set).x;
-      peers &= set ? votes : ~votes;
-    }
+    const uint peers = subgroup_peers_word(d, SORT_RADIX_BITS);
     below = bitCount(peers & gl_SubgroupLtMask.x);
     count = bitCount(peers);
     leader = findLSB(peers);
