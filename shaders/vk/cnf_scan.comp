@@ -50,21 +50,18 @@
 #define WG 256u
 #define SUB 1024u
 // Vectors (of 4 rows) per invocation and step: all are loaded before any is tested. Measured on
-// the H200 at 2^28 rows (interval programs, GPU busy at full clock): 16 beat 8 and 32 for COUNT
-// (0.275 against 0.351 and 0.357 ms) and 8 and 4 for MIN/MAX (0.385 against 0.395 and 0.445 ms);
-// the FLOAT SUM with the double register bin (SUM_DOUBLE) took 0.49 ms with 4, 0.54 with 8 (the
-// int64 register bin: 0.57 with 4, 0.59 with 8, 0.69 with 16). Term programs (CNF_INTERVALS_ONLY
-// undefined) take 4 vectors: the term loop is inlined once per vector.
-#if SLOTS == 1 && defined(MODE_FLAGS)
-#define VEC 4u
-#elif SLOTS == 1 && !defined(CNF_INTERVALS_ONLY)
-#define VEC 4u
-#elif SLOTS == 1 && defined(MODE_AGG) && WANT_SUM && defined(SUM_DOUBLE)
-#define VEC 4u
-#elif SLOTS == 1 && defined(MODE_AGG) && WANT_SUM
+// the H200 at 2^28 rows (interval programs, GPU busy at full clock, full steps without row
+// checks): COUNT 0.256 ms with 4 (40 registers) against 0.263 / 0.257 / 0.309 / 0.275 with 2 / 6 /
+// 8 / 16 (29 / 48 / 48 / 128 registers), range COUNT 0.253 against 0.262 with 16; MIN and MAX
+// 0.301 with 4 against 0.313 / 0.377 / 0.309 with 2 / 8 / 16; the FLOAT SUM with the double
+// register bin 0.409 with 4 against 0.473 with 2 (the int64 register bin, before the full-step
+// split: 0.57 with 4, 0.59 with 8, 0.69 with 16). The occupancy that few registers allow matters
+// more than the loads in flight. Term programs: 4 vectors (the term loop is inlined once per
+// vector); several slots: 1.
+#if SLOTS == 1 && defined(CNF_INTERVALS_ONLY) && defined(MODE_AGG) && WANT_SUM && !defined(SUM_DOUBLE)
 #define VEC 8u
 #elif SLOTS == 1
-#define VEC 16u
+#define VEC 4u
 #else
 #define VEC 1u
 #endif
@@ -166,55 +163,66 @@ uint canonical_key(uint k) {
 // Exact float sum: a finite float is (-1)^s * M * 2^(t - 149) with M < 2^24 and t = max(e, 1) - 1
 // in 0..253. Bin b = t >> 4 counts units of 2^(16b - 149); the value adds M << (t & 15) < 2^39
 // there. A workgroup adds at most 2^24 values per bin (see Layout), so |bin| < 2^63.
-// Each invocation keeps one bin in a register (`acc`, bin `cur_bin`, normal exponents cur_base ..
-// cur_base + cur_width - 1): a value in it costs a shift and a 64-bit add (|acc| < 2^39 x 2^16
-// values). Other values (other bins, subnormals, inf, NaN) go to the workgroup's shared bins by an
-// atomic; an invocation moves its register bin to the bin of such a value when its register bin is
-// empty or after 32 such values, so data in any exponent range takes the fast path.
+// Each invocation keeps one of bins 0..14 in a register: the normal values with |bits| in
+// [lo_bits, lo_bits + 16 * 2^23), exponents base .. base + 15 (base = lo_bits >> 23 = 16b + 1);
+// bin 15, which holds the exponent of inf and NaN, never is the register bin. A value in it costs
+// an AND, a subtraction and a compare before it is added. Other values (other bins, subnormals, inf,
+// NaN: rare in most data) go to the workgroup's shared bins by an atomic; zeros add nothing and go
+// nowhere. An invocation moves its register bin to the bin of such a value when its register bin
+// is empty or after 32 such values, so data in any exponent range takes the fast path.
+// SUM_DOUBLE (devices with shaderFloat64): the register bin's values are added as doubles in
+// `accd`. Each is an integer multiple of the bin's unit 2^(base - 150) below 2^39 units, so a
+// double holds the sum of up to 2^14 of them exactly; accd moves into the shared bin (exactly, as
+// int64 units) every 256 steps (4096 values at most), at a bin change and at the end. Otherwise
+// `acc` adds M << (e - base) as int64 units (|acc| < 2^39 x 2^16 rows per invocation) and moves
+// into the shared bin at a bin change and at the end.
 shared int64_t s_bins[16];
-uint cur_bin = 7u, cur_base = 113u, cur_width = 16u, misses = 0u;
-int64_t acc = 0;
+uint lo_bits = 113u << 23;  // bin 7: exponents 113 .. 128, |x| in [2^-14, 2^2)
+uint misses = 0u;
 uint special = 0u;
 #if defined(SUM_DOUBLE)
-// SUM_DOUBLE: the register bin's values are added as doubles (each is an integer multiple of the
-// bin's unit 2^(cur_base - 150) below 2^39 units, so a double holds the sum of up to 2^14 of them
-// exactly) and moved into acc (units) by flush_double() after each step and before a bin change.
 double accd = 0.0;
-double cur_scale = 137438953472.0lf;  // 2^(150 - cur_base) = 2^37 for bin 7: accd in units of the bin
-void flush_double() {
-  acc += int64_t(accd * cur_scale);
+#else
+int64_t acc = 0;
+#endif
+
+// Moves the register bin into its shared bin; it is empty afterwards.
+void flush_register_bin() {
+  const uint base = lo_bits >> 23;
+#if defined(SUM_DOUBLE)
+  if (accd != 0.0) atomicAdd(s_bins[(base - 1u) >> 4], int64_t(accd * ldexp(1.0lf, int(150u - base))));
   accd = 0.0;
-}
-#endif
-
-void set_bin(uint bin) {
-  cur_bin = bin;
-  cur_base = 16u * bin + 1u;
-  cur_width = bin == 15u ? 14u : 16u;  // exponent 255 is inf/NaN
-#if defined(SUM_DOUBLE)
-  cur_scale = ldexp(1.0lf, int(150u - cur_base));
+#else
+  if (acc != 0) atomicAdd(s_bins[(base - 1u) >> 4], acc);
+  acc = 0;
 #endif
 }
 
-// One value outside the register bin.
+// One passing nonzero value outside the register bin.
 void add_other(uint bits) {
-#if defined(SUM_DOUBLE)
-  flush_double();
-#endif
   const uint e = (bits >> 23) & 0xffu;
   if (e == 0xffu) {
     special |= (bits & 0x7fffffu) != 0u ? 1u : ((bits >> 31) != 0u ? 4u : 2u);
     return;
   }
   const uint t = max(e, 1u) - 1u;
+  const uint bin = t >> 4;
   int64_t v = int64_t((e != 0u ? 0x800000u : 0u) | (bits & 0x7fffffu)) << (t & 15u);
   if ((bits >> 31) != 0u) v = -v;
-  const uint bin = t >> 4;
-  if (e != 0u && (acc == 0 || ++misses > 32u)) {
-    if (acc != 0) atomicAdd(s_bins[cur_bin], acc);
-    set_bin(bin);
-    acc = v;
+#if defined(SUM_DOUBLE)
+  const bool empty = accd == 0.0;
+#else
+  const bool empty = acc == 0;
+#endif
+  if (e != 0u && bin != 15u && (empty || ++misses > 32u)) {
+    flush_register_bin();
+    lo_bits = (16u * bin + 1u) << 23;
     misses = 0u;
+#if defined(SUM_DOUBLE)
+    accd = double(uintBitsToFloat(bits));
+#else
+    acc = v;
+#endif
   } else {
     atomicAdd(s_bins[bin], v);
   }
@@ -222,18 +230,20 @@ void add_other(uint bits) {
 
 // Four rows' raw bits, those in `pass` summed.
 void add_floats(uvec4 bits, bvec4 pass) {
-  const uvec4 s = ((bits >> 23) & 0xffu) - cur_base;
-  const bvec4 fast = lessThan(s, uvec4(cur_width));
+  const uvec4 m = bits & 0x7fffffffu;
+  const uvec4 d = m - lo_bits;  // (e - base) << 23 + mantissa bits for the register bin's values
+  const bvec4 fast = lessThan(d, uvec4(16u << 23));
+  const bvec4 take = bvec4(uvec4(pass) & uvec4(fast));
 #if defined(SUM_DOUBLE)
-  const vec4 f = uintBitsToFloat(mix(uvec4(0u), bits, bvec4(uvec4(pass) & uvec4(fast))));
+  const vec4 f = uintBitsToFloat(mix(uvec4(0u), bits, take));
   accd += (double(f.x) + double(f.y)) + (double(f.z) + double(f.w));
 #else
-  const uvec4 m = mix(uvec4(0u), (bits & 0x7fffffu) | 0x800000u, bvec4(uvec4(pass) & uvec4(fast)));
-  const ivec4 sm = mix(ivec4(m), -ivec4(m), lessThan(ivec4(bits), ivec4(0)));
-  const uvec4 sh = s & 15u;
+  const uvec4 mant = mix(uvec4(0u), (bits & 0x7fffffu) | 0x800000u, take);
+  const ivec4 sm = mix(ivec4(mant), -ivec4(mant), lessThan(ivec4(bits), ivec4(0)));
+  const uvec4 sh = d >> 23;
   [[unroll]] for (uint j = 0u; j < 4u; ++j) acc += int64_t(sm[j]) << sh[j];
 #endif
-  const bvec4 other = bvec4(uvec4(pass) & uvec4(not(fast)));
+  const bvec4 other = bvec4(uvec4(pass) & uvec4(not(fast)) & uvec4(notEqual(m, uvec4(0u))));
   if (any(other)) {
     // One call site: the rare path stays small.
     [[dont_unroll]] for (uint j = 0u; j < 4u; ++j)
@@ -369,8 +379,9 @@ void main() {
           counts[pc.group_base + (base / TILE) * 32u + (q * VEC + v) * 8u + (lid >> 5)] = block_count;
       }
 #endif
-#if defined(SUM_DOUBLE)
-      flush_double();
+#if VALUE_FLOAT && WANT_SUM && defined(SUM_DOUBLE)
+      // One step per round (TILE == ROUND): at most 4 VEC values per step enter accd.
+      if ((r & 255u) == 255u) flush_register_bin();
 #endif
     }
 #if defined(MODE_FLAGS)
@@ -403,7 +414,7 @@ void main() {
   s_max[lid] = max_key;
   s_sum[lid] = sum;
 #if VALUE_FLOAT && WANT_SUM
-  if (acc != 0) atomicAdd(s_bins[cur_bin], acc);
+  flush_register_bin();
   s_special[lid] = special;
 #else
   s_special[lid] = 0u;
