@@ -16,6 +16,13 @@ uint sort_key(uint raw, uint key_type, uint descending) {
   return descending != 0u ? ~u : u;
 }
 
+// sort_key(raw, key_type, descending) for a key type known at compile time, with the rest folded
+// into `flip` (the host's onesweep_key_flip()): the sign bit of I32 keys, all bits when descending.
+// U32 and I32 keys cost one XOR, with no per-key select on `descending`.
+uint sort_key_flip(uint raw, uint key_type, uint flip) {
+  return (key_type == SORT_KEY_F32 ? sort_key(raw, SORT_KEY_F32, 0u) : raw) ^ flip;
+}
+
 // The canonical raw word of a sort key (inverse of sort_key up to F32 canonicalisation).
 uint key_from_sort_key(uint key, uint key_type, uint descending) {
   uint u = descending != 0u ? ~key : key;

@@ -13,7 +13,8 @@
 // (BENCHMARKS.md, sixth round).
 // Bindings: 0 = keys (uvec4[], read; the whole uvec4s of the keys), 1 = ctrl (uint[], atomically
 // added), 2 = the same keys as uint[] (the last partial uvec4's keys).
-// Push constants: n, ntiles, key_type, descending.
+// Push constants: n, ntiles, key_flip (sort_key_flip). Defines: SORT_KEY_TYPE (one kernel per key
+// type, as onesweep_pass).
 #include "sort_config.glsl"
 #include "sort_keys.glsl"
 
@@ -24,13 +25,13 @@ layout(local_size_x = ONESWEEP_HIST_WG) in;
 layout(std430, binding = 0) readonly buffer Keys4 { uvec4 keys4[]; };
 layout(std430, binding = 1) buffer Ctrl { uint ctrl[]; };
 layout(std430, binding = 2) readonly buffer Keys { uint keys[]; };
-layout(push_constant) uniform Params { uint n, ntiles, key_type, descending; } pc;
+layout(push_constant) uniform Params { uint n, ntiles, key_flip; } pc;
 
 shared uint s_hist[HIST_WORDS];
 
 // Counts one key: rotated right by 8 g bits, its byte j is digit (j + g) % 4.
 void count(uint raw, uint lane) {
-  const uint k = sort_key(raw, pc.key_type, pc.descending);
+  const uint k = sort_key_flip(raw, SORT_KEY_TYPE, pc.key_flip);
   const uint sh = (lane >> 3) * 8u;
   const uint kr = (k >> sh) | (k << ((32u - sh) & 31u));
   atomicAdd(s_hist[(kr & 255u) * 32u + lane], 1u);

@@ -192,8 +192,8 @@ void record_digit_pass(Device& device, VkCommandBuffer cmd, const DigitPass& pas
 
 namespace {
 
-//! The onesweep digit-pass kernel of a sort: its pipeline and keys per tile (why each tile shape:
-//! sort_config.glsl).
+//! The onesweep digit-pass kernel of a sort: its pipeline (onesweep_pipeline() adds the key type)
+//! and keys per tile (why each tile shape: sort_config.glsl).
 struct OnesweepKernel {
   const char* pipeline;
   uint32_t tile;
@@ -202,6 +202,19 @@ struct OnesweepKernel {
 OnesweepKernel onesweep_kernel(bool with_values) {
   if (!with_values) return {"onesweep_pass_k", ONESWEEP_TILE_K};
   return {"onesweep_pass_kv", ONESWEEP_TILE_KV};
+}
+
+//! The pipeline of onesweep kernel `base` (onesweep_histogram, onesweep_pass_k or _kv) compiled for
+//! keys of `type` (one per key type: no per-key branch on it).
+std::string onesweep_pipeline(std::string_view base, SortKeyType type) {
+  const char* suffix = type == SortKeyType::I32 ? "_i32" : (type == SortKeyType::F32 ? "_f32" : "_u32");
+  return std::string(base) + suffix;
+}
+
+//! What the onesweep kernels XOR into a raw key of `type` after the F32 order transform
+//! (sort_key_flip in sort_keys.glsl): the sign bit of I32 keys, all bits when descending.
+uint32_t onesweep_key_flip(SortKeyType type, SortOrder order) {
+  return (type == SortKeyType::I32 ? 0x80000000u : 0u) ^ (order == SortOrder::Descending ? 0xffffffffu : 0u);
 }
 
 //! Tiles of the onesweep digit passes.
@@ -289,7 +302,7 @@ BufferRange at(const BufferRange& r, uint64_t offset) {
 
 //! Push constants of onesweep_pass (see the shader).
 struct OnesweepPush {
-  uint32_t n, ntiles, key_type, descending, pass, flags, lookback_limit, group_offset;
+  uint32_t n, ntiles, key_flip, pass, flags, lookback_limit, group_offset;
 };
 
 //! The buffers of LSD pass p (0..3): in -> tmp -> out -> tmp -> out, so an in-place sort
@@ -347,28 +360,29 @@ void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& a
   const BufferRange ctrl{args.scratch.buffer, args.scratch.offset + layout.ctrl, layout.ctrl_bytes};
   vkCmdFillBuffer(cmd, ctrl.buffer->handle(), ctrl.offset, (ONESWEEP_DESC + uint64_t(ntiles) * SORT_BINS) * 4, 0);
   device.barrier(cmd);
-  const uint32_t key_type = uint32_t(args.key_type), descending = args.order == SortOrder::Descending ? 1u : 0u;
-  const uint32_t hist_push[4] = {uint32_t(n), hist_tiles, key_type, descending};
+  const uint32_t key_flip = onesweep_key_flip(args.key_type, args.order);
+  const uint32_t hist_push[3] = {uint32_t(n), hist_tiles, key_flip};
   const BufferRange keys{args.keys_in.buffer, args.keys_in.offset, bytes};
-  device.dispatch_ranges(cmd, device.pipeline("onesweep_histogram", 3, sizeof hist_push), {keys, ctrl, keys}, hist_push,
-                         std::min<uint32_t>(hist_tiles, ONESWEEP_HIST_GROUPS));
+  device.dispatch_ranges(cmd, device.pipeline(onesweep_pipeline("onesweep_histogram", args.key_type), 3, sizeof hist_push),
+                         {keys, ctrl, keys}, hist_push, std::min<uint32_t>(hist_tiles, ONESWEEP_HIST_GROUPS));
+  const std::string pass_pipeline = onesweep_pipeline(kernel.pipeline, args.key_type);
   const bool generate = with_values && args.values_in.buffer == nullptr;
   const uint32_t limit = std::min(args.lookback_limit, RadixSortArgs::kMaxLookbackLimit);
   for (uint32_t p = 0; p < passes; ++p) {
     device.barrier(cmd);
     const PassBuffers b = pass_buffers(args, layout, p);
-    const OnesweepPush push{uint32_t(n), ntiles, key_type, descending, p, p == 0 && generate ? 1u : 0u, limit, 0u};
+    const OnesweepPush push{uint32_t(n), ntiles, key_flip, p, p == 0 && generate ? 1u : 0u, limit, 0u};
     const BufferRange keys_in{b.keys_in.buffer, b.keys_in.offset, bytes},
         keys_out{b.keys_out.buffer, b.keys_out.offset, bytes};
     if (with_values) {
       // Generated values: binding 3 gets any valid range (the keys); the shader does not read it.
       const BufferRange values_in =
           b.values_in.buffer ? BufferRange{b.values_in.buffer, b.values_in.offset, bytes} : keys_in;
-      device.dispatch_ranges(cmd, device.pipeline(kernel.pipeline, 5, sizeof(OnesweepPush), true),
+      device.dispatch_ranges(cmd, device.pipeline(pass_pipeline, 5, sizeof(OnesweepPush), true),
                              {keys_in, keys_out, ctrl, values_in, {b.values_out.buffer, b.values_out.offset, bytes}},
                              &push, ntiles);
     } else {
-      device.dispatch_ranges(cmd, device.pipeline(kernel.pipeline, 3, sizeof(OnesweepPush), true),
+      device.dispatch_ranges(cmd, device.pipeline(pass_pipeline, 3, sizeof(OnesweepPush), true),
                              {keys_in, keys_out, ctrl}, &push, ntiles);
     }
   }
