@@ -597,8 +597,10 @@ TEST_CASE("compute: LIMIT without ORDER BY, LIMIT 0 and plain projections") {
 }
 
 TEST_CASE("compute: sizes around workgroup, round and group boundaries") {
-  // 256 invocations x 4 rows = 1024 rows per mask sub-round, 4096 per round; chunks align to 2048.
-  for (uint64_t rows : {0, 1, 3, 4, 5, 255, 256, 257, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097, 8193}) {
+  // 256 invocations x 4 rows = 1024 rows per vector of the count kernels, 4096 per round; 2048
+  // rows per mask block (chunks align to it), 16384 per tile of cnf_flags (8 blocks).
+  for (uint64_t rows : {0,    1,    3,    4,    5,    255,  256,  257,   1023,  1024, 1025,
+                        2047, 2048, 2049, 4095, 4096, 4097, 8193, 16383, 16384, 16385}) {
     const uint64_t seed = rows * 7 + 1;
     const Catalog catalog = catalog_of(test::random_table(rows, Distribution::Uniform, seed));
     std::mt19937_64 qrng(seed);
@@ -668,13 +670,20 @@ TEST_CASE("compute: several chunks and several rounds per workgroup under forced
 }
 
 TEST_CASE("compute: selections keep row order when each workgroup takes tiles far apart") {
-  // cnf_flags counts per 4096-row tile and cnf_compact writes each tile at its offset; with one,
-  // two or three workgroups per chunk each takes every 1st, 2nd or 3rd tile. Sizes at tile and
-  // chunk boundaries, one column (key intervals) and several.
+  // cnf_flags counts per 2048-row block and takes 16384-row tiles (8 blocks) in turn, and
+  // cnf_compact's subgroups take the blocks in turn and write each at its offset; with one, two or
+  // three workgroups per chunk each takes every 1st, 2nd or 3rd tile. Sizes at tile and chunk
+  // boundaries, one column (key intervals) and several.
   const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
   std::mt19937_64 rng(seed);
-  for (const auto& [chunk, groups, rows] : std::initializer_list<std::tuple<uint64_t, uint32_t, uint64_t>>{
-           {0, 1, 4097}, {0, 2, 3 * 4096 - 1}, {0, 3, 3 * 4096 + 1}, {8192, 1, 8193}, {4096 * 3, 2, 5 * 4096 + 7}}) {
+  constexpr uint64_t tile = 8 * vk::kCnfBlock;
+  for (const auto& [chunk, groups, rows] :
+       std::initializer_list<std::tuple<uint64_t, uint32_t, uint64_t>>{{0, 1, tile + 1},
+                                                                       {0, 2, 3 * tile - 1},
+                                                                       {0, 3, 3 * tile + 1},
+                                                                       {5 * vk::kCnfBlock, 1, 11 * vk::kCnfBlock + 3},
+                                                                       {3 * tile, 2, 5 * tile + 7}}) {
     const ForcedLimits force{chunk, groups};
     const uint64_t table_seed = rng();
     const Catalog catalog = catalog_of(test::random_table(rows, Distribution::Uniform, table_seed));
@@ -692,11 +701,12 @@ TEST_CASE("compute: selections keep row order when each workgroup takes tiles fa
       check_query(q, catalog, what);
     }
   }
-  const vk::ScanPlan plan = vk::plan_scan(test::vk_device(), 5 * 4096 + 7, {4096 * 3, 2});
-  CHECK(plan.tiles == 6);
+  const vk::ScanPlan plan = vk::plan_scan(test::vk_device(), 5 * tile + 7, {3 * tile, 2});
+  CHECK(plan.blocks() == 41);
+  CHECK(plan.mask_words() == 41 * 64);
   CHECK(plan.chunks.size() == 2);
-  CHECK(plan.chunks[1].first_tile == 3);
-  CHECK(plan.chunks[1].tiles == 3);
+  CHECK(plan.chunks[1].first_block == 24);
+  CHECK(plan.chunks[1].blocks == 17);
 }
 
 // Forces the one-pass row-id kernel's look-back bound (GFXQ_COMPUTE_SELECT_LOOKBACK) while alive.
