@@ -70,6 +70,7 @@ uint to_key(uint raw) {
 
 void main() {
   const uint lanes = gl_SubgroupSize, lane = gl_SubgroupInvocationID;
+  const uint quad = lane >> 2;  // the lane's bit in a vector's words, less the row group's part
   const uint region = gl_SubgroupID * LANE_ROWS * lanes;
   const uint piece_rows = LANE_ROWS * lanes;
   const uint blocks = (pc.rows + BLOCK - 1u) / BLOCK;
@@ -81,17 +82,21 @@ void main() {
     for (uint first = 0u; first < BLOCK; first += piece_rows) {
       // Stage the piece's marked rows at their ranks. Every mask load of the piece comes first;
       // no divergent branch precedes a ballot (NVIDIA does not reconverge a subgroup after one).
+      // Row group g's rows first + g S + l lie in one vector of 128 rows (S divides 128 and
+      // `first` is a multiple of 128): lane l reads word 4 v + (l & 3) of vector
+      // v = first / 128 + g S / 128, bit ((g S) & 127) / 4 + l / 4 (with S = 32 four row groups
+      // share a word, and the compiler sees it).
       uint words[LANE_ROWS];
       [[unroll]] for (uint g = 0u; g < LANE_ROWS; ++g) {
-        const uint r = first + g * lanes + lane;  // row of the block
-        words[g] = mask[block * WORDS + (r >> 7) * 4u + (r & 3u)];
+        const uint v = (first >> 7) + ((g * lanes) >> 7);
+        words[g] = mask[block * WORDS + v * 4u + (lane & 3u)];
       }
+      const uint row = block * BLOCK + first + lane;  // chunk-local row of the lane in row group 0
       uint marked = 0u;
       [[unroll]] for (uint g = 0u; g < LANE_ROWS; ++g) {
-        const uint r = first + g * lanes + lane;
-        const bool bit = ((words[g] >> ((r >> 2) & 31u)) & 1u) != 0u;
+        const bool bit = ((words[g] >> (((g * lanes) & 127u) / 4u + quad)) & 1u) != 0u;
         const uvec4 ballot = subgroupBallot(bit);
-        if (bit) s_rows[region + marked + subgroupBallotExclusiveBitCount(ballot)] = block * BLOCK + r;
+        if (bit) s_rows[region + marked + subgroupBallotExclusiveBitCount(ballot)] = row + g * lanes;
         marked += subgroupBallotBitCount(ballot);
       }
       // Blocks come in row order along a subgroup's walk: past the limit, nothing more to write.
@@ -105,13 +110,13 @@ void main() {
       const uint stop = min(start + marked, pc.limit);
       for (uint run = start & ~(lanes - 1u); run < stop; run += lanes) {
         const uint pos = run + lane;
-        if (pos >= start && pos < stop) {
-          const uint row = s_rows[region + pos - start];
+        if (pos - start < stop - start) {  // start <= pos < stop (below start wraps around)
+          const uint staged = s_rows[region + pos - start];
 #if defined(WRITE_IDS)
-          ids[pos - pc.out_base] = pc.first_row + row;
+          ids[pos - pc.out_base] = pc.first_row + staged;
 #endif
 #if defined(WRITE_KEYS)
-          keys[pos - pc.out_base] = to_key(values[row]);
+          keys[pos - pc.out_base] = to_key(values[staged]);
 #endif
         }
       }
