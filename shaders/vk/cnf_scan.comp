@@ -342,6 +342,28 @@ void count_step(const uvec4 raw[VEC][SLOTS], bool check, uint base, uint q, inou
 #endif
   }
 }
+#else
+// One step's rows marked, the row checks compiled in only when `check` (as in count_step). Linear
+// subgroups: this lane keeps words 2i and 2i + 1 of its group's block in `kept` (i = lane & 31),
+// taken from the group's ballots (word 4u + j: component j of vector u); else the words are
+// gathered in s_mask.
+void mark_step(const uvec4 raw[VEC][SLOTS], bool check, uint base, uint q, bool linear, inout uvec2 kept) {
+  const uint lid = gl_LocalInvocationID.x, lane = lid & 31u;
+  [[unroll]] for (uint v = 0u; v < VEC; ++v) {
+    const uint row = row_of(base, q, v);
+    const bvec4 valid = check ? lessThan(uvec4(row) + uvec4(0u, 1u, 2u, 3u), uvec4(pc.rows)) : bvec4(true);
+    const bvec4 pass = cnf_test(raw[v], valid);
+    const uint u = q * VEC + v;  // the vector's index in the block: mask words 4u .. 4u + 3
+    if (linear) {
+      const uvec4 words = uvec4(group_word(subgroupBallot(pass.x)), group_word(subgroupBallot(pass.y)),
+                                group_word(subgroupBallot(pass.z)), group_word(subgroupBallot(pass.w)));
+      if ((lane >> 1) == u) kept = (lane & 1u) != 0u ? words.zw : words.xy;
+    } else {
+      [[unroll]] for (uint j = 0u; j < 4u; ++j)
+        if (pass[j]) atomicOr(s_mask[(lid >> 5) * uint(CNF_MASK_BLOCK_WORDS) + 4u * u + j], 1u << lane);
+    }
+  }
+}
 #endif
 
 void main() {
@@ -391,20 +413,10 @@ void main() {
         count_step(raw, true, base, q, count);
       }
 #else
-      [[unroll]] for (uint v = 0u; v < VEC; ++v) {
-        const uint row = row_of(base, q, v);
-        const bvec4 valid = full ? bvec4(true) : lessThan(uvec4(row) + uvec4(0u, 1u, 2u, 3u), uvec4(end));
-        const bvec4 pass = cnf_test(raw[v], valid);
-        const uint u = q * VEC + v;  // the vector's index in the block: mask words 4u .. 4u + 3
-        if (linear) {
-          // The group's ballots are the block's words 4u + j; lane i keeps words 2i and 2i + 1.
-          const uvec4 words = uvec4(group_word(subgroupBallot(pass.x)), group_word(subgroupBallot(pass.y)),
-                                    group_word(subgroupBallot(pass.z)), group_word(subgroupBallot(pass.w)));
-          if ((lane >> 1) == u) kept = (lane & 1u) != 0u ? words.zw : words.xy;
-        } else {
-          [[unroll]] for (uint j = 0u; j < 4u; ++j)
-            if (pass[j]) atomicOr(s_mask[(lid >> 5) * uint(CNF_MASK_BLOCK_WORDS) + 4u * u + j], 1u << lane);
-        }
+      if (full) {
+        mark_step(raw, false, base, q, linear, kept);
+      } else {
+        mark_step(raw, true, base, q, linear, kept);
       }
 #endif
 #if defined(SUM_DOUBLE)
