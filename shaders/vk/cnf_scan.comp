@@ -65,10 +65,13 @@
 // (0.275 against 0.351 and 0.357 ms) and 8 and 4 for MIN/MAX (0.385 against 0.395 and 0.445 ms);
 // the FLOAT SUM with the double register bin (SUM_DOUBLE) took 0.49 ms with 4, 0.54 with 8 (the
 // int64 register bin: 0.57 with 4, 0.59 with 8, 0.69 with 16). Term programs (CNF_INTERVALS_ONLY
-// undefined) take 4 vectors: the term loop is inlined once per vector. MODE_FLAGS takes what
-// MODE_COUNT takes: for interval programs a whole mask block per group of 32 invocations and step.
+// undefined) take 4 vectors: the term loop is inlined once per vector. MODE_FLAGS with an interval
+// program takes 16 like MODE_COUNT, a whole mask block per group of 32 invocations and step (any
+// divisor of 16 keeps the mask layout: TILE / ROUND steps per tile).
 #if SLOTS == 1 && !defined(CNF_INTERVALS_ONLY)
 #define VEC 4u
+#elif SLOTS == 1 && defined(MODE_FLAGS)
+#define VEC 16u
 #elif SLOTS == 1 && defined(MODE_AGG) && WANT_SUM && defined(SUM_DOUBLE)
 #define VEC 4u
 #elif SLOTS == 1 && defined(MODE_AGG) && WANT_SUM
