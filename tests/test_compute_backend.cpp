@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "cnf_select_config.glsl"
 #include "core/order_key.h"
@@ -597,8 +599,10 @@ TEST_CASE("compute: LIMIT without ORDER BY, LIMIT 0 and plain projections") {
 }
 
 TEST_CASE("compute: sizes around workgroup, round and group boundaries") {
-  // 256 invocations x 4 rows = 1024 rows per mask sub-round, 4096 per round; chunks align to 2048.
-  for (uint64_t rows : {0, 1, 3, 4, 5, 255, 256, 257, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097, 8193}) {
+  // 256 invocations x 4 rows = 1024 rows per vector of the count kernels, 4096 per round; 2048
+  // rows per mask block (chunks align to it), 16384 per tile of cnf_flags (8 blocks).
+  for (uint64_t rows : {0,    1,    3,    4,    5,    255,  256,  257,   1023,  1024, 1025,
+                        2047, 2048, 2049, 4095, 4096, 4097, 8193, 16383, 16384, 16385}) {
     const uint64_t seed = rows * 7 + 1;
     const Catalog catalog = catalog_of(test::random_table(rows, Distribution::Uniform, seed));
     std::mt19937_64 qrng(seed);
@@ -668,13 +672,20 @@ TEST_CASE("compute: several chunks and several rounds per workgroup under forced
 }
 
 TEST_CASE("compute: selections keep row order when each workgroup takes tiles far apart") {
-  // cnf_flags counts per 4096-row tile and cnf_compact writes each tile at its offset; with one,
-  // two or three workgroups per chunk each takes every 1st, 2nd or 3rd tile. Sizes at tile and
-  // chunk boundaries, one column (key intervals) and several.
+  // cnf_flags counts per 2048-row block and takes 16384-row tiles (8 blocks) in turn, and
+  // cnf_compact's subgroups take the blocks in turn and write each at its offset; with one, two or
+  // three workgroups per chunk each takes every 1st, 2nd or 3rd tile. Sizes at tile and chunk
+  // boundaries, one column (key intervals) and several.
   const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
   std::mt19937_64 rng(seed);
-  for (const auto& [chunk, groups, rows] : std::initializer_list<std::tuple<uint64_t, uint32_t, uint64_t>>{
-           {0, 1, 4097}, {0, 2, 3 * 4096 - 1}, {0, 3, 3 * 4096 + 1}, {8192, 1, 8193}, {4096 * 3, 2, 5 * 4096 + 7}}) {
+  constexpr uint64_t tile = 8 * vk::kCnfBlock;
+  for (const auto& [chunk, groups, rows] :
+       std::initializer_list<std::tuple<uint64_t, uint32_t, uint64_t>>{{0, 1, tile + 1},
+                                                                       {0, 2, 3 * tile - 1},
+                                                                       {0, 3, 3 * tile + 1},
+                                                                       {5 * vk::kCnfBlock, 1, 11 * vk::kCnfBlock + 3},
+                                                                       {3 * tile, 2, 5 * tile + 7}}) {
     const ForcedLimits force{chunk, groups};
     const uint64_t table_seed = rng();
     const Catalog catalog = catalog_of(test::random_table(rows, Distribution::Uniform, table_seed));
@@ -692,11 +703,135 @@ TEST_CASE("compute: selections keep row order when each workgroup takes tiles fa
       check_query(q, catalog, what);
     }
   }
-  const vk::ScanPlan plan = vk::plan_scan(test::vk_device(), 5 * 4096 + 7, {4096 * 3, 2});
-  CHECK(plan.tiles == 6);
+  const vk::ScanPlan plan = vk::plan_scan(test::vk_device(), 5 * tile + 7, {3 * tile, 2});
+  CHECK(plan.blocks() == 41);
+  CHECK(plan.mask_words() == 41 * 64);
   CHECK(plan.chunks.size() == 2);
-  CHECK(plan.chunks[1].first_tile == 3);
-  CHECK(plan.chunks[1].tiles == 3);
+  CHECK(plan.chunks[1].first_block == 24);
+  CHECK(plan.chunks[1].blocks == 17);
+}
+
+// The rows of "t" (INT column v, FLOAT column f) for a selection test of the three stages: v is
+// 0 where a row should pass WHERE v = 0, else 1 (`pattern`: 0 random, 1 every row, 2 none, 3
+// alternating, 4 runs of 700 rows, 5 one row in 2047).
+Table three_stage_table(uint64_t rows, int pattern, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int32_t> v(rows);
+  std::vector<float> f(rows);
+  const std::vector<double>& specials = test::float_boundaries();
+  for (uint64_t i = 0; i < rows; ++i) {
+    const bool pass = pattern == 0   ? rng() % 2 == 0
+                      : pattern == 1 ? true
+                      : pattern == 2 ? false
+                      : pattern == 3 ? i % 2 == 1
+                      : pattern == 4 ? i / 700 % 2 == 0
+                                     : i % 2047 == 5;
+    v[i] = pass ? 0 : 1;
+    f[i] =
+        rng() % 8 == 0 ? float(specials[rng() % specials.size()]) : std::uniform_real_distribution<float>(-10, 10)(rng);
+  }
+  Table t;
+  t.columns.push_back(Column::ints("v", std::move(v)));
+  t.columns.push_back(Column::floats("f", std::move(f)));
+  return t;
+}
+
+TEST_CASE("compute: the three-stage selection writes row ids, keys and pairs around block boundaries") {
+  // cnf_flags marks 2048-row blocks (16384-row tiles of 8 per workgroup), scan() offsets them and
+  // cnf_compact writes each block's rows, ids and/or order keys, at its offset: sizes around
+  // blocks and tiles, one chunk and several (chunk_rows), one workgroup per chunk and several,
+  // every row / no row / alternating rows / runs passing, and LIMIT cutting inside a block. The
+  // outputs are filled with a sentinel first: nothing is written past LIMIT.
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  vk::Device& device = test::vk_device();
+  constexpr uint64_t block = vk::kCnfBlock, tile = 8 * vk::kCnfBlock;
+  constexpr uint32_t kSentinel = 0xdeadbeefu;
+  struct Case {
+    uint64_t rows;
+    vk::ScanLimits limits;
+  };
+  const Case cases[] = {{0, {}},
+                        {1, {}},
+                        {block - 1, {}},
+                        {block, {}},
+                        {block + 1, {}},
+                        {tile - 1, {}},
+                        {tile, {0, 1}},
+                        {tile + 1, {}},
+                        {2 * tile + block + 1, {0, 2}},
+                        {3 * block + 5, {block, 0}},
+                        {2 * tile + 3, {tile + block, 1}},
+                        {5 * tile - 1, {3 * block, 3}}};
+  for (const Case& c : cases) {
+    for (int pattern = 0; pattern < 6; ++pattern) {
+      // A few patterns per size keep the case short on software Vulkan.
+      if (c.rows > tile && pattern != 0 && pattern != 3 && pattern != 4) continue;
+      const uint64_t table_seed = rng();
+      const Catalog catalog = catalog_of(three_stage_table(c.rows, pattern, table_seed));
+      const BoundQuery bound = bind(sql::parse("SELECT f FROM t WHERE v = 0"), catalog);
+      vk::QueryContext ctx(device, bound, c.limits);
+      const std::string what = "rows " + std::to_string(c.rows) + " chunk " + std::to_string(c.limits.chunk_rows) +
+                               " groups " + std::to_string(c.limits.max_groups) + " pattern " +
+                               std::to_string(pattern) + " seed " + std::to_string(table_seed) + ", " +
+                               ctx.plan().summary();
+      INFO(what);
+      const auto& v = catalog.get("t").column("v").as<int32_t>();
+      const auto& f = catalog.get("t").column("f").as<float>();
+      std::vector<uint32_t> want;
+      for (uint64_t r = 0; r < c.rows; ++r)
+        if (v[r] == 0) want.push_back(uint32_t(r));
+      const vk::CnfProgram program = vk::compile_cnf(bound.where);
+      REQUIRE(program.outcome == vk::CnfProgram::Outcome::Rows);
+      const vk::DeviceSelection selection = vk::mark_rows(ctx, program);
+      CHECK(selection.count == want.size());
+      // The public path: row ids, all of them and the first half.
+      CHECK(vk::selected_row_ids(ctx, selection) == want);
+      const uint64_t half = want.size() / 2 + 1;
+      CHECK(vk::selected_row_ids(ctx, selection, half) ==
+            std::vector<uint32_t>(want.begin(), want.begin() + std::min<uint64_t>(half, want.size())));
+      if (c.rows == 0) continue;
+      const BoundColumn& column = std::get<BoundColumn>(bound.items.at(0));
+      const vk::DeviceColumn& values = ctx.column(column);
+      // Limits: all, one, inside the first block and inside a later one, one short of all.
+      for (const uint64_t limit : {want.size() + 1, uint64_t(1), block / 2 + 3, want.size() * 2 / 3 + 1,
+                                   want.size() > 0 ? want.size() - 1 : 0}) {
+        const uint64_t kept = std::min<uint64_t>(limit, want.size());
+        for (const int what_out : {1, 2, 3}) {  // ids, keys, pairs
+          const bool ids = what_out & 1, keys = what_out & 2;
+          INFO("limit " << limit << ", outputs " << what_out << " (1: ids, 2: keys, 3: pairs)");
+          const uint64_t room = want.size() + 64;
+          const std::vector<uint32_t> sentinel(room, kSentinel);
+          vk::Buffer id_buffer = device.create_buffer(vk::padded_bytes(room), vk::MemoryKind::Device);
+          vk::Buffer key_buffer = device.create_buffer(vk::padded_bytes(room), vk::MemoryKind::Device);
+          device.upload(id_buffer, sentinel.data(), room * 4);
+          device.upload(key_buffer, sentinel.data(), room * 4);
+          vk::CompactTarget target;
+          target.ids = ids ? &id_buffer : nullptr;
+          target.keys = keys ? &key_buffer : nullptr;
+          target.values = &values;
+          target.limit = uint32_t(std::min<uint64_t>(limit, UINT32_MAX));
+          target.chunk_starts = vk::output_windows(ctx, selection);
+          // Also with no row marked: the kernel must write nothing.
+          ctx.run("compact", "test", c.rows, [&](VkCommandBuffer cmd) {
+            vk::record_cnf_compact(device, cmd, ctx.plan(), selection.mask, selection.offsets, target);
+          });
+          std::vector<uint32_t> got_ids(room), got_keys(room);
+          device.download(id_buffer, got_ids.data(), room * 4);
+          device.download(key_buffer, got_keys.data(), room * 4);
+          std::vector<uint32_t> want_ids(room, kSentinel), want_keys(room, kSentinel);
+          for (uint64_t k = 0; k < kept; ++k) {
+            if (ids) want_ids[k] = want[k];
+            if (keys) want_keys[k] = float_key(f[want[k]]);
+          }
+          CHECK(got_ids == want_ids);
+          CHECK(got_keys == want_keys);
+        }
+      }
+      GFXQ_CHECK_NO_VK_MESSAGES();
+    }
+  }
 }
 
 // Forces the one-pass row-id kernel's look-back bound (GFXQ_COMPUTE_SELECT_LOOKBACK) while alive.

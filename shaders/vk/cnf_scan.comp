@@ -5,28 +5,35 @@
 //
 // Variants (defines):
 //   MODE_COUNT  per-group count of the rows that pass
-//   MODE_FLAGS  a count per 128-row block (32 invocations x 4 rows of a sub-round) and one bit per
-//               row (the mask the compaction kernel reads)
+//   MODE_FLAGS  one bit per row and a count per block of 2048 rows (the mask and block counts of
+//               the three-stage selection; layout in cnf_mask_config.glsl)
 //   MODE_AGG    per-group COUNT and, with WANT_MIN=1 / WANT_MAX=1, the MIN / MAX order keys and, with
 //               WANT_SUM=1, the SUM of the value slot over the rows that pass; VALUE_FLOAT=0: int64
 //               sum of int32 values; VALUE_FLOAT=1: exact sum of float32 values as 16 fixed-point
 //               bins (see the sum section) plus NaN/+inf/-inf flags
 //   SLOTS       1 (single-column programs, no slot selection) or 8
 //   CNF_INTERVALS_ONLY  (SLOTS=1) the raw-bit interval test only, no term code (cnf_eval.glsl)
-// Layout: the chunk is cut into tiles of ROUND = VEC sub-rounds of 1024 rows and workgroup g takes
-// tiles g, g + G, g + 2G ... (G = workgroups in the dispatch), so all workgroups stream through
-// one window of the column together. The host dispatches G = ceil(rows / rows_per_group) with
-// rows_per_group a multiple of 4096 and at most 2^24, so a workgroup sees at most
-// ceil(rows_per_group / ROUND) * ROUND <= 2^24 rows (the bound of the exact FLOAT sum). VEC: see
-// below (MODE_FLAGS: 4, tiles of 4096 rows; several slots: 1). Each invocation first loads its uvec4 of every slot for all VEC sub-rounds (loads in flight), then
-// tests them; in sub-round u (counted from the chunk's start), invocation t tests rows
-// 1024u + 4t .. 1024u + 4t + 3. Mask: row 1024u + 4t + j is bit (t & 31) of word u * 32 + j * 8 + (t >> 5).
+// Layout: the chunk is cut into tiles of TILE rows and workgroup g takes tiles g, g + G, g + 2G ...
+// (G = workgroups in the dispatch), so all workgroups stream through one window of the column
+// together. The host dispatches G = ceil(rows / rows_per_group) with rows_per_group a multiple of
+// 4096 and at most 2^24, so a workgroup sees at most ceil(rows_per_group / TILE) * TILE <= 2^24
+// rows (the bound of the exact FLOAT sum). A tile is TILE / ROUND steps of ROUND = VEC * 1024
+// rows: each invocation first loads its uvec4 of every slot for the step's VEC vectors (loads in
+// flight), then tests them (VEC: see below).
+//   MODE_COUNT, MODE_AGG: TILE = ROUND; in vector v of a step invocation t tests rows
+//     1024v + 4t .. 1024v + 4t + 3.
+//   MODE_FLAGS: TILE = 16384 rows, 8 mask blocks; invocation t tests rows 4(t & 31) .. + 3 of the
+//     16 vectors of 128 rows of block t / 32 (vector q * VEC + v in step q). On subgroups of 32 or
+//     more invocations in invocation order (NVIDIA, AMD) each group of 32 keeps its block's mask
+//     words in registers (lane i: words 2i, 2i + 1, from the ballots) and stores them, and the
+//     block's count, once per tile: no barrier, no atomic. Otherwise (lavapipe's 8-wide subgroups)
+//     the words are gathered in shared memory (atomicOr) and stored after a barrier.
 //
 // Bindings: 0 = program (uint[]: 2 words per term), 1..8 = slot columns 0..7 (uvec4[]: raw int32 /
 //   float32 bits of the chunk's rows; unused slots may be any buffer), 9 = partials (MODE_COUNT:
-//   uint per group; MODE_FLAGS: uint per 128-row block; MODE_AGG: AggPartial per group), 10 = mask
-//   (uint[]; MODE_FLAGS only). Partials are indexed group_base + workgroup (MODE_FLAGS: group_base
-//   + block of the chunk); the mask from the chunk's start.
+//   uint per group; MODE_FLAGS: uint per block; MODE_AGG: AggPartial per group), 10 = mask
+//   (uvec2[]: the chunk's blocks, 32 per block; MODE_FLAGS only). Partials are indexed group_base
+//   + workgroup (MODE_FLAGS: group_base + block of the chunk); the mask from the chunk's start.
 // Push constants: rows (in this chunk), group_base, terms
 //   (0: every row passes), float_slots (bit s: slot s is FLOAT), slot_count, value_slot (MODE_AGG),
 //   intervals (0, or 1..4: test raw-bit intervals instead of the terms).
@@ -35,6 +42,7 @@
 #if defined(MODE_FLAGS)
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_vote : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
 #endif
 #if defined(MODE_AGG) && VALUE_FLOAT && WANT_SUM
 #extension GL_EXT_shader_atomic_int64 : require
@@ -43,9 +51,12 @@
 #extension GL_ARB_gpu_shader_fp64 : enable
 #endif
 #include "gfxq_constants.h"
+#if defined(MODE_FLAGS)
+#include "cnf_mask_config.glsl"
+#endif
 
 #if GFXQ_WORKGROUP_SIZE != 256
-#error "cnf_scan's mask layout assumes 256 invocations per workgroup"
+#error "cnf_scan's tiles assume 256 invocations per workgroup"
 #endif
 #define WG 256u
 #define SUB 1024u
@@ -56,9 +67,13 @@
 // 0.301 with 4 against 0.313 / 0.377 / 0.309 with 2 / 8 / 16; the FLOAT SUM with the double
 // register bin 0.409 with 4 against 0.473 with 2 (the int64 register bin, before the full-step
 // split: 0.57 with 4, 0.59 with 8, 0.69 with 16). The occupancy that few registers allow matters
-// more than the loads in flight. Term programs: 4 vectors (the term loop is inlined once per
-// vector); several slots: 1.
-#if SLOTS == 1 && defined(CNF_INTERVALS_ONLY) && defined(MODE_AGG) && WANT_SUM && !defined(SUM_DOUBLE)
+// more than the loads in flight. MODE_FLAGS with an interval program takes 16, a whole mask block
+// per group of 32 invocations and step (any divisor of 16 keeps the mask layout: TILE / ROUND
+// steps per tile). Term programs: 4 vectors (the term loop is inlined once per vector); several
+// slots: 1.
+#if SLOTS == 1 && defined(CNF_INTERVALS_ONLY) && defined(MODE_FLAGS)
+#define VEC 16u
+#elif SLOTS == 1 && defined(CNF_INTERVALS_ONLY) && defined(MODE_AGG) && WANT_SUM && !defined(SUM_DOUBLE)
 #define VEC 8u
 #elif SLOTS == 1
 #define VEC 4u
@@ -66,9 +81,14 @@
 #define VEC 1u
 #endif
 #define ROUND (SUB * VEC)
-// Rows a workgroup takes at a time: MODE_FLAGS counts per 4096-row tile, in 4096 / ROUND steps.
+// Rows a workgroup takes at a time: MODE_FLAGS one mask block per 32 invocations, in TILE / ROUND
+// steps.
 #if defined(MODE_FLAGS)
-#define TILE 4096u
+#define BLOCK uint(CNF_MASK_BLOCK)
+#define TILE (WG / 32u * BLOCK)
+#if CNF_MASK_BLOCK != 32 * 4 * CNF_MASK_BLOCK_VECS || CNF_MASK_BLOCK_WORDS != 4 * CNF_MASK_BLOCK_VECS
+#error "cnf_scan's MODE_FLAGS takes a block as 32 invocations x CNF_MASK_BLOCK_VECS vectors"
+#endif
 #else
 #define TILE ROUND
 #endif
@@ -97,7 +117,7 @@ layout(std430, binding = 9) writeonly buffer Partials { AggPartial partials[]; }
 layout(std430, binding = 9) writeonly buffer Partials { uint counts[]; };
 #endif
 #if defined(MODE_FLAGS)
-layout(std430, binding = 10) writeonly buffer Mask { uint mask[]; };
+layout(std430, binding = 10) writeonly buffer Mask { uvec2 mask[]; };
 #endif
 
 layout(push_constant) uniform Params {
@@ -112,10 +132,20 @@ layout(push_constant) uniform Params {
 
 #include "cnf_eval.glsl"
 
-// The raw vectors of every slot for the VEC sub-rounds from row `step` (zeros past `end`).
-void load_step(uint step, uint end, out uvec4 raw[VEC][SLOTS]) {
+// The first of the four rows this invocation tests in vector v of step q of the tile from `base`.
+uint row_of(uint base, uint q, uint v) {
+  const uint lid = gl_LocalInvocationID.x;
+#if defined(MODE_FLAGS)
+  return base + (lid >> 5) * BLOCK + (q * VEC + v) * 128u + 4u * (lid & 31u);
+#else
+  return base + q * ROUND + v * SUB + 4u * lid;
+#endif
+}
+
+// The raw vectors of every slot for step q of the tile from `base` (zeros past `end`).
+void load_step(uint base, uint q, uint end, out uvec4 raw[VEC][SLOTS]) {
   [[unroll]] for (uint v = 0u; v < VEC; ++v) {
-    const uint row = step + v * SUB + 4u * gl_LocalInvocationID.x;
+    const uint row = row_of(base, q, v);
     // Clamped, unconditional loads: no divergent branch before the ballots of MODE_FLAGS.
     [[unroll]] for (uint s = 0u; s < SLOTS; ++s) {
       const uvec4 value = s < pc.slot_count ? load_slot(s, min(row, end - 1u) / 4u) : uvec4(0u);
@@ -252,8 +282,26 @@ void add_floats(uvec4 bits, bvec4 pass) {
 }
 #endif
 #elif defined(MODE_FLAGS)
-shared uint s_mask[32u * (TILE / SUB)];
+// The staged path: the tile's mask words (block k: words 64k ..) and block counts.
+shared uint s_mask[TILE / 32u];
+shared uint s_count[WG / 32u];
 shared uint s_linear;
+
+// The word of `ballot` that holds this invocation's group of 32 (subgroups of 32 or more).
+uint group_word(uvec4 ballot) {
+  return gl_SubgroupSize == 32u ? ballot.x : ballot[gl_SubgroupInvocationID >> 5];
+}
+
+// The sum of `value` over this invocation's group of 32 (subgroups of 32 or more).
+uint group_add(uint value) {
+  if (gl_SubgroupSize == 32u) return subgroupAdd(value);
+  uint sum = 0u;
+  for (uint g = 0u; g < gl_SubgroupSize / 32u; ++g) {
+    const uint s = subgroupAdd((gl_SubgroupInvocationID >> 5) == g ? value : 0u);
+    if ((gl_SubgroupInvocationID >> 5) == g) sum = s;
+  }
+  return sum;
+}
 #else
 shared uint s_count[WG];
 #endif
@@ -298,9 +346,9 @@ void aggregate(uvec4 x, bvec4 pass) {
 // constant at both call sites): full steps, all but a chunk's last, test no row index. Measured on
 // the H200 at 2^28 rows: MIN 0.309 ms against 0.328 with a per-vector select of the checks, the
 // FLOAT SUM 0.409 against 0.495; COUNT unchanged (0.276).
-void count_step(const uvec4 raw[VEC][SLOTS], bool check, uint step, inout uint count) {
+void count_step(const uvec4 raw[VEC][SLOTS], bool check, uint base, uint q, inout uint count) {
   [[unroll]] for (uint v = 0u; v < VEC; ++v) {
-    const uint row = step + v * SUB + 4u * gl_LocalInvocationID.x;
+    const uint row = row_of(base, q, v);
     const bvec4 valid = check ? lessThan(uvec4(row) + uvec4(0u, 1u, 2u, 3u), uvec4(pc.rows)) : bvec4(true);
     const bvec4 pass = cnf_test(raw[v], valid);
     count += uint(pass.x) + uint(pass.y) + uint(pass.z) + uint(pass.w);
@@ -309,16 +357,37 @@ void count_step(const uvec4 raw[VEC][SLOTS], bool check, uint step, inout uint c
 #endif
   }
 }
+#else
+// One step's rows marked, the row checks compiled in only when `check` (as in count_step). Linear
+// subgroups: this lane keeps words 2i and 2i + 1 of its group's block in `kept` (i = lane & 31),
+// taken from the group's ballots (word 4u + j: component j of vector u); else the words are
+// gathered in s_mask.
+void mark_step(const uvec4 raw[VEC][SLOTS], bool check, uint base, uint q, bool linear, inout uvec2 kept) {
+  const uint lid = gl_LocalInvocationID.x, lane = lid & 31u;
+  [[unroll]] for (uint v = 0u; v < VEC; ++v) {
+    const uint row = row_of(base, q, v);
+    const bvec4 valid = check ? lessThan(uvec4(row) + uvec4(0u, 1u, 2u, 3u), uvec4(pc.rows)) : bvec4(true);
+    const bvec4 pass = cnf_test(raw[v], valid);
+    const uint u = q * VEC + v;  // the vector's index in the block: mask words 4u .. 4u + 3
+    if (linear) {
+      const uvec4 words = uvec4(group_word(subgroupBallot(pass.x)), group_word(subgroupBallot(pass.y)),
+                                group_word(subgroupBallot(pass.z)), group_word(subgroupBallot(pass.w)));
+      if ((lane >> 1) == u) kept = (lane & 1u) != 0u ? words.zw : words.xy;
+    } else {
+      [[unroll]] for (uint j = 0u; j < 4u; ++j)
+        if (pass[j]) atomicOr(s_mask[(lid >> 5) * uint(CNF_MASK_BLOCK_WORDS) + 4u * u + j], 1u << lane);
+    }
+  }
+}
 #endif
 
 void main() {
   const uint lid = gl_LocalInvocationID.x;
   const uint group = gl_WorkGroupID.x;
-  // The workgroups walk the chunk together, tile g + r * groups in round r (tiles of ROUND rows),
-  // so the rows being read at any moment lie in one narrow window of the column (DRAM pages and
-  // TLB entries shared by all workgroups) instead of one stream per workgroup spread over the
-  // whole chunk. MODE_FLAGS counts per 128-row block, so the compaction keeps row order all the
-  // same.
+  // The workgroups walk the chunk together, tile g + r * groups in round r, so the rows being
+  // read at any moment lie in one narrow window of the column (DRAM pages and TLB entries shared
+  // by all workgroups) instead of one stream per workgroup spread over the whole chunk. MODE_FLAGS
+  // counts per block, so the compaction keeps row order all the same.
   const uint groups = gl_NumWorkGroups.x;
   const uint end = pc.rows;
   const uint tiles = (pc.rows + TILE - 1u) / TILE;
@@ -332,51 +401,37 @@ void main() {
 #endif
 #endif
 #if defined(MODE_FLAGS)
-  // Whether subgroups hold consecutive invocations in whole words of 32 (true on common GPUs), the
-  // same for the whole workgroup.
+  // Whether subgroups hold consecutive invocations in whole groups of 32 (true on common GPUs),
+  // the same for the whole workgroup.
   if (lid == 0u) s_linear = gl_SubgroupSize >= 32u ? 1u : 0u;
-  if (lid < 32u * (TILE / SUB)) s_mask[lid] = 0u;
+  s_mask[2u * lid] = 0u;
+  s_mask[2u * lid + 1u] = 0u;
+  if (lid < WG / 32u) s_count[lid] = 0u;
   barrier();
   if (!subgroupAll(lid == gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID)) s_linear = 0u;
   barrier();
   const bool linear = s_linear != 0u;
+  const uint lane = lid & 31u;  // in the group of 32 (linear: the subgroup's lane & 31)
+  uvec2 kept = uvec2(0u);       // linear: this lane's two mask words of its group's block
 #endif
   uvec4 raw[VEC][SLOTS];
   for (uint r = 0u; r < rounds; ++r) {
     const uint base = (group + r * groups) * TILE;
+    // Only the chunk's last tile has rows past its end: the others skip the row checks.
+    const bool full = base + TILE <= end;
     for (uint q = 0u; q < TILE / ROUND; ++q) {
-      const uint step = base + q * ROUND;
-      load_step(step, end, raw);
-      // Only the chunk's last step has rows past its end: the others skip the row checks.
-      const bool full = step + ROUND <= end;
+      load_step(base, q, end, raw);
 #if !defined(MODE_FLAGS)
       if (full) {
-        count_step(raw, false, step, count);
+        count_step(raw, false, base, q, count);
       } else {
-        count_step(raw, true, step, count);
+        count_step(raw, true, base, q, count);
       }
 #else
-      [[unroll]] for (uint v = 0u; v < VEC; ++v) {
-        const uint row = step + v * SUB + 4u * lid;
-        const bvec4 valid = full ? bvec4(true) : lessThan(uvec4(row) + uvec4(0u, 1u, 2u, 3u), uvec4(end));
-        const bvec4 pass = cnf_test(raw[v], valid);
-        // The sub-round's 32 mask words and 8 block counts: stored straight from the ballots
-        // (linear), else staged in shared memory.
-        uint block_count = 0u;
-        [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-          const uint word = (q * VEC + v) * 32u + j * 8u + (lid >> 5);
-          if (linear) {
-            // The subgroup covers whole 32-invocation words: its ballot is the words themselves.
-            const uvec4 ballot = subgroupBallot(pass[j]);
-            if ((gl_SubgroupInvocationID & 31u) == 0u && step + v * SUB < end)
-              mask[base / SUB * 32u + word] = ballot[gl_SubgroupInvocationID >> 5];
-            block_count += bitCount(ballot[gl_SubgroupInvocationID >> 5]);
-          } else if (pass[j]) {
-            atomicOr(s_mask[word], 1u << (lid & 31u));
-          }
-        }
-        if (linear && (gl_SubgroupInvocationID & 31u) == 0u)
-          counts[pc.group_base + (base / TILE) * 32u + (q * VEC + v) * 8u + (lid >> 5)] = block_count;
+      if (full) {
+        mark_step(raw, false, base, q, linear, kept);
+      } else {
+        mark_step(raw, true, base, q, linear, kept);
       }
 #endif
 #if VALUE_FLOAT && WANT_SUM && defined(SUM_DOUBLE)
@@ -385,21 +440,28 @@ void main() {
 #endif
     }
 #if defined(MODE_FLAGS)
-    // Write the round's words (those of sub-rounds that hold rows) in one coalesced store, and
-    // the tile's count (subgroups of at most 128 invocations lie wholly below 128).
-    // The linear path needs no barrier: the workgroup's subgroups run ahead independently. Else
-    // the staged words go out in one coalesced store, with the tile's 32 block counts.
-    if (!linear) {
+    // The tile's 8 blocks (those that hold rows): each group of 32 stores its block's 64 words in
+    // one coalesced store and its count. The linear path needs no barrier: the workgroup's
+    // subgroups run ahead independently. Else the staged words and counts go out after barriers.
+    const uint block = base / BLOCK + (lid >> 5);
+    const bool block_here = block * BLOCK < end;
+    if (linear) {
+      if (block_here) mask[block * 32u + lane] = kept;
+      const uint block_count = group_add(bitCount(kept.x) + bitCount(kept.y));
+      if (lane == 0u && block_here) counts[pc.group_base + block] = block_count;
+    } else {
       barrier();
-      if (lid < 32u * (TILE / SUB) && base + (lid / 32u) * SUB < end) mask[base / SUB * 32u + lid] = s_mask[lid];
-      if (lid < 32u) {
-        uint c = 0u;
-        [[unroll]] for (uint j = 0u; j < 4u; ++j) c += bitCount(s_mask[(lid >> 3) * 32u + j * 8u + (lid & 7u)]);
-        counts[pc.group_base + (base / TILE) * 32u + lid] = c;
+      const uvec2 words = uvec2(s_mask[2u * lid], s_mask[2u * lid + 1u]);
+      s_mask[2u * lid] = 0u;
+      s_mask[2u * lid + 1u] = 0u;
+      if (block_here) mask[block * 32u + lane] = words;
+      const uint c = bitCount(words.x) + bitCount(words.y);
+      if (c != 0u) atomicAdd(s_count[lid >> 5], c);
+      barrier();
+      if (lid < WG / 32u) {
+        if ((base / BLOCK + lid) * BLOCK < end) counts[pc.group_base + base / BLOCK + lid] = s_count[lid];
+        s_count[lid] = 0u;
       }
-      barrier();
-      if (lid < 32u * (TILE / SUB)) s_mask[lid] = 0u;
-      barrier();
     }
 #endif
   }

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "cnf_mask_config.glsl"
 #include "cnf_select_config.glsl"
 #include "gfxq/error.h"
 #include "vk/primitives/scan.h"
@@ -14,12 +15,13 @@
 namespace gfxq::vk {
 
 static_assert(kSelectMaxLookback == CNF_SELECT_MAX_LOOKBACK && kSelectMaxLookback * 4 <= 65536);
-// cnf_select.comp stages whole sub-rounds (4 * WG rows) of ids; the tiles are multiples of the
-// CNF kernels' mask sub-round (chunks are cut in those).
+// cnf_select.comp stages whole sub-rounds (4 * WG rows) of ids.
 static_assert(CNF_SELECT_STAGE % (4 * CNF_SELECT_WG_S1_IV) == 0 && CNF_SELECT_STAGE % (4 * CNF_SELECT_WG_S1) == 0 &&
               CNF_SELECT_STAGE % (4 * CNF_SELECT_WG_S8) == 0);
-static_assert(CNF_SELECT_TILE_S1_IV % kCnfSubRound == 0 && CNF_SELECT_TILE_S1 % kCnfSubRound == 0 &&
-              CNF_SELECT_TILE_S8 % kCnfSubRound == 0);
+// A mask block is 2048 rows, 64 words, 256 bytes: chunks (multiples of kChunkAlign rows) start
+// at block boundaries, and their mask ranges at multiples of 256 bytes.
+static_assert(kCnfBlock == CNF_MASK_BLOCK && kCnfBlock / 32 == CNF_MASK_BLOCK_WORDS && kChunkAlign % kCnfBlock == 0 &&
+              kCnfBlock / 8 % 256 == 0);
 
 namespace {
 
@@ -158,12 +160,9 @@ BufferRange column_range(const DeviceColumn& c, const ScanChunk& chunk) {
   return {&c.buffer, chunk.first_row * 4, padded_bytes(chunk.rows)};
 }
 
-uint64_t chunk_mask_words(const ScanChunk& chunk) {
-  return (uint64_t(chunk.rows) + kCnfSubRound - 1) / kCnfSubRound * 32;
-}
-
+// The chunk's mask blocks: kCnfBlock / 8 bytes each.
 BufferRange mask_range(const Buffer& mask, const ScanChunk& chunk) {
-  return {&mask, chunk.first_row / 32 * 4, chunk_mask_words(chunk) * 4};
+  return {&mask, uint64_t(chunk.first_block) * (kCnfBlock / 8), uint64_t(chunk.blocks) * (kCnfBlock / 8)};
 }
 
 }  // namespace
@@ -187,10 +186,8 @@ DeviceColumn upload_column(Device& device, const Column& column) {
   return c;
 }
 
-uint64_t ScanPlan::mask_words() const noexcept {
-  uint64_t words = 0;
-  for (const ScanChunk& c : chunks) words += chunk_mask_words(c);
-  return words;
+uint64_t ScanPlan::blocks() const noexcept {
+  return chunks.empty() ? 0 : uint64_t(chunks.back().first_block) + chunks.back().blocks;
 }
 
 std::string ScanPlan::summary() const {
@@ -222,9 +219,8 @@ ScanPlan plan_scan(const Device& device, uint64_t rows, const ScanLimits& limits
     c.groups = uint32_t((c.rows + c.rows_per_group - 1) / c.rows_per_group);
     c.first_group = plan.groups;
     plan.groups += c.groups;
-    c.tiles = uint32_t(rounds);
-    c.first_tile = plan.tiles;
-    plan.tiles += c.tiles;
+    c.first_block = uint32_t(first / kCnfBlock);
+    c.blocks = uint32_t((c.rows + kCnfBlock - 1) / kCnfBlock);
     plan.chunks.push_back(c);
   }
   return plan;
@@ -274,7 +270,7 @@ std::string record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::stri
     ranges.push_back({&partials, 0, 0});
     if (mask) ranges.push_back(mask_range(*mask, chunk));
     push.rows = chunk.rows;
-    push.group_base = mask ? chunk.first_tile * (kCnfRound / kCnfBlock) : chunk.first_group;
+    push.group_base = mask ? chunk.first_block : chunk.first_group;
     device.dispatch_ranges(cmd, p, ranges, &push, chunk.groups);
   }
   return name;
@@ -337,7 +333,7 @@ void record_cnf_compact(Device& device, VkCommandBuffer cmd, const ScanPlan& pla
     if (keys && ids && ranges[3].offset != ranges[4].offset)
       throw Error(ErrorCode::Internal, "record_cnf_compact: id and key windows differ");
     push.rows = chunk.rows;
-    push.block_base = chunk.first_tile * (kCnfRound / kCnfBlock);
+    push.block_base = chunk.first_block;
     push.first_row = uint32_t(chunk.first_row);
     device.dispatch_ranges(cmd, p, ranges, &push, chunk.groups);
   }
@@ -484,8 +480,7 @@ DeviceSelection mark_rows(QueryContext& ctx, const CnfProgram& program) {
   const std::vector<uint32_t> back = ctx.download<uint32_t>(sel.offsets, layout.bytes() / 4, "offsets");
   sel.count = back[layout.total_offset() / 4] | uint64_t(back[layout.total_offset() / 4 + 1]) << 32;
   ctx.passes()[flags_pass].passed = sel.count;
-  for (const ScanChunk& c : plan.chunks)
-    sel.chunk_starts.push_back(back[uint64_t(c.first_tile) * (kCnfRound / kCnfBlock)]);
+  for (const ScanChunk& c : plan.chunks) sel.chunk_starts.push_back(back[c.first_block]);
   return sel;
 }
 

@@ -5,12 +5,16 @@
 //
 // A selection runs in three stages (GDB's count / prefix sum / write, on a bitmask):
 //  1. cnf_flags (shaders/vk/cnf_scan.comp): the whole CNF per row, reading each slot column once;
-//     one bit per row (n/8 bytes) and a count per 128-row block (n/32 bytes).
+//     one bit per row (n/8 bytes) and a count per 2048-row block (n/512 bytes). A group of 32
+//     invocations tests a block (16 vectors of 128 rows) and stores its 64 mask words in one
+//     coalesced store and its count, from its ballots (layout: shaders/common/cnf_mask_config.glsl).
 //  2. scan() (vk/primitives/scan.h) of the per-block counts: each block's output offset.
-//  3. cnf_compact: rereads only the bits and writes the selected row ids (or order keys) of each
-//     block at its offset, in row order.
-// Stages 1 and 3 run a few thousand workgroups that take 4096-row tiles in turn (tile g + r * G in
-// round r), so all of them stream through one window of the column.
+//  3. cnf_compact: each subgroup takes whole blocks, ranks their marked rows from the mask bits
+//     (ballots), stages them at their ranks in shared memory and writes their row ids (or order
+//     keys, or both) at the block's offset, in row order, consecutive lanes to consecutive
+//     positions.
+// Stages 1 and 3 run a few thousand workgroups that take 16384-row tiles (8 blocks) in turn
+// (tile g + r * G in round r), so all of them stream through one window of the column.
 // Row ids (select_row_ids) run first in one pass instead (cnf_select, shaders/vk/cnf_select.comp:
 // single-pass stream compaction with decoupled look-back over per-tile descriptors); the three
 // stages above are its fallback when the look-back hits its bound.
@@ -34,18 +38,16 @@
 
 namespace gfxq::vk {
 
-//! Rows of one mask unit of the CNF kernels (a sub-round: 256 invocations x 4 rows, 32 mask words).
-inline constexpr uint32_t kCnfSubRound = 1024;
-//! Rows of one tile of the CNF kernels (4 sub-rounds); rows_per_group is a multiple of it.
+//! Granularity of the rows each workgroup of a CNF pass owns (ScanChunk::rows_per_group).
 inline constexpr uint32_t kCnfRound = 4096;
-//! Rows of one block: 32 invocations x 4 rows of a sub-round (4 mask words). cnf_flags counts and
-//! cnf_compact writes per block; a tile has kCnfRound / kCnfBlock blocks.
-inline constexpr uint32_t kCnfBlock = 128;
+//! Rows of one mask block (CNF_MASK_BLOCK, cnf_mask_config.glsl): 32 invocations of cnf_flags x 16
+//! vectors of 4 rows, 64 mask words. cnf_flags counts and cnf_compact writes per block.
+inline constexpr uint32_t kCnfBlock = 2048;
 //! Most workgroups of one CNF pass over one chunk (each loops over its share of the tiles).
 inline constexpr uint32_t kCnfMaxGroups = 2048;
-//! Chunk lengths are multiples of this, so each chunk's mask words start at an offset that any
-//! minStorageBufferOffsetAlignment (at most 256 bytes) divides.
-inline constexpr uint64_t kChunkAlign = 2048;
+//! Chunk lengths are multiples of this (whole mask blocks), so each chunk's mask words start at an
+//! offset that any minStorageBufferOffsetAlignment (at most 256 bytes) divides.
+inline constexpr uint64_t kChunkAlign = kCnfBlock;
 
 //! A column on the device: the raw 32-bit values (int32 or float32 bits) of `rows` rows, in a
 //! buffer padded to whole 16-byte vectors.
@@ -68,8 +70,8 @@ struct ScanChunk {
   uint32_t first_group = 0;     //!< index of its first workgroup among all chunks' workgroups
   uint32_t groups = 0;          //!< its workgroups
   uint32_t rows_per_group = 0;  //!< rows per workgroup (a multiple of kCnfRound, at most 2^24)
-  uint32_t first_tile = 0;      //!< index of its first kCnfRound-row tile among all chunks' tiles
-  uint32_t tiles = 0;           //!< its tiles
+  uint32_t first_block = 0;     //!< index of its first mask block among all chunks' blocks
+  uint32_t blocks = 0;          //!< its mask blocks (the last may be partial)
 };
 
 //! How a CNF pass covers `rows` rows.
@@ -78,11 +80,10 @@ struct ScanPlan {
   uint64_t chunk_rows = 0;        //!< rows per chunk (a multiple of kChunkAlign)
   std::vector<ScanChunk> chunks;  //!< in row order
   uint32_t groups = 0;            //!< workgroups over all chunks: one partial each (count, aggregates)
-  uint32_t tiles = 0;             //!< kCnfRound-row tiles over all chunks
-  //! kCnfBlock-row blocks over all chunks (whole tiles): one count each (cnf_flags).
-  uint64_t blocks() const noexcept { return uint64_t(tiles) * (kCnfRound / kCnfBlock); }
-  //! Mask words of all chunks (32 per started sub-round of every chunk).
-  uint64_t mask_words() const noexcept;
+  //! kCnfBlock-row mask blocks over all chunks: one count each (cnf_flags).
+  uint64_t blocks() const noexcept;
+  //! Mask words of all chunks (kCnfBlock / 32 per block).
+  uint64_t mask_words() const noexcept { return blocks() * (kCnfBlock / 32); }
   //! E.g. "2048 workgroups x 131072 rows" or "5 chunks, 5 workgroups x 4096 rows".
   std::string summary() const;
 };
@@ -142,9 +143,9 @@ std::string record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::stri
 //! `counts` holds plan.groups words. The caller owes barriers as for the primitives (map.h).
 void record_cnf_count(Device& device, VkCommandBuffer cmd, const CnfInput& input, const ScanPlan& plan,
                       const Buffer& counts);
-//! Records cnf_flags: counts[b] (uint32) = rows of block b (in row order over all chunks' whole
-//! tiles) passing the program (`counts` holds plan.blocks() words) and the bitmask of passing rows
-//! (plan.mask_words()).
+//! Records cnf_flags: counts[b] (uint32) = rows of mask block b (in row order over all chunks)
+//! passing the program (`counts` holds plan.blocks() words) and the bitmask of passing rows
+//! (plan.mask_words() words, layout in cnf_mask_config.glsl).
 void record_cnf_flags(Device& device, VkCommandBuffer cmd, const CnfInput& input, const ScanPlan& plan,
                       const Buffer& counts, const Buffer& mask);
 
@@ -175,8 +176,9 @@ struct CompactTarget {
   std::vector<uint32_t> chunk_starts;
 };
 
-//! Records cnf_compact: the rows marked in `mask` in row order, at their offsets. The outputs are
-//! padded_bytes()-sized buffers of at least the number of rows written.
+//! Records cnf_compact: the rows marked in `mask` in row order, at their blocks' offsets (staged in
+//! shared memory per subgroup, written coalesced). The outputs are padded_bytes()-sized buffers of
+//! at least the number of rows written.
 void record_cnf_compact(Device& device, VkCommandBuffer cmd, const ScanPlan& plan, const Buffer& mask,
                         const Buffer& offsets, const CompactTarget& target);
 
@@ -280,7 +282,7 @@ struct DeviceSelection {
   std::vector<uint32_t> chunk_starts;  //!< output position of each chunk's first passing row
 };
 
-//! Marks the rows passing `program`: cnf_flags, then the scan of the tile counts, then a
+//! Marks the rows passing `program`: cnf_flags, then the scan of the block counts, then a
 //! download of the offsets (which gives the count). Outcome::All and None need no GPU work.
 DeviceSelection mark_rows(QueryContext& ctx, const CnfProgram& program);
 
