@@ -67,12 +67,12 @@
 // 0.301 with 4 against 0.313 / 0.377 / 0.309 with 2 / 8 / 16; the FLOAT SUM with the double
 // register bin 0.409 with 4 against 0.473 with 2 (the int64 register bin, before the full-step
 // split: 0.57 with 4, 0.59 with 8, 0.69 with 16). The occupancy that few registers allow matters
-// more than the loads in flight. MODE_FLAGS with an interval program takes 16, a whole mask block
-// per group of 32 invocations and step (any divisor of 16 keeps the mask layout: TILE / ROUND
-// steps per tile). Term programs: 4 vectors (the term loop is inlined once per vector); several
+// more than the loads in flight; so for MODE_FLAGS with an interval program: 4 steps of 4 vectors
+// per mask block took cnf_flags from 0.326 ms (one step of 16, 128 registers) to 0.305 (48). Any
+// divisor of 16 keeps the mask layout: TILE / ROUND steps per tile. Term programs: 4 vectors (the term loop is inlined once per vector); several
 // slots: 1.
 #if SLOTS == 1 && defined(CNF_INTERVALS_ONLY) && defined(MODE_FLAGS)
-#define VEC 16u
+#define VEC 4u
 #elif SLOTS == 1 && defined(CNF_INTERVALS_ONLY) && defined(MODE_AGG) && WANT_SUM && !defined(SUM_DOUBLE)
 #define VEC 8u
 #elif SLOTS == 1
@@ -197,8 +197,8 @@ uint canonical_key(uint k) {
 // [lo_bits, lo_bits + 16 * 2^23), exponents base .. base + 15 (base = lo_bits >> 23 = 16b + 1);
 // bin 15, which holds the exponent of inf and NaN, never is the register bin. A value in it costs
 // an AND, a subtraction and a compare before it is added. Other values (other bins, subnormals, inf,
-// NaN: rare in most data) go to the workgroup's shared bins by an atomic; zeros add nothing and go
-// nowhere. An invocation moves its register bin to the bin of such a value when its register bin
+// NaN: rare in most data) go to the workgroup's shared bins by an atomic; zeros take that path and
+// add nothing. An invocation moves its register bin to the bin of such a value when its register bin
 // is empty or after 32 such values, so data in any exponent range takes the fast path.
 // SUM_DOUBLE (devices with shaderFloat64): the register bin's values are added as doubles in
 // `accd`. Each is an integer multiple of the bin's unit 2^(base - 150) below 2^39 units, so a
@@ -228,8 +228,9 @@ void flush_register_bin() {
 #endif
 }
 
-// One passing nonzero value outside the register bin.
+// One passing value outside the register bin (zeros add nothing).
 void add_other(uint bits) {
+  if ((bits & 0x7fffffffu) == 0u) return;
   const uint e = (bits >> 23) & 0xffu;
   if (e == 0xffu) {
     special |= (bits & 0x7fffffu) != 0u ? 1u : ((bits >> 31) != 0u ? 4u : 2u);
@@ -260,10 +261,9 @@ void add_other(uint bits) {
 
 // Four rows' raw bits, those in `pass` summed.
 void add_floats(uvec4 bits, bvec4 pass) {
-  const uvec4 m = bits & 0x7fffffffu;
-  const uvec4 d = m - lo_bits;  // (e - base) << 23 + mantissa bits for the register bin's values
-  const bvec4 fast = lessThan(d, uvec4(16u << 23));
-  const bvec4 take = bvec4(uvec4(pass) & uvec4(fast));
+  const uvec4 d = (bits & 0x7fffffffu) - lo_bits;  // (e - base) << 23 + mantissa for the bin's values
+  const bvec4 other = bvec4(uvec4(pass) & uvec4(not(lessThan(d, uvec4(16u << 23)))));
+  const bvec4 take = bvec4(uvec4(pass) & ~uvec4(other));
 #if defined(SUM_DOUBLE)
   const vec4 f = uintBitsToFloat(mix(uvec4(0u), bits, take));
   accd += (double(f.x) + double(f.y)) + (double(f.z) + double(f.w));
@@ -273,7 +273,6 @@ void add_floats(uvec4 bits, bvec4 pass) {
   const uvec4 sh = d >> 23;
   [[unroll]] for (uint j = 0u; j < 4u; ++j) acc += int64_t(sm[j]) << sh[j];
 #endif
-  const bvec4 other = bvec4(uvec4(pass) & uvec4(not(fast)) & uvec4(notEqual(m, uvec4(0u))));
   if (any(other)) {
     // One call site: the rare path stays small.
     [[dont_unroll]] for (uint j = 0u; j < 4u; ++j)
