@@ -35,7 +35,7 @@ def size(rows):
 def in_turn(note):
     """The note's ratio to the copy timed in turn with the case, and its fraction of the read-only
     pass timed in turn, as text ("-" where the case has none)."""
-    copy = re.search(r"([0-9.]+) of a copy timed in turn", note)
+    copy = re.search(r"([0-9.]+) of a copy timed in turn", note) or re.search(r"of a copy: ([0-9.]+)", note)
     read = re.search(r"\(([0-9.]+) of its speed\)", note)
     scans = re.search(r"([0-9.]+) scans of the column", note)
     parts = []

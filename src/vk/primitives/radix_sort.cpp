@@ -363,7 +363,8 @@ void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& a
   const uint32_t key_flip = onesweep_key_flip(args.key_type, args.order);
   const uint32_t hist_push[3] = {uint32_t(n), hist_tiles, key_flip};
   const BufferRange keys{args.keys_in.buffer, args.keys_in.offset, bytes};
-  device.dispatch_ranges(cmd, device.pipeline(onesweep_pipeline("onesweep_histogram", args.key_type), 3, sizeof hist_push),
+  device.dispatch_ranges(cmd,
+                         device.pipeline(onesweep_pipeline("onesweep_histogram", args.key_type), 3, sizeof hist_push),
                          {keys, ctrl, keys}, hist_push, std::min<uint32_t>(hist_tiles, ONESWEEP_HIST_GROUPS));
   const std::string pass_pipeline = onesweep_pipeline(kernel.pipeline, args.key_type);
   const bool generate = with_values && args.values_in.buffer == nullptr;
