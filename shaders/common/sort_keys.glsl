@@ -17,7 +17,7 @@ uint sort_key(uint raw, uint key_type, uint descending) {
 }
 
 // sort_key(raw, key_type, descending) for a key type known at compile time, with the rest folded
-// into `flip` (the host's onesweep_key_flip()): the sign bit of I32 keys, all bits when descending.
+// into `flip` (the host's detail::key_flip()): the sign bit of I32 keys, all bits when descending.
 // U32 and I32 keys cost one XOR, with no per-key select on `descending`.
 uint sort_key_flip(uint raw, uint key_type, uint flip) {
   return (key_type == SORT_KEY_F32 ? sort_key(raw, SORT_KEY_F32, 0u) : raw) ^ flip;

@@ -12,7 +12,9 @@
 // next tile loaded before this one is used. Each subgroup adds its counts with one atomic each.
 // Bindings: 0 = keys (uint[], raw, read), 1 = state (uint[], read and atomically updated),
 //   2 = list (uint[], the regions), 3 = counts (uint[], per invocation).
-// Push constants: n, key_type, descending, bounds (bit 0: lo bounds the bracket, bit 1: hi does).
+// Push constants: n, key_flip (sort_key_flip), bounds (bit 0: lo bounds the bracket, bit 1: hi
+// does). Defines: SORT_KEY_TYPE (one kernel per key type, as the onesweep sort's). Full tiles (all
+// but the last) run a copy of the tile's code without key index checks.
 // Over binding windows there is one dispatch per window (that window's keys, regions, counts and
 // key count), every window adding into the same state words.
 #extension GL_EXT_control_flow_attributes : require
@@ -30,7 +32,7 @@ layout(std430, binding = 0) readonly buffer Keys4 { uvec4 keys4[]; };
 layout(std430, binding = 1) buffer State { uint state[]; };
 layout(std430, binding = 2) writeonly buffer List { uint list[]; };
 layout(std430, binding = 3) writeonly buffer Counts { uint counts[]; };
-layout(push_constant) uniform Params { uint n, key_type, descending, bounds; } pc;
+layout(push_constant) uniform Params { uint n, key_flip, bounds; } pc;
 
 // The raw keys of tile `tile` for this invocation: key j * 4 + i is key (j * SELECT_WG + tid) * 4
 // + i of the tile (a partial tile clamps its indices).
@@ -51,6 +53,22 @@ void add(uint word, uint count) {
   if (subgroupElect() && total != 0u) atomicAdd(state[word], total);
 }
 
+// Counts and copies this invocation's keys of one tile (from key `base`); `full` (a constant at
+// each call site): every key of the tile is below n.
+void scan_tile(const uint raw[SELECT_KPT], uint base, const bool full, bool has_lo, bool has_hi, bool split_hi,
+               uint lo, uint hi, uint region, inout uint below, inout uint at_lo, inout uint at_hi,
+               inout uint appended) {
+  [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j) {
+    const uint u = sort_key_flip(raw[j], SORT_KEY_TYPE, pc.key_flip);
+    if (full || base + (j / 4u) * (SELECT_WG * 4u) + j % 4u < pc.n) {
+      below += has_lo && u < lo ? 1u : 0u;
+      at_lo += has_lo && u == lo ? 1u : 0u;
+      at_hi += split_hi && u == hi ? 1u : 0u;
+      if ((!has_lo || u > lo) && (!has_hi || u < hi)) list[region + SELECT_WG * appended++] = u;
+    }
+  }
+}
+
 void main() {
   const uint tid = gl_LocalInvocationIndex;
   const uint tiles = (pc.n + SELECT_TILE - 1u) / SELECT_TILE;
@@ -66,14 +84,10 @@ void main() {
   for (uint tile = group; tile < tiles; tile += groups) {
     if (tile + groups < tiles) load_tile(tile + groups, tid, next);
     const uint base = tile * SELECT_TILE + tid * 4u;
-    [[unroll]] for (uint j = 0u; j < SELECT_KPT; ++j) {
-      const uint u = sort_key(raw[j], pc.key_type, pc.descending);
-      if (base + (j / 4u) * (SELECT_WG * 4u) + j % 4u < pc.n) {
-        below += has_lo && u < lo ? 1u : 0u;
-        at_lo += has_lo && u == lo ? 1u : 0u;
-        at_hi += split_hi && u == hi ? 1u : 0u;
-        if ((!has_lo || u > lo) && (!has_hi || u < hi)) list[region + SELECT_WG * appended++] = u;
-      }
+    if ((tile + 1u) * SELECT_TILE <= pc.n) {
+      scan_tile(raw, base, true, has_lo, has_hi, split_hi, lo, hi, region, below, at_lo, at_hi, appended);
+    } else {
+      scan_tile(raw, base, false, has_lo, has_hi, split_hi, lo, hi, region, below, at_lo, at_hi, appended);
     }
     raw = next;
   }

@@ -13,14 +13,15 @@ gfxq_vk_shader(select_pass select_histogram.comp)
 gfxq_vk_shader(select_choose select_choose.comp)
 gfxq_vk_shader(select_sample select_sample.comp)
 gfxq_vk_shader(select_bracket select_bracket.comp)
-gfxq_vk_shader(select_sample_scan select_sample_scan.comp)
 gfxq_vk_shader(select_check select_check.comp)
 gfxq_vk_shader(split_offsets split_offsets.comp)
 gfxq_vk_shader(split_bounds split_bounds.comp)
-# Onesweep: one histogram and digit-pass kernel per key type (SORT_KEY_TYPE).
+# Onesweep's histogram and digit passes and the sampled select's scan: one kernel per key type
+# (SORT_KEY_TYPE).
 foreach(_type u32 i32 f32)
   string(TOUPPER ${_type} _upper)
   gfxq_vk_shader(onesweep_histogram_${_type} onesweep_histogram.comp DEFINES SORT_KEY_TYPE=SORT_KEY_${_upper})
   gfxq_vk_shader(onesweep_pass_k_${_type} onesweep_pass.comp DEFINES SORT_KEY_TYPE=SORT_KEY_${_upper})
   gfxq_vk_shader(onesweep_pass_kv_${_type} onesweep_pass.comp DEFINES KEY_VALUE SORT_KEY_TYPE=SORT_KEY_${_upper})
+  gfxq_vk_shader(select_sample_scan_${_type} select_sample_scan.comp DEFINES SORT_KEY_TYPE=SORT_KEY_${_upper})
 endforeach()

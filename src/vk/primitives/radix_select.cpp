@@ -226,10 +226,10 @@ void detail::record_radix_select_scans(Device& device, VkCommandBuffer cmd, cons
   device.barrier(cmd);
   device.dispatch_ranges(cmd, device.pipeline("select_bracket", 1, 8), {header}, ranks, 1);
   if (scans < 2) return;
-  const Pipeline& sample_scan = device.pipeline("select_sample_scan", 4, 16);
+  const Pipeline& sample_scan = device.pipeline(detail::keyed_pipeline("select_sample_scan", args.key_type), 4, 12);
   for (uint32_t w = 0; w < layout.windows; ++w) {
     const uint32_t window_n = uint32_t(layout.window_n(n, w));
-    const uint32_t push[4] = {window_n, key_type, descending, bounds};
+    const uint32_t push[3] = {window_n, detail::key_flip(args.key_type, args.order), bounds};
     device.barrier(cmd);
     device.dispatch_ranges(cmd, sample_scan, {keys(w), header, list(w), counts(w)}, push, select_groups(window_n));
   }

@@ -192,7 +192,7 @@ void record_digit_pass(Device& device, VkCommandBuffer cmd, const DigitPass& pas
 
 namespace {
 
-//! The onesweep digit-pass kernel of a sort: its pipeline (onesweep_pipeline() adds the key type)
+//! The onesweep digit-pass kernel of a sort: its pipeline (keyed_pipeline() adds the key type)
 //! and keys per tile (why each tile shape: sort_config.glsl).
 struct OnesweepKernel {
   const char* pipeline;
@@ -202,19 +202,6 @@ struct OnesweepKernel {
 OnesweepKernel onesweep_kernel(bool with_values) {
   if (!with_values) return {"onesweep_pass_k", ONESWEEP_TILE_K};
   return {"onesweep_pass_kv", ONESWEEP_TILE_KV};
-}
-
-//! The pipeline of onesweep kernel `base` (onesweep_histogram, onesweep_pass_k or _kv) compiled for
-//! keys of `type` (one per key type: no per-key branch on it).
-std::string onesweep_pipeline(std::string_view base, SortKeyType type) {
-  const char* suffix = type == SortKeyType::I32 ? "_i32" : (type == SortKeyType::F32 ? "_f32" : "_u32");
-  return std::string(base) + suffix;
-}
-
-//! What the onesweep kernels XOR into a raw key of `type` after the F32 order transform
-//! (sort_key_flip in sort_keys.glsl): the sign bit of I32 keys, all bits when descending.
-uint32_t onesweep_key_flip(SortKeyType type, SortOrder order) {
-  return (type == SortKeyType::I32 ? 0x80000000u : 0u) ^ (order == SortOrder::Descending ? 0xffffffffu : 0u);
 }
 
 //! Tiles of the onesweep digit passes.
@@ -360,13 +347,13 @@ void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& a
   const BufferRange ctrl{args.scratch.buffer, args.scratch.offset + layout.ctrl, layout.ctrl_bytes};
   vkCmdFillBuffer(cmd, ctrl.buffer->handle(), ctrl.offset, (ONESWEEP_DESC + uint64_t(ntiles) * SORT_BINS) * 4, 0);
   device.barrier(cmd);
-  const uint32_t key_flip = onesweep_key_flip(args.key_type, args.order);
+  const uint32_t key_flip = detail::key_flip(args.key_type, args.order);
   const uint32_t hist_push[3] = {uint32_t(n), hist_tiles, key_flip};
   const BufferRange keys{args.keys_in.buffer, args.keys_in.offset, bytes};
-  device.dispatch_ranges(cmd,
-                         device.pipeline(onesweep_pipeline("onesweep_histogram", args.key_type), 3, sizeof hist_push),
-                         {keys, ctrl, keys}, hist_push, std::min<uint32_t>(hist_tiles, ONESWEEP_HIST_GROUPS));
-  const std::string pass_pipeline = onesweep_pipeline(kernel.pipeline, args.key_type);
+  device.dispatch_ranges(
+      cmd, device.pipeline(detail::keyed_pipeline("onesweep_histogram", args.key_type), 3, sizeof hist_push),
+      {keys, ctrl, keys}, hist_push, std::min<uint32_t>(hist_tiles, ONESWEEP_HIST_GROUPS));
+  const std::string pass_pipeline = detail::keyed_pipeline(kernel.pipeline, args.key_type);
   const bool generate = with_values && args.values_in.buffer == nullptr;
   const uint32_t limit = std::min(args.lookback_limit, RadixSortArgs::kMaxLookbackLimit);
   for (uint32_t p = 0; p < passes; ++p) {
@@ -468,6 +455,15 @@ void detail::record_radix_sort_stages(Device& device, VkCommandBuffer cmd, const
     throw Error(ErrorCode::InvalidInput,
                 "radix sort stages: a sort of " + std::to_string(args.n) + " keys does not take the onesweep path");
   record_onesweep(device, cmd, args, layout, stages - 1);
+}
+
+std::string detail::keyed_pipeline(std::string_view base, SortKeyType type) {
+  const char* suffix = type == SortKeyType::I32 ? "_i32" : (type == SortKeyType::F32 ? "_f32" : "_u32");
+  return std::string(base) + suffix;
+}
+
+uint32_t detail::key_flip(SortKeyType type, SortOrder order) {
+  return (type == SortKeyType::I32 ? 0x80000000u : 0u) ^ (order == SortOrder::Descending ? 0xffffffffu : 0u);
 }
 
 uint32_t detail::onesweep_tile_keys(bool with_values) {

@@ -42,6 +42,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "cpu/primitives_sort.h"
 #include "vk/device.h"
@@ -163,6 +164,13 @@ constexpr uint64_t align256(uint64_t bytes) {
 //! sort, which alone leaves the sorted output): what the benchmark times to give each stage's
 //! share. Error(InvalidInput) for stages outside 1..5 or a sort that does not take onesweep.
 void record_radix_sort_stages(Device& device, VkCommandBuffer cmd, const RadixSortArgs& args, uint32_t stages);
+
+//! Pipeline `base` of a kernel compiled once per key type (onesweep's histogram and digit passes,
+//! the sampled select's scan): `base` + "_u32", "_i32" or "_f32".
+std::string keyed_pipeline(std::string_view base, SortKeyType type);
+//! What the kernels compiled per key type XOR into a raw key after the F32 order transform
+//! (sort_key_flip in sort_keys.glsl): the sign bit of I32 keys, all bits when descending.
+uint32_t key_flip(SortKeyType type, SortOrder order);
 
 //! Keys per tile of the onesweep digit passes of a sort without or with values: ONESWEEP_TILE_K or
 //! ONESWEEP_TILE_KV. A sort of at most this many keys never looks back.
