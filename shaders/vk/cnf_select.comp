@@ -92,13 +92,26 @@ shared uint s_ids[STAGE_SUBS * SUB];
 shared uint s_sums[PACKS * MAX_SUBGROUPS];
 shared uint s_tile, s_before, s_failed;
 
+void select_tile(uint tile, const bool full);
+
 void main() {
-  const uint lane = gl_SubgroupInvocationID;
-  const uint rank = gl_SubgroupID * gl_SubgroupSize + lane;
-  if (rank == 0u) s_tile = atomicAdd(ctrl[CNF_SELECT_COUNTER], 1u) - pc.first_tile;
+  if (gl_SubgroupID == 0u && gl_SubgroupInvocationID == 0u)
+    s_tile = atomicAdd(ctrl[CNF_SELECT_COUNTER], 1u) - pc.first_tile;
   cnf_load_intervals();
   barrier();
+  // Tiles wholly inside the chunk (all but its last) test no row index.
   const uint tile = s_tile;
+  if ((tile + 1u) * TILE <= pc.rows) {
+    select_tile(tile, true);
+  } else {
+    select_tile(tile, false);
+  }
+}
+
+// The tile's work; `full` (a constant at each call site): every row of the tile is in the chunk.
+void select_tile(uint tile, const bool full) {
+  const uint lane = gl_SubgroupInvocationID;
+  const uint rank = gl_SubgroupID * gl_SubgroupSize + lane;
   const uint base = tile * TILE;
   const uint end = pc.rows;
 
@@ -107,8 +120,8 @@ void main() {
   [[unroll]] for (uint v = 0u; v < VEC; ++v) {
     const uint row = base + v * SUB + 4u * rank;
     [[unroll]] for (uint s = 0u; s < SLOTS; ++s) {
-      const uvec4 value = s < pc.slot_count ? load_slot(s, min(row, end - 1u) / 4u) : uvec4(0u);
-      raw[v][s] = row < end ? value : uvec4(0u);
+      const uvec4 value = s < pc.slot_count ? load_slot(s, (full ? row : min(row, end - 1u)) / 4u) : uvec4(0u);
+      raw[v][s] = full || row < end ? value : uvec4(0u);
     }
   }
 
@@ -119,7 +132,8 @@ void main() {
   [[unroll]] for (uint k = 0u; k < PACKS; ++k) packed[k] = 0u;
   [[unroll]] for (uint v = 0u; v < VEC; ++v) {
     const uint row = base + v * SUB + 4u * rank;
-    const bvec4 pass = cnf_test(raw[v], lessThan(uvec4(row) + uvec4(0u, 1u, 2u, 3u), uvec4(end)));
+    const bvec4 pass =
+        cnf_test(raw[v], full ? bvec4(true) : lessThan(uvec4(row) + uvec4(0u, 1u, 2u, 3u), uvec4(end)));
     const uint nibble = uint(pass.x) | uint(pass.y) << 1 | uint(pass.z) << 2 | uint(pass.w) << 3;
     bits[v / 8u] |= nibble << (4u * (v % 8u));
     packed[v / 2u] += uint(bitCount(nibble)) << (16u * (v % 2u));
