@@ -64,8 +64,10 @@
 // H200 at 2^28 int32 keys a digit pass took 4.09 ms with 1, 3.78 with 8 and 4.04 with 16 (all with
 // subgroupPartitionNV peers); with ballot peers 16 and 32 were slower than 8 (keys 3.09 and 3.64
 // ms against 2.79 at 256 x 16; 3.00 against 2.00 at 512 x 16); at 512 x 16, 4 took 1.96 ms against
-// 2.01 with 8 (1.91 against 2.00 with one-word ballots, onesweep_pass.comp).
-#define ONESWEEP_LOOKBACK_BATCH 4
+// 2.01 with 8 (1.91 against 2.00 with one-word ballots, onesweep_pass.comp); with the kernels per
+// key type, 2 took the sorts to 7.41 / 10.58 ms against 7.49 / 10.74 with 4 and 7.97 / 11.14 with
+// 8 (keys / keys + row ids, seventh round).
+#define ONESWEEP_LOOKBACK_BATCH 2
 #define ONESWEEP_FLAG_AGGREGATE 1u
 #define ONESWEEP_FLAG_PREFIX 2u
 #define ONESWEEP_FLAG_FAILED 3u
