@@ -66,11 +66,11 @@
 // 8 / 16 (29 / 48 / 48 / 128 registers), range COUNT 0.253 against 0.262 with 16; MIN and MAX
 // 0.301 with 4 against 0.313 / 0.377 / 0.309 with 2 / 8 / 16; the FLOAT SUM with the double
 // register bin 0.357 with 4 (0.405 with 2; the int64 register bin, before the full-step split:
-// 0.57 with 4, 0.59 with 8, 0.69 with 16). The occupancy that few registers allow matters
-// more than the loads in flight; so for MODE_FLAGS with an interval program: 4 steps of 4 vectors
+// 0.57 with 4, 0.59 with 8, 0.69 with 16). The occupancy that few registers allow matters more
+// than the loads in flight; so for MODE_FLAGS with an interval program too: 4 steps of 4 vectors
 // per mask block took cnf_flags from 0.326 ms (one step of 16, 128 registers) to 0.305 (48). Any
-// divisor of 16 keeps the mask layout: TILE / ROUND steps per tile. Term programs: 4 vectors (the term loop is inlined once per vector); several
-// slots: 1.
+// divisor of 16 keeps the mask layout: TILE / ROUND steps per tile. Term programs: 4 vectors (the
+// term loop is inlined once per vector); several slots: 1.
 #if SLOTS == 1 && defined(CNF_INTERVALS_ONLY) && defined(MODE_FLAGS)
 #define VEC 4u
 #elif SLOTS == 1 && defined(CNF_INTERVALS_ONLY) && defined(MODE_AGG) && WANT_SUM && !defined(SUM_DOUBLE)

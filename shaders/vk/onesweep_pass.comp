@@ -79,7 +79,8 @@ shared uint s_tile, s_status, s_failed;
 const uint HALF_BINS = SORT_BINS / 2;
 
 uint digit(uint raw) {
-  return bitfieldExtract(sort_key_flip(raw, SORT_KEY_TYPE, pc.key_flip), int(pc.pass * SORT_RADIX_BITS), SORT_RADIX_BITS);
+  const uint key = sort_key_flip(raw, SORT_KEY_TYPE, pc.key_flip);
+  return bitfieldExtract(key, int(pc.pass * SORT_RADIX_BITS), SORT_RADIX_BITS);
 }
 
 // Invocation tid < SORT_BINS owns digit tid (workgroups have at least SORT_BINS invocations).
