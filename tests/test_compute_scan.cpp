@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cnf_interval_config.glsl"
 #include "core/order_key.h"
 #include "gfxq/cpu.h"
 #include "gfxq/gfxq.h"
@@ -61,7 +62,8 @@ void check_exact(const Query& q, const Catalog& catalog, uint64_t rows) {
   INFO("rows " << rows << " query " << q.text());
   const Result want = cpu::execute(q, catalog);
   const Result got = engine().execute(q, catalog, Backend::Compute);
-  CHECK(test::table_difference(want.table, got.table).empty());
+  const std::string difference = test::table_difference(want.table, got.table);
+  CHECK_MESSAGE(difference.empty(), difference);
   CHECK(engine().take_debug_messages().empty());
 }
 
@@ -69,6 +71,29 @@ bool in_raw(const std::vector<std::pair<uint32_t, uint32_t>>& intervals, uint32_
   for (const auto& [first, width] : intervals)
     if (uint32_t(raw - first) <= width) return true;
   return false;
+}
+
+// The float test's verdict on raw FLOAT bits (IEEE compares, as the kernels do); with `ftz` a
+// denormal row compares as a zero of its sign, as on a device that flushes denormals.
+bool float_accepts(const vk::detail::FloatTest& f, uint32_t raw, bool ftz) {
+  float x = std::bit_cast<float>(raw);
+  if (ftz && std::fpclassify(x) == FP_SUBNORMAL) x = std::signbit(x) ? -0.0f : 0.0f;
+  const float lo = std::bit_cast<float>(f.lo), hi = std::bit_cast<float>(f.hi);
+  switch (f.shape) {
+    case CNF_FLOAT_LE: return x <= hi;
+    case CNF_FLOAT_GE: return x >= lo;
+    case CNF_FLOAT_RANGE: return x >= lo && x <= hi;
+    case CNF_FLOAT_GE_NAN: return !(x < lo);
+    default: return false;
+  }
+}
+
+// The program of `a op literal` AND ... over one FLOAT (or INT) column.
+vk::CnfProgram program_of(std::initializer_list<std::pair<CmpOp, double>> terms, Type type = Type::Float32) {
+  BoundCnf bound;
+  const BoundColumn column{Side::Left, 0, type, "a"};
+  for (const auto& [op, v] : terms) bound.clauses.push_back(BoundClause{{BoundComparison{column, op, v}}});
+  return vk::compile_cnf(bound);
 }
 
 }  // namespace
@@ -123,6 +148,154 @@ TEST_CASE("compute: raw-bit intervals accept exactly the rows the terms accept")
   }
   CHECK(as_intervals > 1000);
   MESSAGE(tested << " patterns over " << as_intervals << " interval programs");
+}
+
+TEST_CASE("compute: float tests accept exactly the rows the raw-bit intervals accept, denormals flushed or not") {
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const std::vector<uint32_t> specials = special_float_bits();
+  const double inf = std::numeric_limits<double>::infinity();
+  // Each shape, and the programs that keep the raw bits (zero or denormal bounds, two intervals,
+  // an INT column, every value but NaN).
+  const auto f = [](std::initializer_list<std::pair<CmpOp, double>> t, Type type = Type::Float32) {
+    return vk::detail::float_test(program_of(t, type));
+  };
+  REQUIRE(f({{CmpOp::Lt, 0.5}}));
+  CHECK(f({{CmpOp::Lt, 0.5}})->shape == CNF_FLOAT_LE);
+  CHECK(f({{CmpOp::Lt, 0.5}})->hi == std::bit_cast<uint32_t>(std::nextafter(0.5f, 0.0f)));
+  CHECK(f({{CmpOp::Gt, 0.5}})->shape == CNF_FLOAT_GE_NAN);
+  CHECK(f({{CmpOp::Ge, 0.5}, {CmpOp::Le, inf}})->shape == CNF_FLOAT_GE);
+  CHECK(f({{CmpOp::Ge, -1.0}, {CmpOp::Le, 1.0}})->shape == CNF_FLOAT_RANGE);
+  CHECK(f({{CmpOp::Eq, 3.0}})->shape == CNF_FLOAT_RANGE);
+  for (const auto& raw : {f({{CmpOp::Gt, 0.0}}), f({{CmpOp::Ge, 0.0}}), f({{CmpOp::Lt, -0.0}}), f({{CmpOp::Lt, 1e-40}}),
+                          f({{CmpOp::Ne, 1.0}}), f({{CmpOp::Lt, 5.0}}, Type::Int32), f({{CmpOp::Le, inf}}),
+                          f({{CmpOp::Lt, 0.5}, {CmpOp::Gt, 0.5}})})
+    CHECK_FALSE(raw.has_value());
+
+  int programs = 0, shapes[5] = {};
+  for (int round = 0; round < 4000; ++round) {
+    vk::CnfProgram p;
+    p.outcome = vk::CnfProgram::Outcome::Rows;
+    p.slots.push_back(BoundColumn{Side::Left, 0, Type::Float32, "a"});
+    const int clauses = 1 + int(rng() % 2);
+    for (int c = 0; c < clauses; ++c) {
+      vk::CnfTerm term;
+      term.op = CmpOp(rng() % 6);
+      const uint32_t raw = rng() % 2 ? specials[rng() % specials.size()] : uint32_t(rng());
+      term.key = float_key(std::bit_cast<float>(raw));
+      if (rng() % 4 == 0) term.key += rng() % 2 ? 1 : -1;  // keys no canonical value has
+      term.clause_end = true;
+      p.terms.push_back(term);
+      ++p.clauses;
+    }
+    const auto test = vk::detail::float_test(p);
+    if (!test) continue;
+    const auto intervals = vk::detail::raw_intervals(p);
+    REQUIRE(intervals);
+    ++programs;
+    ++shapes[test->shape];
+    // Every special pattern, random ones (denormals among them), and the bounds' neighbours.
+    std::vector<uint32_t> probes = specials;
+    for (int i = 0; i < 64; ++i) probes.push_back(uint32_t(rng()));
+    for (int i = 0; i < 16; ++i) probes.push_back(uint32_t(rng()) & 0x807fffffu);
+    for (uint32_t b : {test->lo, test->hi})
+      for (uint32_t d : {0u, 1u, 2u, ~0u, ~1u}) probes.push_back(b + d);
+    for (uint32_t raw : probes)
+      for (bool ftz : {false, true})
+        CHECK_MESSAGE(float_accepts(*test, raw, ftz) == in_raw(*intervals, raw),
+                      "round " << round << " raw 0x" << std::hex << raw << " ftz " << ftz);
+  }
+  MESSAGE(programs << " programs with a float test: " << shapes[CNF_FLOAT_LE] << " <=, " << shapes[CNF_FLOAT_GE]
+                   << " >=, " << shapes[CNF_FLOAT_RANGE] << " ranges, " << shapes[CNF_FLOAT_GE_NAN] << " with NaN");
+  CHECK(programs > 1000);
+  for (int shape : {CNF_FLOAT_LE, CNF_FLOAT_GE_NAN, CNF_FLOAT_RANGE}) CHECK(shapes[shape] > 100);
+}
+
+TEST_CASE("compute: predicates tested by float compares match the CPU and the report names the test") {
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const std::vector<uint32_t> specials = special_float_bits();
+  const double inf = std::numeric_limits<double>::infinity();
+  struct Case {
+    std::vector<std::pair<CmpOp, double>> terms;
+    const char* test;  // the report's words, or null: raw bits
+  };
+  const std::vector<Case> cases = {
+      {{{CmpOp::Lt, 0.5}}, "float compare x <= c"},
+      {{{CmpOp::Le, -2.5}}, "float compare x <= c"},
+      {{{CmpOp::Lt, 1e-30}}, "float compare x <= c"},
+      {{{CmpOp::Gt, 0.5}}, "float compare not x < c"},
+      {{{CmpOp::Ge, -1e30}}, "float compare not x < c"},
+      {{{CmpOp::Ge, 0.5}, {CmpOp::Le, inf}}, "float compare x >= c"},
+      {{{CmpOp::Ge, 0.2}, {CmpOp::Le, 0.7}}, "float compares c1 <= x <= c2"},
+      {{{CmpOp::Ge, -1.0}, {CmpOp::Le, 1.0}}, "float compares c1 <= x <= c2"},
+      {{{CmpOp::Eq, 3.0}}, "float compares c1 <= x <= c2"},
+      {{{CmpOp::Gt, 0.0}}, nullptr},
+      {{{CmpOp::Ge, 0.0}}, nullptr},
+      {{{CmpOp::Lt, 1e-40}}, nullptr},
+  };
+  // Specials (denormals, zeros, infinities, NaNs of both signs), every literal's float neighbours,
+  // and random values of every magnitude; sizes within one tile and over several.
+  std::vector<uint32_t> pool = specials;
+  for (const Case& c : cases)
+    for (const auto& [op, v] : c.terms)
+      for (float x : {float(v), std::nextafter(float(v), -INFINITY), std::nextafter(float(v), INFINITY)})
+        if (!std::isnan(x)) pool.push_back(std::bit_cast<uint32_t>(x));
+  for (uint64_t rows : {4099u, 70001u}) {
+    std::vector<float> a(rows);
+    for (float& v : a) {
+      const uint32_t r = uint32_t(rng());
+      v = std::bit_cast<float>(rng() % 2 ? pool[rng() % pool.size()] : rng() % 4 ? r : r & 0x807fffffu);
+    }
+    Table t;
+    t.columns.push_back(Column::floats("a", a));
+    const Catalog catalog = test::catalog_of(std::move(t));
+    for (const Case& c : cases) {
+      Query q;
+      q.table = "t";
+      for (const auto& [op, v] : c.terms) q.where.clauses.push_back(Clause{{Comparison{ColumnRef{"", "a"}, op, v}}});
+      // COUNT, MIN and MAX (one aggregate kernel), COUNT alone, the rows; then the SUM kernel.
+      for (AggKind kind : {AggKind::Count, AggKind::Min, AggKind::Max}) {
+        Aggregate g;
+        g.kind = kind;
+        if (kind != AggKind::Count) g.column = ColumnRef{"", "a"};
+        q.items.push_back(g);
+      }
+      Query count = q, star = q, sum = q;
+      count.items.resize(1);
+      star.items = {Star{}};
+      Aggregate g;
+      g.kind = AggKind::Sum;
+      g.column = ColumnRef{"", "a"};
+      sum.items = {g};
+      const Query* queries[] = {&q, &count, &star, &sum};
+      for (const Query* each_query : queries) {
+        const Query& each = *each_query;
+        INFO("rows " << rows << " query " << each.text());
+        if (each_query != &sum) {
+          check_exact(each, catalog, rows);
+        } else {
+          // Bit for bit the exact sum rounded once (the CPU's row-order double sum is only within a
+          // bound of it), or the CPU's infinity or NaN when a selected value is one.
+          const Result got = engine().execute(sum, catalog, Backend::Compute);
+          const double want = cpu::execute(sum, catalog).table.columns[0].as<double>()[0];
+          std::vector<double> values;
+          for (uint64_t r : cpu::select_rows(catalog.get("t"), "t", sum.where)) values.push_back(a[r]);
+          const double exact = std::isfinite(want) ? test::fsum(values) + 0.0 : want;
+          const double gs = got.table.columns[0].as<double>()[0];
+          CHECK_MESSAGE(std::bit_cast<uint64_t>(gs) == std::bit_cast<uint64_t>(exact), gs << " vs exact " << exact);
+        }
+        const std::string report = engine().execute(each, catalog, Backend::Compute).report.text();
+        INFO(report);
+        if (c.test)
+          CHECK(report.find(c.test) != std::string::npos);
+        else
+          CHECK(report.find("float compare") == std::string::npos);
+      }
+    }
+  }
 }
 
 TEST_CASE("compute: single-column predicates over special FLOAT values match the CPU") {

@@ -8,23 +8,46 @@
 // Requires GL_EXT_shader_explicit_arithmetic_types_int64 and GL_EXT_control_flow_attributes.
 #ifndef GFXQ_CNF_EVAL_GLSL
 #define GFXQ_CNF_EVAL_GLSL
+#include "cnf_interval_config.glsl"
 
 // Single-column programs of literal comparisons only accept a union of at most 4 intervals of the
 // column's raw bits (taken modulo 2^32), written after the terms (program[2 * terms + 2i] = first
 // pattern, + 1 = last - first; vk::detail::raw_intervals): the test is then one subtraction and
-// one unsigned comparison per interval on the loaded bits, with no order-key transform.
+// one unsigned comparison per interval on the loaded bits, with no order-key transform. The
+// interval kernels of a FLOAT column may test float bounds instead (vk::detail::float_test).
 uint iv_lo[4], iv_width[4];
+#if defined(CNF_INTERVALS_ONLY)
+// The interval kernels of a FLOAT column may compare floats instead (cnf_interval_config.glsl):
+// CNF_FLOAT_TEST is set when the pipeline is created, so only its compares are compiled.
+layout(constant_id = 0) const uint CNF_FLOAT_TEST = CNF_FLOAT_RAW;
+float fb_lo, fb_hi;
+#endif
 
-// Reads the intervals (pc.intervals: 0, or 1..4 after the pc.terms terms).
+// Reads the intervals (pc.intervals: 0, or 1..4 after the pc.terms terms) and the float bounds.
 void cnf_load_intervals() {
   [[unroll]] for (uint i = 0u; i < 4u; ++i) {
     iv_lo[i] = i < pc.intervals ? program[2u * pc.terms + 2u * i] : 0u;
     iv_width[i] = i < pc.intervals ? program[2u * pc.terms + 2u * i + 1u] : 0u;
   }
+#if defined(CNF_INTERVALS_ONLY)
+  if (CNF_FLOAT_TEST != CNF_FLOAT_RAW) {
+    fb_lo = uintBitsToFloat(program[2u * pc.terms + 2u * pc.intervals]);
+    fb_hi = uintBitsToFloat(program[2u * pc.terms + 2u * pc.intervals + 1u]);
+  }
+#endif
 }
 
-// Whether each of four rows' raw bits lies in one of the intervals (pc.intervals != 0).
+// Whether each of four rows' raw bits lies in one of the intervals (pc.intervals != 0). The
+// float tests are IEEE compares: ordered ones are false for NaN, the negated one true.
 bvec4 cnf_in_intervals(uvec4 raw) {
+#if defined(CNF_INTERVALS_ONLY)
+  const vec4 x = uintBitsToFloat(raw);
+  if (CNF_FLOAT_TEST == CNF_FLOAT_LE) return lessThanEqual(x, vec4(fb_hi));
+  if (CNF_FLOAT_TEST == CNF_FLOAT_GE) return greaterThanEqual(x, vec4(fb_lo));
+  if (CNF_FLOAT_TEST == CNF_FLOAT_RANGE)
+    return bvec4(uvec4(greaterThanEqual(x, vec4(fb_lo))) & uvec4(lessThanEqual(x, vec4(fb_hi))));
+  if (CNF_FLOAT_TEST == CNF_FLOAT_GE_NAN) return not(lessThan(x, vec4(fb_lo)));
+#endif
   uvec4 hit = uvec4(lessThanEqual(raw - iv_lo[0], uvec4(iv_width[0])));
   [[unroll]] for (uint i = 1u; i < 4u; ++i)
     if (i < pc.intervals) hit |= uvec4(lessThanEqual(raw - iv_lo[i], uvec4(iv_width[i])));

@@ -707,15 +707,17 @@ void Device::download(const Buffer& src, void* dst, uint64_t bytes, uint64_t off
 // ---------------------------------------------------------------------------------------------
 // Pipelines and commands
 
-const Pipeline& Device::pipeline(std::string_view name, uint32_t bindings, uint32_t push_bytes, bool group_offset) {
+const Pipeline& Device::pipeline(std::string_view name, uint32_t bindings, uint32_t push_bytes, bool group_offset,
+                                 uint32_t specialization) {
   Impl& m = *impl_;
-  if (auto it = m.pipelines.find(name); it != m.pipelines.end()) {
+  const std::string key = specialization ? std::string(name) + "#" + std::to_string(specialization) : std::string(name);
+  if (auto it = m.pipelines.find(key); it != m.pipelines.end()) {
     const Pipeline& p = it->second;
     if (p.bindings != bindings || p.push_bytes != push_bytes || p.group_offset != group_offset)
-      throw Error(ErrorCode::Internal, "pipeline " + std::string(name) + " was created with another layout");
+      throw Error(ErrorCode::Internal, "pipeline " + key + " was created with another layout");
     return p;
   }
-  const std::string label = "pipeline " + std::string(name);
+  const std::string label = "pipeline " + key;
   if (push_bytes % 4 != 0 || (group_offset && push_bytes < 4))
     throw Error(ErrorCode::Internal, label + ": push constants must be whole words (and hold the group offset)");
   if (push_bytes > m.max_push_bytes)
@@ -761,6 +763,9 @@ const Pipeline& Device::pipeline(std::string_view name, uint32_t bindings, uint3
     pipeline_info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     pipeline_info.stage.module = module;
     pipeline_info.stage.pName = "main";
+    const VkSpecializationMapEntry entry{0, 0, sizeof specialization};
+    const VkSpecializationInfo spec{1, &entry, sizeof specialization, &specialization};
+    if (specialization) pipeline_info.stage.pSpecializationInfo = &spec;
     pipeline_info.layout = p.layout;
     if (m.executable_statistics) pipeline_info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     VK_CHECK(vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &pipeline_info, nullptr, &p.pipeline));
@@ -770,7 +775,7 @@ const Pipeline& Device::pipeline(std::string_view name, uint32_t bindings, uint3
     throw;
   }
   vkDestroyShaderModule(device_, module, nullptr);
-  return m.pipelines.emplace(std::string(name), p).first->second;
+  return m.pipelines.emplace(key, p).first->second;
 }
 
 std::vector<std::string> Device::pipeline_names() const {

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "cnf_interval_config.glsl"
 #include "cnf_mask_config.glsl"
 #include "cnf_select_config.glsl"
 #include "gfxq/error.h"
@@ -134,6 +135,33 @@ std::optional<std::vector<std::pair<uint32_t, uint32_t>>> detail::raw_intervals(
   return out;
 }
 
+std::optional<detail::FloatTest> detail::float_test(const CnfProgram& program) {
+  if (!(program.float_slots() & 1) || !raw_intervals(program)) return std::nullopt;
+  const auto keys = key_intervals(program);
+  if (!keys || keys->size() != 1) return std::nullopt;
+  // Order keys of FLOAT values (core/order_key.h): -inf .. the negative denormal nearest zero,
+  // then +0.0 .. +inf, then the canonical NaN; the keys between are no value's.
+  constexpr uint64_t kNegInf = 0x007fffffu, kNegLast = 0x7ffffffeu, kZero = 0x80000000u, kPosInf = 0xff800000u,
+                     kNan = 0xffc00000u;
+  const auto [klo, khi] = keys->front();
+  const bool nan = klo <= kNan && kNan <= khi;
+  // The interval's first and last values' keys.
+  const uint64_t lo = klo <= kNegInf ? kNegInf : klo <= kNegLast ? klo : klo <= kZero ? kZero : klo;
+  const uint64_t hi = khi >= kPosInf ? kPosInf : khi >= kZero ? khi : khi >= kNegLast ? kNegLast : khi;
+  if (lo > kPosInf || lo > hi) return std::nullopt;  // NaN alone, or no value
+  const auto bits = [](uint64_t key) { return uint32_t(key >= kZero ? key & 0x7fffffffu : ~key); };
+  // Normal or infinite: a nonzero exponent field (NaN bits are never a bound here).
+  const auto normal = [](uint32_t b) { return (b & 0x7f800000u) != 0; };
+  const uint32_t lo_bits = bits(lo), hi_bits = bits(hi);
+  if (!normal(lo_bits) || !normal(hi_bits)) return std::nullopt;
+  const bool open_lo = lo == kNegInf, open_hi = hi == kPosInf;
+  if (nan) return FloatTest{CNF_FLOAT_GE_NAN, lo_bits, 0};  // hi is +inf when NaN is in
+  if (open_lo && open_hi) return std::nullopt;              // every value but NaN: no compare needed
+  if (open_lo) return FloatTest{CNF_FLOAT_LE, 0, hi_bits};
+  if (open_hi) return FloatTest{CNF_FLOAT_GE, lo_bits, 0};
+  return FloatTest{CNF_FLOAT_RANGE, lo_bits, hi_bits};
+}
+
 namespace {
 // Raw-bit intervals cnf_scan / cnf_select test instead of the terms (0: run the terms).
 uint32_t interval_count(const CnfInput& input) {
@@ -141,6 +169,38 @@ uint32_t interval_count(const CnfInput& input) {
   if (program.outcome != CnfProgram::Outcome::Rows || program.terms.empty()) return 0;
   const auto iv = detail::raw_intervals(program);
   return iv && input.words->size() >= (program.terms.size() + iv->size()) * 8 ? uint32_t(iv->size()) : 0;
+}
+
+// The float test of the interval kernels (CNF_FLOAT_RAW: the raw bits), when `intervals` are
+// tested; its bounds follow the raw intervals in the program buffer.
+uint32_t float_test_shape(const CnfInput& input, uint32_t intervals) {
+  if (!intervals) return CNF_FLOAT_RAW;
+  const auto f = detail::float_test(*input.program);
+  return f && input.words->size() >= (input.program->terms.size() + intervals + 1) * 8 ? f->shape : CNF_FLOAT_RAW;
+}
+
+// The float test, for the execution report ("" for the raw bits).
+std::string float_test_text(uint32_t float_shape) {
+  switch (float_shape) {
+    case CNF_FLOAT_LE: return "float compare x <= c";
+    case CNF_FLOAT_GE: return "float compare x >= c";
+    case CNF_FLOAT_RANGE: return "float compares c1 <= x <= c2";
+    case CNF_FLOAT_GE_NAN: return "float compare not x < c (NaN passes)";
+    default: return "";
+  }
+}
+
+// The kernel named `name` and its float test, for the execution report.
+std::string kernel_label(const std::string& name, uint32_t float_shape) {
+  const std::string test = float_test_text(float_shape);
+  return test.empty() ? name : name + " (" + test + ")";
+}
+
+// How a one-pass kernel tests the rows, as a note of its pass ("" for the raw bits or the terms).
+std::string row_test_note(const CnfInput& input) {
+  const std::string test =
+      input.columns.size() == 1 ? float_test_text(float_test_shape(input, interval_count(input))) : "";
+  return test.empty() ? test : "; rows tested by " + test;
 }
 
 // Push constants of cnf_select.comp.
@@ -228,12 +288,14 @@ ScanPlan plan_scan(const Device& device, uint64_t rows, const ScanLimits& limits
 
 Buffer upload_program(Device& device, const CnfProgram& program) {
   std::vector<uint32_t> words = program.words();
-  // The raw-bit intervals after the terms (cnf_scan.comp reads them when told to).
+  // The raw-bit intervals after the terms (cnf_scan.comp reads them when told to), then the float
+  // test's bounds.
   if (const auto iv = detail::raw_intervals(program))
     for (const auto& [first, width] : *iv) {
       words.push_back(first);
       words.push_back(width);
     }
+  if (const auto f = detail::float_test(program)) words.insert(words.end(), {f->lo, f->hi});
   Buffer b = device.create_buffer(std::max<uint64_t>(16, words.size() * 4), MemoryKind::Device);
   device.upload(b, words.data(), words.size() * 4);
   return b;
@@ -255,7 +317,8 @@ std::string record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::stri
   const uint32_t intervals = interval_count(input);
   // One-slot interval programs run the variant without term code (cnf_eval.glsl).
   const std::string name = "cnf_" + mode + "_s" + std::to_string(variant) + (intervals ? "_iv" : "") + suffix;
-  const Pipeline& p = device.pipeline(name, mask ? 11 : 10, sizeof(ScanPush));
+  const uint32_t shape = slots == 1 ? float_test_shape(input, intervals) : CNF_FLOAT_RAW;
+  const Pipeline& p = device.pipeline(name, mask ? 11 : 10, sizeof(ScanPush), false, shape);
   ScanPush push{};
   push.terms = program.outcome == CnfProgram::Outcome::Rows ? uint32_t(program.terms.size()) : 0;
   push.float_slots = program.float_slots();
@@ -273,7 +336,7 @@ std::string record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::stri
     push.group_base = mask ? chunk.first_block : chunk.first_group;
     device.dispatch_ranges(cmd, p, ranges, &push, chunk.groups);
   }
-  return name;
+  return kernel_label(name, shape);
 }
 
 }  // namespace detail
@@ -375,8 +438,9 @@ void record_cnf_select(Device& device, VkCommandBuffer cmd, const CnfInput& inpu
                                          " columns and a layout of this plan are needed");
   const uint32_t intervals = interval_count(input);
   // One-slot interval programs run the variant without term code (cnf_eval.glsl).
-  const Pipeline& p = device.pipeline(slots == 1 ? (intervals ? "cnf_select_s1_iv" : "cnf_select_s1") : "cnf_select_s8",
-                                      11, sizeof(SelectPush), true);
+  const Pipeline& p =
+      device.pipeline(slots == 1 ? (intervals ? "cnf_select_s1_iv" : "cnf_select_s1") : "cnf_select_s8", 11,
+                      sizeof(SelectPush), true, slots == 1 ? float_test_shape(input, intervals) : CNF_FLOAT_RAW);
   vkCmdFillBuffer(cmd, ctrl.handle(), 0, layout.ctrl_words() * 4, 0);
   device.barrier(cmd);
   SelectPush push{};
@@ -472,7 +536,7 @@ DeviceSelection mark_rows(QueryContext& ctx, const CnfProgram& program) {
       device.create_buffer(std::max<uint64_t>(16, block_offsets_scratch_bytes(device, plan)), MemoryKind::Device);
   ctx.run("cnf-flags",
           "fused CNF (" + program.summary() + "): 1 bit per row + count per " + std::to_string(kCnfBlock) +
-              "-row block; " + plan.summary(),
+              "-row block; " + plan.summary() + row_test_note(input),
           plan.rows, [&](VkCommandBuffer cmd) { record_cnf_flags(device, cmd, input, plan, counts, sel.mask); });
   const size_t flags_pass = ctx.passes().size() - 1;
   ctx.run("scan", "exclusive scan of " + std::to_string(plan.blocks()) + " block counts", plan.blocks(),
@@ -536,7 +600,8 @@ std::vector<uint32_t> select_row_ids(QueryContext& ctx, const CnfProgram& progra
                                "-row tiles";
   ctx.run("cnf-select",
           one_pass + " (at most " + std::to_string(lookback) + " steps), " + std::to_string(layout->all_tiles) +
-              " tiles" + (plan.chunks.size() > 1 ? " in " + std::to_string(plan.chunks.size()) + " chunks" : ""),
+              " tiles" + (plan.chunks.size() > 1 ? " in " + std::to_string(plan.chunks.size()) + " chunks" : "") +
+              row_test_note(input),
           plan.rows,
           [&](VkCommandBuffer cmd) { record_cnf_select(device, cmd, input, plan, *layout, ctrl, ids, lookback); });
   const size_t pass = ctx.passes().size() - 1;
@@ -569,8 +634,9 @@ uint64_t count_rows(QueryContext& ctx, const CnfProgram& program) {
   Buffer words;
   const CnfInput input = ctx.bind(program, words);
   Buffer counts = device.create_buffer(std::max<uint64_t>(16, uint64_t(plan.groups) * 4), MemoryKind::Device);
-  ctx.run("cnf-count", "fused CNF (" + program.summary() + "): count per workgroup; " + plan.summary(), plan.rows,
-          [&](VkCommandBuffer cmd) { record_cnf_count(device, cmd, input, plan, counts); });
+  ctx.run("cnf-count",
+          "fused CNF (" + program.summary() + "): count per workgroup; " + plan.summary() + row_test_note(input),
+          plan.rows, [&](VkCommandBuffer cmd) { record_cnf_count(device, cmd, input, plan, counts); });
   const size_t index = ctx.passes().size() - 1;
   const std::vector<uint32_t> partial = ctx.download<uint32_t>(counts, plan.groups, "workgroup counts");
   const uint64_t total = std::accumulate(partial.begin(), partial.end(), uint64_t(0));

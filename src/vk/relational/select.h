@@ -130,10 +130,23 @@ inline constexpr size_t kMaxRawIntervals = 4;
 //! programs, programs accepting no key, or more intervals (cnf_scan then evaluates the terms).
 std::optional<std::vector<std::pair<uint32_t, uint32_t>>> raw_intervals(const CnfProgram& program);
 
+//! The float test of a program (cnf_interval_config.glsl): `shape` is one of CNF_FLOAT_LE, _GE,
+//! _RANGE, _GE_NAN; `lo`, `hi` are the bounds' float bits (the unused one 0).
+struct FloatTest {
+  uint32_t shape = 0;
+  uint32_t lo = 0, hi = 0;
+};
+
+//! The float test that accepts exactly the rows raw_intervals() accepts, for a program on a FLOAT
+//! column whose keys form one interval with normal or infinite float bounds; nullopt otherwise (zero
+//! or denormal bounds, several intervals, NaN alone, no raw intervals).
+std::optional<FloatTest> float_test(const CnfProgram& program);
+
 //! Records the cnf_scan variant `mode` ("count", "flags", "agg_{int,float}[_sum][_min|_max|_minmax]":
 //! COUNT with SUM and/or MIN, MAX or both) over every chunk of `plan`: per-group partials into
 //! `partials`, the bitmask into `mask` (flags only, else null); `value_slot`: the aggregated slot
-//! (agg only); `suffix` follows the slot variant in the kernel's name ("_f64"). Returns the name.
+//! (agg only); `suffix` follows the slot variant in the kernel's name ("_f64"). Returns the name,
+//! with its float test if it has one (float_test()).
 std::string record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::string& mode, const CnfInput& input,
                             const ScanPlan& plan, const Buffer& partials, const Buffer* mask, uint32_t value_slot,
                             const std::string& suffix = {});
