@@ -410,6 +410,41 @@ TEST_CASE("compute: quantiles by the sampled select match the CPU and name its p
   }
 }
 
+TEST_CASE("compute: the sampled select is exact among NaNs, zeros, infinities and denormals") {
+  // Quantiles among normal values with NaNs of both signs, zeros of both signs, infinities and
+  // denormals all around, and among denormals and zeros; ascending and descending.
+  const ForcedSample force{"1"};
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> odd = {
+      nan, -nan, std::bit_cast<float>(0xffc00001u), 0.0f, -0.0f, inf, -inf, 1e-45f, -1e-45f, 1.1754942e-38f};
+  for (bool tiny : {false, true}) {
+    const uint64_t rows = SELECT_SAMPLE_MIN * 2 + 7;
+    std::vector<float> a(rows);
+    for (float& v : a) {
+      const uint32_t r = uint32_t(rng());
+      if (rng() % 3 == 0)
+        v = odd[rng() % odd.size()];
+      else
+        v = tiny ? std::bit_cast<float>(r & 0x807fffffu) : float(int32_t(r % 1000003) - 300000) / 1024.0f;
+    }
+    Table t;
+    t.columns.push_back(Column::floats("a", a));
+    const Catalog catalog = catalog_of(std::move(t));
+    const Query q = query_of({agg(AggKind::Median, "a"), agg(AggKind::Quantile, "a", 0.8),
+                              agg(AggKind::KthLargest, "a", 0.5, int64_t(rows / 3))});
+    check_query(q, catalog, tiny ? "denormals" : "normal values");
+    const Result r = engine().execute(q, catalog, Backend::Compute);
+    int sampled = 0;
+    for (const PassRecord& p : r.report.passes)
+      sampled += p.kind == "radix-select" && p.detail.find(", sampled: ") != std::string::npos;
+    INFO(r.report.text());
+    CHECK(sampled == 3);
+  }
+}
+
 TEST_CASE("compute: a bad GFXQ_SELECT_SAMPLE is an error and the next query works") {
   const Catalog catalog = catalog_of(test::random_table(SELECT_SAMPLE_MIN, Distribution::Uniform, 3));
   const Query q = query_of({agg(AggKind::Median, "a")});
