@@ -13,12 +13,12 @@
 // Single-column programs of literal comparisons only accept a union of at most 4 intervals of the
 // column's raw bits (taken modulo 2^32), written after the terms (program[2 * terms + 2i] = first
 // pattern, + 1 = last - first; vk::detail::raw_intervals): the test is then one subtraction and
-// one unsigned comparison per interval on the loaded bits, with no order-key transform. The
-// interval kernels of a FLOAT column may test float bounds instead (vk::detail::float_test).
+// one unsigned comparison per interval on the loaded bits, with no order-key transform.
 uint iv_lo[4], iv_width[4];
 #if defined(CNF_INTERVALS_ONLY)
-// The interval kernels of a FLOAT column may compare floats instead (cnf_interval_config.glsl):
-// CNF_FLOAT_TEST is set when the pipeline is created, so only its compares are compiled.
+// The interval kernels of a FLOAT column may compare floats instead (cnf_interval_config.glsl,
+// vk::detail::float_test): CNF_FLOAT_TEST is set when the pipeline is created, so only its
+// compares are compiled.
 layout(constant_id = 0) const uint CNF_FLOAT_TEST = CNF_FLOAT_RAW;
 float fb_lo, fb_hi;
 #endif
