@@ -27,6 +27,8 @@
 #extension GL_KHR_shader_subgroup_ballot : require
 #include "cnf_mask_config.glsl"
 #include "gfxq_constants.h"
+#include "sort_config.glsl"
+#include "sort_keys.glsl"
 
 #define WG uint(GFXQ_WORKGROUP_SIZE)
 #define BLOCK uint(CNF_MASK_BLOCK)
@@ -59,14 +61,6 @@ layout(push_constant) uniform Params {
 // The chunk-local rows of each subgroup's current piece, at their ranks (subgroup s: from
 // s * LANE_ROWS * S; subgroups hold at most 128 invocations and fill the workgroup).
 shared uint s_rows[WG * LANE_ROWS];
-
-uint to_key(uint raw) {
-  if (pc.value_float == 0u) return raw ^ 0x80000000u;
-  uint b = raw;
-  if ((b & 0x7fffffffu) > 0x7f800000u) b = 0x7fc00000u;
-  if ((b & 0x7fffffffu) == 0u) b = 0u;
-  return (b >> 31) != 0u ? ~b : (b | 0x80000000u);
-}
 
 void main() {
   const uint lanes = gl_SubgroupSize, lane = gl_SubgroupInvocationID;
@@ -116,7 +110,7 @@ void main() {
           ids[pos - pc.out_base] = pc.first_row + staged;
 #endif
 #if defined(WRITE_KEYS)
-          keys[pos - pc.out_base] = to_key(values[staged]);
+          keys[pos - pc.out_base] = sort_key(values[staged], pc.value_float != 0u ? SORT_KEY_F32 : SORT_KEY_I32, 0u);
 #endif
         }
       }
