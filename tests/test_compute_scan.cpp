@@ -57,14 +57,15 @@ bool accepts(const vk::CnfProgram& p, uint32_t key) {
   return all;
 }
 
-// The compute result of `q` equals the CPU reference's exactly, with no debug message.
-void check_exact(const Query& q, const Catalog& catalog, uint64_t rows) {
+// The compute result of `q` equals the CPU reference's exactly, with no debug message; returns it.
+Result check_exact(const Query& q, const Catalog& catalog, uint64_t rows) {
   INFO("rows " << rows << " query " << q.text());
   const Result want = cpu::execute(q, catalog);
-  const Result got = engine().execute(q, catalog, Backend::Compute);
+  Result got = engine().execute(q, catalog, Backend::Compute);
   const std::string difference = test::table_difference(want.table, got.table);
   CHECK_MESSAGE(difference.empty(), difference);
   CHECK(engine().take_debug_messages().empty());
+  return got;
 }
 
 bool in_raw(const std::vector<std::pair<uint32_t, uint32_t>>& intervals, uint32_t raw) {
@@ -274,12 +275,13 @@ TEST_CASE("compute: predicates tested by float compares match the CPU and the re
       for (const Query* each_query : queries) {
         const Query& each = *each_query;
         INFO("rows " << rows << " query " << each.text());
+        Result got;
         if (each_query != &sum) {
-          check_exact(each, catalog, rows);
+          got = check_exact(each, catalog, rows);
         } else {
           // Bit for bit the exact sum rounded once (the CPU's row-order double sum is only within a
           // bound of it), or the CPU's infinity or NaN when a selected value is one.
-          const Result got = engine().execute(sum, catalog, Backend::Compute);
+          got = engine().execute(sum, catalog, Backend::Compute);
           const double want = cpu::execute(sum, catalog).table.columns[0].as<double>()[0];
           std::vector<double> values;
           for (uint64_t r : cpu::select_rows(catalog.get("t"), "t", sum.where)) values.push_back(a[r]);
@@ -287,7 +289,7 @@ TEST_CASE("compute: predicates tested by float compares match the CPU and the re
           const double gs = got.table.columns[0].as<double>()[0];
           CHECK_MESSAGE(std::bit_cast<uint64_t>(gs) == std::bit_cast<uint64_t>(exact), gs << " vs exact " << exact);
         }
-        const std::string report = engine().execute(each, catalog, Backend::Compute).report.text();
+        const std::string report = got.report.text();
         INFO(report);
         if (c.test)
           CHECK(report.find(c.test) != std::string::npos);
