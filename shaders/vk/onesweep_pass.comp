@@ -1,14 +1,17 @@
 #version 450
 // onesweep_pass: digit pass `pass` (bits 8 pass .. 8 pass + 7 of the sort key) of the onesweep
 // radix sort. A workgroup takes the next tile id from ctrl's counter of this pass (dynamic ids: a
-// tile only waits on tiles whose workgroups started earlier), loads the tile's keys,
-// publishes its digit counts at once (AGGREGATE descriptors), ranks the keys by digit, stably, in
-// shared memory (per-subgroup 16-bit digit counters; peers by ballots as radix_downsweep), and
-// looks back over the descriptors of earlier tiles, one invocation per digit,
-// ONESWEEP_LOOKBACK_BATCH descriptors per step (independent loads, consumed in order up to the
-// first PREFIX or unpublished one), adding AGGREGATE counts until a PREFIX one; it then publishes
-// its own PREFIX and writes its keys to
-//   keys_out[keys of smaller digits + keys of this digit in earlier tiles + rank].
+// tile only waits on tiles whose workgroups started earlier), loads the tile's keys, counts them
+// per subgroup and digit (16-bit counters in shared memory, one row per subgroup), publishes the
+// tile's digit counts at once (AGGREGATE descriptors) and turns the rows into each subgroup's first
+// position per digit in the tile. Then the invocations owning a digit look back over the
+// descriptors of earlier tiles, ONESWEEP_LOOKBACK_BATCH descriptors per step (independent loads,
+// consumed in order up to the first PREFIX or unpublished one), adding AGGREGATE counts until a
+// PREFIX one, and publish their PREFIX, while the other subgroups already rank their keys; the
+// owners rank theirs after. Ranking (peers by ballots, as radix_downsweep) takes each key straight
+// to its position in the tile, stably. The keys are written to
+//   keys_out[keys of smaller digits + keys of this digit in earlier tiles + position - first
+//   position of the digit in the tile].
 // Descriptors live in ONESWEEP_DESC_REGIONS = 2 regions of ntiles x SORT_BINS words, pass p using
 // region p % 2: only region 0 is zeroed before the sort; pass p zeroes its tiles' rows of region
 // (p + 1) % 2 (pass p - 1's, read by no one any more) for pass p + 1.
@@ -22,8 +25,10 @@
 // Keys move with their bits unchanged; KEY_VALUE also moves a uint32 value per key (flags bit 0:
 // values are generated as the keys' input positions instead of read).
 // Tiles (sort_config.glsl): keys only, ONESWEEP_WG_K x ONESWEEP_KPT_K keys; KEY_VALUE,
-// ONESWEEP_WG_KV x ONESWEEP_KPT_KV. The subgroups rank in waves and the tile is staged in rounds of
-// at most ONESWEEP_STAGE keys (lavapipe's 32 KiB of shared memory).
+// ONESWEEP_WG_KV x ONESWEEP_KPT_KV. The tile is staged in rounds of at most ONESWEEP_STAGE keys
+// (lavapipe's 32 KiB of shared memory), and the counter rows fit in one round's words: with more
+// subgroups than rows (lavapipe: 64 subgroups of 8), consecutive subgroups share a row and rank in
+// turn (waves), so each finds the row's counters where the previous one left them.
 // Defines: KEY_VALUE; SORT_KEY_TYPE (SORT_KEY_U32, _I32 or _F32: one kernel per key type, so no key
 // pays a branch on the type; at 2^28 int32 keys on the H200 the sort took 7.77 ms against 8.23 with
 // the type and the order as push constants).
@@ -33,6 +38,7 @@
 // Push constants: n, ntiles, key_flip (sort_key_flip), pass, flags, lookback_limit, group_offset.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_vote : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
@@ -67,13 +73,12 @@ layout(push_constant) uniform Params {
 
 #include "sort_workgroup.glsl"
 
-// Ranking: 128 words of two 16-bit digit counters per subgroup of one wave; afterwards the staging
-// area of one round of the tile's keys (then values) in digit order.
+// Ranking: a row of 128 words of two 16-bit digit counters per subgroup (or per `waves`
+// consecutive subgroups); afterwards the staging area of one round of the tile's keys (then values)
+// in digit order.
 shared uint s_mem[OS_STAGE];
-shared uint s_carry[SORT_BINS / 2];  // counter sums of the earlier waves' subgroups
+shared uint s_total[SORT_BINS / 2];  // the tile's keys of each digit, two 16-bit counts per word
 shared uint s_delta[SORT_BINS];  // output position minus position in the tile, per digit
-shared uint s_loff[SORT_BINS];   // position in the tile of its first key of each digit
-shared uint s_count[SORT_BINS];  // the tile's keys of each digit
 shared uint s_tile, s_status, s_failed;
 
 const uint HALF_BINS = SORT_BINS / 2;
@@ -88,19 +93,15 @@ uint digit(uint raw) {
 #define IF_OWNER if (OWNER)
 #define OWNER_OR_ZERO(x) (OWNER ? (x) : 0u)
 
-// The 16-bit counter of digit d in subgroup row `row`.
-uint counter(uint row, uint d) {
-  return (s_mem[row * HALF_BINS + (d >> 1)] >> ((d & 1u) * 16u)) & 0xffffu;
-}
-
-// Ranks key j of subgroup row `row` among the earlier keys of its digit d in that row: the lanes
-// of one digit (peers) take consecutive ranks after the digit's count so far; the lowest peer adds
-// them to the row's counter and shuffles the previous count to the others. Subgroup-uniform.
+// The position in the tile of this lane's key of digit d, from counter row `row` (the next free
+// position of each digit there): the lanes of one digit (peers) take consecutive positions; the
+// lowest peer adds them to the row's counter and shuffles the previous value to the others.
+// Subgroup-uniform.
 // Peers by one ballot per digit bit (subgroups of up to 32 lanes: the ballots' first word only):
 // subgroupPartitionNV (VK_NV_shader_subgroup_partitioned) was
 // slower on the H200, the one device measured that has it (3.78 ms per digit pass at 2^28 int32
 // keys against 2.79 with ballots, 256 x 16-key tiles).
-uint rank_in_row(uint row, uint d) {
+uint position(uint row, uint d) {
   uint below, count, leader;
   if (gl_SubgroupSize <= 32u) {
     // One word of each ballot: at 512 x 16 on the H200 1.97 ms per pass against 2.00 with uvec4s.
@@ -130,12 +131,11 @@ void main() {
     s_tile = atomicAdd(ctrl[ONESWEEP_COUNTERS + pc.pass], 1u);
     s_failed = 0u;
   }
-  // Counter rows for the subgroups of one wave; the subgroups rank in waves of `rows`.
-  const uint rows = min(gl_NumSubgroups, uint(OS_STAGE) / HALF_BINS);
-  const uint waves = (gl_NumSubgroups + rows - 1u) / rows;
+  // Counter rows: one per subgroup, or per `waves` consecutive subgroups when there are more
+  // subgroups than a staging round has rows (subgroup counts and rows are powers of two).
+  const uint rows = min(gl_NumSubgroups, 1u << findMSB(uint(OS_STAGE) / HALF_BINS));
+  const uint waves = gl_NumSubgroups / rows;
   for (uint i = tid; i < rows * HALF_BINS; i += OS_WG) s_mem[i] = 0u;
-  if (tid < HALF_BINS) s_carry[tid] = 0u;
-  IF_OWNER s_count[tid] = 0u;
   barrier();
   if ((s_status & ((1u << pc.pass) - 1u)) != 0u) return;  // an earlier pass failed: write nothing
   const uint tile = s_tile;
@@ -174,86 +174,68 @@ void sort_tile(uint tid, uint rows, uint waves, uint tile, uint valid, const boo
     key[j] = full || li < valid ? keys_in[tile_base + li] : 0u;
   }
 
-  // Key j's digit (SORT_BINS - 1 past n), computed once: byte j % 4 of kd[j / 4].
-  // Early counts (as CUB's onesweep): the tile's digit counts, straight from the loaded keys, are
-  // published before the ranking (invocation tid owns digit tid), so that later tiles seldom
-  // wait on this one. Tile 0 publishes its PREFIX at once, offset by the keys of smaller digits.
+  // Key j's digit (SORT_BINS - 1 past n), computed once: byte j % 4 of kd[j / 4]; counted in the
+  // subgroup's counter row (keys past n too: they take the last positions of the tile).
+  const uint row = sg / waves;
   uint kd[OS_KPT / 4];
   [[unroll]] for (uint q = 0u; q < OS_KPT / 4; ++q) kd[q] = 0u;
   [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
-    const bool in_range = full || seg + j * sgs + lane < valid;
-    const uint d = in_range ? digit(key[j]) : SORT_BINS - 1u;
+    const uint d = full || seg + j * sgs + lane < valid ? digit(key[j]) : SORT_BINS - 1u;
     kd[j / 4u] |= d << ((j % 4u) * 8u);
-    if (in_range) atomicAdd(s_count[d], 1u);
+    atomicAdd(s_mem[row * HALF_BINS + (d >> 1)], 1u << ((d & 1u) * 16u));
   }
+  barrier();
+  // Each row's counters become the keys of each digit in the rows before it; s_total gets the
+  // tile's (two 16-bit counts per word: a tile has fewer than 2^16 keys).
+  if (tid < HALF_BINS) {
+    uint run = 0u;
+    for (uint r = 0u; r < rows; ++r) {
+      const uint c = s_mem[r * HALF_BINS + tid];
+      s_mem[r * HALF_BINS + tid] = run;
+      run += c;
+    }
+    s_total[tid] = run;
+  }
+  barrier();
+  // Early counts (as CUB's onesweep): the tile's digit counts are published before the ranking
+  // (invocation tid owns digit tid), so that later tiles seldom wait on this one. Tile 0
+  // publishes its PREFIX at once, offset by the keys of smaller digits.
+  const uint all_d = OWNER_OR_ZERO((s_total[tid >> 1] >> ((tid & 1u) * 16u)) & 0xffffu);
+  const uint count_d = all_d - (tid == SORT_BINS - 1u ? uint(OS_TILE) - valid : 0u);  // without keys past n
   uint before = 0u;  // keys before this tile's first key of digit tid in the output
   if (tile == 0u) {
     uint all_keys;
     before = wg_exclusive_scan(OWNER_OR_ZERO(ctrl[ONESWEEP_HIST + pc.pass * SORT_BINS + tid]), all_keys);
-  } else {
-    barrier();
   }
-  const uint count_d = OWNER_OR_ZERO(s_count[tid]);
   const uint desc = ONESWEEP_DESC + ((pc.pass % ONESWEEP_DESC_REGIONS) * pc.ntiles + tile) * SORT_BINS + tid;
   IF_OWNER atomicExchange(ctrl[desc], tile == 0u ? (ONESWEEP_FLAG_PREFIX << 30) | (before + count_d)
                                                  : (ONESWEEP_FLAG_AGGREGATE << 30) | count_d);
 
-  // Key j's rank among its subgroup's keys of its digit, then its position in the tile: 16 bits,
-  // half j % 2 of slot[j / 2] (fewer registers).
-  uint slot[OS_KPT / 2];
-  [[unroll]] for (uint q = 0u; q < OS_KPT / 2; ++q) slot[q] = 0u;
-  // Wave w: subgroups w * rows .. w * rows + rows - 1 rank into the counter rows, which are then
-  // summed over them after the earlier waves' totals (s_carry) and folded into the slots.
-  for (uint w = 0u; w < waves; ++w) {
-    if (w > 0u) {
-      barrier();  // the previous wave's counters are read
-      for (uint i = tid; i < rows * HALF_BINS; i += OS_WG) s_mem[i] = 0u;
-      barrier();
-    }
-    const bool ranks = sg / rows == w;  // subgroup-uniform
-    const uint row = sg % rows;
-    if (ranks) {
-      [[unroll]] for (uint j = 0u; j < OS_KPT; ++j)
-        slot[j / 2u] |= rank_in_row(row, (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu) << ((j % 2u) * 16u);
-    }
-    barrier();
-    if (tid < HALF_BINS) {
-      uint run = s_carry[tid];
-      const uint wave_rows = min(rows, gl_NumSubgroups - w * rows);
-      for (uint s = 0u; s < wave_rows; ++s) {
-        const uint c = s_mem[s * HALF_BINS + tid];
-        s_mem[s * HALF_BINS + tid] = run;
-        run += c;
-      }
-      s_carry[tid] = run;
-    }
-    barrier();
-    if (ranks) {
-      [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
-        const uint d = (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu;
-        slot[j / 2u] += counter(row, d) << ((j % 2u) * 16u);
-      }
-    }
-  }
-
-  // The tile-local offsets first, which gives the earlier tiles time to publish. Where the keys
-  // of each digit start in the tile (keys past n rank last, after these):
+  // Where the keys of each digit start in the tile, added to every row: the rows then hold each
+  // subgroup's first position per digit (sums stay below 2^16, so the halves do not carry).
   uint tile_keys;
-  const uint loff = wg_exclusive_scan(count_d, tile_keys);
-  IF_OWNER s_loff[tid] = loff;
+  const uint loff = wg_exclusive_scan(all_d, tile_keys);
+  const uint loff_pair = loff | (subgroupShuffleXor(loff, 1u) << 16);  // digits tid, tid + 1 (tid even)
+  if (OWNER && (tid & 1u) == 0u) {
+    for (uint r = 0u; r < rows; ++r) s_mem[r * HALF_BINS + (tid >> 1)] += loff_pair;
+  }
+  barrier();
 
   // Look-back: keys of this digit in all earlier tiles, ONESWEEP_LOOKBACK_BATCH descriptors (tiles
   // next - 1, next - 2, ...) per step. Descriptor reads are volatile loads (the block is
   // volatile), so a spinning reader does not contend with the writer's atomics. Reads below
-  // tile 0 are never needed (tile 0 is a PREFIX) and are skipped.
+  // tile 0 are never needed (tile 0 is a PREFIX) and are skipped. The owners look back before
+  // they rank, while the other subgroups rank (on the H200 at 2^28 int32 keys 7.12 ms per sort
+  // against 7.63 with the look-back after the ranking). The loop runs until every lane of the
+  // subgroup is done, so the subgroup leaves it converged for the ranking's ballots.
   if (tile > 0u && OWNER) {
-    const uint row = ONESWEEP_DESC + (pc.pass % ONESWEEP_DESC_REGIONS) * pc.ntiles * SORT_BINS + tid;
+    const uint desc_row = ONESWEEP_DESC + (pc.pass % ONESWEEP_DESC_REGIONS) * pc.ntiles * SORT_BINS + tid;
     uint next = tile;  // the descriptors of tiles < next remain to be added
     uint state = 0u;   // 0: looking, 1: done (PREFIX reached), 2: an earlier tile failed
-    for (uint r = 0u; r < pc.lookback_limit && state == 0u; r += ONESWEEP_LOOKBACK_BATCH) {
+    for (uint r = 0u; r < pc.lookback_limit && subgroupAny(state == 0u); r += ONESWEEP_LOOKBACK_BATCH) {
       uint v[ONESWEEP_LOOKBACK_BATCH];
       [[unroll]] for (uint b = 0u; b < ONESWEEP_LOOKBACK_BATCH; ++b)
-        v[b] = next > b ? ctrl[row + (next - 1u - b) * SORT_BINS] : 0u;
+        v[b] = state == 0u && next > b ? ctrl[desc_row + (next - 1u - b) * SORT_BINS] : 0u;
       bool stop = false;  // an unpublished descriptor: read again from it
       [[unroll]] for (uint b = 0u; b < ONESWEEP_LOOKBACK_BATCH; ++b) {
         const uint flag = v[b] >> 30;
@@ -273,20 +255,27 @@ void sort_tile(uint tid, uint rows, uint waves, uint tile, uint valid, const boo
     // Out of reads, after a failed tile, or the loop cut short by the driver: no offset.
     const bool done = state == 1u;
     atomicExchange(ctrl[desc], done ? (ONESWEEP_FLAG_PREFIX << 30) | (before + count_d) : ONESWEEP_FLAG_FAILED << 30);
-    if (!done) {
+    if (subgroupAny(!done) && subgroupElect()) {
       s_failed = 1u;
       atomicOr(ctrl[ONESWEEP_STATUS], 1u << pc.pass);
     }
   }
   IF_OWNER s_delta[tid] = before - loff;
-  barrier();  // also: subgroups reconverge after the divergent look-back before any subgroup op
+
+  // Key j's position in the tile: 16 bits, half j % 2 of slot[j / 2] (fewer registers). Subgroups
+  // sharing a row rank in turn, in tile order.
+  uint slot[OS_KPT / 2];
+  [[unroll]] for (uint q = 0u; q < OS_KPT / 2; ++q) slot[q] = 0u;
+  for (uint w = 0u; w < waves; ++w) {
+    if (w > 0u) barrier();  // the previous wave's positions are taken
+    if (sg % waves == w) {
+      [[unroll]] for (uint j = 0u; j < OS_KPT; ++j)
+        slot[j / 2u] |= position(row, (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu) << ((j % 2u) * 16u);
+    }
+  }
+  barrier();
   if (s_failed != 0u) return;
 
-  // Ranks -> positions (sums stay < 2^16, so the halves do not carry into each other).
-  [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
-    const uint d = (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu;
-    slot[j / 2u] += s_loff[d] << ((j % 2u) * 16u);
-  }
 #ifdef KEY_VALUE
   // Values are loaded only now (fewer registers through the ranking); the loads overlap the key
   // writes. Each written key's digit, 8 bits each, for its value's position.
