@@ -27,8 +27,8 @@
 // Tiles (sort_config.glsl): keys only, ONESWEEP_WG_K x ONESWEEP_KPT_K keys; KEY_VALUE,
 // ONESWEEP_WG_KV x ONESWEEP_KPT_KV. The tile is staged in rounds of at most ONESWEEP_STAGE keys
 // (lavapipe's 32 KiB of shared memory), and the counter rows fit in one round's words: with more
-// subgroups than rows (lavapipe: 64 subgroups of 8), consecutive subgroups share a row and rank in
-// turn (waves), so each finds the row's counters where the previous one left them.
+// subgroups than rows (lavapipe: 64 subgroups of 8), ONESWEEP_WAVES consecutive subgroups share a
+// row and rank in turn (waves), so each finds the row's counters where the previous one left them.
 // Defines: KEY_VALUE; SORT_KEY_TYPE (SORT_KEY_U32, _I32 or _F32: one kernel per key type, so no key
 // pays a branch on the type; at 2^28 int32 keys on the H200 the sort took 7.77 ms against 8.23 with
 // the type and the order as push constants).
@@ -38,7 +38,6 @@
 // Push constants: n, ntiles, key_flip (sort_key_flip), pass, flags, lookback_limit, group_offset.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
-#extension GL_KHR_shader_subgroup_vote : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
@@ -60,6 +59,12 @@
 #define SORT_WG_SUBGROUPS (OS_WG / SORT_MIN_SUBGROUP)
 
 layout(local_size_x = OS_WG) in;
+// Subgroups per counter row (onesweep_waves() on the host): 1 where every subgroup's row fits in
+// a staging round's words, more with many small subgroups (lavapipe: 64 subgroups of 8, 2 for the
+// keys-only kernel, 4 for key + value). A constant, so that with 1 the ranking has no wave loop (on
+// the H200 at 2^28 int32 keys 7.13 ms per sort against 7.38 with the count of waves computed in
+// the shader).
+layout(constant_id = 0) const uint ONESWEEP_WAVES = 1u;
 layout(std430, binding = 0) readonly buffer KeysIn { uint keys_in[]; };
 layout(std430, binding = 1) writeonly buffer KeysOut { uint keys_out[]; };
 layout(std430, binding = 2) volatile coherent buffer Ctrl { uint ctrl[]; };
@@ -131,10 +136,15 @@ void main() {
     s_tile = atomicAdd(ctrl[ONESWEEP_COUNTERS + pc.pass], 1u);
     s_failed = 0u;
   }
-  // Counter rows: one per subgroup, or per `waves` consecutive subgroups when there are more
-  // subgroups than a staging round has rows (subgroup counts and rows are powers of two).
-  const uint rows = min(gl_NumSubgroups, 1u << findMSB(uint(OS_STAGE) / HALF_BINS));
-  const uint waves = gl_NumSubgroups / rows;
+  // Counter rows: one per subgroup, or per ONESWEEP_WAVES consecutive subgroups. If the
+  // subgroups do not fit (the device ran another subgroup size than the host planned for), the
+  // pass fails as a look-back past its bound does, and the host reruns it by reduce-then-scan.
+  const uint waves = ONESWEEP_WAVES;
+  const uint rows = gl_NumSubgroups / waves;
+  if (rows * waves != gl_NumSubgroups || rows * HALF_BINS > uint(OS_STAGE)) {
+    if (tid == 0u) atomicOr(ctrl[ONESWEEP_STATUS], 1u << pc.pass);
+    return;
+  }
   for (uint i = tid; i < rows * HALF_BINS; i += OS_WG) s_mem[i] = 0u;
   barrier();
   if ((s_status & ((1u << pc.pass) - 1u)) != 0u) return;  // an earlier pass failed: write nothing
@@ -226,16 +236,17 @@ void sort_tile(uint tid, uint rows, uint waves, uint tile, uint valid, const boo
   // volatile), so a spinning reader does not contend with the writer's atomics. Reads below
   // tile 0 are never needed (tile 0 is a PREFIX) and are skipped. The owners look back before
   // they rank, while the other subgroups rank (on the H200 at 2^28 int32 keys 7.12 ms per sort
-  // against 7.63 with the look-back after the ranking). The loop runs until every lane of the
-  // subgroup is done, so the subgroup leaves it converged for the ranking's ballots.
+  // against 7.63 with the look-back after the ranking). Each lane leaves the loop when it is done;
+  // the subgroup reconverges where the if ends, before the ranking's ballots (a loop that ran
+  // until every lane of the subgroup was done, testing that by a vote per step, took 8.65 ms).
   if (tile > 0u && OWNER) {
     const uint desc_row = ONESWEEP_DESC + (pc.pass % ONESWEEP_DESC_REGIONS) * pc.ntiles * SORT_BINS + tid;
     uint next = tile;  // the descriptors of tiles < next remain to be added
     uint state = 0u;   // 0: looking, 1: done (PREFIX reached), 2: an earlier tile failed
-    for (uint r = 0u; r < pc.lookback_limit && subgroupAny(state == 0u); r += ONESWEEP_LOOKBACK_BATCH) {
+    for (uint r = 0u; r < pc.lookback_limit && state == 0u; r += ONESWEEP_LOOKBACK_BATCH) {
       uint v[ONESWEEP_LOOKBACK_BATCH];
       [[unroll]] for (uint b = 0u; b < ONESWEEP_LOOKBACK_BATCH; ++b)
-        v[b] = state == 0u && next > b ? ctrl[desc_row + (next - 1u - b) * SORT_BINS] : 0u;
+        v[b] = next > b ? ctrl[desc_row + (next - 1u - b) * SORT_BINS] : 0u;
       bool stop = false;  // an unpublished descriptor: read again from it
       [[unroll]] for (uint b = 0u; b < ONESWEEP_LOOKBACK_BATCH; ++b) {
         const uint flag = v[b] >> 30;
@@ -255,7 +266,7 @@ void sort_tile(uint tid, uint rows, uint waves, uint tile, uint valid, const boo
     // Out of reads, after a failed tile, or the loop cut short by the driver: no offset.
     const bool done = state == 1u;
     atomicExchange(ctrl[desc], done ? (ONESWEEP_FLAG_PREFIX << 30) | (before + count_d) : ONESWEEP_FLAG_FAILED << 30);
-    if (subgroupAny(!done) && subgroupElect()) {
+    if (!done) {
       s_failed = 1u;
       atomicOr(ctrl[ONESWEEP_STATUS], 1u << pc.pass);
     }

@@ -204,6 +204,17 @@ OnesweepKernel onesweep_kernel(bool with_values) {
   return {"onesweep_pass_kv", ONESWEEP_TILE_KV};
 }
 
+//! Subgroups per counter row of the digit-pass kernel (its specialization constant
+//! ONESWEEP_WAVES): the rows of one staging round (a power of two of them, SORT_BINS / 2 words
+//! each) hold one per subgroup where they fit.
+uint32_t onesweep_waves(const Device& device, bool with_values) {
+  const uint32_t tile = onesweep_kernel(with_values).tile;
+  const uint32_t stage = tile / ((tile + ONESWEEP_STAGE - 1) / ONESWEEP_STAGE);
+  const uint32_t rows = std::bit_floor(stage / (SORT_BINS / 2));
+  const uint32_t subgroups = (with_values ? ONESWEEP_WG_KV : ONESWEEP_WG_K) / device.caps().subgroup_size;
+  return std::max<uint32_t>(1, subgroups / rows);
+}
+
 //! Tiles of the onesweep digit passes.
 uint64_t onesweep_tile_count(uint64_t n, bool with_values) {
   const uint64_t tile = onesweep_kernel(with_values).tile;
@@ -356,6 +367,8 @@ void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& a
   const std::string pass_pipeline = detail::keyed_pipeline(kernel.pipeline, args.key_type);
   const bool generate = with_values && args.values_in.buffer == nullptr;
   const uint32_t limit = std::min(args.lookback_limit, RadixSortArgs::kMaxLookbackLimit);
+  // One wave (the shader's default) keeps the pipeline's plain name.
+  const uint32_t waves = onesweep_waves(device, with_values), specialization = waves > 1 ? waves : 0;
   for (uint32_t p = 0; p < passes; ++p) {
     device.barrier(cmd);
     const PassBuffers b = pass_buffers(args, layout, p);
@@ -366,11 +379,11 @@ void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& a
       // Generated values: binding 3 gets any valid range (the keys); the shader does not read it.
       const BufferRange values_in =
           b.values_in.buffer ? BufferRange{b.values_in.buffer, b.values_in.offset, bytes} : keys_in;
-      device.dispatch_ranges(cmd, device.pipeline(pass_pipeline, 5, sizeof(OnesweepPush), true),
+      device.dispatch_ranges(cmd, device.pipeline(pass_pipeline, 5, sizeof(OnesweepPush), true, specialization),
                              {keys_in, keys_out, ctrl, values_in, {b.values_out.buffer, b.values_out.offset, bytes}},
                              &push, ntiles);
     } else {
-      device.dispatch_ranges(cmd, device.pipeline(pass_pipeline, 3, sizeof(OnesweepPush), true),
+      device.dispatch_ranges(cmd, device.pipeline(pass_pipeline, 3, sizeof(OnesweepPush), true, specialization),
                              {keys_in, keys_out, ctrl}, &push, ntiles);
     }
   }
@@ -424,8 +437,9 @@ std::string RadixSortStatus::describe() const {
   const std::string tiles = std::to_string(tile_keys) + "-key tiles";
   if (failed_pass >= ONESWEEP_PASSES)
     return "onesweep LSD radix sort (one 4-digit histogram pass + 4 decoupled look-back passes over " + tiles + ")";
-  return "onesweep LSD radix sort (" + tiles + ") whose look-back hit its bound in pass " +
-         std::to_string(failed_pass) + ": passes " + std::to_string(failed_pass) + "..3 rerun by reduce-then-scan";
+  return "onesweep LSD radix sort (" + tiles + ") whose pass " + std::to_string(failed_pass) +
+         " gave up (its look-back hit its bound, or the subgroups did not fit its counter rows): passes " +
+         std::to_string(failed_pass) + "..3 rerun by reduce-then-scan";
 }
 
 uint64_t radix_sort_scratch_bytes(const Device& device, uint64_t n, bool with_values, bool temporaries) {

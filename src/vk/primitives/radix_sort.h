@@ -82,7 +82,7 @@ struct RadixSortArgs {
 //! Which path a recorded sort took and how it ended (radix_sort_status).
 struct RadixSortStatus {
   bool onesweep = false;     //!< the onesweep path was recorded (else reduce-then-scan)
-  uint32_t failed_pass = 4;  //!< onesweep: first pass whose look-back hit its bound (4: none)
+  uint32_t failed_pass = 4;  //!< onesweep: first pass that gave up (look-back bound, subgroups; 4: none)
   uint32_t windows = 1;      //!< binding windows the keys span (reduce-then-scan when > 1)
   uint64_t window_keys = 0;  //!< keys per binding window (W)
   uint32_t tile_keys = 0;    //!< onesweep: keys per digit-pass tile
