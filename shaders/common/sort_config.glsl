@@ -66,7 +66,8 @@
 // ms against 2.79 at 256 x 16; 3.00 against 2.00 at 512 x 16); at 512 x 16, 4 took 1.96 ms against
 // 2.01 with 8 (1.91 against 2.00 with one-word ballots, onesweep_pass.comp); with the kernels per
 // key type, 2 took the sorts to 7.41 / 10.58 ms against 7.49 / 10.74 with 4 and 7.97 / 11.14 with
-// 8 (keys / keys + row ids, seventh round).
+// 8 (keys / keys + row ids, seventh round); with the look-back before the ranking, 4 took 7.23 ms
+// against 7.12 (ninth round).
 #define ONESWEEP_LOOKBACK_BATCH 2
 #define ONESWEEP_FLAG_AGGREGATE 1u
 #define ONESWEEP_FLAG_PREFIX 2u
