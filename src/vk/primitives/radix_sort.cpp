@@ -26,11 +26,16 @@ static_assert(SORT_MAX_SUBGROUPS * SORT_BINS / 2 <= SORT_TILE && 128 * SORT_KPT 
 // of lavapipe's 65,535 loop iterations per shader run (shared by all loops) to the other loops.
 static_assert(SORT_BINS == SORT_WG && SORT_RADIX_BITS * ONESWEEP_PASSES == 32);
 static_assert(ONESWEEP_MAX_LOOKBACK * 4 <= 65536);
+//! Rounds in which a digit pass stages its tile: the fewest of at most ONESWEEP_STAGE keys each
+//! (onesweep_pass.comp's OS_ROUNDS; its counter rows live in one round's words).
+constexpr uint32_t onesweep_rounds(uint32_t tile) {
+  return (tile + ONESWEEP_STAGE - 1) / ONESWEEP_STAGE;
+}
 //! Digit-pass tile shapes onesweep_pass.comp handles: at least one invocation per digit, kd[]
-//! packing 4 digits, positions and counts in a tile of 16 bits, and rounds of at most ONESWEEP_STAGE staged
-//! keys with the same number per invocation.
+//! packing 4 digits, positions and counts in a tile of 16 bits, and rounds of at most
+//! ONESWEEP_STAGE staged keys with the same number per invocation.
 constexpr bool onesweep_tile_ok(uint32_t wg, uint32_t kpt, uint32_t tile) {
-  const uint32_t rounds = (tile + ONESWEEP_STAGE - 1) / ONESWEEP_STAGE;
+  const uint32_t rounds = onesweep_rounds(tile);
   return tile == wg * kpt && wg >= SORT_BINS && wg % SORT_WG == 0 && kpt % 4 == 0 && tile < 65536 &&
          tile % rounds == 0 && (tile / rounds) % wg == 0 && ONESWEEP_STAGE >= SORT_BINS / 2;
 }
@@ -192,27 +197,25 @@ void record_digit_pass(Device& device, VkCommandBuffer cmd, const DigitPass& pas
 
 namespace {
 
-//! The onesweep digit-pass kernel of a sort: its pipeline (keyed_pipeline() adds the key type)
-//! and keys per tile (why each tile shape: sort_config.glsl).
+//! The onesweep digit-pass kernel of a sort: its pipeline (keyed_pipeline() adds the key type),
+//! invocations and keys per tile (why each tile shape: sort_config.glsl).
 struct OnesweepKernel {
   const char* pipeline;
+  uint32_t invocations;
   uint32_t tile;
 };
 
 OnesweepKernel onesweep_kernel(bool with_values) {
-  if (!with_values) return {"onesweep_pass_k", ONESWEEP_TILE_K};
-  return {"onesweep_pass_kv", ONESWEEP_TILE_KV};
+  if (!with_values) return {"onesweep_pass_k", ONESWEEP_WG_K, ONESWEEP_TILE_K};
+  return {"onesweep_pass_kv", ONESWEEP_WG_KV, ONESWEEP_TILE_KV};
 }
 
 //! Subgroups per counter row of the digit-pass kernel (its specialization constant
 //! ONESWEEP_WAVES): the rows of one staging round (a power of two of them, SORT_BINS / 2 words
 //! each) hold one per subgroup where they fit.
-uint32_t onesweep_waves(const Device& device, bool with_values) {
-  const uint32_t tile = onesweep_kernel(with_values).tile;
-  const uint32_t stage = tile / ((tile + ONESWEEP_STAGE - 1) / ONESWEEP_STAGE);
-  const uint32_t rows = std::bit_floor(stage / (SORT_BINS / 2));
-  const uint32_t subgroups = (with_values ? ONESWEEP_WG_KV : ONESWEEP_WG_K) / device.caps().subgroup_size;
-  return std::max<uint32_t>(1, subgroups / rows);
+uint32_t onesweep_waves(const Device& device, const OnesweepKernel& kernel) {
+  const uint32_t rows = std::bit_floor(kernel.tile / onesweep_rounds(kernel.tile) / (SORT_BINS / 2));
+  return std::max<uint32_t>(1, kernel.invocations / device.caps().subgroup_size / rows);
 }
 
 //! Tiles of the onesweep digit passes.
@@ -368,7 +371,7 @@ void record_onesweep(Device& device, VkCommandBuffer cmd, const RadixSortArgs& a
   const bool generate = with_values && args.values_in.buffer == nullptr;
   const uint32_t limit = std::min(args.lookback_limit, RadixSortArgs::kMaxLookbackLimit);
   // One wave (the shader's default) keeps the pipeline's plain name.
-  const uint32_t waves = onesweep_waves(device, with_values), specialization = waves > 1 ? waves : 0;
+  const uint32_t waves = onesweep_waves(device, kernel), specialization = waves > 1 ? waves : 0;
   for (uint32_t p = 0; p < passes; ++p) {
     device.barrier(cmd);
     const PassBuffers b = pass_buffers(args, layout, p);
