@@ -45,10 +45,12 @@
 #define ONESWEEP_WG_KV 512
 #define ONESWEEP_KPT_KV 12
 #define ONESWEEP_TILE_KV 6144
-// Shared staging words of a digit pass: a tile is staged in rounds of at most ONESWEEP_STAGE keys
-// and its subgroups rank in waves of at most ONESWEEP_STAGE / 128 subgroups (lavapipe: 64
-// subgroups of 8 in two waves), so a workgroup stays within 32 KiB of shared memory.
+// Shared words of a digit pass: its counter rows, ONESWEEP_COUNTER_WORDS / SORT_BINS of them (one
+// per subgroup, or per ONESWEEP_WAVES subgroups: lavapipe's 64 subgroups of 8 rank in 4 waves),
+// then in the same words the tile, staged in rounds of at most ONESWEEP_STAGE keys; a workgroup
+// stays within 32 KiB of shared memory.
 #define ONESWEEP_STAGE 4096
+#define ONESWEEP_COUNTER_WORDS 4096
 #define ONESWEEP_COUNTERS 0
 #define ONESWEEP_STATUS 4
 #define ONESWEEP_HIST 16

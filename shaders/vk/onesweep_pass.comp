@@ -2,7 +2,7 @@
 // onesweep_pass: digit pass `pass` (bits 8 pass .. 8 pass + 7 of the sort key) of the onesweep
 // radix sort. A workgroup takes the next tile id from ctrl's counter of this pass (dynamic ids: a
 // tile only waits on tiles whose workgroups started earlier), loads the tile's keys, counts them
-// per subgroup and digit (16-bit counters in shared memory, one row per subgroup), publishes the
+// per subgroup and digit (32-bit counters in shared memory, one row per subgroup), publishes the
 // tile's digit counts at once (AGGREGATE descriptors) and turns the rows into each subgroup's first
 // position per digit in the tile. Then the invocations owning a digit look back over the
 // descriptors of earlier tiles, ONESWEEP_LOOKBACK_BATCH descriptors per step (independent loads,
@@ -26,9 +26,10 @@
 // values are generated as the keys' input positions instead of read).
 // Tiles (sort_config.glsl): keys only, ONESWEEP_WG_K x ONESWEEP_KPT_K keys; KEY_VALUE,
 // ONESWEEP_WG_KV x ONESWEEP_KPT_KV. The tile is staged in rounds of at most ONESWEEP_STAGE keys
-// (lavapipe's 32 KiB of shared memory), and the counter rows fit in one round's words: with more
-// subgroups than rows (lavapipe: 64 subgroups of 8), ONESWEEP_WAVES consecutive subgroups share a
-// row and rank in turn (waves), so each finds the row's counters where the previous one left them.
+// (lavapipe's 32 KiB of shared memory) in the words that held the counter rows, of which there are
+// ONESWEEP_COUNTER_WORDS / SORT_BINS: with more subgroups than rows (lavapipe: 64 subgroups of 8),
+// ONESWEEP_WAVES consecutive subgroups share a row and rank in turn (waves), so each finds the
+// row's counters where the previous one left them.
 // Defines: KEY_VALUE; SORT_KEY_TYPE (SORT_KEY_U32, _I32 or _F32: one kernel per key type, so no key
 // pays a branch on the type; at 2^28 int32 keys on the H200 the sort took 7.77 ms against 8.23 with
 // the type and the order as push constants).
@@ -59,9 +60,9 @@
 #define SORT_WG_SUBGROUPS (OS_WG / SORT_MIN_SUBGROUP)
 
 layout(local_size_x = OS_WG) in;
-// Subgroups per counter row (onesweep_waves() on the host): 1 where every subgroup's row fits in
-// a staging round's words, more with many small subgroups (lavapipe: 64 subgroups of 8, 2 for the
-// keys-only kernel, 4 for key + value). A constant, so that with 1 the ranking has no wave loop (on
+// Subgroups per counter row (onesweep_waves() on the host): 1 where every subgroup has a row of
+// its own, more with many small subgroups (lavapipe: 64 subgroups of 8 share 16 rows, 4 to a row).
+// A constant, so that with 1 the ranking has no wave loop (on
 // the H200 at 2^28 int32 keys 7.13 ms per sort against 7.38 with the count of waves computed in
 // the shader).
 layout(constant_id = 0) const uint ONESWEEP_WAVES = 1u;
@@ -78,16 +79,13 @@ layout(push_constant) uniform Params {
 
 #include "sort_workgroup.glsl"
 
-// Ranking: a row of 128 words of two 16-bit digit counters per subgroup (or per `waves`
-// consecutive subgroups); afterwards the staging area of one round of the tile's keys (then values)
-// in digit order.
-shared uint s_mem[OS_STAGE];
-shared uint s_total[SORT_BINS / 2];  // the tile's keys of each digit, two 16-bit counts per word
+// Ranking: a row of SORT_BINS digit counters per subgroup (or per `waves` consecutive subgroups);
+// afterwards the staging area of one round of the tile's keys (then values) in digit order. (Two
+// 16-bit counters per word, added to by atomics, took 7.15 ms per sort at 2^28 int32 keys on the
+// H200 against 6.56 with these, in the same run.)
+shared uint s_mem[OS_STAGE > ONESWEEP_COUNTER_WORDS ? OS_STAGE : ONESWEEP_COUNTER_WORDS];
 shared uint s_delta[SORT_BINS];  // output position minus position in the tile, per digit
-shared uint s_loff[SORT_BINS];   // position in the tile of its first key of each digit
 shared uint s_tile, s_status, s_failed;
-
-const uint HALF_BINS = SORT_BINS / 2;
 
 uint digit(uint raw) {
   const uint key = sort_key_flip(raw, SORT_KEY_TYPE, pc.key_flip);
@@ -101,31 +99,34 @@ uint digit(uint raw) {
 
 // The position in the tile of this lane's key of digit d, from counter row `row` (the next free
 // position of each digit there): the lanes of one digit (peers) take consecutive positions; the
-// lowest peer adds them to the row's counter and shuffles the previous value to the others.
-// Subgroup-uniform.
+// highest peer reads the row's counter, moves it past them and shuffles the value it read to the
+// others. A digit has one such leader, and the row one subgroup, so the update needs no atomic; the
+// subgroup barrier orders it before the next key's read. On the H200 at 2^28 int32 keys: 6.56 ms
+// per sort against 6.66 without the barrier and 6.63 with an atomic add (one run); 6.51 against
+// 6.56 with every peer reading the counter instead of the shuffle (another). Subgroup-uniform.
 // Peers by one ballot per digit bit (subgroups of up to 32 lanes: the ballots' first word only):
 // subgroupPartitionNV (VK_NV_shader_subgroup_partitioned) was
 // slower on the H200, the one device measured that has it (3.78 ms per digit pass at 2^28 int32
 // keys against 2.79 with ballots, 256 x 16-key tiles).
 uint position(uint row, uint d) {
-  uint below, count, leader;
+  uint below, leader;
   if (gl_SubgroupSize <= 32u) {
     // One word of each ballot: at 512 x 16 on the H200 1.97 ms per pass against 2.00 with uvec4s.
     const uint peers = subgroup_peers_word(d, SORT_RADIX_BITS);
     below = bitCount(peers & gl_SubgroupLtMask.x);
-    count = bitCount(peers);
-    leader = findLSB(peers);
+    leader = findMSB(peers);
   } else {
     const uvec4 peers = subgroup_peers(d, SORT_RADIX_BITS, true);
     below = subgroupBallotExclusiveBitCount(peers);
-    count = subgroupBallotBitCount(peers);
-    leader = subgroupBallotFindLSB(peers);
+    leader = subgroupBallotFindMSB(peers);
   }
-  const uint sh = (d & 1u) * 16u;
-  uint earlier = 0u;
-  if (below == 0u) earlier = atomicAdd(s_mem[row * HALF_BINS + (d >> 1)], count << sh);
-  earlier = subgroupShuffle(earlier, leader);
-  return ((earlier >> sh) & 0xffffu) + below;
+  uint first = 0u;
+  if (gl_SubgroupInvocationID == leader) {
+    first = s_mem[row * SORT_BINS + d];
+    s_mem[row * SORT_BINS + d] = first + below + 1u;
+  }
+  subgroupBarrier();  // the next key's leader reads what this one wrote
+  return subgroupShuffle(first, leader) + below;
 }
 
 void sort_tile(uint tid, uint rows, uint waves, uint tile, uint valid, const bool full);
@@ -142,11 +143,11 @@ void main() {
   // pass fails as a look-back past its bound does, and the host reruns it by reduce-then-scan.
   const uint waves = ONESWEEP_WAVES;
   const uint rows = gl_NumSubgroups / waves;
-  if (rows * waves != gl_NumSubgroups || rows * HALF_BINS > uint(OS_STAGE)) {
+  if (rows * waves != gl_NumSubgroups || rows * SORT_BINS > uint(ONESWEEP_COUNTER_WORDS)) {
     if (tid == 0u) atomicOr(ctrl[ONESWEEP_STATUS], 1u << pc.pass);
     return;
   }
-  for (uint i = tid; i < rows * HALF_BINS; i += OS_WG) s_mem[i] = 0u;
+  for (uint i = tid; i < rows * SORT_BINS; i += OS_WG) s_mem[i] = 0u;
   barrier();
   if ((s_status & ((1u << pc.pass) - 1u)) != 0u) return;  // an earlier pass failed: write nothing
   const uint tile = s_tile;
@@ -193,25 +194,14 @@ void sort_tile(uint tid, uint rows, uint waves, uint tile, uint valid, const boo
   [[unroll]] for (uint j = 0u; j < OS_KPT; ++j) {
     const uint d = full || seg + j * sgs + lane < valid ? digit(key[j]) : SORT_BINS - 1u;
     kd[j / 4u] |= d << ((j % 4u) * 8u);
-    atomicAdd(s_mem[row * HALF_BINS + (d >> 1)], 1u << ((d & 1u) * 16u));
-  }
-  barrier();
-  // Each row's counters become the keys of each digit in the rows before it; s_total gets the
-  // tile's (two 16-bit counts per word: a tile has fewer than 2^16 keys).
-  if (tid < HALF_BINS) {
-    uint run = 0u;
-    for (uint r = 0u; r < rows; ++r) {
-      const uint c = s_mem[r * HALF_BINS + tid];
-      s_mem[r * HALF_BINS + tid] = run;
-      run += c;
-    }
-    s_total[tid] = run;
+    atomicAdd(s_mem[row * SORT_BINS + d], 1u);
   }
   barrier();
   // Early counts (as CUB's onesweep): the tile's digit counts are published before the ranking
-  // (invocation tid owns digit tid), so that later tiles seldom wait on this one. Tile 0
-  // publishes its PREFIX at once, offset by the keys of smaller digits.
-  const uint all_d = OWNER_OR_ZERO((s_total[tid >> 1] >> ((tid & 1u) * 16u)) & 0xffffu);
+  // (invocation tid owns digit tid, column tid of the rows), so that later tiles seldom wait on this
+  // one. Tile 0 publishes its PREFIX at once, offset by the keys of smaller digits.
+  uint all_d = 0u;
+  IF_OWNER for (uint r = 0u; r < rows; ++r) all_d += s_mem[r * SORT_BINS + tid];
   const uint count_d = all_d - (tid == SORT_BINS - 1u ? uint(OS_TILE) - valid : 0u);  // without keys past n
   uint before = 0u;  // keys before this tile's first key of digit tid in the output
   if (tile == 0u) {
@@ -222,17 +212,17 @@ void sort_tile(uint tid, uint rows, uint waves, uint tile, uint valid, const boo
   IF_OWNER atomicExchange(ctrl[desc], tile == 0u ? (ONESWEEP_FLAG_PREFIX << 30) | (before + count_d)
                                                  : (ONESWEEP_FLAG_AGGREGATE << 30) | count_d);
 
-  // Where the keys of each digit start in the tile, added to every row: the rows then hold each
-  // subgroup's first position per digit (sums stay below 2^16, so the halves do not carry).
+  // Each row's counter of digit tid becomes that subgroup's first position of the digit in the
+  // tile: the digit's start in the tile plus its keys in the rows before.
   uint tile_keys;
   const uint loff = wg_exclusive_scan(all_d, tile_keys);
-  // (Pairing the digits by a subgroup shuffle instead of s_loff and a barrier took 7.22 ms per sort
-  // against 7.16.)
-  IF_OWNER s_loff[tid] = loff;
-  barrier();
-  if (tid < HALF_BINS) {
-    const uint loff_pair = s_loff[2u * tid] | (s_loff[2u * tid + 1u] << 16);
-    for (uint r = 0u; r < rows; ++r) s_mem[r * HALF_BINS + tid] += loff_pair;
+  IF_OWNER {
+    uint run = loff;
+    for (uint r = 0u; r < rows; ++r) {
+      const uint c = s_mem[r * SORT_BINS + tid];
+      s_mem[r * SORT_BINS + tid] = run;
+      run += c;
+    }
   }
   barrier();
 

@@ -27,7 +27,7 @@ static_assert(SORT_MAX_SUBGROUPS * SORT_BINS / 2 <= SORT_TILE && 128 * SORT_KPT 
 static_assert(SORT_BINS == SORT_WG && SORT_RADIX_BITS * ONESWEEP_PASSES == 32);
 static_assert(ONESWEEP_MAX_LOOKBACK * 4 <= 65536);
 //! Rounds in which a digit pass stages its tile: the fewest of at most ONESWEEP_STAGE keys each
-//! (onesweep_pass.comp's OS_ROUNDS; its counter rows live in one round's words).
+//! (onesweep_pass.comp's OS_ROUNDS).
 constexpr uint32_t onesweep_rounds(uint32_t tile) {
   return (tile + ONESWEEP_STAGE - 1) / ONESWEEP_STAGE;
 }
@@ -37,8 +37,10 @@ constexpr uint32_t onesweep_rounds(uint32_t tile) {
 constexpr bool onesweep_tile_ok(uint32_t wg, uint32_t kpt, uint32_t tile) {
   const uint32_t rounds = onesweep_rounds(tile);
   return tile == wg * kpt && wg >= SORT_BINS && wg % SORT_WG == 0 && kpt % 4 == 0 && tile < 65536 &&
-         tile % rounds == 0 && (tile / rounds) % wg == 0 && ONESWEEP_STAGE >= SORT_BINS / 2;
+         tile % rounds == 0 && (tile / rounds) % wg == 0;
 }
+// Whole counter rows of SORT_BINS words each.
+static_assert(ONESWEEP_COUNTER_WORDS % SORT_BINS == 0 && ONESWEEP_COUNTER_WORDS >= SORT_BINS);
 static_assert(onesweep_tile_ok(ONESWEEP_WG_K, ONESWEEP_KPT_K, ONESWEEP_TILE_K) &&
               onesweep_tile_ok(ONESWEEP_WG_KV, ONESWEEP_KPT_KV, ONESWEEP_TILE_KV));
 static_assert(ONESWEEP_STATUS >= ONESWEEP_COUNTERS + ONESWEEP_PASSES && ONESWEEP_HIST > ONESWEEP_STATUS &&
@@ -211,10 +213,10 @@ OnesweepKernel onesweep_kernel(bool with_values) {
 }
 
 //! Subgroups per counter row of the digit-pass kernel (its specialization constant
-//! ONESWEEP_WAVES): the rows of one staging round (a power of two of them, SORT_BINS / 2 words
-//! each) hold one per subgroup where they fit.
+//! ONESWEEP_WAVES): the counter rows (a power of two of them, SORT_BINS words each) hold one per
+//! subgroup where they fit.
 uint32_t onesweep_waves(const Device& device, const OnesweepKernel& kernel) {
-  const uint32_t rows = std::bit_floor(kernel.tile / onesweep_rounds(kernel.tile) / (SORT_BINS / 2));
+  constexpr uint32_t rows = std::bit_floor(uint32_t(ONESWEEP_COUNTER_WORDS / SORT_BINS));
   return std::max<uint32_t>(1, kernel.invocations / device.caps().subgroup_size / rows);
 }
 
