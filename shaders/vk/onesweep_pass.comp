@@ -62,9 +62,8 @@
 layout(local_size_x = OS_WG) in;
 // Subgroups per counter row (onesweep_waves() on the host): 1 where every subgroup has a row of
 // its own, more with many small subgroups (lavapipe: 64 subgroups of 8 share 16 rows, 4 to a row).
-// A constant, so that with 1 the ranking has no wave loop (on
-// the H200 at 2^28 int32 keys 7.13 ms per sort against 7.38 with the count of waves computed in
-// the shader).
+// A constant, so that with 1 the ranking has no wave loop (on the H200 at 2^28 int32 keys 7.13 ms
+// per sort against 7.38 with the count of waves computed in the shader).
 layout(constant_id = 0) const uint ONESWEEP_WAVES = 1u;
 layout(std430, binding = 0) readonly buffer KeysIn { uint keys_in[]; };
 layout(std430, binding = 1) writeonly buffer KeysOut { uint keys_out[]; };
@@ -105,9 +104,9 @@ uint digit(uint raw) {
 // per sort against 6.66 without the barrier and 6.63 with an atomic add (one run); 6.51 against
 // 6.56 with every peer reading the counter instead of the shuffle (another). Subgroup-uniform.
 // Peers by one ballot per digit bit (subgroups of up to 32 lanes: the ballots' first word only):
-// subgroupPartitionNV (VK_NV_shader_subgroup_partitioned) was
-// slower on the H200, the one device measured that has it (3.78 ms per digit pass at 2^28 int32
-// keys against 2.79 with ballots, 256 x 16-key tiles).
+// subgroupPartitionNV (VK_NV_shader_subgroup_partitioned) was slower on the H200, the one device
+// measured that has it (3.78 ms per digit pass at 2^28 int32 keys against 2.79 with ballots,
+// 256 x 16-key tiles).
 uint position(uint row, uint d) {
   uint below, leader;
   if (gl_SubgroupSize <= 32u) {
