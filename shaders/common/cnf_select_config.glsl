@@ -4,7 +4,7 @@
 #define GFXQ_CNF_SELECT_CONFIG_GLSL
 
 // Kernel shapes: CNF_SELECT_WG_* invocations x CNF_SELECT_VEC_* uvec4 loads per invocation and
-// slot column; a tile is VEC sub-rounds of 4 * WG rows (invocation r: rows 4r .. 4r + 3 of each),
+// slot column; a tile is 4 * WG * VEC rows, each subgroup a run of 4 * VEC * S of them (cnf_select.comp),
 // CNF_SELECT_TILE_* rows. A one-column interval program (cnf_select_s1_iv): 512 x 8, 16384-row
 // tiles; other one-column programs: 256 x 8, 8192-row tiles (the term loop inlined per vector);
 // several columns: 256 x 2, 2048-row tiles. On the H200 at 2^28 rows (a < 0.5) the interval kernel
@@ -19,8 +19,8 @@
 #define CNF_SELECT_TILE_S1_IV (4 * CNF_SELECT_WG_S1_IV * CNF_SELECT_VEC_S1_IV)
 #define CNF_SELECT_TILE_S1 (4 * CNF_SELECT_WG_S1 * CNF_SELECT_VEC_S1)
 #define CNF_SELECT_TILE_S8 (4 * CNF_SELECT_WG_S8 * CNF_SELECT_VEC_S8)
-// Row ids staged in shared memory at once (a tile writes its ids in stages of this many rows; a
-// multiple of every kernel's sub-round, 4 * WG rows: 16 KiB, within lavapipe's 32 KiB).
+// Row ids staged in shared memory at once: each subgroup's ring is this many words over the
+// workgroup's subgroups, at least 8 per invocation (16 KiB, within lavapipe's 32 KiB).
 #define CNF_SELECT_STAGE 4096
 // Control words (zeroed before the pass): the status (nonzero: a tile's look-back hit its bound),
 // the tile counter (over all chunks), then one descriptor per tile over all chunks:

@@ -2,19 +2,21 @@
 // cnf_select: the row ids of a WHERE in one pass (single-pass stream compaction with decoupled
 // look-back). A workgroup takes the next tile id from the counter in ctrl (dynamic ids: a tile only
 // waits on tiles whose workgroups started earlier), loads the tile's rows of every slot column,
-// tests the whole CNF per row (cnf_eval.glsl), ranks its passing rows in row order (subgroup and
-// workgroup prefix sums of per-invocation counts), publishes its count (AGGREGATE; tile 0 of a
+// tests the whole CNF per row (cnf_eval.glsl), ranks its passing rows in row order (subgroup
+// prefix sums of per-invocation counts, then the subgroups' totals), publishes its count (AGGREGATE; tile 0 of a
 // chunk: PREFIX at once), and looks back over the descriptors of the chunk's earlier tiles, one
 // subgroup reading one descriptor per invocation per step, adding AGGREGATE counts up to the
-// nearest PREFIX. It then publishes its own PREFIX and writes the ids of its passing rows at
-// chunk-local positions from there, staged in shared memory so that the stores are coalesced;
-// positions at or past `limit` are not written.
+// nearest PREFIX. It then publishes its own PREFIX, and each subgroup writes the ids of its
+// passing rows at chunk-local positions from there, staged in a ring of shared memory of its own
+// so that the stores are coalesced, with no workgroup barrier; positions at or past `limit` are
+// not written.
 // The look-back takes at most lookback_limit steps. When the bound is hit (or an earlier tile
 // failed) the tile publishes FAILED, sets the status word and writes nothing: the host then reruns
 // the selection by the three-kernel path (cnf_flags, scan, cnf_compact).
-// Layout: a tile is VEC sub-rounds of SUB = 4 * WG rows; in sub-round v invocation of rank r
-// (subgroup by subgroup, lane by lane: the order of the subgroup scans) tests rows SUB * v + 4r ..
-// SUB * v + 4r + 3.
+// Layout: subgroup g (S invocations) takes the tile's rows [g C, (g + 1) C), C = 4 VEC S, so its
+// passing rows go to one run of positions; in sub-round v lane l tests rows 4 (v S + l) .. + 3 of
+// them. (On the H200 at 2^28 rows, `a < 0.5`, this took 0.490-0.497 ms against 0.523-0.530 with
+// sub-rounds spanning the workgroup, staged workgroup-wide in four rounds with two barriers each.)
 // Variants (defines): SLOTS (1 or 8), CNF_INTERVALS_ONLY; the shape follows from them
 // (cnf_select_config.glsl): WG invocations x VEC uvec4 loads per invocation and slot, 512 x 8 for
 // a one-column interval program, 256 x 8 for other one-column programs, 256 x 2 with several.
@@ -45,16 +47,14 @@
 #define VEC CNF_SELECT_VEC_S8
 #endif
 #define WG uint(WG_SIZE)
-#define SUB (4u * WG)
-#define TILE (SUB * uint(VEC))
-// Sub-rounds whose ids are staged at once.
-#if VEC * 4 * WG_SIZE > CNF_SELECT_STAGE
-#define STAGE_SUBS (CNF_SELECT_STAGE / (4 * WG_SIZE))
-#else
-#define STAGE_SUBS VEC
+#define TILE (4u * WG * uint(VEC))
+// Each subgroup's ring of staged ids: CNF_SELECT_STAGE / (subgroups) = CNF_SELECT_STAGE S / WG
+// words, at least 8 S, so that it holds the unwritten half of the ring plus one sub-round (4 S).
+#if CNF_SELECT_STAGE < 8 * WG_SIZE
+#error "cnf_select: CNF_SELECT_STAGE must hold 8 ids per invocation"
 #endif
-// Per-invocation counts of two sub-rounds share a word (16 bits each; a sub-round passes <= SUB,
-// at most 2048).
+// Per-invocation and per-subgroup counts of two sub-rounds share a word (16 bits each; a
+// subgroup's sub-round passes at most 4 S rows).
 #define PACKS ((VEC + 1) / 2)
 // Subgroups hold at least 8 invocations (vk::prim::require_features).
 #define MAX_SUBGROUPS (WG_SIZE / 8)
@@ -88,8 +88,8 @@ layout(push_constant) uniform Params {
 
 #include "cnf_eval.glsl"
 
-shared uint s_ids[STAGE_SUBS * SUB];
-shared uint s_sums[PACKS * MAX_SUBGROUPS];
+shared uint s_ids[CNF_SELECT_STAGE];
+shared uint s_sums[MAX_SUBGROUPS];
 shared uint s_tile, s_before, s_failed;
 
 void select_tile(uint tile, const bool full);
@@ -111,14 +111,14 @@ void main() {
 // The tile's work; `full` (a constant at each call site): every row of the tile is in the chunk.
 void select_tile(uint tile, const bool full) {
   const uint lane = gl_SubgroupInvocationID;
-  const uint rank = gl_SubgroupID * gl_SubgroupSize + lane;
-  const uint base = tile * TILE;
+  // The first row of this subgroup's part of the tile.
+  const uint first = tile * TILE + gl_SubgroupID * (4u * uint(VEC) * gl_SubgroupSize);
   const uint end = pc.rows;
 
   // Every load of the tile first (clamped, unconditional: many in flight, no divergent branch).
   uvec4 raw[VEC][SLOTS];
   [[unroll]] for (uint v = 0u; v < VEC; ++v) {
-    const uint row = base + v * SUB + 4u * rank;
+    const uint row = first + 4u * (v * gl_SubgroupSize + lane);
     [[unroll]] for (uint s = 0u; s < SLOTS; ++s) {
       const uvec4 value = s < pc.slot_count ? load_slot(s, (full ? row : min(row, end - 1u)) / 4u) : uvec4(0u);
       raw[v][s] = full || row < end ? value : uvec4(0u);
@@ -131,7 +131,7 @@ void select_tile(uint tile, const bool full) {
   [[unroll]] for (uint i = 0u; i < (VEC + 7) / 8; ++i) bits[i] = 0u;
   [[unroll]] for (uint k = 0u; k < PACKS; ++k) packed[k] = 0u;
   [[unroll]] for (uint v = 0u; v < VEC; ++v) {
-    const uint row = base + v * SUB + 4u * rank;
+    const uint row = first + 4u * (v * gl_SubgroupSize + lane);
     const bvec4 pass =
         cnf_test(raw[v], full ? bvec4(true) : lessThan(uvec4(row) + uvec4(0u, 1u, 2u, 3u), uvec4(end)));
     const uint nibble = uint(pass.x) | uint(pass.y) << 1 | uint(pass.z) << 2 | uint(pass.w) << 3;
@@ -139,34 +139,25 @@ void select_tile(uint tile, const bool full) {
     packed[v / 2u] += uint(bitCount(nibble)) << (16u * (v % 2u));
   }
 
-  // Exclusive prefix sums in rank order: within the subgroup, then over the subgroups before.
+  // Exclusive prefix sums within the subgroup per sub-round (two per word) and the subgroup's
+  // totals; then the subgroups' totals over the workgroup.
   uint prefix[PACKS], totals[PACKS];
+  uint sub_total = 0u;
   [[unroll]] for (uint k = 0u; k < PACKS; ++k) {
     prefix[k] = subgroupExclusiveAdd(packed[k]);
-    const uint sum = subgroupAdd(packed[k]);
-    if (subgroupElect()) s_sums[k * MAX_SUBGROUPS + gl_SubgroupID] = sum;
+    totals[k] = subgroupAdd(packed[k]);
+    sub_total += (totals[k] & 0xffffu) + (totals[k] >> 16);
   }
+  if (subgroupElect()) s_sums[gl_SubgroupID] = sub_total;
   barrier();
-  [[unroll]] for (uint k = 0u; k < PACKS; ++k) {
-    uint before = 0u, total = 0u;
-    for (uint i = 0u; i < gl_NumSubgroups; ++i) {
-      if (i == gl_SubgroupID) before = total;
-      total += s_sums[k * MAX_SUBGROUPS + i];
-    }
-    prefix[k] += before;
-    totals[k] = total;
+  uint sub_before = 0u, tile_count = 0u;
+  for (uint i = 0u; i < gl_NumSubgroups; ++i) {
+    const uint x = s_sums[i];
+    sub_before += i < gl_SubgroupID ? x : 0u;
+    tile_count += x;
   }
-  // start[v]: the tile's passing rows before sub-round v; off[v]: this invocation's first there.
-  uint start[VEC + 1], off[VEC];
-  start[0] = 0u;
-  [[unroll]] for (uint v = 0u; v < VEC; ++v) {
-    const uint shift = 16u * (v % 2u);
-    off[v] = start[v] + ((prefix[v / 2u] >> shift) & 0xffffu);
-    start[v + 1u] = start[v] + ((totals[v / 2u] >> shift) & 0xffffu);
-  }
-  const uint tile_count = start[VEC];
   const uint desc = CNF_SELECT_DESC + pc.first_tile + tile;
-  if (rank == 0u)
+  if (gl_SubgroupID == 0u && lane == 0u)
     atomicExchange(ctrl[desc], ((tile == 0u ? CNF_SELECT_FLAG_PREFIX : CNF_SELECT_FLAG_AGGREGATE) << 30) | tile_count);
 
   // Look-back by subgroup 0: in each step lane i reads the descriptor of tile next - 1 - i; the
@@ -207,23 +198,36 @@ void select_tile(uint tile, const bool full) {
   if (s_failed != 0u) return;
   const uint before = s_before;
 
-  // The ids of STAGE_SUBS sub-rounds at a time: staged in row order, then stored contiguously.
-  [[unroll]] for (uint g = 0u; g < VEC / STAGE_SUBS; ++g) {
-    const uint g0 = start[g * STAGE_SUBS], g1 = start[(g + 1u) * STAGE_SUBS];
-    if (g1 == g0 || before + g0 >= pc.limit) continue;
-    [[unroll]] for (uint u = 0u; u < STAGE_SUBS; ++u) {
-      const uint v = g * STAGE_SUBS + u;
+  // The subgroup's ids go to positions [out0, out0 + sub_total): staged in its ring of R words,
+  // in row order, and stored R / 2 at a time, consecutive lanes to consecutive positions. Before a
+  // sub-round is staged fewer than R / 2 ids wait in the ring and the sub-round adds at most 4 S
+  // <= R / 2, so no waiting id is overwritten. (Aligning the stores to 32 positions took 0.498-0.502
+  // ms against 0.490-0.492 on the H200.)
+  const uint out0 = before + sub_before;
+  if (sub_total != 0u && out0 < pc.limit) {
+    const uint R = uint(CNF_SELECT_STAGE) / gl_NumSubgroups, half_r = R / 2u, ring = gl_SubgroupID * R;
+    uint staged = 0u, stored = 0u;
+    [[unroll]] for (uint v = 0u; v < VEC; ++v) {
+      const uint shift = 16u * (v % 2u);
       const uint nibble = (bits[v / 8u] >> (4u * (v % 8u))) & 15u;
-      const uint row = pc.first_row + base + v * SUB + 4u * rank;
-      uint o = off[v] - g0;
+      const uint row = pc.first_row + first + 4u * (v * gl_SubgroupSize + lane);
+      uint o = staged + ((prefix[v / 2u] >> shift) & 0xffffu);
       [[unroll]] for (uint j = 0u; j < 4u; ++j)
-        if (((nibble >> j) & 1u) != 0u) s_ids[o++] = row + j;
+        if (((nibble >> j) & 1u) != 0u) s_ids[ring + (o++ & (R - 1u))] = row + j;
+      staged += (totals[v / 2u] >> shift) & 0xffffu;
+      subgroupBarrier();  // the staged ids are visible to the lanes that store them
+      if (staged - stored >= half_r) {
+        for (uint i = lane; i < half_r; i += gl_SubgroupSize) {
+          const uint pos = out0 + stored + i;
+          if (pos < pc.limit) ids[pos] = s_ids[ring + ((stored + i) & (R - 1u))];
+        }
+        stored += half_r;
+        subgroupBarrier();  // those slots are read before the next sub-round reuses them
+      }
     }
-    barrier();
-    for (uint i = gl_LocalInvocationID.x; i < g1 - g0; i += WG) {
-      const uint pos = before + g0 + i;
-      if (pos < pc.limit) ids[pos] = s_ids[i];
+    for (uint i = lane; i < staged - stored; i += gl_SubgroupSize) {
+      const uint pos = out0 + stored + i;
+      if (pos < pc.limit) ids[pos] = s_ids[ring + ((stored + i) & (R - 1u))];
     }
-    barrier();
   }
 }

@@ -16,9 +16,9 @@
 namespace gfxq::vk {
 
 static_assert(kSelectMaxLookback == CNF_SELECT_MAX_LOOKBACK && kSelectMaxLookback * 4 <= 65536);
-// cnf_select.comp stages whole sub-rounds (4 * WG rows) of ids.
-static_assert(CNF_SELECT_STAGE % (4 * CNF_SELECT_WG_S1_IV) == 0 && CNF_SELECT_STAGE % (4 * CNF_SELECT_WG_S1) == 0 &&
-              CNF_SELECT_STAGE % (4 * CNF_SELECT_WG_S8) == 0);
+// cnf_select.comp gives each subgroup a ring of at least 8 staged ids per invocation.
+static_assert(CNF_SELECT_STAGE >= 8 * CNF_SELECT_WG_S1_IV && CNF_SELECT_STAGE >= 8 * CNF_SELECT_WG_S1 &&
+              CNF_SELECT_STAGE >= 8 * CNF_SELECT_WG_S8);
 // A mask block is 2048 rows, 64 words, 256 bytes: chunks (multiples of kChunkAlign rows) start
 // at block boundaries, and their mask ranges at multiples of 256 bytes.
 static_assert(kCnfBlock == CNF_MASK_BLOCK && kCnfBlock / 32 == CNF_MASK_BLOCK_WORDS && kChunkAlign % kCnfBlock == 0 &&
