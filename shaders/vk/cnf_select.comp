@@ -198,11 +198,11 @@ void select_tile(uint tile, const bool full) {
   if (s_failed != 0u) return;
   const uint before = s_before;
 
-  // The subgroup's ids go to positions [out0, out0 + sub_total): staged in its ring of R words,
-  // in row order, and stored R / 2 at a time, consecutive lanes to consecutive positions. Before a
-  // sub-round is staged fewer than R / 2 ids wait in the ring and the sub-round adds at most 4 S
-  // <= R / 2, so no waiting id is overwritten. (Aligning the stores to 32 positions took 0.498-0.502
-  // ms against 0.490-0.492 on the H200.)
+  // The subgroup's ids go to positions [out0, out0 + sub_total): staged in its ring of R words (a
+  // power of two, as subgroups and workgroups are), in row order, and stored R / 2 at a time,
+  // consecutive lanes to consecutive positions. Before a sub-round is staged fewer than R / 2 ids
+  // wait in the ring and the sub-round adds at most 4 S <= R / 2, so no waiting id is overwritten.
+  // (Aligning the stores to 32 positions took 0.498-0.502 ms against 0.490-0.492 on the H200.)
   const uint out0 = before + sub_before;
   if (sub_total != 0u && out0 < pc.limit) {
     const uint R = uint(CNF_SELECT_STAGE) / gl_NumSubgroups, half_r = R / 2u, ring = gl_SubgroupID * R;
