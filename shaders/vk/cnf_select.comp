@@ -3,10 +3,10 @@
 // look-back). A workgroup takes the next tile id from the counter in ctrl (dynamic ids: a tile only
 // waits on tiles whose workgroups started earlier), loads the tile's rows of every slot column,
 // tests the whole CNF per row (cnf_eval.glsl), ranks its passing rows in row order (subgroup
-// prefix sums of per-invocation counts, then the subgroups' totals), publishes its count (AGGREGATE; tile 0 of a
-// chunk: PREFIX at once), and looks back over the descriptors of the chunk's earlier tiles, one
-// subgroup reading one descriptor per invocation per step, adding AGGREGATE counts up to the
-// nearest PREFIX. It then publishes its own PREFIX, and each subgroup writes the ids of its
+// prefix sums of per-invocation counts, then the subgroups' totals), publishes its count
+// (AGGREGATE; tile 0 of a chunk: PREFIX at once), and looks back over the descriptors of the
+// chunk's earlier tiles, one subgroup reading one descriptor per invocation per step, adding
+// AGGREGATE counts up to the nearest PREFIX. It then publishes its own PREFIX, and each subgroup writes the ids of its
 // passing rows at chunk-local positions from there, staged in a ring of shared memory of its own
 // so that the stores are coalesced, with no workgroup barrier; positions at or past `limit` are
 // not written.
@@ -94,6 +94,9 @@ shared uint s_tile, s_before, s_failed;
 
 void select_tile(uint tile, const bool full);
 
+// The first of the 4 rows lane `lane` tests in sub-round v of its subgroup's run from run_row.
+uint lane_row(uint run_row, uint v, uint lane) { return run_row + 4u * (v * gl_SubgroupSize + lane); }
+
 void main() {
   if (gl_SubgroupID == 0u && gl_SubgroupInvocationID == 0u)
     s_tile = atomicAdd(ctrl[CNF_SELECT_COUNTER], 1u) - pc.first_tile;
@@ -111,14 +114,14 @@ void main() {
 // The tile's work; `full` (a constant at each call site): every row of the tile is in the chunk.
 void select_tile(uint tile, const bool full) {
   const uint lane = gl_SubgroupInvocationID;
-  // The first row of this subgroup's part of the tile.
-  const uint first = tile * TILE + gl_SubgroupID * (4u * uint(VEC) * gl_SubgroupSize);
+  // The first row of this subgroup's run of the tile's rows.
+  const uint run_row = tile * TILE + gl_SubgroupID * (4u * uint(VEC) * gl_SubgroupSize);
   const uint end = pc.rows;
 
   // Every load of the tile first (clamped, unconditional: many in flight, no divergent branch).
   uvec4 raw[VEC][SLOTS];
   [[unroll]] for (uint v = 0u; v < VEC; ++v) {
-    const uint row = first + 4u * (v * gl_SubgroupSize + lane);
+    const uint row = lane_row(run_row, v, lane);
     [[unroll]] for (uint s = 0u; s < SLOTS; ++s) {
       const uvec4 value = s < pc.slot_count ? load_slot(s, (full ? row : min(row, end - 1u)) / 4u) : uvec4(0u);
       raw[v][s] = full || row < end ? value : uvec4(0u);
@@ -131,7 +134,7 @@ void select_tile(uint tile, const bool full) {
   [[unroll]] for (uint i = 0u; i < (VEC + 7) / 8; ++i) bits[i] = 0u;
   [[unroll]] for (uint k = 0u; k < PACKS; ++k) packed[k] = 0u;
   [[unroll]] for (uint v = 0u; v < VEC; ++v) {
-    const uint row = first + 4u * (v * gl_SubgroupSize + lane);
+    const uint row = lane_row(run_row, v, lane);
     const bvec4 pass =
         cnf_test(raw[v], full ? bvec4(true) : lessThan(uvec4(row) + uvec4(0u, 1u, 2u, 3u), uvec4(end)));
     const uint nibble = uint(pass.x) | uint(pass.y) << 1 | uint(pass.z) << 2 | uint(pass.w) << 3;
@@ -210,7 +213,7 @@ void select_tile(uint tile, const bool full) {
     [[unroll]] for (uint v = 0u; v < VEC; ++v) {
       const uint shift = 16u * (v % 2u);
       const uint nibble = (bits[v / 8u] >> (4u * (v % 8u))) & 15u;
-      const uint row = pc.first_row + first + 4u * (v * gl_SubgroupSize + lane);
+      const uint row = pc.first_row + lane_row(run_row, v, lane);
       uint o = staged + ((prefix[v / 2u] >> shift) & 0xffffu);
       [[unroll]] for (uint j = 0u; j < 4u; ++j)
         if (((nibble >> j) & 1u) != 0u) s_ids[ring + (o++ & (R - 1u))] = row + j;

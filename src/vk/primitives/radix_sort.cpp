@@ -26,16 +26,11 @@ static_assert(SORT_MAX_SUBGROUPS * SORT_BINS / 2 <= SORT_TILE && 128 * SORT_KPT 
 // of lavapipe's 65,535 loop iterations per shader run (shared by all loops) to the other loops.
 static_assert(SORT_BINS == SORT_WG && SORT_RADIX_BITS * ONESWEEP_PASSES == 32);
 static_assert(ONESWEEP_MAX_LOOKBACK * 4 <= 65536);
-//! Rounds in which a digit pass stages its tile: the fewest of at most ONESWEEP_STAGE keys each
-//! (onesweep_pass.comp's OS_ROUNDS).
-constexpr uint32_t onesweep_rounds(uint32_t tile) {
-  return (tile + ONESWEEP_STAGE - 1) / ONESWEEP_STAGE;
-}
 //! Digit-pass tile shapes onesweep_pass.comp handles: at least one invocation per digit, kd[]
 //! packing 4 digits, positions and counts in a tile of 16 bits, and rounds of at most
 //! ONESWEEP_STAGE staged keys with the same number per invocation.
 constexpr bool onesweep_tile_ok(uint32_t wg, uint32_t kpt, uint32_t tile) {
-  const uint32_t rounds = onesweep_rounds(tile);
+  const uint32_t rounds = (tile + ONESWEEP_STAGE - 1) / ONESWEEP_STAGE;  // onesweep_pass.comp's OS_ROUNDS
   return tile == wg * kpt && wg >= SORT_BINS && wg % SORT_WG == 0 && kpt % 4 == 0 && tile < 65536 &&
          tile % rounds == 0 && (tile / rounds) % wg == 0;
 }
