@@ -431,8 +431,9 @@ Measurement select_rowids(Env& env, uint64_t rows) {
     device.barrier(cmd);
     compact(cmd);
   };
+  const vk::SelectTiles tiles = vk::resolve_select_tiles(device, vk::SelectTiles::Auto);
   auto one_pass = [&](VkCommandBuffer cmd) {
-    vk::record_cnf_select(device, cmd, input, plan, *layout, ctrl, ids, vk::kSelectMaxLookback);
+    vk::record_cnf_select(device, cmd, input, plan, *layout, ctrl, ids, vk::kSelectMaxLookback, tiles);
   };
   // Each stage alone reads what the previous records of the same repeat left (the same mask,
   // counts and offsets every time).
@@ -456,7 +457,8 @@ Measurement select_rowids(Env& env, uint64_t rows) {
   const auto selected = vk::select_counts(*layout, words);
   const bool one_pass_ok = !selected || check(ids, selected->front());
   const std::string path = selected
-                               ? "one-pass cnf_select, " + std::to_string(layout->tile_rows) + "-row tiles"
+                               ? "one-pass cnf_select, " + std::to_string(layout->tile_rows) + "-row tiles" +
+                                     (tiles == vk::SelectTiles::Launch ? " in launch order" : " from a counter")
                                : "one-pass look-back hit its bound in the last run: one-pass + three-stage fallback";
   const uint64_t bytes = 4 * rows + 4 * want.size();
   // A fallback costs the one-pass attempt and the rerun.

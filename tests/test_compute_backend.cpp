@@ -869,14 +869,24 @@ TEST_CASE("compute: the three-stage selection writes row ids, keys and pairs aro
   }
 }
 
-// Forces the one-pass row-id kernel's look-back bound (GFXQ_COMPUTE_SELECT_LOOKBACK) while alive.
-class ForcedLookback {
+// Sets an environment variable the compute backend reads per query while alive: the one-pass
+// row-id kernel's look-back bound (GFXQ_COMPUTE_SELECT_LOOKBACK) or how its workgroups find their
+// tiles (GFXQ_COMPUTE_SELECT_TILES).
+class ScopedEnv {
  public:
-  explicit ForcedLookback(const std::string& steps) { setenv("GFXQ_COMPUTE_SELECT_LOOKBACK", steps.c_str(), 1); }
-  ~ForcedLookback() { unsetenv("GFXQ_COMPUTE_SELECT_LOOKBACK"); }
-  ForcedLookback(const ForcedLookback&) = delete;
-  ForcedLookback& operator=(const ForcedLookback&) = delete;
+  ScopedEnv(const char* name, const std::string& value) : name_(name) { setenv(name, value.c_str(), 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
 };
+
+// The ways the one-pass kernel's workgroups find their tiles, as GFXQ_COMPUTE_SELECT_TILES names
+// them, and the words its report gives each.
+const std::pair<const char*, const char*> kSelectTiles[] = {{"counter", "-row tiles taken from a counter"},
+                                                            {"launch", "-row tiles in launch order"}};
 
 // The algorithm the compute backend reports for `sql` over `catalog`.
 std::string reported_algorithm(const std::string& sql, const Catalog& catalog) {
@@ -899,33 +909,45 @@ TEST_CASE("compute: one-pass row ids match the CPU at tile boundaries") {
   two.clauses.push_back(
       {{Comparison{ColumnRef{"", "x"}, CmpOp::Lt, 0.25}, Comparison{ColumnRef{"", "b"}, CmpOp::Gt, 0.0}}});
   constexpr uint64_t t1 = kOneColumnTile, t2 = kColumnsTile;
-  for (uint64_t rows : {uint64_t(1), uint64_t(5), t2 - 1, t2, t2 + 1, 2 * t2 + 1, 3 * t2 - 1, t1 - 1, t1, t1 + 1,
-                        2 * t1 + 1, 3 * t1 - 3}) {
-    const uint64_t table_seed = rng();
-    const Catalog catalog = catalog_of(test::random_table(rows, kDistributions[table_seed % 4], table_seed));
-    std::mt19937_64 qrng(table_seed);
-    const std::string what = "rows " + std::to_string(rows) + " seed " + std::to_string(table_seed);
-    for (const Cnf& cnf : {one, two, test::random_cnf(catalog.get("t"), qrng, 3, 3)}) {
-      check_query(query_of({Star{}}, cnf), catalog, what);
-      Query q = query_of({ColumnRef{"", "a"}}, cnf);
-      q.limit = rows / 2 + 1;
-      check_query(q, catalog, what);
-    }
-  }
-  // The report names the path that ran and its tiles.
   const Catalog catalog = catalog_of(test::random_table(20000, Distribution::Uniform, seed));
-  CHECK(reported_algorithm("SELECT a FROM t WHERE x < 0.5", catalog)
-            .find("one-pass CNF selection (1 clause, 1 term over 1 column): row ids by "
-                  "decoupled look-back over " +
-                  std::to_string(kOneColumnTile) + "-row tiles") != std::string::npos);
-  CHECK(reported_algorithm("SELECT a FROM t WHERE x < 0.5 OR b > 0", catalog)
-            .find("over 2 columns): row ids by decoupled look-back over " + std::to_string(kColumnsTile) +
-                  "-row tiles") != std::string::npos);
+  for (const auto& [tiles, tile_words] : kSelectTiles) {
+    const ScopedEnv force{"GFXQ_COMPUTE_SELECT_TILES", tiles};
+    for (uint64_t rows : {uint64_t(1), uint64_t(5), t2 - 1, t2, t2 + 1, 2 * t2 + 1, 3 * t2 - 1, t1 - 1, t1, t1 + 1,
+                          2 * t1 + 1, 3 * t1 - 3}) {
+      const uint64_t table_seed = rng();
+      const Catalog table = catalog_of(test::random_table(rows, kDistributions[table_seed % 4], table_seed));
+      std::mt19937_64 qrng(table_seed);
+      const std::string what =
+          std::string("tiles ") + tiles + " rows " + std::to_string(rows) + " seed " + std::to_string(table_seed);
+      for (const Cnf& cnf : {one, two, test::random_cnf(table.get("t"), qrng, 3, 3)}) {
+        check_query(query_of({Star{}}, cnf), table, what);
+        Query q = query_of({ColumnRef{"", "a"}}, cnf);
+        q.limit = rows / 2 + 1;
+        check_query(q, table, what);
+      }
+    }
+    // The report names the path that ran, its tiles and how workgroups found them.
+    CHECK(reported_algorithm("SELECT a FROM t WHERE x < 0.5", catalog)
+              .find("one-pass CNF selection (1 clause, 1 term over 1 column): row ids by "
+                    "decoupled look-back over " +
+                    std::to_string(kOneColumnTile) + tile_words) != std::string::npos);
+    CHECK(reported_algorithm("SELECT a FROM t WHERE x < 0.5 OR b > 0", catalog)
+              .find("over 2 columns): row ids by decoupled look-back over " + std::to_string(kColumnsTile) +
+                    tile_words) != std::string::npos);
+  }
+  // Unforced: launch order on NVIDIA's devices only.
+  const bool nvidia = engine().vk_capabilities().vendor_id == 0x10de;
+  CHECK(reported_algorithm("SELECT a FROM t WHERE x < 0.5", catalog).find(kSelectTiles[nvidia ? 1 : 0].second) !=
+        std::string::npos);
+  const ScopedEnv wrong{"GFXQ_COMPUTE_SELECT_TILES", "first"};
+  CHECK_THROWS_WITH_AS(reported_algorithm("SELECT a FROM t WHERE x < 0.5", catalog),
+                       "GFXQ_COMPUTE_SELECT_TILES='first': expected counter, launch or auto", Error);
 }
 
 TEST_CASE("compute: one-pass row ids fall back to three kernels when the look-back hits its bound") {
   // Bound 0: every tile but the first of a chunk fails, so any chunk of several tiles reruns by
-  // the three-kernel path; bound 1: either path, the same rows. Single- and multi-chunk plans.
+  // the three-kernel path; bound 1: either path, the same rows. Single- and multi-chunk plans,
+  // tiles from the counter and in launch order.
   const uint64_t seed = std::random_device{}();
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
@@ -936,14 +958,16 @@ TEST_CASE("compute: one-pass row ids fall back to three kernels when the look-ba
                                                             {0, 3 * kOneColumnTile + 17},
                                                             {kOneColumnTile + 2048, 2 * kOneColumnTile + 5000},
                                                             {2048, 2049}}) {
-    for (const char* lookback : {"0", "1"}) {
+    for (const auto& [lookback, tiles] :
+         {std::pair{"0", "counter"}, std::pair{"0", "launch"}, std::pair{"1", "counter"}, std::pair{"1", "launch"}}) {
       const ForcedLimits limits{chunk, 0};
-      const ForcedLookback force{lookback};
+      const ScopedEnv force{"GFXQ_COMPUTE_SELECT_LOOKBACK", lookback};
+      const ScopedEnv order{"GFXQ_COMPUTE_SELECT_TILES", tiles};
       const uint64_t table_seed = rng();
       const Catalog catalog = catalog_of(test::random_table(rows, Distribution::Uniform, table_seed));
       std::mt19937_64 qrng(table_seed);
       const std::string what = "rows " + std::to_string(rows) + " chunk " + std::to_string(chunk) + " lookback " +
-                               lookback + " seed " + std::to_string(table_seed);
+                               lookback + " tiles " + tiles + " seed " + std::to_string(table_seed);
       const Cnf cnf = test::random_cnf(catalog.get("t"), qrng, 2, 2);
       check_query(query_of({Star{}}, cnf), catalog, what);
       Query q = query_of({ColumnRef{"", "y"}}, cnf);
@@ -977,32 +1001,36 @@ TEST_CASE("compute: one-pass row ids over several chunks keep row order and LIMI
       {10240, 3 * 10240 + 1},         {kOneColumnTile, 2 * kOneColumnTile + 1},
       {kOneColumnTile + 2048, 40000}, {2 * kOneColumnTile, 2 * kOneColumnTile + 7}};
   for (const auto& [chunk, rows] : cases) {
-    const ForcedLimits limits{chunk, 0};
-    const uint64_t table_seed = rng();
-    const Catalog catalog = catalog_of(test::random_table(rows, kDistributions[table_seed % 4], table_seed));
-    std::mt19937_64 qrng(table_seed);
-    const std::string what =
-        "rows " + std::to_string(rows) + " chunk " + std::to_string(chunk) + " seed " + std::to_string(table_seed);
-    // One tile per chunk never looks back, so the one-pass kernel must have run; with more, a
-    // look-back may hit its bound on lavapipe when the host is busy (workgroups are CPU threads).
-    for (const char* sql : {"SELECT a FROM t WHERE x < 0.5", "SELECT a FROM t WHERE x < 0.5 OR b > 0"}) {
-      const std::string algorithm = reported_algorithm(sql, catalog);
-      const bool one_tile = std::min(chunk, rows) <=
-                            (algorithm.find("over 1 column)") != std::string::npos ? kOneColumnTile : kColumnsTile);
-      CHECK_MESSAGE(algorithm.find("compute: one-pass CNF selection") == 0, algorithm);
-      CHECK_MESSAGE((algorithm.find("fallback") == std::string::npos || !one_tile), algorithm);
-    }
-    for (int i = 0; i < 2; ++i) {
-      const Cnf cnf = test::random_cnf(catalog.get("t"), qrng, 3, 3);
-      check_query(query_of({Star{}}, cnf), catalog, what);
-      for (uint64_t limit : {uint64_t(1), chunk - 1, chunk + 1, rows}) {
-        Query q = query_of({ColumnRef{"", "b"}, ColumnRef{"", "x"}}, cnf);
-        q.limit = limit;
-        check_query(q, catalog, what + " limit " + std::to_string(limit));
+    for (const auto& [tiles, tile_words] : kSelectTiles) {
+      const ForcedLimits limits{chunk, 0};
+      const ScopedEnv order{"GFXQ_COMPUTE_SELECT_TILES", tiles};
+      const uint64_t table_seed = rng();
+      const Catalog catalog = catalog_of(test::random_table(rows, kDistributions[table_seed % 4], table_seed));
+      std::mt19937_64 qrng(table_seed);
+      const std::string what = "rows " + std::to_string(rows) + " chunk " + std::to_string(chunk) + " tiles " + tiles +
+                               " seed " + std::to_string(table_seed);
+      // One tile per chunk never looks back, so the one-pass kernel must have run; with more, a
+      // look-back may hit its bound on lavapipe when the host is busy (workgroups are CPU threads).
+      for (const char* sql : {"SELECT a FROM t WHERE x < 0.5", "SELECT a FROM t WHERE x < 0.5 OR b > 0"}) {
+        const std::string algorithm = reported_algorithm(sql, catalog);
+        const bool one_tile = std::min(chunk, rows) <=
+                              (algorithm.find("over 1 column)") != std::string::npos ? kOneColumnTile : kColumnsTile);
+        CHECK_MESSAGE(algorithm.find("compute: one-pass CNF selection") == 0, algorithm);
+        CHECK_MESSAGE(algorithm.find(tile_words) != std::string::npos, algorithm);
+        CHECK_MESSAGE((algorithm.find("fallback") == std::string::npos || !one_tile), algorithm);
       }
-      Query o = query_of({ColumnRef{"", "a"}}, cnf);
-      o.order_by = OrderBy{ColumnRef{"", "y"}, i == 1};
-      check_query(o, catalog, what);
+      for (int i = 0; i < 2; ++i) {
+        const Cnf cnf = test::random_cnf(catalog.get("t"), qrng, 3, 3);
+        check_query(query_of({Star{}}, cnf), catalog, what);
+        for (uint64_t limit : {uint64_t(1), chunk - 1, chunk + 1, rows}) {
+          Query q = query_of({ColumnRef{"", "b"}, ColumnRef{"", "x"}}, cnf);
+          q.limit = limit;
+          check_query(q, catalog, what + " limit " + std::to_string(limit));
+        }
+        Query o = query_of({ColumnRef{"", "a"}}, cnf);
+        o.order_by = OrderBy{ColumnRef{"", "y"}, i == 1};
+        check_query(o, catalog, what);
+      }
     }
   }
 }

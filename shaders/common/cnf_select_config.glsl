@@ -23,9 +23,9 @@
 // workgroup's subgroups, at least 8 per invocation (16 KiB, within lavapipe's 32 KiB).
 #define CNF_SELECT_STAGE 4096
 // Control words (zeroed before the pass): the status (nonzero: a tile's look-back hit its bound),
-// the tile counter (over all chunks), then one descriptor per tile over all chunks:
-// flag << 30 | count, the count being the tile's passing rows (AGGREGATE) or those of its chunk's
-// tiles up to it (PREFIX).
+// the tile counter (over all chunks; used when tiles are taken from it), then one descriptor per
+// tile over all chunks: flag << 30 | count, the count being the tile's passing rows (AGGREGATE) or
+// those of its chunk's tiles up to it (PREFIX).
 #define CNF_SELECT_STATUS 0
 #define CNF_SELECT_COUNTER 1
 #define CNF_SELECT_DESC 4

@@ -36,7 +36,8 @@ uint64_t env_number(const char* name) {
 // sort and select primitives: ORDER BY's radix sort and top-k select, the quantiles' radix select)
 // likewise forces a sort or select over several windows. GFXQ_COMPUTE_SELECT_LOOKBACK bounds the
 // look-back of the one-pass row-id kernel: 0 forces its three-kernel fallback on every chunk of
-// several tiles (the tests' way to run it). GFXQ_COMPUTE_FLOAT_SUM_INT64=1 makes the exact FLOAT
+// several tiles (the tests' way to run it); GFXQ_COMPUTE_SELECT_TILES=counter / launch / auto
+// picks how its workgroups find their tiles (vk::SelectTiles). GFXQ_COMPUTE_FLOAT_SUM_INT64=1 makes the exact FLOAT
 // SUM keep its register bin in int64, as on devices without shaderFloat64.
 vk::ScanLimits scan_limits() {
   vk::ScanLimits limits;
@@ -44,6 +45,16 @@ vk::ScanLimits scan_limits() {
   limits.max_groups = uint32_t(std::min<uint64_t>(env_number("GFXQ_COMPUTE_MAX_GROUPS"), UINT32_MAX));
   if (const char* v = std::getenv("GFXQ_COMPUTE_SELECT_LOOKBACK"); v && *v)
     limits.select_lookback = uint32_t(std::min<uint64_t>(env_number("GFXQ_COMPUTE_SELECT_LOOKBACK"), UINT32_MAX));
+  if (const char* v = std::getenv("GFXQ_COMPUTE_SELECT_TILES"); v && *v) {
+    const std::string tiles = v;
+    if (tiles == "counter")
+      limits.select_tiles = vk::SelectTiles::Counter;
+    else if (tiles == "launch")
+      limits.select_tiles = vk::SelectTiles::Launch;
+    else if (tiles != "auto")
+      throw Error(ErrorCode::InvalidInput,
+                  "GFXQ_COMPUTE_SELECT_TILES='" + tiles + "': expected counter, launch or auto");
+  }
   limits.float_sum_int64 = env_number("GFXQ_COMPUTE_FLOAT_SUM_INT64") != 0;
   return limits;
 }

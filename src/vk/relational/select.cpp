@@ -205,7 +205,8 @@ std::string row_test_note(const CnfInput& input) {
 
 // Push constants of cnf_select.comp.
 struct SelectPush {
-  uint32_t rows, first_row, first_tile, terms, float_slots, slot_count, intervals, limit, lookback_limit, group_offset;
+  uint32_t rows, first_row, first_tile, terms, float_slots, slot_count, intervals, limit, lookback_limit, launch_tiles,
+      group_offset;
 };
 
 // Push constants of cnf_compact.comp.
@@ -428,8 +429,16 @@ std::optional<SelectLayout> plan_select(const CnfInput& input, const ScanPlan& p
   return l;
 }
 
+SelectTiles resolve_select_tiles(const Device& device, SelectTiles tiles) noexcept {
+  // NVIDIA's GPUs start a grid's workgroups in id order (CUB's single-pass scan relies on it).
+  constexpr uint32_t kNvidia = 0x10de;
+  if (tiles != SelectTiles::Auto) return tiles;
+  return device.caps().vendor_id == kNvidia ? SelectTiles::Launch : SelectTiles::Counter;
+}
+
 void record_cnf_select(Device& device, VkCommandBuffer cmd, const CnfInput& input, const ScanPlan& plan,
-                       const SelectLayout& layout, const Buffer& ctrl, const Buffer& ids, uint32_t lookback) {
+                       const SelectLayout& layout, const Buffer& ctrl, const Buffer& ids, uint32_t lookback,
+                       SelectTiles tiles) {
   const CnfProgram& program = *input.program;
   const uint32_t slots = uint32_t(input.columns.size());
   if (slots == 0 || slots > kMaxCnfSlots || program.outcome != CnfProgram::Outcome::Rows ||
@@ -449,9 +458,11 @@ void record_cnf_select(Device& device, VkCommandBuffer cmd, const CnfInput& inpu
   push.slot_count = slots;
   push.intervals = intervals;
   push.lookback_limit = std::min(lookback, kSelectMaxLookback);
+  push.launch_tiles = resolve_select_tiles(device, tiles) == SelectTiles::Launch ? 1 : 0;
   for (size_t c = 0; c < plan.chunks.size(); ++c) {
     const ScanChunk& chunk = plan.chunks[c];
-    // The tile counter runs on over the chunks: the previous chunk's tiles have all been taken.
+    // The tile counter (SelectTiles::Counter) runs on over the chunks: the previous chunk's tiles
+    // have all been taken.
     if (c > 0) device.barrier(cmd);
     std::vector<BufferRange> ranges;
     ranges.push_back({input.words, 0, 0});
@@ -593,17 +604,20 @@ std::vector<uint32_t> select_row_ids(QueryContext& ctx, const CnfProgram& progra
   const std::optional<SelectLayout> layout = plan_select(input, plan, limit);
   if (!layout) return fallback("");
   const uint32_t lookback = std::min(ctx.limits().select_lookback, kSelectMaxLookback);
+  const SelectTiles tiles = resolve_select_tiles(device, ctx.limits().select_tiles);
   Buffer ctrl = device.create_buffer(layout->ctrl_words() * 4, MemoryKind::Device);
   Buffer ids = device.create_buffer(padded_bytes(layout->out_elements), MemoryKind::Device);
   const std::string one_pass = "one-pass CNF selection (" + program.summary() +
                                "): row ids by decoupled look-back over " + std::to_string(layout->tile_rows) +
-                               "-row tiles";
+                               "-row tiles" +
+                               (tiles == SelectTiles::Launch ? " in launch order" : " taken from a counter");
   ctx.run("cnf-select",
           one_pass + " (at most " + std::to_string(lookback) + " steps), " + std::to_string(layout->all_tiles) +
               " tiles" + (plan.chunks.size() > 1 ? " in " + std::to_string(plan.chunks.size()) + " chunks" : "") +
               row_test_note(input),
-          plan.rows,
-          [&](VkCommandBuffer cmd) { record_cnf_select(device, cmd, input, plan, *layout, ctrl, ids, lookback); });
+          plan.rows, [&](VkCommandBuffer cmd) {
+            record_cnf_select(device, cmd, input, plan, *layout, ctrl, ids, lookback, tiles);
+          });
   const size_t pass = ctx.passes().size() - 1;
   const auto counts =
       select_counts(*layout, ctx.download<uint32_t>(ctrl, layout->ctrl_words(), "select control words"));

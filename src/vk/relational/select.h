@@ -88,6 +88,16 @@ struct ScanPlan {
   std::string summary() const;
 };
 
+//! How the workgroups of the one-pass selection (cnf_select) find their tiles. A tile's look-back
+//! waits on the tiles before it, so their workgroups must have started no later.
+enum class SelectTiles {
+  Auto,     //!< Launch on devices known to start workgroups in id order (NVIDIA's), else Counter
+  Counter,  //!< the next id from a counter in the control words: start order on any device
+  Launch,   //!< the workgroup id: no atomic and no barrier before the loads. Where workgroups start
+            //!< out of order a look-back may wait on one not yet started: it hits its bound and the
+            //!< selection reruns by the three-kernel path (slow, still exact).
+};
+
 //! Limits of a scan plan; the defaults suit every device, tests shrink them.
 struct ScanLimits {
   //! Rows per chunk; 0: as many as one binding holds. Rounded down to a multiple of kChunkAlign
@@ -99,6 +109,8 @@ struct ScanLimits {
   //! Most look-back steps per tile of the one-pass kernel (at most kSelectMaxLookback); tests force
   //! its fallback with 0.
   uint32_t select_lookback = UINT32_MAX;
+  //! How the one-pass kernel's workgroups find their tiles; tests force each way.
+  SelectTiles select_tiles = SelectTiles::Auto;
   //! The exact FLOAT SUM keeps its register bin in int64 even where the device has shaderFloat64
   //! (tests run that path on every device with it).
   bool float_sum_int64 = false;
@@ -213,14 +225,18 @@ struct SelectLayout {
 //! 30-bit descriptor counts).
 std::optional<SelectLayout> plan_select(const CnfInput& input, const ScanPlan& plan, uint64_t limit);
 
+//! `tiles`, with Auto resolved for `device` (Launch or Counter).
+SelectTiles resolve_select_tiles(const Device& device, SelectTiles tiles) noexcept;
+
 //! Records cnf_select over every chunk: zeroes `ctrl` (layout.ctrl_words() words), then writes the
 //! ids of the passing rows of chunk c, in row order, from element layout.out_start[c] of `ids`
 //! (at most out_rows[c]). Afterwards ctrl holds the status word (nonzero: a look-back hit
 //! `lookback`, nothing is valid; rerun by the three-kernel path) and each tile's descriptor; the
-//! last tile's of a chunk holds its passing rows (PREFIX). The caller owes barriers as for the
-//! primitives (map.h).
+//! last tile's of a chunk holds its passing rows (PREFIX). Workgroups find their tiles as `tiles`
+//! says. The caller owes barriers as for the primitives (map.h).
 void record_cnf_select(Device& device, VkCommandBuffer cmd, const CnfInput& input, const ScanPlan& plan,
-                       const SelectLayout& layout, const Buffer& ctrl, const Buffer& ids, uint32_t lookback);
+                       const SelectLayout& layout, const Buffer& ctrl, const Buffer& ids, uint32_t lookback,
+                       SelectTiles tiles);
 
 //! Passing rows per chunk from the downloaded control words, or nullopt when a look-back hit its
 //! bound (or a chunk's last descriptor is not PREFIX).
