@@ -1,8 +1,8 @@
 #version 450
 // cnf_select: the row ids of a WHERE in one pass (single-pass stream compaction with decoupled
-// look-back). A workgroup's tile is its workgroup id (pc.launch_tiles: on devices that start
-// workgroups in id order, so that a tile waits on tiles whose workgroups started earlier) or the
-// next id from the counter in ctrl (dynamic ids, which guarantee that order on any device). It
+// look-back). A workgroup's tile is its workgroup id (CNF_SELECT_LAUNCH_TILES: on devices that
+// start workgroups in id order, so that a tile waits on tiles whose workgroups started earlier) or
+// the next id from the counter in ctrl (dynamic ids, which guarantee that order on any device). It
 // loads the tile's rows of every slot column, tests the whole CNF per row (cnf_eval.glsl), counts
 // its passing rows (subgroup sums, then the subgroups' totals), publishes its count (AGGREGATE;
 // tile 0 of a chunk: PREFIX at once), ranks its passing rows in row order (subgroup prefix sums of
@@ -29,8 +29,9 @@
 // Push constants: rows (in this chunk), first_row (row id of the chunk's row 0), first_tile (index
 //   of the chunk's tile 0 among all chunks' tiles), terms (0: every row passes), float_slots (bit s:
 //   slot s is FLOAT), slot_count, intervals (0, or 1..4: test raw-bit intervals), limit, lookback_limit,
-//   launch_tiles (1: the tile is the workgroup id, 0: taken from the counter), group_offset (written
-//   by split grids).
+//   group_offset (written by split grids).
+// Specialization constant 1: CNF_SELECT_LAUNCH_TILES (1: the tile is the workgroup id, 0: taken
+//   from the counter; constant 0 is cnf_eval.glsl's float test).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -86,11 +87,12 @@ layout(push_constant) uniform Params {
   uint intervals;
   uint limit;
   uint lookback_limit;
-  uint launch_tiles;
   uint group_offset;
 } pc;
 
 #include "cnf_eval.glsl"
+
+layout(constant_id = 1) const uint CNF_SELECT_LAUNCH_TILES = 0u;
 
 shared uint s_ids[CNF_SELECT_STAGE];
 shared uint s_sums[MAX_SUBGROUPS];
@@ -105,8 +107,9 @@ void main() {
   cnf_load_intervals();
   uint tile = gl_WorkGroupID.x + pc.group_offset;
   // (On the H200 at 2^28 rows the workgroup ids took 0.491-0.493 ms against 0.494-0.499 with the
-  // counter: no atomic and no barrier before the loads.)
-  if (pc.launch_tiles == 0u) {
+  // counter: no atomic and no barrier before the loads; as a push constant instead of a
+  // specialization constant the choice cost 0.491 against 0.485-0.487 in one run.)
+  if (CNF_SELECT_LAUNCH_TILES == 0u) {
     if (gl_SubgroupID == 0u && gl_SubgroupInvocationID == 0u)
       s_tile = atomicAdd(ctrl[CNF_SELECT_COUNTER], 1u) - pc.first_tile;
     barrier();

@@ -708,9 +708,11 @@ void Device::download(const Buffer& src, void* dst, uint64_t bytes, uint64_t off
 // Pipelines and commands
 
 const Pipeline& Device::pipeline(std::string_view name, uint32_t bindings, uint32_t push_bytes, bool group_offset,
-                                 uint32_t specialization) {
+                                 uint32_t specialization, uint32_t specialization1) {
   Impl& m = *impl_;
-  const std::string key = specialization ? std::string(name) + "#" + std::to_string(specialization) : std::string(name);
+  std::string key(name);
+  if (specialization || specialization1) key += "#" + std::to_string(specialization);
+  if (specialization1) key += "/" + std::to_string(specialization1);
   if (auto it = m.pipelines.find(key); it != m.pipelines.end()) {
     const Pipeline& p = it->second;
     if (p.bindings != bindings || p.push_bytes != push_bytes || p.group_offset != group_offset)
@@ -763,9 +765,12 @@ const Pipeline& Device::pipeline(std::string_view name, uint32_t bindings, uint3
     pipeline_info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     pipeline_info.stage.module = module;
     pipeline_info.stage.pName = "main";
-    const VkSpecializationMapEntry entry{0, 0, sizeof specialization};
-    const VkSpecializationInfo spec{1, &entry, sizeof specialization, &specialization};
-    if (specialization) pipeline_info.stage.pSpecializationInfo = &spec;
+    // The nonzero ones of constants 0 and 1 (a constant the shader does not declare is ignored).
+    const uint32_t values[2] = {specialization, specialization1};
+    const VkSpecializationMapEntry entries[2] = {{0, 0, 4}, {1, 4, 4}};
+    const VkSpecializationInfo spec{(specialization ? 1u : 0u) + (specialization1 ? 1u : 0u),
+                                    specialization ? entries : entries + 1, sizeof values, values};
+    if (spec.mapEntryCount) pipeline_info.stage.pSpecializationInfo = &spec;
     pipeline_info.layout = p.layout;
     if (m.executable_statistics) pipeline_info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     VK_CHECK(vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &pipeline_info, nullptr, &p.pipeline));

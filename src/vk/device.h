@@ -126,10 +126,11 @@ class Device {
 
   //! The cached pipeline for embedded shader `name` (see shaders/shaders.cmake). A second call
   //! with other bindings/push_bytes/group_offset for the same name is Error(Internal).
-  //! `specialization` != 0 sets the shader's specialization constant 0 (a uint) to it: that
-  //! pipeline is cached as "name#specialization" (the name pipeline_statistics() takes).
+  //! `specialization` != 0 sets the shader's specialization constant 0 (a uint) to it, and
+  //! `specialization1` != 0 constant 1: that pipeline is cached as "name#specialization" or
+  //! "name#specialization/specialization1" (the name pipeline_statistics() takes).
   const Pipeline& pipeline(std::string_view name, uint32_t bindings, uint32_t push_bytes, bool group_offset = false,
-                           uint32_t specialization = 0);
+                           uint32_t specialization = 0, uint32_t specialization1 = 0);
 
   //! Names of the pipelines created so far, sorted.
   std::vector<std::string> pipeline_names() const;

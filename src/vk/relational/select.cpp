@@ -205,8 +205,7 @@ std::string row_test_note(const CnfInput& input) {
 
 // Push constants of cnf_select.comp.
 struct SelectPush {
-  uint32_t rows, first_row, first_tile, terms, float_slots, slot_count, intervals, limit, lookback_limit, launch_tiles,
-      group_offset;
+  uint32_t rows, first_row, first_tile, terms, float_slots, slot_count, intervals, limit, lookback_limit, group_offset;
 };
 
 // Push constants of cnf_compact.comp.
@@ -446,10 +445,12 @@ void record_cnf_select(Device& device, VkCommandBuffer cmd, const CnfInput& inpu
     throw Error(ErrorCode::Internal, "record_cnf_select: a program of rows over 1.." + std::to_string(kMaxCnfSlots) +
                                          " columns and a layout of this plan are needed");
   const uint32_t intervals = interval_count(input);
-  // One-slot interval programs run the variant without term code (cnf_eval.glsl).
+  // One-slot interval programs run the variant without term code (cnf_eval.glsl); constant 1 says
+  // whether the tile is the workgroup id.
   const Pipeline& p =
       device.pipeline(slots == 1 ? (intervals ? "cnf_select_s1_iv" : "cnf_select_s1") : "cnf_select_s8", 11,
-                      sizeof(SelectPush), true, slots == 1 ? float_test_shape(input, intervals) : CNF_FLOAT_RAW);
+                      sizeof(SelectPush), true, slots == 1 ? float_test_shape(input, intervals) : CNF_FLOAT_RAW,
+                      resolve_select_tiles(device, tiles) == SelectTiles::Launch ? 1 : 0);
   vkCmdFillBuffer(cmd, ctrl.handle(), 0, layout.ctrl_words() * 4, 0);
   device.barrier(cmd);
   SelectPush push{};
@@ -458,7 +459,6 @@ void record_cnf_select(Device& device, VkCommandBuffer cmd, const CnfInput& inpu
   push.slot_count = slots;
   push.intervals = intervals;
   push.lookback_limit = std::min(lookback, kSelectMaxLookback);
-  push.launch_tiles = resolve_select_tiles(device, tiles) == SelectTiles::Launch ? 1 : 0;
   for (size_t c = 0; c < plan.chunks.size(); ++c) {
     const ScanChunk& chunk = plan.chunks[c];
     // The tile counter (SelectTiles::Counter) runs on over the chunks: the previous chunk's tiles
