@@ -456,10 +456,10 @@ Measurement select_rowids(Env& env, uint64_t rows) {
   device.download(ctrl, words.data(), words.size() * 4);
   const auto selected = vk::select_counts(*layout, words);
   const bool one_pass_ok = !selected || check(ids, selected->front());
-  const std::string path = selected
-                               ? "one-pass cnf_select, " + std::to_string(layout->tile_rows) + "-row tiles" +
-                                     (tiles == vk::SelectTiles::Launch ? " in launch order" : " from a counter")
-                               : "one-pass look-back hit its bound in the last run: one-pass + three-stage fallback";
+  const std::string path =
+      selected
+          ? "one-pass cnf_select, " + std::to_string(layout->tile_rows) + "-row tiles" + vk::select_tiles_words(tiles)
+          : "one-pass look-back hit its bound in the last run: one-pass + three-stage fallback";
   const uint64_t bytes = 4 * rows + 4 * want.size();
   // A fallback costs the one-pass attempt and the rerun.
   const double best = selected ? t[2] : t[2] + t[1];

@@ -435,6 +435,10 @@ SelectTiles resolve_select_tiles(const Device& device, SelectTiles tiles) noexce
   return device.caps().vendor_id == kNvidia ? SelectTiles::Launch : SelectTiles::Counter;
 }
 
+const char* select_tiles_words(SelectTiles tiles) noexcept {
+  return tiles == SelectTiles::Launch ? " in launch order" : " taken from a counter";
+}
+
 void record_cnf_select(Device& device, VkCommandBuffer cmd, const CnfInput& input, const ScanPlan& plan,
                        const SelectLayout& layout, const Buffer& ctrl, const Buffer& ids, uint32_t lookback,
                        SelectTiles tiles) {
@@ -609,8 +613,7 @@ std::vector<uint32_t> select_row_ids(QueryContext& ctx, const CnfProgram& progra
   Buffer ids = device.create_buffer(padded_bytes(layout->out_elements), MemoryKind::Device);
   const std::string one_pass = "one-pass CNF selection (" + program.summary() +
                                "): row ids by decoupled look-back over " + std::to_string(layout->tile_rows) +
-                               "-row tiles" +
-                               (tiles == SelectTiles::Launch ? " in launch order" : " taken from a counter");
+                               "-row tiles" + select_tiles_words(tiles);
   ctx.run("cnf-select",
           one_pass + " (at most " + std::to_string(lookback) + " steps), " + std::to_string(layout->all_tiles) +
               " tiles" + (plan.chunks.size() > 1 ? " in " + std::to_string(plan.chunks.size()) + " chunks" : "") +

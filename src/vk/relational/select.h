@@ -228,6 +228,10 @@ std::optional<SelectLayout> plan_select(const CnfInput& input, const ScanPlan& p
 //! `tiles`, with Auto resolved for `device` (Launch or Counter).
 SelectTiles resolve_select_tiles(const Device& device, SelectTiles tiles) noexcept;
 
+//! How the reports name a resolved tile order, after "N-row tiles": " in launch order" or " taken
+//! from a counter".
+const char* select_tiles_words(SelectTiles tiles) noexcept;
+
 //! Records cnf_select over every chunk: zeroes `ctrl` (layout.ctrl_words() words), then writes the
 //! ids of the passing rows of chunk c, in row order, from element layout.out_start[c] of `ids`
 //! (at most out_rows[c]). Afterwards ctrl holds the status word (nonzero: a look-back hit
