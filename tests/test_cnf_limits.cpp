@@ -62,9 +62,8 @@ TEST_CASE("cnf-limits: a condition at the limits answers on every backend as the
       for (int t = 0; t < terms; ++t) {
         const Cnf one = test::random_cnf(catalog.get("t"), rng, 1, 1);
         const Comparison& cmp = one.clauses[0].terms[0];
-        const std::string rhs = std::holds_alternative<ColumnRef>(cmp.rhs)
-                                    ? std::get<ColumnRef>(cmp.rhs).name
-                                    : format_value(std::get<double>(cmp.rhs));
+        const std::string rhs = std::holds_alternative<ColumnRef>(cmp.rhs) ? std::get<ColumnRef>(cmp.rhs).name
+                                                                           : format_value(std::get<double>(cmp.rhs));
         if (rhs == "nan" || rhs == "inf" || rhs == "-inf") continue;
         clause += (clause.empty() ? "" : " OR ") + cmp.lhs.name + " " + to_string(cmp.op) + " " + rhs;
       }
@@ -78,8 +77,8 @@ TEST_CASE("cnf-limits: a condition at the limits answers on every backend as the
       const Result got = engine.execute_sql(sql, catalog, b);
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       CHECK(test::table_difference(want.table, got.table) == "");
-      MESSAGE(std::string(to_string(b)) << ": " << clauses << " x " << terms << " comparisons over 1000 rows in " << ms << " ms ("
-                           << got.report.passes.size() << " passes)");
+      MESSAGE(std::string(to_string(b)) << ": " << clauses << " x " << terms << " comparisons over 1000 rows in " << ms
+                                        << " ms (" << got.report.passes.size() << " passes)");
     }
   }
   const auto messages = engine.take_debug_messages();

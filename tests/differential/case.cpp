@@ -1,5 +1,6 @@
 #include "differential/case.h"
 
+#include <cctype>
 #include <charconv>
 #include <sstream>
 
@@ -30,17 +31,29 @@ std::string item_sql(const Item& item) {
   return name + "(" + column_sql(item.column) + ")";
 }
 
-std::string join_sql(const std::string& from, const Join& j) {
-  std::string s = " JOIN " + j.right + " ON ";
+//! `word` as the style spells keywords.
+std::string kw(const Style& style, std::string word) {
+  if (style.lower_keywords)
+    for (char& ch : word) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return word;
+}
+
+std::string op_sql(CmpOp op, const Style& style) {
+  return op == CmpOp::Ne && style.bang_not_equal ? "!=" : to_string(op);
+}
+
+std::string join_sql(const Join& j, const Style& st) {
+  std::string s = " " + kw(st, st.inner_join ? "INNER JOIN " : "JOIN ") + j.right + " " + kw(st, "ON") + " ";
   const std::string l = column_sql(j.left_key), r = column_sql(j.right_key);
   switch (j.form) {
     case Join::Form::Equi: return s + l + " = " + r;
     case Join::Form::Between:
-      return s + r + " BETWEEN " + l + " - " + j.below.text + " AND " + l + " + " + j.above.text;
+      return s + r + " " + kw(st, "BETWEEN") + " " + l + " - " + j.below.text + " " + kw(st, "AND") + " " + l + " + " +
+             j.above.text;
     case Join::Form::Pair:
-      return s + r + " <= " + l + " + " + j.above.text + " AND " + r + " >= " + l + " - " + j.below.text;
+      return s + r + " <= " + l + " + " + j.above.text + " " + kw(st, "AND") + " " + r + " >= " + l + " - " +
+             j.below.text;
   }
-  (void)from;
   return s;
 }
 
@@ -52,21 +65,22 @@ Literal literal_of(double value) {
   return {std::string(buf, res.ptr), value};
 }
 
-std::string condition_sql(const Condition& c) {
+std::string condition_sql(const Condition& c, const Style& st) {
   switch (c.kind) {
     case Condition::Kind::Compare: {
       const std::string lhs = column_sql(c.column), rhs = operand_sql(c.rhs);
-      if (c.literal_first) return rhs + " " + to_string(flip(c.op)) + " " + lhs;
-      return lhs + " " + to_string(c.op) + " " + rhs;
+      if (c.literal_first) return rhs + " " + op_sql(flip(c.op), st) + " " + lhs;
+      return lhs + " " + op_sql(c.op, st) + " " + rhs;
     }
     case Condition::Kind::Between:
-      return column_sql(c.column) + (c.negated ? " NOT BETWEEN " : " BETWEEN ") + c.lo.text + " AND " + c.hi.text;
-    case Condition::Kind::Not: return "NOT (" + condition_sql(c.operands.at(0)) + ")";
+      return column_sql(c.column) + " " + kw(st, c.negated ? "NOT BETWEEN" : "BETWEEN") + " " + c.lo.text + " " +
+             kw(st, "AND") + " " + c.hi.text;
+    case Condition::Kind::Not: return kw(st, "NOT") + " (" + condition_sql(c.operands.at(0), st) + ")";
     case Condition::Kind::And:
     case Condition::Kind::Or: {
+      const std::string op = " " + kw(st, c.kind == Condition::Kind::And ? "AND" : "OR") + " (";
       std::string s;
-      for (const Condition& o : c.operands)
-        s += (s.empty() ? "(" : (c.kind == Condition::Kind::And ? " AND (" : " OR (")) + condition_sql(o) + ")";
+      for (const Condition& o : c.operands) s += (s.empty() ? "(" : op) + condition_sql(o, st) + ")";
       return s;
     }
   }
@@ -80,14 +94,19 @@ bool QuerySpec::aggregate() const {
 }
 
 std::string QuerySpec::sql() const {
-  std::string s = "SELECT ";
+  const Style& st = style;
+  const std::string gap = st.newlines ? "\n" : " ";
+  std::string s = kw(st, "SELECT") + " ";
   for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + item_sql(items[i]);
-  s += " FROM " + from;
-  if (join) s += join_sql(from, *join);
-  if (where) s += " WHERE " + condition_sql(*where);
-  if (group_by) s += " GROUP BY " + column_sql(*group_by);
-  if (order_by) s += " ORDER BY " + column_sql(order_by->column) + (order_by->descending ? " DESC" : " ASC");
-  if (limit) s += " LIMIT " + std::to_string(*limit);
+  s += gap + kw(st, "FROM") + " " + from;
+  if (join) s += join_sql(*join, st);
+  if (where) s += gap + kw(st, "WHERE") + " " + condition_sql(*where, st);
+  if (group_by) s += gap + kw(st, "GROUP BY") + " " + column_sql(*group_by);
+  if (order_by)
+    s += gap + kw(st, "ORDER BY") + " " + column_sql(order_by->column) +
+         (order_by->descending ? " " + kw(st, "DESC") : (st.explicit_asc ? " " + kw(st, "ASC") : ""));
+  if (limit) s += gap + kw(st, "LIMIT") + " " + std::to_string(*limit);
+  if (st.semicolon) s += ";";
   return s;
 }
 

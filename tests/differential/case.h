@@ -55,17 +55,27 @@ struct Item {
 struct Join {
   //! How the ON condition is written.
   enum class Form { Equi, Between, Pair };
-  std::string right;            //!< the joined table
-  ColumnRef left_key;           //!< qualified key of the FROM table
-  ColumnRef right_key;          //!< qualified key of the joined table
-  Form form = Form::Equi;       //!< how ON is written
-  Literal below, above;         //!< band offsets (not negative), Between and Pair only
+  std::string right;       //!< the joined table
+  ColumnRef left_key;      //!< qualified key of the FROM table
+  ColumnRef right_key;     //!< qualified key of the joined table
+  Form form = Form::Equi;  //!< how ON is written
+  Literal below, above;    //!< band offsets (not negative), Between and Pair only
 };
 
 //! ORDER BY one column.
 struct Order {
   ColumnRef column;         //!< the key
   bool descending = false;  //!< DESC
+};
+
+//! How the SQL text spells what has several spellings (the parser must accept each).
+struct Style {
+  bool lower_keywords = false;  //!< select ... from ... (keywords in lower case)
+  bool bang_not_equal = false;  //!< != instead of <>
+  bool inner_join = false;      //!< INNER JOIN instead of JOIN
+  bool explicit_asc = true;     //!< ORDER BY c ASC instead of ORDER BY c
+  bool semicolon = false;       //!< a trailing ';'
+  bool newlines = false;        //!< clauses on their own lines
 };
 
 //! SELECT items FROM table [JOIN] [WHERE] [GROUP BY] [ORDER BY] [LIMIT].
@@ -77,6 +87,7 @@ struct QuerySpec {
   std::optional<ColumnRef> group_by;  //!< optional GROUP BY column
   std::optional<Order> order_by;      //!< optional ORDER BY
   std::optional<uint64_t> limit;      //!< optional LIMIT
+  Style style;                        //!< spelling
   //! Whether the select list holds an aggregate.
   bool aggregate() const;
   //! The query as gfxq SQL.
@@ -106,7 +117,7 @@ struct Case {
 };
 
 //! The SQL text of a condition, fully parenthesised.
-std::string condition_sql(const Condition& c);
+std::string condition_sql(const Condition& c, const Style& style = {});
 //! A literal for `value` in the shortest text that reads back to the same double.
 Literal literal_of(double value);
 

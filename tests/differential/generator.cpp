@@ -50,8 +50,8 @@ constexpr int32_t kIntMin = std::numeric_limits<int32_t>::min();
 constexpr int32_t kIntMax = std::numeric_limits<int32_t>::max();
 
 const std::vector<int32_t>& int_extremes() {
-  static const std::vector<int32_t> v = {kIntMin, kIntMin + 1, kIntMax, kIntMax - 1, 0,         -1,
-                                         1,       16777215,    16777216, 16777217,   -16777217, 1000000};
+  static const std::vector<int32_t> v = {kIntMin, kIntMin + 1, kIntMax,  kIntMax - 1, 0,         -1,
+                                         1,       16777215,    16777216, 16777217,    -16777217, 1000000};
   return v;
 }
 
@@ -183,8 +183,8 @@ const Weighted<FloatProfile> kFloatProfiles[] = {
      }},
     {"skewed", 1,
      [](uint64_t n, Rng& r) {
-       const std::vector<float> values = {1.5f, std::numeric_limits<float>::quiet_NaN(), -0.0f, 3e38f,
-                                          std::numeric_limits<float>::infinity(), 0.25f};
+       const std::vector<float> values = {1.5f,  std::numeric_limits<float>::quiet_NaN(), -0.0f,
+                                          3e38f, std::numeric_limits<float>::infinity(),  0.25f};
        return skewed(n, r, values);
      }},
 };
@@ -262,15 +262,22 @@ Literal random_literal(Context& ctx, const ScopeColumn& c) {
     static const std::vector<double> ints = {-2147483648.0, -2147483647.0, 2147483647.0, 2147483646.0, 0.0,
                                              -1.0,          1.0,           16777216.0,   16777217.0,   0.5,
                                              -0.5,          2.5,           -2147483648.5};
-    static const std::vector<double> floats = {0.0,     1.1754943508222875e-38, 1.401298464324817e-45,
-                                               3.4028234663852886e38, -3.4028234663852886e38, 16777216.0,
-                                               0.1,     -1.0,                   1e30,
-                                               -1e-30,  3.4028235677973366e38};
+    static const std::vector<double> floats = {0.0,
+                                               1.1754943508222875e-38,
+                                               1.401298464324817e-45,
+                                               3.4028234663852886e38,
+                                               -3.4028234663852886e38,
+                                               16777216.0,
+                                               0.1,
+                                               -1.0,
+                                               1e30,
+                                               -1e-30,
+                                               3.4028235677973366e38};
     return literal_of(one_of(is_int ? ints : floats, rng));
   }
   if (x < 0.9) return literal_of(is_int ? double(ints_in(1, rng, -2000, 2000)[0]) : floats_in(1, rng, -200, 200)[0]);
-  static const std::vector<std::string> odd = {".5", "5.", "1E3", "+2", "-0", "1e-400", "-1e-400", "2.5e-1", "1e300",
-                                               "-1e300", "0.1", "4.9e-324", "007"};
+  static const std::vector<std::string> odd = {".5",     "5.",    "1E3",    "+2",  "-0",       "1e-400", "-1e-400",
+                                               "2.5e-1", "1e300", "-1e300", "0.1", "4.9e-324", "007"};
   return literal_text(one_of(odd, rng));
 }
 
@@ -335,9 +342,36 @@ Condition condition(Context& ctx, int depth, int& leaves) {
   return pick(kConditionForms, ctx.rng)(ctx, depth, leaves);
 }
 
+//! Clause and comparison counts of a condition's CNF before duplicate removal (as the parser
+//! counts them; BETWEEN is two comparisons under AND, NOT BETWEEN under OR).
+struct CnfSize {
+  double clauses, terms;
+};
+
+CnfSize cnf_size(const Condition& c, bool negated) {
+  using K = Condition::Kind;
+  if (c.kind == K::Compare) return {1, 1};
+  if (c.kind == K::Between) return (c.negated != negated) ? CnfSize{1, 2} : CnfSize{2, 2};
+  if (c.kind == K::Not) return cnf_size(c.operands[0], !negated);
+  const bool conjunction = (c.kind == K::And) != negated;
+  CnfSize s = cnf_size(c.operands[0], negated);
+  for (size_t i = 1; i < c.operands.size(); ++i) {
+    const CnfSize t = cnf_size(c.operands[i], negated);
+    s = conjunction ? CnfSize{s.clauses + t.clauses, s.terms + t.terms}
+                    : CnfSize{s.clauses * t.clauses, s.terms * t.clauses + t.terms * s.clauses};
+  }
+  return s;
+}
+
+//! A condition whose CNF stays within CnfLimits' defaults (a larger one is drawn again).
 Condition random_condition(Context& ctx) {
-  int leaves = 0;
-  return condition(ctx, 0, leaves);
+  const CnfLimits limits;
+  for (;;) {
+    int leaves = 0;
+    Condition c = condition(ctx, 0, leaves);
+    const CnfSize size = cnf_size(c, false);
+    if (size.clauses <= double(limits.max_clauses) && size.terms <= double(limits.max_terms)) return c;
+  }
 }
 
 // --- aggregates
@@ -368,7 +402,7 @@ const Weighted<AggregateForm> kAggregates[] = {
     {"QUANTILE", 1.5,
      [](Context& c) {
        Item i = aggregate_of(AggKind::Quantile, c);
-       static const std::vector<std::string> qs = {"0.1", "0.2", "0.25", "0.3", "0.5",   "0.7",  "0.9",   "0.99",
+       static const std::vector<std::string> qs = {"0.1", "0.2", "0.25",  "0.3",   "0.5",  "0.7",  "0.9",   "0.99",
                                                    "1",   "1.0", "0.001", "0.999", "0.05", "1e-1", "0.5e0", "0.125"};
        i.q = chance(c.rng, 0.8) ? one_of(qs, c.rng) : "0." + std::to_string(1 + below(c.rng, 999));
        return i;
@@ -402,7 +436,9 @@ using QueryForm = void (*)(Context&, QuerySpec&);
 
 void projection(Context& ctx, QuerySpec& q) {
   if (chance(ctx.rng, 0.3)) {
-    q.items.push_back(Item{Item::Kind::Star});
+    Item star;
+    star.kind = Item::Kind::Star;
+    q.items.push_back(star);
   } else {
     const int n = 1 + static_cast<int>(below(ctx.rng, 3));
     for (int i = 0; i < n; ++i) q.items.push_back(column_item(ctx.any_column().ref));
@@ -466,15 +502,22 @@ QuerySpec Generator::query(const Tables& tables, uint64_t seed) {
   QuerySpec q;
   const bool join = tables->size() == 2;
   for (const NamedTable& t : *tables)
-    for (const Column& c : t.table.columns) ctx.columns.push_back({{join ? t.name : "", c.name}, &c});
+    for (const Column& c : t.table.columns) {
+      // In a join, a name only one table has may go unqualified.
+      const bool unique = std::count_if(tables->begin(), tables->end(),
+                                        [&](const NamedTable& u) { return u.table.find(c.name).has_value(); }) == 1;
+      const bool qualify = join && !(unique && chance(rng, 0.3));
+      ctx.columns.push_back({{qualify ? t.name : "", c.name}, &c});
+    }
   q.from = tables->front().name;
   if (join) {
     Join j;
     j.right = (*tables)[1].name;
-    std::vector<ScopeColumn> left, right;
-    for (const ScopeColumn& c : ctx.columns) (c.ref.table == q.from ? left : right).push_back(c);
-    j.left_key = one_of(left, rng).ref;
-    j.right_key = one_of(right, rng).ref;
+    // ON names its keys qualified.
+    const Table& left = tables->front().table;
+    const Table& right = (*tables)[1].table;
+    j.left_key = {q.from, left.columns[below(rng, left.columns.size())].name};
+    j.right_key = {j.right, right.columns[below(rng, right.columns.size())].name};
     const double form = std::uniform_real_distribution<double>(0, 1)(rng);
     j.form = form < 0.5 ? Join::Form::Equi : (form < 0.75 ? Join::Form::Between : Join::Form::Pair);
     if (j.form != Join::Form::Equi) {
@@ -484,6 +527,16 @@ QuerySpec Generator::query(const Tables& tables, uint64_t seed) {
     q.join = j;
   }
   pick(kQueryForms, rng)(ctx, q);
+  // Spelling: most queries in the canonical form, the rest in one of the others.
+  if (chance(rng, 0.3)) {
+    Style& st = q.style;
+    st.lower_keywords = chance(rng, 0.5);
+    st.bang_not_equal = chance(rng, 0.5);
+    st.inner_join = chance(rng, 0.5);
+    st.explicit_asc = chance(rng, 0.5);
+    st.semicolon = chance(rng, 0.5);
+    st.newlines = chance(rng, 0.3);
+  }
   return q;
 }
 

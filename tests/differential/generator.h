@@ -20,10 +20,10 @@ namespace gfxq::differential {
 
 //! Sizes of the generated tables.
 struct GeneratorOptions {
-  uint64_t max_rows = 200;       //!< usual largest table
-  uint64_t large_rows = 5000;    //!< the occasional large table (past several GPU tiles)
-  double large_share = 0.03;     //!< share of tables drawn up to large_rows
-  double join_share = 0.2;       //!< share of table sets made for joins ("r" and "s")
+  uint64_t max_rows = 200;     //!< usual largest table
+  uint64_t large_rows = 5000;  //!< the occasional large table (past several GPU tiles)
+  double large_share = 0.03;   //!< share of tables drawn up to large_rows
+  double join_share = 0.2;     //!< share of table sets made for joins ("r" and "s")
 };
 
 //! Makes tables and queries from a seed; the same seed gives the same output everywhere.

@@ -196,9 +196,9 @@ float canonical_float(float f) {
 struct Col {
   std::string table, name;
   Type type;
-  std::string value() const { return quote(table) + "." + quote(name); }                  // REAL/INTEGER, NULL = NaN
-  std::string bits() const { return quote(table) + "." + quote(name + "__bits"); }        // FLOAT bits
-  std::string out() const { return type == Type::Float32 ? bits() : value(); }            // what a projection reads
+  std::string value() const { return quote(table) + "." + quote(name); }            // REAL/INTEGER, NULL = NaN
+  std::string bits() const { return quote(table) + "." + quote(name + "__bits"); }  // FLOAT bits
+  std::string out() const { return type == Type::Float32 ? bits() : value(); }      // what a projection reads
   bool nan_able() const { return type == Type::Float32; }
 };
 
@@ -228,8 +228,7 @@ class Translator {
   //! `a op b` in gfxq's total order (NULL = NaN: equal to itself, above everything).
   std::string compare(const Expr& a, CmpOp op, const Expr& b) {
     std::string three_way;
-    if (!a.nan_able && !b.nan_able)
-      return "(" + a.sql + " " + to_string(op) + " " + b.sql + ")";
+    if (!a.nan_able && !b.nan_able) return "(" + a.sql + " " + to_string(op) + " " + b.sql + ")";
     three_way = "(CASE WHEN " + a.sql + " IS NULL THEN (CASE WHEN " + b.sql + " IS NULL THEN 0 ELSE 1 END) WHEN " +
                 b.sql + " IS NULL THEN -1 WHEN " + a.sql + " < " + b.sql + " THEN -1 WHEN " + a.sql + " > " + b.sql +
                 " THEN 1 ELSE 0 END)";
@@ -460,14 +459,14 @@ Table SqliteOracle::run(const Case& c) {
       return scalar(col.out(), col.type, tail);
     };
     switch (item.agg) {
-      case AggKind::Sum: return is_float ? scalar("xsum(" + col.bits() + ")", Type::Float64)
-                                         : scalar("SUM(" + col.value() + ")", Type::Int64);
-      case AggKind::Avg: return is_float ? scalar("xavg_float(" + col.bits() + ")", Type::Float64)
-                                         : scalar("xavg_int(" + col.value() + ")", Type::Float64);
-      case AggKind::Min:
-        return is_float ? ranked(1, false) : scalar("MIN(" + col.value() + ")", Type::Int32);
-      case AggKind::Max:
-        return is_float ? ranked(1, true) : scalar("MAX(" + col.value() + ")", Type::Int32);
+      case AggKind::Sum:
+        return is_float ? scalar("xsum(" + col.bits() + ")", Type::Float64)
+                        : scalar("SUM(" + col.value() + ")", Type::Int64);
+      case AggKind::Avg:
+        return is_float ? scalar("xavg_float(" + col.bits() + ")", Type::Float64)
+                        : scalar("xavg_int(" + col.value() + ")", Type::Float64);
+      case AggKind::Min: return is_float ? ranked(1, false) : scalar("MIN(" + col.value() + ")", Type::Int32);
+      case AggKind::Max: return is_float ? ranked(1, true) : scalar("MAX(" + col.value() + ")", Type::Int32);
       case AggKind::Median: return ranked(decimal_rank("0.5", count()), false);
       case AggKind::Quantile: return ranked(decimal_rank(item.q, count()), false);
       case AggKind::KthLargest: {
@@ -512,8 +511,7 @@ Table SqliteOracle::run(const Case& c) {
       filter_params.push_back(groups.real(1));
     }
     for (size_t i = 0; i < q.items.size(); ++i)
-      out.columns[i].push(q.items[i].kind == Item::Kind::Column ? key
-                                                                : aggregate(q.items[i], filter, filter_params));
+      out.columns[i].push(q.items[i].kind == Item::Kind::Column ? key : aggregate(q.items[i], filter, filter_params));
   }
   return out;
 }
