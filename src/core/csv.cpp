@@ -362,10 +362,11 @@ Reader parse_header_field(const Field& f, const Location& loc) {
   std::string_view field = text;
   std::string_view name = field;
   std::string_view type;
-  // A quoted field may hold ':' in its name: its type follows the last ':'.
+  // A quoted field may hold ':' in its name: its type follows the last ':'. A quoted name is kept
+  // as written (blanks included); a bare one is trimmed.
   const size_t colon = f.quoted ? field.rfind(':') : field.find(':');
   if (colon != std::string_view::npos) {
-    name = trim(field.substr(0, colon));
+    name = f.quoted ? field.substr(0, colon) : trim(field.substr(0, colon));
     type = trim(field.substr(colon + 1));
   }
   if (name.empty()) throw loc.error(1, f.column, "empty column name in the header");
