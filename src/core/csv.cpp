@@ -309,6 +309,8 @@ void append_value(std::string& out, const Value& v) {
     case 2: put_float(std::get<float>(v)); break;
     case 3: put(std::get<int64_t>(v)); break;
     case 4: put_float(std::get<double>(v)); break;
+    case 5: out += std::get<std::string>(v); break;
+    case 6: out += format_date(std::get<Date>(v)); break;
   }
 }
 
@@ -398,9 +400,13 @@ std::string format_value(const Value& v) {
 
 namespace {
 
-// Result names such as `QUANTILE(a, 0.5)` hold commas: quote such a field as RFC 4180 does.
-void append_header_field(std::string& buf, const std::string& field) {
-  if (field.find_first_of(",\"\r\n") == std::string::npos) {
+// A field quoted as RFC 4180 does where it must be: names such as `QUANTILE(a, 0.5)` and strings
+// holding commas, quotes or line ends; also the empty string (an empty field is NULL) and strings
+// with spaces at either end (kept exactly).
+void append_quoted(std::string& buf, const std::string& field) {
+  const bool quote = field.find_first_of(",\"\r\n") != std::string::npos || field.empty() ||
+                     field.front() == ' ' || field.back() == ' ' || field.front() == '\t' || field.back() == '\t';
+  if (!quote) {
     buf += field;
     return;
   }
@@ -430,14 +436,18 @@ void write_csv(std::ostream& out, const Table& table, bool typed_header) {
     if (i) buf += ',';
     std::string field = table.columns[i].name;
     if (typed_header) field += std::string(":") + to_string(table.columns[i].type);
-    append_header_field(buf, field);
+    append_quoted(buf, field);
   }
   buf += '\n';
   const uint64_t rows = table.rows();
   for (uint64_t row = 0; row < rows; ++row) {
     for (size_t i = 0; i < table.columns.size(); ++i) {
       if (i) buf += ',';
-      append_value(buf, table.columns[i].value(row));
+      const Column& c = table.columns[i];
+      if (c.type == Type::String && !c.is_null(row))
+        append_quoted(buf, c.string_at(row));
+      else
+        append_value(buf, c.value(row));
     }
     buf += '\n';
     if (buf.size() >= (1u << 20)) {
