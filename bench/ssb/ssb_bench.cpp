@@ -7,6 +7,7 @@
 // Engines: duckdb (the CPU peer). gfxq's backends join here once the engine runs SSB (docs/SSB.md).
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <sstream>
@@ -30,6 +31,12 @@ struct Settings {
   unsigned threads = 0;
 };
 
+bool is_number(const std::string& text) {
+  char* end = nullptr;
+  std::strtod(text.c_str(), &end);
+  return !text.empty() && *end == '\0';
+}
+
 int usage(const std::string& message) {
   std::cerr << "gfxq_ssb_bench: " << message
             << "\nusage: gfxq_ssb_bench --data DIR [--sf N] [--repeats R] [--threads T] [--queries DIR] "
@@ -37,7 +44,7 @@ int usage(const std::string& message) {
   return 2;
 }
 
-int run_duckdb(const Settings& s, const std::vector<gfxq::ssb::Query>& queries) {
+void run_duckdb(const Settings& s, const std::vector<gfxq::ssb::Query>& queries) {
   gfxq::duckdb::Client db;
   db.set_threads(s.threads);
   const unsigned threads = s.threads ? s.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -55,7 +62,6 @@ int run_duckdb(const Settings& s, const std::vector<gfxq::ssb::Query>& queries) 
               << ", \"median_s\": " << times[times.size() / 2] << ", \"runs\": " << s.repeats << ", \"version\": \""
               << version << "\", \"date\": \"" << today() << "\"}" << std::endl;
   }
-  return 0;
 }
 
 }  // namespace
@@ -66,31 +72,36 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (i + 1 >= argc) return usage(a + " needs a value");
     const std::string v = argv[++i];
-    if (a == "--data")
+    if (a == "--data") {
       s.data = v;
-    else if (a == "--queries")
+    } else if (a == "--queries") {
       s.queries = v;
-    else if (a == "--engines")
+    } else if (a == "--engines") {
       s.engines = v;
-    else if (a == "--sf")
+    } else if (a == "--sf") {
+      if (!is_number(v)) return usage("--sf needs a number, got '" + v + "'");
       s.sf = v;
-    else if (a == "--repeats")
+    } else if (a == "--repeats") {
+      if (!is_number(v)) return usage("--repeats needs a number, got '" + v + "'");
       s.repeats = std::max(1, std::atoi(v.c_str()));
-    else if (a == "--threads")
+    } else if (a == "--threads") {
+      if (!is_number(v)) return usage("--threads needs a number, got '" + v + "'");
       s.threads = static_cast<unsigned>(std::max(0, std::atoi(v.c_str())));
-    else
+    } else {
       return usage("unknown argument '" + a + "'");
+    }
   }
   if (s.data.empty()) return usage("--data DIR is required (make it with: gfxq gen ssb --sf N --out DIR)");
+  std::vector<std::string> engines;
+  std::stringstream list(s.engines);
+  for (std::string engine; std::getline(list, engine, ',');) {
+    if (engine != "duckdb") return usage("unknown engine '" + engine + "' (duckdb)");
+    engines.push_back(engine);
+  }
   try {
     const auto queries = gfxq::ssb::load_queries(s.queries);
-    std::stringstream engines(s.engines);
-    for (std::string engine; std::getline(engines, engine, ',');) {
-      if (engine == "duckdb")
-        run_duckdb(s, queries);
-      else
-        return usage("unknown engine '" + engine + "' (duckdb)");
-    }
+    for (const std::string& engine : engines)
+      if (engine == "duckdb") run_duckdb(s, queries);
   } catch (const gfxq::Error& e) {
     std::cerr << "gfxq_ssb_bench: " << gfxq::to_string(e.code()) << ": " << e.what() << "\n";
     return 1;

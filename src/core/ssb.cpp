@@ -22,6 +22,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -508,6 +509,10 @@ const std::array<TableDef, 5> kTables = {{
 
 // ---- Writing ----
 
+Error thread_error(const std::system_error& e) {
+  return Error(ErrorCode::Internal, std::string("SSB generator: cannot start a worker thread: ") + e.what());
+}
+
 std::string io_message(const std::string& what, const std::string& path) {
   return "SSB generator: cannot " + what + " '" + path + "': " + std::strerror(errno);
 }
@@ -565,7 +570,17 @@ uint64_t write_chunks(std::FILE* file, const std::string& path, const TableDef& 
   };
   std::vector<std::thread> pool;
   pool.reserve(workers);
-  for (unsigned t = 0; t < workers; ++t) pool.emplace_back(work);
+  try {
+    for (unsigned t = 0; t < workers; ++t) pool.emplace_back(work);
+  } catch (const std::system_error& e) {  // the started threads must not wait for the writer
+    {
+      std::lock_guard lock(mutex);
+      stop = true;
+    }
+    changed.notify_all();
+    for (auto& t : pool) t.join();
+    throw thread_error(e);
+  }
 
   uint64_t rows = 0;
   std::string write_error;
@@ -651,9 +666,15 @@ SsbCardinalities ssb_cardinalities(const SsbOptions& options) {
   const unsigned threads = static_cast<unsigned>(std::min<uint64_t>(worker_count(options), plan.orders));
   std::vector<uint64_t> partial(threads);
   std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t)
-    pool.emplace_back(
-        [&, t] { partial[t] = count_lines(plan, plan.orders * t / threads, plan.orders * (t + 1) / threads); });
+  pool.reserve(threads);
+  try {
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back(
+          [&, t] { partial[t] = count_lines(plan, plan.orders * t / threads, plan.orders * (t + 1) / threads); });
+  } catch (const std::system_error& e) {
+    for (auto& t : pool) t.join();
+    throw thread_error(e);
+  }
   for (auto& t : pool) t.join();
   SsbCardinalities c;
   for (uint64_t x : partial) c.lineorder += x;
