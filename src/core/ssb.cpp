@@ -18,7 +18,6 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
-#include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
