@@ -73,7 +73,7 @@ TEST_CASE("cli: exit status 2 for a bad query or input, with the reason on stder
 
   r = cli({"sql", "--backend", "gpu", "SELECT a FROM t"});
   CHECK(r.status == 2);
-  CHECK(r.err.find("unknown backend 'gpu'") != std::string::npos);
+  CHECK(r.err.find("--backend must be cpu, raster, compute or auto, got 'gpu'") != std::string::npos);
 
   r = cli({"frobnicate"});
   CHECK(r.status == 2);

@@ -297,11 +297,11 @@ TEST_CASE("sql: the CNF limit is checked before expanding") {
     condition += "(a = " + std::to_string(i) + " AND b = " + std::to_string(i) + ")";
   }
   CHECK(parse_error("SELECT * FROM t WHERE " + condition) ==
-        "at 1:23: condition's CNF would have 1099511627776 clauses (limit 4096)");
+        "at 1:23: condition's CNF would have 1099511627776 clauses (limit 256)");
   std::string wider = condition;
   for (int i = 40; i < 100; ++i) wider += " OR (a = " + std::to_string(i) + " AND b = 0)";
   CHECK(parse_error("SELECT * FROM t WHERE " + wider) ==
-        "at 1:23: condition's CNF would have at least 2^64 clauses (limit 4096)");
+        "at 1:23: condition's CNF would have at least 2^64 clauses (limit 256)");
   // Under NOT it is an AND of ORs: 40 clauses.
   CHECK(parse("SELECT * FROM t WHERE NOT (" + condition + ")").where.clauses.size() == 40);
   // Custom limits.

@@ -37,7 +37,7 @@ uint64_t parse_u64(const std::string& text, const char* what) {
   uint64_t v = 0;
   auto r = std::from_chars(text.data(), text.data() + text.size(), v);
   if (r.ec != std::errc{} || r.ptr != text.data() + text.size())
-    throw UsageError{std::string(what) + " needs a non-negative integer, got '" + text + "'"};
+    throw UsageError{std::string(what) + " needs a non-negative integer below 2^64, got '" + excerpt(text) + "'"};
   return v;
 }
 
@@ -45,7 +45,7 @@ double parse_double(const std::string& text, const char* what) {
   double v = 0;
   auto r = std::from_chars(text.data(), text.data() + text.size(), v);
   if (r.ec != std::errc{} || r.ptr != text.data() + text.size())
-    throw UsageError{std::string(what) + " needs a number, got '" + text + "'"};
+    throw UsageError{std::string(what) + " needs a number, got '" + excerpt(text) + "'"};
   return v;
 }
 
@@ -83,12 +83,12 @@ class Args {
 ColumnSpec parse_column_spec(const std::string& text) {
   const auto parts = split(text, ':');
   if (parts.size() < 2 || parts.size() == 4 || parts.size() > 5 || parts[0].empty())
-    throw UsageError{"--column needs NAME:TYPE[:DIST[:LO:HI]], got '" + text + "'"};
+    throw UsageError{"--column needs NAME:TYPE[:DIST[:LO:HI]], got '" + excerpt(text) + "'"};
   ColumnSpec spec;
   spec.name = parts[0];
   if (parts[1] == "int") spec.type = Type::Int32;
   else if (parts[1] == "float") spec.type = Type::Float32;
-  else throw UsageError{"--column '" + text + "': type must be int or float"};
+  else throw UsageError{"--column '" + excerpt(text) + "': type must be int or float"};
   if (parts.size() >= 3) spec.dist = parse_distribution(parts[2]);
   if (parts.size() == 5) {
     spec.lo = parse_double(parts[3], "--column LO");
@@ -110,6 +110,15 @@ int cmd_info(std::ostream& out) {
   return kOk;
 }
 
+//! The value of --backend: its names as to_string(Backend) gives them.
+Backend backend_option(const std::string& text) {
+  try {
+    return parse_backend(text);
+  } catch (const Error&) {
+    throw UsageError{"--backend must be cpu, raster, compute or auto, got '" + excerpt(text) + "'"};
+  }
+}
+
 int cmd_sql(Args& args, std::ostream& out, std::ostream& err) {
   Backend backend = Backend::Auto;
   bool explain = false;
@@ -118,21 +127,26 @@ int cmd_sql(Args& args, std::ostream& out, std::ostream& err) {
   while (!args.done()) {
     const std::string& a = args.next();
     if (a == "--backend") {
-      backend = parse_backend(args.value(a));
+      backend = backend_option(args.value(a));
     } else if (a == "--explain") {
       explain = true;
     } else if (a == "--table") {
       const std::string& v = args.value(a);
       const auto eq = v.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
-        throw UsageError{"--table needs NAME=PATH.csv, got '" + v + "'"};
-      catalog.add(v.substr(0, eq), read_csv_file(v.substr(eq + 1)));
-    } else if (a.rfind("--", 0) == 0) {
-      throw UsageError{"unknown option '" + a + "' for gfxq sql"};
+        throw UsageError{"--table needs NAME=PATH.csv, got '" + excerpt(v) + "'"};
+      const std::string name = v.substr(0, eq);
+      if (!sql::is_identifier(name))
+        throw UsageError{"--table name '" + excerpt(name) +
+                         "' cannot be named in a query (a letter or '_', then letters, digits or '_'; not a keyword)"};
+      if (catalog.contains(name)) throw UsageError{"--table " + name + " is given twice"};
+      catalog.add(name, read_csv_file(v.substr(eq + 1)));
+    } else if (a.size() > 1 && a[0] == '-') {
+      throw UsageError{"unknown option '" + excerpt(a) + "' for gfxq sql"};
     } else if (query.empty()) {
       query = a;
     } else {
-      throw UsageError{"gfxq sql takes one query; extra argument '" + a + "' (quote the query)"};
+      throw UsageError{"gfxq sql takes one query; extra argument '" + excerpt(a) + "' (quote the query)"};
     }
   }
   if (query.empty()) throw UsageError{"gfxq sql needs a query, e.g. \"SELECT COUNT(*) FROM t\""};
@@ -153,11 +167,17 @@ int cmd_gen(Args& args, std::ostream& out) {
     else if (a == "--seed") seed = parse_u64(args.value(a), "--seed");
     else if (a == "--out") path = args.value(a);
     else if (a == "--column") columns.push_back(parse_column_spec(args.value(a)));
-    else throw UsageError{"unknown argument '" + a + "' for gfxq gen"};
+    else throw UsageError{"unknown argument '" + excerpt(a) + "' for gfxq gen"};
   }
   if (path.empty()) throw UsageError{"gfxq gen needs --out PATH.csv"};
   if (columns.empty()) columns = default_columns();
-  const Table table = generate_table(columns, rows, seed);
+  Table table;
+  try {
+    table = generate_table(columns, rows, seed);
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::ResultTooLarge) throw;
+    throw UsageError{"--rows " + std::to_string(rows) + " is too many: " + e.what()};
+  }
   write_csv_file(path, table);
   out << "wrote " << rows << " rows (" << table.schema() << ", seed " << seed << ") to " << path << "\n";
   return kOk;
@@ -169,7 +189,7 @@ int cmd_demo(Args& args, std::ostream& out) {
     const std::string& a = args.next();
     if (a == "--rows") rows = parse_u64(args.value(a), "--rows");
     else if (a == "--seed") seed = parse_u64(args.value(a), "--seed");
-    else throw UsageError{"unknown argument '" + a + "' for gfxq demo"};
+    else throw UsageError{"unknown argument '" + excerpt(a) + "' for gfxq demo"};
   }
   Engine engine;
   const auto& gl = engine.gl_capabilities();
@@ -242,7 +262,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (cmd == "gen" && args.size() > 1 && args[1] == "ssb") return gen_ssb(args, 2, out, err);
     if (cmd == "gen") return cmd_gen(rest, out);
     if (cmd == "demo") return cmd_demo(rest, out);
-    throw UsageError{"unknown command '" + cmd + "'"};
+    throw UsageError{"unknown command '" + excerpt(cmd) + "'"};
   } catch (const UsageError& e) {
     err << "gfxq: " << e.message << "\n(run 'gfxq help' for usage)\n";
     return kBadInput;

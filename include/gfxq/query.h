@@ -60,10 +60,13 @@ struct Cnf {
   std::string text() const;
 };
 
-//! Limits on CNF normalisation; past them the parser says so instead of expanding.
+//! Limits on CNF normalisation; past them the parser says so instead of expanding. The defaults
+//! keep every backend well under a second on a condition at the limits (the raster path runs one
+//! or two stencil passes per comparison: 256 comparisons take about 0.3 s on llvmpipe).
 struct CnfLimits {
-  size_t max_clauses = 4096;           //!< clauses in the normalised CNF
+  size_t max_clauses = 256;            //!< clauses in the normalised CNF
   size_t max_terms_per_clause = 256;   //!< comparisons in one clause
+  size_t max_terms = 256;              //!< comparisons in the whole normalised CNF
 };
 
 //! Aggregate functions.

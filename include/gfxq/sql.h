@@ -20,4 +20,8 @@ namespace gfxq::sql {
 //! expected; a condition whose CNF would exceed `limits` is rejected before expansion.
 Query parse(std::string_view text, const CnfLimits& limits = {});
 
+//! Whether `name` can name a table or column in a query: an identifier ([A-Za-z_][A-Za-z0-9_]*)
+//! that is not a keyword (SELECT, FROM, ...).
+bool is_identifier(std::string_view name) noexcept;
+
 }  // namespace gfxq::sql

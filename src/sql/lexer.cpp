@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "gfxq/error.h"
+#include "gfxq/sql.h"
 
 namespace gfxq::sql {
 
@@ -25,6 +26,9 @@ bool is_ident_char(char c) {
 char to_upper(char c) {
   return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
 }
+
+//! The longest identifier or number token.
+constexpr size_t kMaxTokenBytes = 256;
 
 class Lexer {
  public:
@@ -61,6 +65,10 @@ class Lexer {
   char at(size_t offset) const { return i_ + offset < text_.size() ? text_[i_ + offset] : '\0'; }
 
   Token make(TokenKind kind, size_t length) {
+    // Every token an error message may quote is bounded (a 10 MB name is not a query).
+    if (length > kMaxTokenBytes)
+      fail(pos_, std::string(kind == TokenKind::Number ? "number" : "name") + " '" + excerpt(text_.substr(i_, length)) +
+                     "' is longer than " + std::to_string(kMaxTokenBytes) + " bytes");
     Token t{kind, text_.substr(i_, length), pos_};
     advance(length);
     return t;
@@ -126,7 +134,7 @@ class Lexer {
     // A letter, digit or dot right after the literal (12abc, 1e, 1.2.3) makes it malformed.
     if (is_ident_char(at(n)) || at(n) == '.') {
       while (is_ident_char(at(n)) || at(n) == '.') ++n;
-      fail(pos_, "malformed number '" + std::string(text_.substr(i_, n)) + "'");
+      fail(pos_, "malformed number '" + excerpt(text_.substr(i_, n)) + "'");
     }
     return make(TokenKind::Number, n);
   }
@@ -142,6 +150,12 @@ std::vector<Token> tokenize(std::string_view text) {
   return Lexer(text).run();
 }
 
+bool is_identifier(std::string_view name) noexcept {
+  if (name.empty() || !is_ident_start(name.front())) return false;
+  if (!std::all_of(name.begin(), name.end(), is_ident_char)) return false;
+  return std::none_of(std::begin(kKeywords), std::end(kKeywords), [&](std::string_view k) { return iequals(name, k); });
+}
+
 bool iequals(std::string_view a, std::string_view b) noexcept {
   return a.size() == b.size() &&
          std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return to_upper(x) == to_upper(y); });
@@ -153,7 +167,7 @@ bool is_keyword(const Token& token, std::string_view word) noexcept {
 
 std::string describe(const Token& token) {
   if (token.kind == TokenKind::End) return "end of query";
-  return "'" + std::string(token.text) + "'";
+  return "'" + excerpt(token.text) + "'";
 }
 
 void fail(Position pos, const std::string& what) {

@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <clocale>
+#include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <utility>
@@ -249,9 +252,15 @@ class Parser {
     const Token& number = expect(TokenKind::Number, what);
     lit.digits = number.text;
     lit.text += number.text;
-    // The lexer admits only well-formed numbers, so the one failure left is out of range (1e400).
+    // The lexer admits only well-formed numbers, so the one failure left is out of range: past the
+    // largest double (1e400) is an error; below the smallest subnormal (1e-400) rounds to zero, as
+    // every tiny number rounds to the nearest double.
     const auto parsed = std::from_chars(number.text.data(), number.text.data() + number.text.size(), lit.value);
-    if (parsed.ec != std::errc()) fail(number.pos, "number " + describe(number) + " is out of range for a double");
+    if (parsed.ec != std::errc()) {
+      static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", locale_t{});
+      lit.value = strtod_l(std::string(number.text).c_str(), nullptr, c_locale);
+      if (std::isinf(lit.value)) fail(number.pos, "number " + describe(number) + " is out of range for a double");
+    }
     if (lit.negative) lit.value = -lit.value;
     return lit;
   }
