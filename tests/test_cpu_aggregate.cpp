@@ -121,11 +121,14 @@ TEST_CASE("cpu: SUM and AVG of INT are exact, at the int32 extremes too") {
   CHECK(ints_agg({1, 2}, AggKind::Avg) == Value{1.5});
 }
 
-TEST_CASE("cpu: SUM(FLOAT) accumulates in double in row order, and results canonical") {
-  // In double, 1e30f + 1 rounds back to 1e30f, so row order gives 0 (another order would give 1).
-  CHECK(floats_agg({1e30f, 1.0f, -1e30f}, AggKind::Sum) == Value{0.0});
-  CHECK(floats_agg({1.0f, 1e30f, -1e30f}, AggKind::Sum) == Value{0.0});
+TEST_CASE("cpu: SUM(FLOAT) is the exact sum rounded once, in any row order, and results canonical") {
+  // In double, 1e30f + 1 rounds back to 1e30f, so a row-order double sum gives 0 for two of these
+  // orders; the exact sum is 1 in all three.
+  CHECK(floats_agg({1e30f, 1.0f, -1e30f}, AggKind::Sum) == Value{1.0});
+  CHECK(floats_agg({1.0f, 1e30f, -1e30f}, AggKind::Sum) == Value{1.0});
   CHECK(floats_agg({1e30f, -1e30f, 1.0f}, AggKind::Sum) == Value{1.0});
+  // Rounded once: in double 2^53 + 1 ties back to 2^53 twice; the exact 2^53 + 2 is a double.
+  CHECK(floats_agg({0x1p53f, 1.0f, 1.0f}, AggKind::Sum) == Value{0x1p53 + 2.0});
   // Exact in double although not in float: 2^24 + 1 + 1.
   CHECK(floats_agg({16777216.0f, 1.0f, 1.0f}, AggKind::Sum) == Value{16777218.0});
   CHECK(floats_agg({0.1f, 0.2f}, AggKind::Sum) == Value{static_cast<double>(0.1f) + static_cast<double>(0.2f)});

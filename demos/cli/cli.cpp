@@ -1,4 +1,5 @@
 #include "cli/cli.h"
+#include "cli/gen_ssb.h"
 
 #include <charconv>
 #include <fstream>
@@ -19,6 +20,9 @@ constexpr const char* kUsage = R"(usage:
   gfxq gen --out PATH.csv [--rows N] [--seed S] [--column NAME:TYPE[:DIST[:LO:HI]]] ...
       Writes a generated table. TYPE int|float; DIST uniform|skewed|sorted|all-equal.
       Default columns: a:int:uniform:0:1000000, b:int:skewed:0:1000, c:float:uniform:0:1.
+  gfxq gen ssb --sf N --out DIR [--seed S] [--threads T]
+      Writes the Star Schema Benchmark's tables as DIR/lineorder.csv, date.csv, customer.csv,
+      supplier.csv, part.csv at scale factor N (0 < N <= 300); docs/SSB.md describes the data.
   gfxq demo [--rows N] [--seed S]
       Generates a table and runs example queries end to end on every backend, headless.
 exit status: 0 ok, 2 bad query or input, 3 the backend cannot run the query, 1 other failure.
@@ -255,6 +259,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     const std::string& cmd = args[0];
     if (cmd == "info") return cmd_info(out);
     if (cmd == "sql") return cmd_sql(rest, out, err);
+    if (cmd == "gen" && args.size() > 1 && args[1] == "ssb") return gen_ssb(args, 2, out, err);
     if (cmd == "gen") return cmd_gen(rest, out);
     if (cmd == "demo") return cmd_demo(rest, out);
     throw UsageError{"unknown command '" + excerpt(cmd) + "'"};

@@ -66,16 +66,19 @@ struct VkCapabilities {
   uint32_t max_workgroup_invocations = 0;       //!< maxComputeWorkGroupInvocations
   uint32_t max_workgroup_size[3] = {0, 0, 0};   //!< maxComputeWorkGroupSize
   uint32_t max_workgroup_count[3] = {0, 0, 0};  //!< maxComputeWorkGroupCount
-  bool shader_int64 = false;                    //!< shaderInt64
-  bool shader_float64 = false;                  //!< shaderFloat64 (the exact FLOAT SUM adds doubles)
-  bool buffer_int64_atomics = false;            //!< shaderBufferInt64Atomics
-  bool shared_int64_atomics = false;            //!< shaderSharedInt64Atomics
-  uint32_t max_push_descriptors = 0;            //!< maxPushDescriptors (VK_KHR_push_descriptor)
-  uint32_t max_storage_buffers_per_stage = 0;   //!< maxPerStageDescriptorStorageBuffers
-  bool timestamps = false;                      //!< compute queue supports timestamps
-  double timestamp_period_ns = 0;               //!< nanoseconds per timestamp tick
-  std::vector<VkHeap> heaps;                    //!< memory heaps
-  std::vector<std::string> all_devices;         //!< every physical device seen, "index: name (type)"
+  //! Loop iterations after which the driver silently ends a shader invocation's loops, counted over
+  //! all its loops together (lavapipe: 65,535); 0 when the driver has no such limit.
+  uint64_t shader_loop_limit = 0;
+  bool shader_int64 = false;                   //!< shaderInt64
+  bool shader_float64 = false;                 //!< shaderFloat64 (the exact FLOAT SUM adds doubles)
+  bool buffer_int64_atomics = false;           //!< shaderBufferInt64Atomics
+  bool shared_int64_atomics = false;           //!< shaderSharedInt64Atomics
+  uint32_t max_push_descriptors = 0;           //!< maxPushDescriptors (VK_KHR_push_descriptor)
+  uint32_t max_storage_buffers_per_stage = 0;  //!< maxPerStageDescriptorStorageBuffers
+  bool timestamps = false;                     //!< compute queue supports timestamps
+  double timestamp_period_ns = 0;              //!< nanoseconds per timestamp tick
+  std::vector<VkHeap> heaps;                   //!< memory heaps
+  std::vector<std::string> all_devices;        //!< every physical device seen, "index: name (type)"
   //! Multi-line text, as `gfxq info` prints it.
   std::string text() const;
 };

@@ -76,8 +76,8 @@ const char* to_string(AggKind kind) noexcept;
 
 //! An aggregate. Semantics (every backend):
 //! - COUNT(*) counts rows (int64); over empty input 0.
-//! - SUM(INT) is exact int64 (overflow is Error(Overflow)); SUM(FLOAT) accumulates in double.
-//! - AVG is double. MIN/MAX/MEDIAN/QUANTILE/KTH_LARGEST return the column's type.
+//! - SUM(INT) is exact int64 (overflow is Error(Overflow)); SUM(FLOAT) is the exact sum rounded once.
+//! - AVG is double: INT the exact quotient rounded once, FLOAT SUM / n. MIN/MAX/MEDIAN/QUANTILE/KTH_LARGEST return the column's type.
 //! - QUANTILE(c, q), q in (0,1]: the smallest v with at least ceil(q*n) values <= v
 //!   (see quantile_rank). MEDIAN(c) = QUANTILE(c, 0.5). KTH_LARGEST(c, k): k-th largest, k >= 1.
 //! - Over empty input every aggregate but COUNT is NULL; KTH_LARGEST with k > n is NULL.
@@ -139,8 +139,9 @@ struct Query {
   std::string text() const;
 };
 
-//! ceil(q*n) computed exactly for q in (0,1] and n >= 1 (the 1-based rank QUANTILE selects);
-//! Error(InvalidQuery) for q outside (0,1]. Every backend uses this function.
+//! ceil(q*n) computed exactly for q in (0,1] and n >= 1 (the 1-based rank QUANTILE selects), q taken
+//! as the shortest decimal that reads back to the same double (the literal the user wrote: 0.1 is
+//! 1/10); Error(InvalidQuery) for q outside (0,1]. Every backend uses this function.
 uint64_t quantile_rank(double q, uint64_t n);
 
 }  // namespace gfxq

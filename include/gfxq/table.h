@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,30 +14,71 @@
 
 namespace gfxq {
 
-//! Column types. Input tables hold Int32 ("int") and Float32 ("float");
-//! results may also hold Int64 (COUNT, SUM of INT) and Float64 (AVG, SUM of FLOAT).
-enum class Type { Int32, Float32, Int64, Float64 };
+//! Column types. Input tables hold Int32 ("int"), Float32 ("float"), String ("string": dictionary
+//! codes, see Dictionary) and Date ("date": days since 1970-01-01); results may also hold Int64
+//! (COUNT, SUM of INT, integer arithmetic) and Float64 (AVG, SUM of FLOAT).
+enum class Type { Int32, Float32, Int64, Float64, String, Date };
 
-//! SQL-ish name of a type: "int", "float", "bigint", "double".
+//! SQL-ish name of a type: "int", "float", "bigint", "double", "string", "date".
 const char* to_string(Type type) noexcept;
 
-//! One cell: NULL (std::monostate) or a value of the column's type.
-using Value = std::variant<std::monostate, int32_t, float, int64_t, double>;
+//! A DATE value: days since 1970-01-01 (proleptic Gregorian calendar).
+struct Date {
+  int32_t days = 0;  //!< days since 1970-01-01, negative before it
+  auto operator<=>(const Date&) const = default;
+};
 
-//! A named, typed column. Values live in the vector matching the type;
-//! `nulls` is empty when the column has no NULLs, else one byte per row (1 = NULL).
+//! One cell: NULL (std::monostate) or a value of the column's type (std::string for String).
+using Value = std::variant<std::monostate, int32_t, float, int64_t, double, std::string, Date>;
+
+//! `YYYY-MM-DD` (years 0001 to 9999, a real calendar day) as a Date; nullopt otherwise.
+std::optional<Date> parse_date(std::string_view text) noexcept;
+//! The ISO form `YYYY-MM-DD` of a date (years before 1 or after 9999 as a signed year).
+std::string format_date(Date date);
+//! The year, month (1-12) and day (1-31) of a date.
+void civil_from_date(Date date, int32_t& year, int32_t& month, int32_t& day) noexcept;
+//! The date of a year, month (1-12) and day (1-31); the caller checks the day exists.
+Date date_from_civil(int32_t year, int32_t month, int32_t day) noexcept;
+
+//! The distinct strings of a STRING column, sorted byte-wise (as memcmp, the order SQLite's BINARY
+//! collation and DuckDB use). A value is stored as its index (code) here, so comparing codes is
+//! comparing strings: `=`, `<`, `BETWEEN` and `IN` on strings run as 32-bit integer comparisons.
+struct Dictionary {
+  std::vector<std::string> values;  //!< sorted ascending, distinct
+
+  //! The code of `s`, or nullopt when it is not in the dictionary.
+  std::optional<int32_t> find(std::string_view s) const noexcept;
+  //! How many values sort before `s`: the code `s` has or would have.
+  int32_t lower_bound(std::string_view s) const noexcept;
+  //! Number of distinct values.
+  size_t size() const noexcept { return values.size(); }
+  //! A dictionary of the distinct strings of `strings` (any order, repeats allowed).
+  static std::shared_ptr<const Dictionary> of(std::vector<std::string> strings);
+};
+
+//! A named, typed column. Values live in the vector matching the type's storage (storage_type:
+//! String codes and Date days in the int32 vector); `nulls` is empty when the column has no NULLs,
+//! else one byte per row (1 = NULL).
 struct Column {
-  std::string name;                 //!< column name, unique within its table
-  Type type = Type::Int32;          //!< element type
+  std::string name;         //!< column name, unique within its table
+  Type type = Type::Int32;  //!< element type
   std::variant<std::vector<int32_t>, std::vector<float>, std::vector<int64_t>, std::vector<double>> data;
-  std::vector<uint8_t> nulls;       //!< empty, or one flag per row (1 = NULL)
+  std::vector<uint8_t> nulls;  //!< empty, or one flag per row (1 = NULL)
+  //! String columns: the dictionary their codes index (never null for a String column); else null.
+  std::shared_ptr<const Dictionary> dictionary;
 
-  //! An empty column of the given name and type.
+  //! An empty column of the given name and type (String: with an empty dictionary).
   static Column make(std::string name, Type type);
   //! An Int32 column holding `values`.
   static Column ints(std::string name, std::vector<int32_t> values);
   //! A Float32 column holding `values`.
   static Column floats(std::string name, std::vector<float> values);
+  //! A String column holding `values` (the dictionary is built from them).
+  static Column strings(std::string name, const std::vector<std::string>& values);
+  //! A String column of `codes` into `dictionary` (each code must index it).
+  static Column coded(std::string name, std::vector<int32_t> codes, std::shared_ptr<const Dictionary> dictionary);
+  //! A Date column holding `days` (days since 1970-01-01).
+  static Column dates(std::string name, std::vector<int32_t> days);
 
   //! Number of rows.
   uint64_t size() const noexcept;
@@ -44,15 +86,24 @@ struct Column {
   bool is_null(uint64_t row) const noexcept { return !nulls.empty() && nulls[row] != 0; }
   //! The cell at `row` (NULL-aware).
   Value value(uint64_t row) const;
-  //! Appends one cell; the Value's alternative must match `type` or be NULL.
+  //! Appends one cell; the Value's alternative must match `type` or be NULL. A string not yet in
+  //! the dictionary is added to a copy of it and the codes renumbered (linear time: for building
+  //! small results; build large String columns with strings() or coded()).
   void push(const Value& v);
-  //! Typed access to the values; throws Error(Internal) if T does not match `type`.
+  //! The string at `row` of a String column.
+  const std::string& string_at(uint64_t row) const;
+  //! Typed access to the values; throws Error(Internal) if T does not match the storage type
+  //! (int32_t for Int32, String codes and Date days).
   template <class T>
   const std::vector<T>& as() const;
   //! Mutable typed access; throws Error(Internal) if T does not match `type`.
   template <class T>
   std::vector<T>& as();
 };
+
+//! The C++ type a column of `type` stores its values as: Int32 for Int32, String (codes) and Date
+//! (days); the type itself otherwise.
+Type storage_type(Type type) noexcept;
 
 //! A table: named columns of equal length. Row counts are 64-bit.
 struct Table {
@@ -115,11 +166,11 @@ const char* to_string(Distribution d) noexcept;
 
 //! What one generated column looks like.
 struct ColumnSpec {
-  std::string name;                        //!< column name
-  Type type = Type::Int32;                 //!< Int32 or Float32
+  std::string name;                           //!< column name
+  Type type = Type::Int32;                    //!< Int32 or Float32
   Distribution dist = Distribution::Uniform;  //!< value distribution
-  double lo = 0;                           //!< smallest value (Uniform, Skewed, Sorted)
-  double hi = 1000000;                     //!< largest value
+  double lo = 0;                              //!< smallest value (Uniform, Skewed, Sorted)
+  double hi = 1000000;                        //!< largest value
 };
 
 //! Generates `rows` rows; the same seed gives the same table on every machine.

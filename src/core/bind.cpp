@@ -249,7 +249,33 @@ int64_t int_sum_result(__int128 sum, std::string_view what) {
 }
 
 double int_average(__int128 sum, uint64_t n) noexcept {
-  return static_cast<double>(sum) / static_cast<double>(n);
+  // The quotient |sum| / n as a 64-bit integer m and a power of two (|sum| / n = m * 2^-shift +
+  // remainder), m in [2^63, 2^64): long division, one bit at a time. A nonzero remainder is
+  // ORed into m's last bit (round to odd), so the one rounding of m to 53 bits by the conversion
+  // to double is the rounding of the exact quotient.
+  if (sum == 0) return 0.0;
+  const bool negative = sum < 0;
+  const unsigned __int128 a = negative ? -static_cast<unsigned __int128>(sum) : static_cast<unsigned __int128>(sum);
+  unsigned __int128 q = a / n, r = a % n;
+  int shift = 0;
+  bool sticky = false;
+  while (q >> 64) {  // too many integer bits: drop the lowest into the sticky bit
+    sticky |= (q & 1) != 0;
+    q >>= 1;
+    --shift;
+  }
+  while (!(q >> 63)) {  // too few: take the next fraction bit of the division
+    r <<= 1;
+    q <<= 1;
+    if (r >= n) {
+      r -= n;
+      q |= 1;
+    }
+    ++shift;
+  }
+  sticky |= r != 0;
+  const double value = std::ldexp(static_cast<double>(static_cast<uint64_t>(q) | uint64_t(sticky)), -shift);
+  return negative ? -value : value;
 }
 
 }  // namespace gfxq

@@ -148,8 +148,8 @@ double canonical_double(double v) noexcept;
 //! e.g. "SUM(a)") when it does not fit. Backends accumulate exactly (e.g. __int128) first.
 int64_t int_sum_result(__int128 sum, std::string_view what);
 
-//! AVG of an INT column from its exact sum over n >= 1 rows: double(sum) / double(n), each
-//! conversion rounded to nearest. Every backend uses this formula so results agree bit for bit.
+//! AVG of an INT column from its exact sum over n >= 1 rows: the exact quotient sum / n rounded once
+//! to the nearest double, ties to even. Every backend uses it so results agree bit for bit.
 double int_average(__int128 sum, uint64_t n) noexcept;
 
 }  // namespace gfxq

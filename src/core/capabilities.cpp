@@ -102,6 +102,8 @@ std::string VkCapabilities::text() const {
   line(out, "max workgroup count",
        std::to_string(max_workgroup_count[0]) + " x " + std::to_string(max_workgroup_count[1]) + " x " +
            std::to_string(max_workgroup_count[2]));
+  line(out, "shader loop limit",
+       shader_loop_limit ? std::to_string(shader_loop_limit) + " iterations per invocation" : std::string("none"));
   line(out, "shaderInt64", yes_no(shader_int64));
   line(out, "shaderFloat64", yes_no(shader_float64));
   line(out, "buffer int64 atomics", yes_no(buffer_int64_atomics));

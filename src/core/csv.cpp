@@ -443,6 +443,8 @@ void append_value(std::string& out, const Value& v) {
     case 2: put_float(std::get<float>(v)); break;
     case 3: put(std::get<int64_t>(v)); break;
     case 4: put_float(std::get<double>(v)); break;
+    case 5: out += std::get<std::string>(v); break;
+    case 6: out += format_date(std::get<Date>(v)); break;
   }
 }
 
@@ -586,7 +588,11 @@ void write_csv(std::ostream& out, const Table& table, bool typed_header) {
   for (uint64_t row = 0; row < rows; ++row) {
     for (size_t i = 0; i < table.columns.size(); ++i) {
       if (i) buf += ',';
-      append_value(buf, table.columns[i].value(row));
+      const Column& c = table.columns[i];
+      if (c.type == Type::String && !c.is_null(row))
+        append_quoted(buf, c.string_at(row));
+      else
+        append_value(buf, c.value(row));
     }
     // A NULL alone on its line would be a blank line: write it as the quoted empty field.
     if (table.columns.size() == 1 && table.columns[0].is_null(row)) buf += "\"\"";

@@ -1,6 +1,7 @@
 #include "core/exact_sum.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -64,6 +65,39 @@ std::optional<double> special_sum(bool nan, bool positive_inf, bool negative_inf
   if (positive_inf) return std::numeric_limits<double>::infinity();
   if (negative_inf) return -std::numeric_limits<double>::infinity();
   return std::nullopt;
+}
+
+void ExactFloatSum::add(float v) noexcept {
+  const auto bits = std::bit_cast<uint32_t>(v);
+  const uint32_t exponent = (bits >> 23) & 0xff;
+  const int64_t fraction = bits & 0x7fffff;
+  const bool negative = (bits >> 31) != 0;
+  if (exponent == 0xff) {
+    if (fraction != 0)
+      nan_ = true;
+    else
+      (negative ? negative_inf_ : positive_inf_) = true;
+    return;
+  }
+  // A denormal is fraction * 2^-149, a normal (fraction + 2^23) * 2^(exponent - 150): both are
+  // significand * 2^(bin - 149) with bin = max(exponent - 1, 0).
+  const int64_t significand = exponent == 0 ? fraction : fraction | (int64_t(1) << 23);
+  bins_[exponent == 0 ? 0 : exponent - 1] += negative ? -significand : significand;
+}
+
+void ExactFloatSum::merge(const ExactFloatSum& other) noexcept {
+  for (size_t i = 0; i < bins_.size(); ++i) bins_[i] += other.bins_[i];
+  nan_ |= other.nan_;
+  positive_inf_ |= other.positive_inf_;
+  negative_inf_ |= other.negative_inf_;
+}
+
+double ExactFloatSum::result() const {
+  if (const auto special = special_sum(nan_, positive_inf_, negative_inf_)) return *special;
+  std::vector<ExactTerm> terms;
+  for (size_t i = 0; i < bins_.size(); ++i)
+    if (bins_[i] != 0) terms.push_back({bins_[i], int(i)});
+  return exact_sum(terms);
 }
 
 }  // namespace gfxq

@@ -5,6 +5,8 @@
 // as integers at bit positions of that fixed point, and exact_sum adds them exactly and rounds the
 // total once to the nearest double, ties to even.
 
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <span>
 
@@ -24,5 +26,23 @@ double exact_sum(std::span<const ExactTerm> terms);
 //! What IEEE addition of the summands gives when some are not finite: NaN when a NaN was summed or
 //! both infinities, else +inf or -inf; nullopt when every summand is finite.
 std::optional<double> special_sum(bool nan, bool positive_inf, bool negative_inf);
+
+//! The exact sum of float32 values added one at a time (the CPU reference's SUM and AVG of FLOAT):
+//! each finite value's significand is added into the bin of its exponent, so the result is the
+//! same whatever the order of the additions.
+class ExactFloatSum {
+ public:
+  //! Adds one value.
+  void add(float v) noexcept;
+  //! Adds every value another accumulator holds.
+  void merge(const ExactFloatSum& other) noexcept;
+  //! The exact sum rounded once to the nearest double (special_sum's rule when a summand was NaN
+  //! or infinite); +0.0 for no summands.
+  double result() const;
+
+ private:
+  std::array<__int128, 254> bins_{};  // bin e: signed significands of exponent field e + 1 (0: denormals too)
+  bool nan_ = false, positive_inf_ = false, negative_inf_ = false;
+};
 
 }  // namespace gfxq

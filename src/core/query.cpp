@@ -143,16 +143,30 @@ uint64_t quantile_rank(double q, uint64_t n) {
   if (!(q > 0.0 && q <= 1.0))
     throw Error(ErrorCode::InvalidQuery, "quantile q must be in (0, 1], got " + number_text(q));
   if (n == 0) return 0;
-  // q = m * 2^e exactly, m a 53-bit integer; ceil(m * n / 2^-e) in 128-bit integer arithmetic.
-  int exp = 0;
-  const double f = std::frexp(q, &exp);
-  const auto m = static_cast<unsigned __int128>(std::ldexp(f, 53));
-  const int shift = 53 - exp;  // q <= 1 gives exp <= 1, so shift >= 52
-  const unsigned __int128 p = m * n;
-  if (shift >= 128) return 1;
-  const unsigned __int128 one = 1;
-  const unsigned __int128 r = (p + (one << shift) - 1) >> shift;
-  return static_cast<uint64_t>(r);
+  // q is the decimal the user wrote: the shortest decimal that reads back to the same double
+  // (to_chars), digits * 10^exp exactly. ceil(digits * n / 10^-exp) in 128-bit integers: digits
+  // has at most 17 significant digits (< 2^57), so the product stays below 2^121.
+  char buf[40];
+  const auto end = std::to_chars(buf, buf + sizeof buf, q, std::chars_format::scientific).ptr;
+  const std::string_view text(buf, size_t(end - buf));  // "d.ddde-XX"
+  const size_t e = text.find('e');
+  unsigned __int128 digits = 0;
+  int frac_digits = 0;
+  for (size_t i = 0; i < e; ++i) {
+    if (text[i] == '.') continue;
+    digits = digits * 10 + unsigned(text[i] - '0');
+    if (i > 1) ++frac_digits;
+  }
+  int exp10 = 0;
+  std::from_chars(text.data() + e + 1 + (text[e + 1] == '+'), text.data() + text.size(), exp10);
+  // q = digits * 10^(exp10 - frac_digits); q <= 1 makes the power's exponent negative or zero.
+  const int scale = frac_digits - exp10;
+  const unsigned __int128 p = digits * n;
+  if (scale <= 0) return static_cast<uint64_t>(p);  // q = 1 written as "1e+00"
+  if (scale > 38) return 1;                         // 10^scale > 2^121 > p: 0 < q * n < 1
+  unsigned __int128 pow10 = 1;
+  for (int i = 0; i < scale; ++i) pow10 *= 10;
+  return static_cast<uint64_t>((p + pow10 - 1) / pow10);
 }
 
 }  // namespace gfxq

@@ -1,6 +1,8 @@
 #include "gfxq/table.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdio>
 #include <set>
 
 #include "gfxq/error.h"
@@ -13,8 +15,84 @@ const char* to_string(Type type) noexcept {
     case Type::Float32: return "float";
     case Type::Int64: return "bigint";
     case Type::Float64: return "double";
+    case Type::String: return "string";
+    case Type::Date: return "date";
   }
   return "?";
+}
+
+Type storage_type(Type type) noexcept {
+  return type == Type::String || type == Type::Date ? Type::Int32 : type;
+}
+
+// Days from civil and back: the proleptic Gregorian calendar in 400-year eras of 146,097 days,
+// each era counted from March 1 so that the leap day ends its year.
+Date date_from_civil(int32_t year, int32_t month, int32_t day) noexcept {
+  const int64_t y = int64_t(year) - (month <= 2 ? 1 : 0);
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t year_of_era = y - era * 400;                                             // 0 .. 399
+  const int64_t day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;  // from March 1
+  const int64_t day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+  return Date{int32_t(era * 146097 + day_of_era - 719468)};  // 719468: days from 0000-03-01 to 1970-01-01
+}
+
+void civil_from_date(Date date, int32_t& year, int32_t& month, int32_t& day) noexcept {
+  const int64_t z = int64_t(date.days) + 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const int64_t day_of_era = z - era * 146097;
+  const int64_t year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
+  const int64_t day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+  const int64_t mp = (5 * day_of_year + 2) / 153;  // month from March = 0
+  day = int32_t(day_of_year - (153 * mp + 2) / 5 + 1);
+  month = int32_t(mp < 10 ? mp + 3 : mp - 9);
+  year = int32_t(year_of_era + era * 400 + (month <= 2 ? 1 : 0));
+}
+
+std::optional<Date> parse_date(std::string_view text) noexcept {
+  if (text.size() != 10 || text[4] != '-' || text[7] != '-') return std::nullopt;
+  auto number = [&](size_t at, size_t len, int32_t& out) {
+    for (size_t i = at; i < at + len; ++i)
+      if (text[i] < '0' || text[i] > '9') return false;
+    std::from_chars(text.data() + at, text.data() + at + len, out);
+    return true;
+  };
+  int32_t y = 0, m = 0, d = 0;
+  if (!number(0, 4, y) || !number(5, 2, m) || !number(8, 2, d) || y < 1 || m < 1 || m > 12 || d < 1)
+    return std::nullopt;
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  const int32_t month_days[] = {31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (d > month_days[m - 1]) return std::nullopt;
+  return date_from_civil(y, m, d);
+}
+
+std::string format_date(Date date) {
+  int32_t y = 0, m = 0, d = 0;
+  civil_from_date(date, y, m, d);
+  char buf[32];
+  const int n = std::snprintf(buf, sizeof buf, y >= 0 && y <= 9999 ? "%04d-%02d-%02d" : "%+d-%02d-%02d", y, m, d);
+  return std::string(buf, size_t(n));
+}
+
+std::optional<int32_t> Dictionary::find(std::string_view s) const noexcept {
+  const int32_t code = lower_bound(s);
+  if (size_t(code) < values.size() && values[size_t(code)] == s) return code;
+  return std::nullopt;
+}
+
+int32_t Dictionary::lower_bound(std::string_view s) const noexcept {
+  return int32_t(std::lower_bound(values.begin(), values.end(), s,
+                                  [](const std::string& a, std::string_view b) { return std::string_view(a) < b; }) -
+                 values.begin());
+}
+
+std::shared_ptr<const Dictionary> Dictionary::of(std::vector<std::string> strings) {
+  std::sort(strings.begin(), strings.end());
+  strings.erase(std::unique(strings.begin(), strings.end()), strings.end());
+  if (strings.size() > size_t(INT32_MAX))
+    throw Error(ErrorCode::InvalidInput, "a string column holds more than 2^31 - 1 distinct values");
+  auto d = std::make_shared<Dictionary>();
+  d->values = std::move(strings);
+  return d;
 }
 
 namespace {
@@ -36,8 +114,44 @@ Column Column::make(std::string name, Type type) {
     case Type::Float32: c.data = std::vector<float>{}; break;
     case Type::Int64: c.data = std::vector<int64_t>{}; break;
     case Type::Float64: c.data = std::vector<double>{}; break;
+    case Type::String:
+      c.data = std::vector<int32_t>{};
+      c.dictionary = std::make_shared<const Dictionary>();
+      break;
+    case Type::Date: c.data = std::vector<int32_t>{}; break;
   }
   return c;
+}
+
+Column Column::strings(std::string name, const std::vector<std::string>& values) {
+  auto dictionary = Dictionary::of(values);
+  std::vector<int32_t> codes;
+  codes.reserve(values.size());
+  for (const auto& v : values) codes.push_back(*dictionary->find(v));
+  return coded(std::move(name), std::move(codes), std::move(dictionary));
+}
+
+Column Column::coded(std::string name, std::vector<int32_t> codes, std::shared_ptr<const Dictionary> dictionary) {
+  if (!dictionary) throw Error(ErrorCode::Internal, "string column '" + name + "' without a dictionary");
+  for (int32_t c : codes)
+    if (c < 0 || size_t(c) >= dictionary->size())
+      throw Error(ErrorCode::Internal, "string column '" + name + "': code " + std::to_string(c) +
+                                           " outside its dictionary of " + std::to_string(dictionary->size()));
+  Column c = make(std::move(name), Type::String);
+  c.data = std::move(codes);
+  c.dictionary = std::move(dictionary);
+  return c;
+}
+
+Column Column::dates(std::string name, std::vector<int32_t> days) {
+  Column c = make(std::move(name), Type::Date);
+  c.data = std::move(days);
+  return c;
+}
+
+const std::string& Column::string_at(uint64_t row) const {
+  if (type != Type::String) throw Error(ErrorCode::Internal, "column '" + name + "' is not a string column");
+  return dictionary->values[size_t(std::get<std::vector<int32_t>>(data)[row])];
 }
 
 Column Column::ints(std::string name, std::vector<int32_t> values) {
@@ -58,6 +172,8 @@ uint64_t Column::size() const noexcept {
 
 Value Column::value(uint64_t row) const {
   if (is_null(row)) return std::monostate{};
+  if (type == Type::String) return string_at(row);
+  if (type == Type::Date) return Date{std::get<std::vector<int32_t>>(data)[row]};
   return std::visit([row](const auto& v) -> Value { return v[row]; }, data);
 }
 
@@ -68,22 +184,45 @@ void Column::push(const Value& v) {
     nulls.push_back(1);
     return;
   }
-  std::visit(
-      [&](auto& vec) {
-        using T = typename std::decay_t<decltype(vec)>::value_type;
-        if (!std::holds_alternative<T>(v))
-          throw Error(ErrorCode::Internal, "column '" + name + "': value of the wrong type pushed");
-        vec.push_back(std::get<T>(v));
-      },
-      data);
+  if (type == Type::String || type == Type::Date) {
+    auto& codes = std::get<std::vector<int32_t>>(data);
+    if (type == Type::Date) {
+      if (!std::holds_alternative<Date>(v))
+        throw Error(ErrorCode::Internal, "column '" + name + "': value of the wrong type pushed");
+      codes.push_back(std::get<Date>(v).days);
+    } else {
+      if (!std::holds_alternative<std::string>(v))
+        throw Error(ErrorCode::Internal, "column '" + name + "': value of the wrong type pushed");
+      const std::string& s = std::get<std::string>(v);
+      const int32_t code = dictionary->lower_bound(s);
+      if (!dictionary->find(s)) {
+        // A new string: a copy of the dictionary with it, and the codes at or after it moved up.
+        auto grown = std::make_shared<Dictionary>(*dictionary);
+        grown->values.insert(grown->values.begin() + code, s);
+        for (auto& c : codes)
+          if (c >= code) ++c;
+        dictionary = std::move(grown);
+      }
+      codes.push_back(code);
+    }
+  } else {
+    std::visit(
+        [&](auto& vec) {
+          using T = typename std::decay_t<decltype(vec)>::value_type;
+          if (!std::holds_alternative<T>(v))
+            throw Error(ErrorCode::Internal, "column '" + name + "': value of the wrong type pushed");
+          vec.push_back(std::get<T>(v));
+        },
+        data);
+  }
   if (!nulls.empty()) nulls.push_back(0);
 }
 
 template <class T>
 const std::vector<T>& Column::as() const {
-  if (type != type_of<T>() || !std::holds_alternative<std::vector<T>>(data))
-    throw Error(ErrorCode::Internal, "column '" + name + "' is " + to_string(type) + ", accessed as " +
-                                         to_string(type_of<T>()));
+  if (storage_type(type) != type_of<T>() || !std::holds_alternative<std::vector<T>>(data))
+    throw Error(ErrorCode::Internal,
+                "column '" + name + "' is " + to_string(type) + ", accessed as " + to_string(type_of<T>()));
   return std::get<std::vector<T>>(data);
 }
 
@@ -101,7 +240,9 @@ template std::vector<float>& Column::as<float>();
 template std::vector<int64_t>& Column::as<int64_t>();
 template std::vector<double>& Column::as<double>();
 
-uint64_t Table::rows() const noexcept { return columns.empty() ? 0 : columns.front().size(); }
+uint64_t Table::rows() const noexcept {
+  return columns.empty() ? 0 : columns.front().size();
+}
 
 std::optional<size_t> Table::find(std::string_view name) const noexcept {
   for (size_t i = 0; i < columns.size(); ++i)
@@ -127,6 +268,15 @@ void Table::validate() const {
                                                std::to_string(rows()));
     if (!c.nulls.empty() && c.nulls.size() != c.size())
       throw Error(ErrorCode::InvalidInput, "column '" + c.name + "': null flags do not match its length");
+    if (c.type == Type::String) {
+      if (!c.dictionary) throw Error(ErrorCode::InvalidInput, "string column '" + c.name + "' has no dictionary");
+      const auto& codes = std::get<std::vector<int32_t>>(c.data);
+      for (uint64_t r = 0; r < codes.size(); ++r)
+        if (!c.is_null(r) && (codes[r] < 0 || size_t(codes[r]) >= c.dictionary->size()))
+          throw Error(ErrorCode::InvalidInput, "string column '" + c.name + "': row " + std::to_string(r) +
+                                                   " holds code " + std::to_string(codes[r]) + " outside its " +
+                                                   std::to_string(c.dictionary->size()) + "-string dictionary");
+    }
   }
 }
 
@@ -153,7 +303,9 @@ const Table& Catalog::get(std::string_view name) const {
   return it->second;
 }
 
-bool Catalog::contains(std::string_view name) const { return tables_.find(name) != tables_.end(); }
+bool Catalog::contains(std::string_view name) const {
+  return tables_.find(name) != tables_.end();
+}
 
 std::vector<std::string> Catalog::names() const {
   std::vector<std::string> out;

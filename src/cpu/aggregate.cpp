@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/exact_sum.h"
 #include "cpu/internal.h"
 #include "gfxq/error.h"
 
@@ -17,12 +18,12 @@ __int128 int_sum(const Column& column, const std::vector<uint64_t>& rows) {
   return sum;
 }
 
-// The sum of a FLOAT column, accumulated in double in row order.
+// The sum of a FLOAT column: exact, rounded once to double (as the GPU paths sum).
 double float_sum(const Column& column, const std::vector<uint64_t>& rows) {
   const auto& values = column.as<float>();
-  double sum = 0.0;
-  for (uint64_t row : rows) sum += values[row];
-  return sum;
+  ExactFloatSum sum;
+  for (uint64_t row : rows) sum.add(values[row]);
+  return sum.result();
 }
 
 Value sum(const BoundAggregate& agg, const Column& column, const std::vector<uint64_t>& rows) {

@@ -74,7 +74,8 @@ class ComputeBackend final : public BackendImpl {
       throw Error(ErrorCode::Unsupported, "compute backend cannot run " + op + " yet (not implemented)");
     }
     vk::prim::require_features(*device, "the compute backend", true);
-    vk::QueryContext ctx(*device, bound, scan_limits());
+    const uint64_t terms = vk::compile_cnf(bound.where).terms.size();
+    vk::QueryContext ctx(*device, bound, vk::fit_shader_loop_limit(*device, bound.left->rows(), terms, scan_limits()));
     Result result;
     std::string algorithm;
     if (bound.aggregate)

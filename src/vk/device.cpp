@@ -515,6 +515,8 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   c.device_type = type_name(props.properties.deviceType);
   c.driver_name = props12.driverName;
   c.driver_info = props12.driverInfo;
+  // llvmpipe's gallivm ends every loop of an invocation after LP_MAX_TGSI_LOOP_ITERATIONS in all.
+  if (props12.driverID == VK_DRIVER_ID_MESA_LLVMPIPE) c.shader_loop_limit = 65535;
   c.vendor_id = props.properties.vendorID;
   c.device_id = props.properties.deviceID;
   c.api_version = device_api;

@@ -286,6 +286,36 @@ ScanPlan plan_scan(const Device& device, uint64_t rows, const ScanLimits& limits
   return plan;
 }
 
+uint64_t cnf_loop_iterations(uint64_t terms, uint64_t rows_per_group) noexcept {
+  // Four-row evaluations per invocation: cnf_scan's count and aggregate modes take rows_per_group /
+  // 1024 (16 rows per invocation of each 4096-row tile, or 4 of each 1024-row tile with several
+  // slots), its flags mode 16 per 16384-row tile, cnf_select one tile of at most 8 vectors.
+  const uint64_t evaluations = std::max({uint64_t(8), rows_per_group / 1024, 16 * ((rows_per_group + 16383) / 16384)});
+  // Each evaluation: the term loop's iterations and its exit, plus the step loop around it; the
+  // kernels' other loops (subgroups, look-back steps, reductions) stay within the constant.
+  return evaluations * (terms + 2) + 4096;
+}
+
+ScanLimits fit_shader_loop_limit(const Device& device, uint64_t rows, uint64_t terms, ScanLimits limits) {
+  const uint64_t limit = device.caps().shader_loop_limit;
+  if (limit == 0) return limits;
+  const ScanPlan plan = plan_scan(device, rows, limits);
+  uint32_t widest = 0;
+  for (const ScanChunk& c : plan.chunks) widest = std::max(widest, c.rows_per_group);
+  // The top-k path of ORDER BY LIMIT adds a clause of one term to the program.
+  if (cnf_loop_iterations(terms + 1, widest) <= limit) return limits;
+  if (cnf_loop_iterations(terms + 1, kCnfRound) > limit) {
+    uint64_t most = 0;
+    while (cnf_loop_iterations(most + 2, kCnfRound) <= limit) ++most;
+    throw Error(ErrorCode::Unsupported,
+                "compute backend cannot evaluate a condition of " + std::to_string(terms) + " comparisons on " +
+                    device.caps().device_name + ": its driver ends a shader's loops after " + std::to_string(limit) +
+                    " iterations, which allows at most " + std::to_string(most) + " comparisons");
+  }
+  limits.max_groups = UINT32_MAX;  // one 4096-row round per workgroup
+  return limits;
+}
+
 Buffer upload_program(Device& device, const CnfProgram& program) {
   std::vector<uint32_t> words = program.words();
   // The raw-bit intervals after the terms (cnf_scan.comp reads them when told to), then the float

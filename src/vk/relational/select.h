@@ -122,6 +122,18 @@ inline constexpr uint32_t kSelectMaxLookback = 16384;
 //! The plan for `rows` rows. Error(Unsupported) past 2^32 - 1 rows (row ids are 32-bit).
 ScanPlan plan_scan(const Device& device, uint64_t rows, const ScanLimits& limits = {});
 
+//! Shader loop iterations one invocation of the CNF kernels (cnf_scan in every mode, cnf_select)
+//! runs at most for a program of `terms` terms when workgroups own `rows_per_group` rows: each
+//! evaluation of four rows walks the term loop once.
+uint64_t cnf_loop_iterations(uint64_t terms, uint64_t rows_per_group) noexcept;
+
+//! `limits` for scanning `rows` rows with a program of `terms` terms on `device`: unchanged where
+//! the device has no shader loop limit (VkCapabilities::shader_loop_limit) or the kernels stay under
+//! it, else with the fewest rows per workgroup; Error(Unsupported) naming the limit and the most
+//! terms this device runs when even that is over it (the driver would end the term loop early and
+//! rows would be wrongly kept or rejected).
+ScanLimits fit_shader_loop_limit(const Device& device, uint64_t rows, uint64_t terms, ScanLimits limits);
+
 //! A CNF program bound to device columns.
 struct CnfInput {
   const CnfProgram* program = nullptr;       //!< the program (Outcome::Rows or All)
