@@ -548,6 +548,23 @@ std::string format_value(const Value& v) {
 
 namespace {
 
+// A string value quoted as RFC 4180 does where it must be: holding commas, quotes or line ends,
+// empty (an empty field is NULL), or with blanks at either end (kept exactly).
+void append_quoted(std::string& buf, const std::string& field) {
+  const bool quote = field.find_first_of(",\"\r\n") != std::string::npos || field.empty() ||
+                     field.front() == ' ' || field.back() == ' ' || field.front() == '\t' || field.back() == '\t';
+  if (!quote) {
+    buf += field;
+    return;
+  }
+  buf += '"';
+  for (char c : field) {
+    if (c == '"') buf += '"';
+    buf += c;
+  }
+  buf += '"';
+}
+
 // A header field read_csv would not read bare (`QUANTILE(a, 0.5)`, a name with blanks) is quoted
 // as RFC 4180 does.
 void append_header_field(std::string& buf, const std::string& name, const std::string& field) {
@@ -594,8 +611,10 @@ void write_csv(std::ostream& out, const Table& table, bool typed_header) {
       else
         append_value(buf, c.value(row));
     }
-    // A NULL alone on its line would be a blank line: write it as the quoted empty field.
-    if (table.columns.size() == 1 && table.columns[0].is_null(row)) buf += "\"\"";
+    // A NULL alone on its line would be a blank line: write it as the quoted empty field (which is
+    // the empty string in a STRING column, so there the line stays blank).
+    if (table.columns.size() == 1 && table.columns[0].is_null(row) && table.columns[0].type != Type::String)
+      buf += "\"\"";
     buf += '\n';
     if (buf.size() >= (1u << 20)) {
       out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
