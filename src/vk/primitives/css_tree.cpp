@@ -65,9 +65,9 @@ void record_css_tree_build(Device& device, VkCommandBuffer cmd, const CssTreeLay
   const Pipeline& p = device.pipeline("css_build", 2, sizeof(BuildPush), true);
   for (uint32_t k = 1; k <= layout.levels; ++k) {
     if (k > 1) device.barrier(cmd);
-    const BufferRange below = k == 1 ? BufferRange{keys.buffer, keys.offset, layout.n * 4}
-                                     : BufferRange{directory.buffer, directory.offset + layout.start[k - 1] * 4,
-                                                   layout.len[k - 1] * 4};
+    const BufferRange below =
+        k == 1 ? BufferRange{keys.buffer, keys.offset, layout.n * 4}
+               : BufferRange{directory.buffer, directory.offset + layout.start[k - 1] * 4, layout.len[k - 1] * 4};
     const BufferRange level{directory.buffer, directory.offset + layout.start[k] * 4, layout.len[k] * 4};
     const BuildPush push{uint32_t(layout.len[k - 1]), uint32_t(layout.len[k]), 0};
     device.dispatch_ranges(cmd, p, {below, level}, &push, uint32_t(prim::div_up(layout.len[k], JOIN_WG)));

@@ -16,10 +16,10 @@ namespace gfxq::vk {
 
 //! Where the levels of a CSS-tree over n keys live.
 struct CssTreeLayout {
-  uint64_t n = 0;                  //!< keys (level 0)
-  uint32_t levels = 0;             //!< directory levels above level 0 (0 when n <= CSS_NODE_KEYS)
-  std::vector<uint64_t> len;       //!< entries of level 0..levels (len[0] = n)
-  std::vector<uint64_t> start;     //!< word offset of level k >= 1 in the directory buffer (start[0] = 0)
+  uint64_t n = 0;               //!< keys (level 0)
+  uint32_t levels = 0;          //!< directory levels above level 0 (0 when n <= CSS_NODE_KEYS)
+  std::vector<uint64_t> len;    //!< entries of level 0..levels (len[0] = n)
+  std::vector<uint64_t> start;  //!< word offset of level k >= 1 in the directory buffer (start[0] = 0)
   //! Words of the directory: every level padded to whole nodes, each starting at a 256-byte boundary.
   uint64_t directory_words = 0;
   //! Words the level-0 keys range must hold: n rounded up to whole nodes (the build pads it).

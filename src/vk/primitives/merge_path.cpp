@@ -33,8 +33,8 @@ void record_merge_path(Device& device, VkCommandBuffer cmd, const MergePathArgs&
   detail::check_range_holds(args.a, args.n * 4, "merge path a");
   detail::check_range_holds(args.b, args.m * 4, "merge path b");
   detail::check_range_holds(args.out, parts * 4, "merge path partitions");
-  const MergePathPush push{uint32_t(args.n), uint32_t(args.m), args.step, uint32_t(parts),
-                           uint32_t(args.key_type),  uint32_t(args.ties), 0};
+  const MergePathPush push{uint32_t(args.n),        uint32_t(args.m),    args.step, uint32_t(parts),
+                           uint32_t(args.key_type), uint32_t(args.ties), 0};
   const Pipeline& p = device.pipeline("merge_path", 3, sizeof(MergePathPush), true);
   device.dispatch_ranges(cmd, p,
                          {prim::sub_range(args.a, 0, args.n, 4), prim::sub_range(args.b, 0, args.m, 4),

@@ -67,8 +67,9 @@ JoinChoice choose_join(const JoinShape& shape, JoinAlgorithm forced) {
   }
   if (shape.ordered && !shape.count_only) {
     c.algorithm = JoinAlgorithm::IndexedLoop;
-    c.reason = sizes + ", equi-join with pairs in (left row, right row) order: the indexed nested loop writes "
-                       "them in that order (hash and sort-merge would sort the pairs)";
+    c.reason = sizes +
+               ", equi-join with pairs in (left row, right row) order: the indexed nested loop writes "
+               "them in that order (hash and sort-merge would sort the pairs)";
     return c;
   }
   const auto& st = shape.stats;

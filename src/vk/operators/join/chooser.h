@@ -14,20 +14,20 @@ namespace gfxq::vk {
 
 //! What the chooser looks at.
 struct JoinShape {
-  uint64_t left_rows = 0;         //!< left rows taking part (after the selection)
-  uint64_t right_rows = 0;        //!< right rows taking part
-  std::vector<JoinTerm> terms;    //!< the condition
-  JoinKeyStats stats;             //!< key ranges the caller knows
-  bool ordered = false;           //!< pairs wanted in (left row, right row) order
-  bool count_only = false;        //!< only COUNT(*) is wanted
-  uint32_t hash_build_rows = 0;   //!< build rows a partitioned hash work item holds on the device (0: none)
+  uint64_t left_rows = 0;        //!< left rows taking part (after the selection)
+  uint64_t right_rows = 0;       //!< right rows taking part
+  std::vector<JoinTerm> terms;   //!< the condition
+  JoinKeyStats stats;            //!< key ranges the caller knows
+  bool ordered = false;          //!< pairs wanted in (left row, right row) order
+  bool count_only = false;       //!< only COUNT(*) is wanted
+  uint32_t hash_build_rows = 0;  //!< build rows a partitioned hash work item holds on the device (0: none)
 };
 
 //! The chooser's decision.
 struct JoinChoice {
   JoinAlgorithm algorithm = JoinAlgorithm::NestedLoop;  //!< what runs
-  bool swap = false;   //!< probe the right side and build / index the left
-  std::string reason;  //!< the rule that decided, with its numbers
+  bool swap = false;                                    //!< probe the right side and build / index the left
+  std::string reason;                                   //!< the rule that decided, with its numbers
 };
 
 //! Inputs of at most this many row pairs run the nested loop (one count and one write dispatch).

@@ -143,8 +143,7 @@ uint64_t CountScan::total(Stages& stages, const std::string& what) {
 }
 
 bool KeySpec::filters() const noexcept {
-  return std::any_of(columns.begin(), columns.end(),
-                     [](const auto& c) { return c.second == JOIN_NORM_INT_OF_FLOAT; });
+  return std::any_of(columns.begin(), columns.end(), [](const auto& c) { return c.second == JOIN_NORM_INT_OF_FLOAT; });
 }
 
 void check_side(const Device& device, const JoinSide& side, const char* name) {
@@ -190,23 +189,21 @@ Prepared prepare(Stages& stages, const JoinSide& side, const KeySpec& spec, cons
     cols.push_back({side.keys[col].buffer, 0, std::max<uint64_t>(4, side.rows * 4)});
   }
   const Buffer dummy = words(device, 4);
-  const BufferRange sel = side.selection ? BufferRange{side.selection, 0, std::max<uint64_t>(4, n * 4)}
-                                         : BufferRange{&dummy, 0, 16};
+  const BufferRange sel =
+      side.selection ? BufferRange{side.selection, 0, std::max<uint64_t>(4, n * 4)} : BufferRange{&dummy, 0, 16};
   const uint64_t tiles = prim::div_up(n, JOIN_PREPARE_TILE);
   const Pipeline& pipe = device.pipeline("join_prepare", 9, sizeof(PreparePush), true);
-  PreparePush push{uint32_t(n), side.selection ? 1u : 0u, JOIN_PREPARE_WRITE, uint32_t(spec.columns.size()), norms,
-                   keys ? 1u : 0u, 0};
-  auto bindings = [&](const Buffer& rid, const Buffer& key, const Buffer& counts, const Buffer& offsets,
-                      uint64_t out) {
-    return std::vector<BufferRange>{sel,
-                                    cols[0],
-                                    cols[1],
-                                    cols[2],
-                                    cols[3],
-                                    range32(rid, out),
-                                    range32(key, keys ? out : 1),
-                                    range32(counts, tiles),
-                                    range64(offsets, tiles)};
+  PreparePush push{uint32_t(n),
+                   side.selection ? 1u : 0u,
+                   JOIN_PREPARE_WRITE,
+                   uint32_t(spec.columns.size()),
+                   norms,
+                   keys ? 1u : 0u,
+                   0};
+  const BufferRange none{&dummy, 0, 16};
+  auto bindings = [&](const BufferRange& rid, const BufferRange& key, const BufferRange& counts,
+                      const BufferRange& offsets) {
+    return std::vector<BufferRange>{sel, cols[0], cols[1], cols[2], cols[3], rid, key, counts, offsets};
   };
   const std::string what = name + " side: " + (spec.columns.empty() ? "row ids" : "row ids and keys") +
                            (side.selection ? " of the selected rows" : "");
@@ -216,7 +213,8 @@ Prepared prepare(Stages& stages, const JoinSide& side, const KeySpec& spec, cons
     p.rid = words(device, n);
     p.key = words(device, keys ? n : 1);
     stages.run("join-prepare", what, n, [&](VkCommandBuffer cmd) {
-      device.dispatch_ranges(cmd, pipe, bindings(p.rid, p.key, dummy, dummy, n), &push, uint32_t(tiles));
+      device.dispatch_ranges(cmd, pipe, bindings(range32(p.rid, n), keys ? range32(p.key, n) : none, none, none), &push,
+                             uint32_t(tiles));
     });
     return p;
   }
@@ -225,7 +223,7 @@ Prepared prepare(Stages& stages, const JoinSide& side, const KeySpec& spec, cons
   CountScan scan(device, tiles);
   push.mode = JOIN_PREPARE_COUNT;
   stages.run("join-prepare", what + ": count the rows whose keys can match", n, [&](VkCommandBuffer cmd) {
-    device.dispatch_ranges(cmd, pipe, bindings(dummy, dummy, counts, dummy, 0), &push, uint32_t(tiles));
+    device.dispatch_ranges(cmd, pipe, bindings(none, none, range32(counts, tiles), none), &push, uint32_t(tiles));
     device.barrier(cmd);
     scan.record(device, cmd, counts);
   });
@@ -234,11 +232,13 @@ Prepared prepare(Stages& stages, const JoinSide& side, const KeySpec& spec, cons
   p.rid = words(device, p.count);
   p.key = words(device, p.count);
   push.mode = JOIN_PREPARE_PACK;
-  PassRecord& pass = stages.run("join-prepare", what + ": pack the rows whose keys can match", n,
-                                [&](VkCommandBuffer cmd) {
-                                  device.dispatch_ranges(cmd, pipe, bindings(p.rid, p.key, counts, scan.offsets, p.count),
-                                                         &push, uint32_t(tiles));
-                                });
+  PassRecord& pass =
+      stages.run("join-prepare", what + ": pack the rows whose keys can match", n, [&](VkCommandBuffer cmd) {
+        device.dispatch_ranges(cmd, pipe,
+                               bindings(range32(p.rid, p.count), keys ? range32(p.key, p.count) : none,
+                                        range32(counts, tiles), range64(scan.offsets, tiles)),
+                               &push, uint32_t(tiles));
+      });
   pass.passed = p.count;
   return p;
 }
@@ -257,12 +257,14 @@ Sorted sort_by_key(Stages& stages, const Prepared& side, uint64_t capacity, cons
   args.keys_out = range32(out.key, n);
   args.values_out = range32(out.rid, n);
   args.scratch = {&scratch, 0, scratch.size()};
-  PassRecord& pass = stages.run("join-sort", what, n, [&](VkCommandBuffer cmd) { record_radix_sort(device, cmd, args); });
+  PassRecord& pass =
+      stages.run("join-sort", what, n, [&](VkCommandBuffer cmd) { record_radix_sort(device, cmd, args); });
   const RadixSortStatus status = radix_sort_status(device, args);
   pass.detail += ": " + status.describe();
   if (status.needs_fallback())
-    stages.run("join-sort-fallback", what + ": passes from " + std::to_string(status.failed_pass) +
-                                         " rerun by reduce-then-scan (a look-back hit its bound)",
+    stages.run("join-sort-fallback",
+               what + ": passes from " + std::to_string(status.failed_pass) +
+                   " rerun by reduce-then-scan (a look-back hit its bound)",
                n, [&](VkCommandBuffer cmd) { record_radix_sort_fallback(device, cmd, args, status); });
   return out;
 }

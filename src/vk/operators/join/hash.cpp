@@ -60,8 +60,8 @@ Partitioned split_side(Stages& stages, const Prepared& side, uint32_t fanout, co
       std::max<uint64_t>(16, split_scratch_bytes(device, side.count, args.partitioner, true)), MemoryKind::Device);
   args.scratch = {&scratch, 0, scratch.size()};
   stages.run("join-partition",
-             name + " side into " + std::to_string(fanout) + " hash partitions (" + (fanout > 256 ? "two passes" : "one pass") +
-                 " of the split primitive)",
+             name + " side into " + std::to_string(fanout) + " hash partitions (" +
+                 (fanout > 256 ? "two passes" : "one pass") + " of the split primitive)",
              side.count, [&](VkCommandBuffer cmd) { record_split(device, cmd, args); });
   out.offsets = stages.download<uint32_t>(offsets, fanout + 1, name + " partition offsets");
   return out;
@@ -98,8 +98,8 @@ void hash_partitioned(Context& ctx) {
   const Prepared b = prepare(stages, *o.b, b_spec, b_name);
   uint32_t fanout = ctx.options.hash_partitions;
   if (fanout == 0)
-    fanout = uint32_t(std::clamp<uint64_t>(std::bit_ceil(std::max<uint64_t>(1, prim::div_up(b.count, cap / 2))), 2,
-                                           kSplitMaxFanout));
+    fanout = uint32_t(
+        std::clamp<uint64_t>(std::bit_ceil(std::max<uint64_t>(1, prim::div_up(b.count, cap / 2))), 2, kSplitMaxFanout));
   if (!std::has_single_bit(fanout) || fanout > kSplitMaxFanout)
     throw Error(ErrorCode::InvalidQuery, "join: JoinOptions::hash_partitions " + std::to_string(fanout) +
                                              " is not a power of two up to " + std::to_string(kSplitMaxFanout));
@@ -131,8 +131,8 @@ void hash_partitioned(Context& ctx) {
   if (n_items == 0) return no_pairs(ctx, Natural::Unordered);
   const uint64_t slots = n_items * JOIN_WG;
   if (slots >= (uint64_t(1) << 32) || slots * 8 > device.caps().max_storage_buffer_range)
-    throw Error(ErrorCode::Unsupported, "join: " + std::to_string(n_items) +
-                                            " hash work items need more counts than one binding holds");
+    throw Error(ErrorCode::Unsupported,
+                "join: " + std::to_string(n_items) + " hash work items need more counts than one binding holds");
   const Buffer item_buffer = words(device, items.size());
   device.upload(item_buffer, items.data(), items.size() * 4);
   const Buffer terms = upload_terms(device, o, residual);
@@ -140,26 +140,26 @@ void hash_partitioned(Context& ctx) {
   const Buffer dummy = words(device, 4);
   CountScan scan(device, slots);
   const std::vector<BufferRange> a_cols = column_ranges(*o.a), b_cols = column_ranges(*o.b);
-  const Pipeline& pipe =
-      device.pipeline(terms_pipeline("join_hash_part", residual), 18, sizeof(PartPush), true, cap);
+  const Pipeline& pipe = device.pipeline(terms_pipeline("join_hash_part", residual), 18, sizeof(PartPush), true, cap);
   auto dispatch = [&](VkCommandBuffer cmd, uint32_t mode, uint64_t c0, uint64_t c1, const Buffer& out_a,
                       const Buffer& out_b) {
-    const PartPush push{uint32_t(n_items), mode, uint32_t(residual.size()), uint32_t(c0), uint32_t(c0 >> 32),
-                        uint32_t(c1),      uint32_t(c1 >> 32), 0};
+    const PartPush push{uint32_t(n_items),  mode,         uint32_t(residual.size()), uint32_t(c0),
+                        uint32_t(c0 >> 32), uint32_t(c1), uint32_t(c1 >> 32),        0};
     std::vector<BufferRange> r{range32(item_buffer, items.size()), range32(pa.key, a.count), range32(pa.rid, a.count),
-                               range32(pb.key, b.count),            range32(pb.rid, b.count), range32(counts, slots),
-                               range64(scan.offsets, slots),        range32(out_a, c1 - c0),  range32(out_b, c1 - c0),
+                               range32(pb.key, b.count),           range32(pb.rid, b.count), range32(counts, slots),
+                               range64(scan.offsets, slots),       range32(out_a, c1 - c0),  range32(out_b, c1 - c0),
                                {&terms, 0, terms.size()}};
     r.insert(r.end(), a_cols.begin(), a_cols.end());
     r.insert(r.end(), b_cols.begin(), b_cols.end());
     device.dispatch_ranges(cmd, pipe, r, &push, uint32_t(n_items));
   };
-  PassRecord& count = stages.run("join-count", "shared-memory tables per work item: pairs per invocation, then prefix sums",
-                                 a.count, [&](VkCommandBuffer cmd) {
-                                   dispatch(cmd, JOIN_SLOT_COUNT, 0, 0, dummy, dummy);
-                                   device.barrier(cmd);
-                                   scan.record(device, cmd, counts);
-                                 });
+  PassRecord& count =
+      stages.run("join-count", "shared-memory tables per work item: pairs per invocation, then prefix sums", a.count,
+                 [&](VkCommandBuffer cmd) {
+                   dispatch(cmd, JOIN_SLOT_COUNT, 0, 0, dummy, dummy);
+                   device.barrier(cmd);
+                   scan.record(device, cmd, counts);
+                 });
   const uint64_t total = scan.total(stages, "join pairs");
   count.passed = total;
   if (ctx.out.count_only()) return ctx.out.set_count(total);
@@ -214,12 +214,12 @@ void hash_global(Context& ctx) {
   const Pipeline& pipe = device.pipeline("join_hash_global", 9, sizeof(GlobalPush), true);
   auto dispatch = [&](VkCommandBuffer cmd, uint32_t mode, const Prepared& side) {
     const GlobalPush push{uint32_t(side.count), uint32_t(cap), mode, direct ? 1u : 0u, uint32_t(minmax[0]), 0};
-    device.dispatch_ranges(cmd, pipe,
-                           {range32(side.key, side.count), range32(side.rid, side.count), range32(table, direct ? 1 : cap),
-                            range32(slot_count, cap + 1), range64(starts.offsets, cap + 1),
-                            range32(slot_fill, cap + 1), range32(build_rid, b.count), range32(unit_start, a.count),
-                            range32(counts, a.count)},
-                           &push, uint32_t(prim::div_up(side.count, JOIN_WG)));
+    device.dispatch_ranges(
+        cmd, pipe,
+        {range32(side.key, side.count), range32(side.rid, side.count), range32(table, direct ? 1 : cap),
+         range32(slot_count, cap + 1), range64(starts.offsets, cap + 1), range32(slot_fill, cap + 1),
+         range32(build_rid, b.count), range32(unit_start, a.count), range32(counts, a.count)},
+        &push, uint32_t(prim::div_up(side.count, JOIN_WG)));
   };
   stages.run("join-build", "global table: slots per key, prefix sums, build rows grouped by slot", b.count,
              [&](VkCommandBuffer cmd) {

@@ -49,9 +49,10 @@ void indexed_loop(Context& ctx) {
   const Prepared b = prepare(stages, *o.b, b_spec, b_name);
   const CssTreeLayout layout = css_tree_layout(b.count);
   ctx.text = std::string("indexed nested-loop join: ") +
-             (keyed ? (hashed ? "hashed multi-column equi keys" : "equi key") : std::string("primary term ") + op_text(primary.op)) +
-             ", " + layout.describe() + " over the sorted " + b_name + " keys, " + std::to_string(a.count) +
-             " probes" + (residual.empty() ? "" : ", " + std::to_string(residual.size()) + " residual term(s)");
+             (keyed ? (hashed ? "hashed multi-column equi keys" : "equi key")
+                    : std::string("primary term ") + op_text(primary.op)) +
+             ", " + layout.describe() + " over the sorted " + b_name + " keys, " + std::to_string(a.count) + " probes" +
+             (residual.empty() ? "" : ", " + std::to_string(residual.size()) + " residual term(s)");
   const Natural natural = keyed ? Natural::AB : Natural::Unordered;
   if (a.count == 0 || b.count == 0) {
     emit_runs(ctx.out, o, Runs{0, nullptr, nullptr, nullptr, nullptr, ctx.text}, residual, natural);

@@ -17,9 +17,9 @@ namespace gfxq::vk {
 
 namespace {
 
-constexpr JoinAlgorithm kAlgorithms[] = {JoinAlgorithm::Auto,        JoinAlgorithm::NestedLoop,
-                                         JoinAlgorithm::IndexedLoop, JoinAlgorithm::SortMerge,
-                                         JoinAlgorithm::HashPartitioned, JoinAlgorithm::HashGlobal};
+constexpr JoinAlgorithm kAlgorithms[] = {
+    JoinAlgorithm::Auto,      JoinAlgorithm::NestedLoop,      JoinAlgorithm::IndexedLoop,
+    JoinAlgorithm::SortMerge, JoinAlgorithm::HashPartitioned, JoinAlgorithm::HashGlobal};
 
 void check_terms(const JoinSide& left, const JoinSide& right, const std::vector<JoinTerm>& terms) {
   if (terms.empty() || terms.size() > JOIN_MAX_TERMS)
@@ -27,10 +27,9 @@ void check_terms(const JoinSide& left, const JoinSide& right, const std::vector<
                                              std::to_string(JOIN_MAX_TERMS) + ")");
   for (const JoinTerm& t : terms) {
     if (t.left >= left.keys.size() || t.right >= right.keys.size())
-      throw Error(ErrorCode::InvalidQuery, "join: a term names key column " + std::to_string(t.left) + " (left) / " +
-                                               std::to_string(t.right) + " (right) of " +
-                                               std::to_string(left.keys.size()) + " / " +
-                                               std::to_string(right.keys.size()));
+      throw Error(ErrorCode::InvalidQuery,
+                  "join: a term names key column " + std::to_string(t.left) + " (left) / " + std::to_string(t.right) +
+                      " (right) of " + std::to_string(left.keys.size()) + " / " + std::to_string(right.keys.size()));
     if (uint32_t(t.op) > uint32_t(JoinOp::Band))
       throw Error(ErrorCode::InvalidQuery, "join: a term has an unknown operator");
   }
@@ -65,8 +64,10 @@ JoinResult run_join(Device& device, const JoinSide& left, const JoinSide& right,
   check_terms(left, right, terms);
   prim::require_features(device, "join", true);
   if (join::has_band(terms) && !device.caps().shader_float64)
-    throw Error(ErrorCode::Unsupported, "join: band terms add their offsets in double arithmetic, which needs "
-                                        "shaderFloat64 (" + device.caps().device_name + " lacks it)");
+    throw Error(ErrorCode::Unsupported,
+                "join: band terms add their offsets in double arithmetic, which needs "
+                "shaderFloat64 (" +
+                    device.caps().device_name + " lacks it)");
   JoinShape shape;
   shape.left_rows = left.count();
   shape.right_rows = right.count();

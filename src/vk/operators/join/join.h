@@ -50,10 +50,10 @@ enum class JoinOp : uint32_t {
 
 //! One term of a join condition (the condition is the conjunction of its terms).
 struct JoinTerm {
-  uint32_t left = 0;      //!< index into the left side's keys
-  uint32_t right = 0;     //!< index into the right side's keys
+  uint32_t left = 0;       //!< index into the left side's keys
+  uint32_t right = 0;      //!< index into the right side's keys
   JoinOp op = JoinOp::Eq;  //!< the comparison
-  double lo = 0, hi = 0;  //!< Band offsets
+  double lo = 0, hi = 0;   //!< Band offsets
 };
 
 //! One key column on the device: raw 32-bit values (int32 or float32 bits), one per row.
@@ -64,10 +64,10 @@ struct JoinKey {
 
 //! One side of a join.
 struct JoinSide {
-  std::vector<JoinKey> keys;         //!< key columns the terms name (at most JOIN_MAX_COLUMNS)
-  uint64_t rows = 0;                 //!< rows of each key column
+  std::vector<JoinKey> keys;          //!< key columns the terms name (at most JOIN_MAX_COLUMNS)
+  uint64_t rows = 0;                  //!< rows of each key column
   const Buffer* selection = nullptr;  //!< ascending uint32 row ids that take part; nullptr: every row
-  uint64_t selected = 0;             //!< row ids in `selection`
+  uint64_t selected = 0;              //!< row ids in `selection`
   //! Rows that take part.
   uint64_t count() const noexcept { return selection ? selected : rows; }
 };
@@ -120,12 +120,12 @@ struct JoinResult {
   uint64_t count = 0;  //!< pairs (64-bit)
   //! The pairs when they fit one chunk and no JoinOptions::consume was given (else empty buffers).
   Buffer left, right;
-  bool ordered = false;                          //!< the pairs are in (left row, right row) order
+  bool ordered = false;                           //!< the pairs are in (left row, right row) order
   JoinAlgorithm algorithm = JoinAlgorithm::Auto;  //!< what ran
-  std::string algorithm_text;                    //!< e.g. "hash-partitioned join (4096 partitions ...)"
-  std::string reason;                            //!< why this algorithm (the chooser's rule, or forced)
-  std::vector<PassRecord> passes;                //!< every stage: kind, detail, items, passed, times
-  uint64_t chunks = 0;                           //!< chunks the pairs were written in
+  std::string algorithm_text;                     //!< e.g. "hash-partitioned join (4096 partitions ...)"
+  std::string reason;                             //!< why this algorithm (the chooser's rule, or forced)
+  std::vector<PassRecord> passes;                 //!< every stage: kind, detail, items, passed, times
+  uint64_t chunks = 0;                            //!< chunks the pairs were written in
 };
 
 //! Joins `left` with `right` on `terms` (a conjunction; at least one term). Error(InvalidQuery)

@@ -51,10 +51,18 @@ void nested_loop(Context& ctx) {
   const uint64_t groups = prim::div_up(a.count, JOIN_WG) * blocks;
   auto dispatch = [&](VkCommandBuffer cmd, uint32_t mode, uint64_t c0, uint64_t c1, const Buffer& out_a,
                       const Buffer& out_b) {
-    const NestedPush push{uint32_t(a.count), uint32_t(b.count), uint32_t(blocks),   block_rows,
-                          uint32_t(o.terms.size()), mode, uint32_t(c0), uint32_t(c0 >> 32),
-                          uint32_t(c1),             uint32_t(c1 >> 32), 0};
-    std::vector<BufferRange> r{range32(a.rid, a.count), range32(b.rid, b.count), range32(counts, slots),
+    const NestedPush push{uint32_t(a.count),
+                          uint32_t(b.count),
+                          uint32_t(blocks),
+                          block_rows,
+                          uint32_t(o.terms.size()),
+                          mode,
+                          uint32_t(c0),
+                          uint32_t(c0 >> 32),
+                          uint32_t(c1),
+                          uint32_t(c1 >> 32),
+                          0};
+    std::vector<BufferRange> r{range32(a.rid, a.count),      range32(b.rid, b.count), range32(counts, slots),
                                range64(scan.offsets, slots), range32(out_a, c1 - c0), range32(out_b, c1 - c0),
                                {&terms, 0, terms.size()}};
     r.insert(r.end(), a_cols.begin(), a_cols.end());

@@ -26,19 +26,21 @@ uint64_t default_chunk(const Device& device) {
 //! a look-back gave up).
 void sort_pairs(Stages& stages, const Buffer& keys, const Buffer& values, uint64_t n, const std::string& what) {
   Device& device = stages.device();
-  const Buffer scratch = device.create_buffer(std::max<uint64_t>(16, radix_sort_scratch_bytes(device, n, true)),
-                                              MemoryKind::Device);
+  const Buffer scratch =
+      device.create_buffer(std::max<uint64_t>(16, radix_sort_scratch_bytes(device, n, true)), MemoryKind::Device);
   RadixSortArgs args;
   args.n = n;
   args.keys_in = args.keys_out = range32(keys, n);
   args.values_in = args.values_out = range32(values, n);
   args.scratch = {&scratch, 0, scratch.size()};
-  PassRecord& pass = stages.run("join-order", what, n, [&](VkCommandBuffer cmd) { record_radix_sort(device, cmd, args); });
+  PassRecord& pass =
+      stages.run("join-order", what, n, [&](VkCommandBuffer cmd) { record_radix_sort(device, cmd, args); });
   const RadixSortStatus status = radix_sort_status(device, args);
   pass.detail += ": " + status.describe();
   if (status.needs_fallback())
-    stages.run("join-order-fallback", what + ": passes from " + std::to_string(status.failed_pass) +
-                                          " rerun by reduce-then-scan (a look-back hit its bound)",
+    stages.run("join-order-fallback",
+               what + ": passes from " + std::to_string(status.failed_pass) +
+                   " rerun by reduce-then-scan (a look-back hit its bound)",
                n, [&](VkCommandBuffer cmd) { record_radix_sort_fallback(device, cmd, args, status); });
 }
 
@@ -67,18 +69,19 @@ void Output::write(uint64_t total, Natural natural, const std::string& what, con
   result_.ordered = options_.ordered || in_order || total <= 1;
   if (total == 0) return;
   const bool sort = options_.ordered && !in_order;
-  uint64_t chunk = std::min(options_.chunk_pairs ? options_.chunk_pairs : default_chunk(device),
-                            device.max_binding_elements());
+  uint64_t chunk =
+      std::min(options_.chunk_pairs ? options_.chunk_pairs : default_chunk(device), device.max_binding_elements());
   if (total > chunk && !options_.consume)
-    throw Error(ErrorCode::ResultTooLarge,
-                "join result of " + pairs_text(total) + " exceeds one chunk of " + std::to_string(chunk) +
-                    " pairs; give JoinOptions::consume to receive it in chunks");
+    throw Error(ErrorCode::ResultTooLarge, "join result of " + pairs_text(total) + " exceeds one chunk of " +
+                                               std::to_string(chunk) +
+                                               " pairs; give JoinOptions::consume to receive it in chunks");
   if (total > chunk && sort)
-    throw Error(ErrorCode::ResultTooLarge,
-                "join result of " + pairs_text(total) + " in (left row, right row) order: this algorithm writes " +
-                    (swapped_ ? "(right row, left row) order" : "pairs out of that order") + " and the order sort " +
-                    "needs every pair in one chunk of at most " + std::to_string(chunk) +
-                    " pairs (the nested-loop and the equi indexed-loop joins write that order in any number of chunks)");
+    throw Error(
+        ErrorCode::ResultTooLarge,
+        "join result of " + pairs_text(total) + " in (left row, right row) order: this algorithm writes " +
+            (swapped_ ? "(right row, left row) order" : "pairs out of that order") + " and the order sort " +
+            "needs every pair in one chunk of at most " + std::to_string(chunk) +
+            " pairs (the nested-loop and the equi indexed-loop joins write that order in any number of chunks)");
   chunk = std::min(chunk, total);
   Buffer out_a, out_b;
   for (;;) {
@@ -100,10 +103,10 @@ void Output::write(uint64_t total, Natural natural, const std::string& what, con
   const uint64_t chunks = prim::div_up(total, chunk);
   for (uint64_t c = 0; c < chunks; ++c) {
     const uint64_t c0 = c * chunk, c1 = std::min(total, c0 + chunk);
-    PassRecord& pass =
-        stages_.run("join-write",
-                    what + (chunks > 1 ? " (chunk " + std::to_string(c + 1) + " of " + std::to_string(chunks) + ")" : ""),
-                    c1 - c0, [&](VkCommandBuffer cmd) { write(cmd, c0, c1, out_a, out_b); });
+    PassRecord& pass = stages_.run(
+        "join-write",
+        what + (chunks > 1 ? " (chunk " + std::to_string(c + 1) + " of " + std::to_string(chunks) + ")" : ""), c1 - c0,
+        [&](VkCommandBuffer cmd) { write(cmd, c0, c1, out_a, out_b); });
     pass.passed = c1 - c0;
     if (sort) {
       if (natural == Natural::AThenBRuns && !swapped_) {
@@ -141,22 +144,25 @@ void emit_runs(Output& out, const Oriented& o, const Runs& runs, const std::vect
   const Buffer terms = upload_terms(device, o, residual);
   const Buffer dummy = words(device, 4);
   const std::vector<BufferRange> a_cols = column_ranges(*o.a), b_cols = column_ranges(*o.b);
-  const Pipeline& pipe =
-      device.pipeline(terms_pipeline("join_expand", residual), 18, sizeof(ExpandPush), true);
-  auto dispatch = [&](VkCommandBuffer cmd, uint32_t mode, uint64_t c0, uint64_t c1, const Buffer& a, const Buffer& b,
-                      const Buffer& tile_counts, const Buffer& tile_offsets, uint64_t tiles, uint64_t groups) {
-    const ExpandPush push{uint32_t(runs.units), mode,           uint32_t(residual.size()), uint32_t(c0),
-                          uint32_t(c0 >> 32),   uint32_t(c1),   uint32_t(c1 >> 32),        uint32_t(total),
-                          uint32_t(total >> 32), 0};
+  const Pipeline& pipe = device.pipeline(terms_pipeline("join_expand", residual), 18, sizeof(ExpandPush), true);
+  const BufferRange none{&dummy, 0, 16};
+  auto dispatch = [&](VkCommandBuffer cmd, uint32_t mode, uint64_t c0, uint64_t c1, const BufferRange& a,
+                      const BufferRange& b, const BufferRange& tile_counts, const BufferRange& tile_offsets,
+                      uint64_t groups) {
+    const ExpandPush push{uint32_t(runs.units),      mode,
+                          uint32_t(residual.size()), uint32_t(c0),
+                          uint32_t(c0 >> 32),        uint32_t(c1),
+                          uint32_t(c1 >> 32),        uint32_t(total),
+                          uint32_t(total >> 32),     0};
     std::vector<BufferRange> r{range64(candidates.offsets, runs.units),
                                range32(*runs.counts, runs.units),
                                range32(*runs.unit_rid, runs.units),
                                range32(*runs.unit_start, runs.units),
                                {runs.build_rid, 0, runs.build_rid->size()},
-                               range32(a, c1 - c0),
-                               range32(b, c1 - c0),
-                               range32(tile_counts, tiles),
-                               range64(tile_offsets, tiles),
+                               a,
+                               b,
+                               tile_counts,
+                               tile_offsets,
                                {&terms, 0, terms.size()}};
     r.insert(r.end(), a_cols.begin(), a_cols.end());
     r.insert(r.end(), b_cols.begin(), b_cols.end());
@@ -169,7 +175,7 @@ void emit_runs(Output& out, const Oriented& o, const Runs& runs, const std::vect
     }
     out.write(total, natural, runs.what + ": load-balanced expansion of the runs",
               [&](VkCommandBuffer cmd, uint64_t c0, uint64_t c1, const Buffer& a, const Buffer& b) {
-                dispatch(cmd, JOIN_EXPAND_WRITE, c0, c1, a, b, dummy, dummy, 1,
+                dispatch(cmd, JOIN_EXPAND_WRITE, c0, c1, range32(a, c1 - c0), range32(b, c1 - c0), none, none,
                          prim::div_up(c1 - c0, JOIN_EXPAND_TILE));
               });
     return;
@@ -186,7 +192,7 @@ void emit_runs(Output& out, const Oriented& o, const Runs& runs, const std::vect
       runs.what + ": " + std::to_string(residual.size()) + " residual term(s) tested on the candidates, per " +
           std::to_string(JOIN_EXPAND_TILE) + "-candidate tile, then prefix sums",
       total, [&](VkCommandBuffer cmd) {
-        dispatch(cmd, JOIN_EXPAND_COUNT, 0, 0, dummy, dummy, tile_counts, dummy, tiles, tiles);
+        dispatch(cmd, JOIN_EXPAND_COUNT, 0, 0, none, none, range32(tile_counts, tiles), none, tiles);
         device.barrier(cmd);
         passing.record(device, cmd, tile_counts);
       });
@@ -198,7 +204,8 @@ void emit_runs(Output& out, const Oriented& o, const Runs& runs, const std::vect
   }
   out.write(pairs, natural, runs.what + ": the candidates passing the residual terms, packed per tile",
             [&](VkCommandBuffer cmd, uint64_t c0, uint64_t c1, const Buffer& a, const Buffer& b) {
-              dispatch(cmd, JOIN_EXPAND_PACK, c0, c1, a, b, tile_counts, passing.offsets, tiles, tiles);
+              dispatch(cmd, JOIN_EXPAND_PACK, c0, c1, range32(a, c1 - c0), range32(b, c1 - c0),
+                       range32(tile_counts, tiles), range64(passing.offsets, tiles), tiles);
             });
 }
 

@@ -28,9 +28,9 @@ namespace gfxq::vk::join {
 
 //! The order a write pass leaves its pairs in, as (probe row, build row).
 enum class Natural {
-  AB,           //!< by probe row, then build row
-  AThenBRuns,   //!< each probe row's pairs together, build rows ascending within (probe rows in any order)
-  Unordered,    //!< no order
+  AB,          //!< by probe row, then build row
+  AThenBRuns,  //!< each probe row's pairs together, build rows ascending within (probe rows in any order)
+  Unordered,   //!< no order
 };
 
 //! Records the write pass of the pairs at positions [c0, c1) of the output into out_a[p - c0]
@@ -63,12 +63,12 @@ class Output {
 //! Matches as runs: unit u pairs probe row unit_rid[u] with build rows build_rid[unit_start[u] ..
 //! + counts[u]).
 struct Runs {
-  uint64_t units = 0;                //!< units
-  const Buffer* unit_rid = nullptr;  //!< probe row id per unit
+  uint64_t units = 0;                  //!< units
+  const Buffer* unit_rid = nullptr;    //!< probe row id per unit
   const Buffer* unit_start = nullptr;  //!< first index into build_rid per unit
-  const Buffer* counts = nullptr;    //!< run length per unit (uint32)
-  const Buffer* build_rid = nullptr;  //!< build row ids in run order
-  std::string what;                  //!< names the runs in stage details
+  const Buffer* counts = nullptr;      //!< run length per unit (uint32)
+  const Buffer* build_rid = nullptr;   //!< build row ids in run order
+  std::string what;                    //!< names the runs in stage details
 };
 
 //! The output of `runs` (candidates; `residual`: oriented terms each candidate must pass) through
@@ -80,11 +80,11 @@ void emit_runs(Output& out, const Oriented& o, const Runs& runs, const std::vect
 //! What an algorithm runs with: its stages, the output routine, the oriented condition and the
 //! options; it sets `text`, the description the result's algorithm_text gets.
 struct Context {
-  Stages& stages;             //!< the stages
-  Output& out;                //!< the output routine
-  const Oriented& o;          //!< the condition, probe side a, build side b
+  Stages& stages;              //!< the stages
+  Output& out;                 //!< the output routine
+  const Oriented& o;           //!< the condition, probe side a, build side b
   const JoinOptions& options;  //!< the caller's options
-  std::string text;           //!< what ran, e.g. "nested-loop join (...)"
+  std::string text;            //!< what ran, e.g. "nested-loop join (...)"
 };
 
 //! Pipeline name of a kernel that tests `terms`: `base`, or `base` + "_band" when a term is a band.

@@ -58,16 +58,14 @@ void sort_merge(Context& ctx) {
                for (const uint32_t mode : {JOIN_SEARCH_LOWER, JOIN_SEARCH_UPPER}) {
                  if (mode == JOIN_SEARCH_UPPER) device.barrier(cmd);
                  const SearchPush push{uint32_t(a.count), uint32_t(b.count), JOIN_SEARCH_TILE, mode, 0};
-                 device.dispatch_ranges(
-                     cmd, pipe,
-                     {range32(sa.key, a.count), range32(sb.key, b.count),
-                      range32(mode == JOIN_SEARCH_LOWER ? lower_parts : upper_parts, parts),
-                      range32(unit_start, a.count), range32(counts, a.count)},
-                     &push, uint32_t(tiles));
+                 device.dispatch_ranges(cmd, pipe,
+                                        {range32(sa.key, a.count), range32(sb.key, b.count),
+                                         range32(mode == JOIN_SEARCH_LOWER ? lower_parts : upper_parts, parts),
+                                         range32(unit_start, a.count), range32(counts, a.count)},
+                                        &push, uint32_t(tiles));
                }
              });
-  emit_runs(ctx.out, o, Runs{a.count, &sa.rid, &unit_start, &counts, &sb.rid, ctx.text}, residual,
-            Natural::AThenBRuns);
+  emit_runs(ctx.out, o, Runs{a.count, &sa.rid, &unit_start, &counts, &sb.rid, ctx.text}, residual, Natural::AThenBRuns);
 }
 
 }  // namespace gfxq::vk::join
