@@ -66,7 +66,8 @@ struct JoinKey {
 struct JoinSide {
   std::vector<JoinKey> keys;          //!< key columns the terms name (at most JOIN_MAX_COLUMNS)
   uint64_t rows = 0;                  //!< rows of each key column
-  const Buffer* selection = nullptr;  //!< ascending uint32 row ids that take part; nullptr: every row
+  //! Ascending uint32 row ids (each below `rows`) that take part; nullptr: every row.
+  const Buffer* selection = nullptr;
   uint64_t selected = 0;              //!< row ids in `selection`
   //! Rows that take part.
   uint64_t count() const noexcept { return selection ? selected : rows; }
@@ -118,7 +119,7 @@ struct JoinOptions {
 //! The answer of a join, with the report of how it was computed.
 struct JoinResult {
   uint64_t count = 0;  //!< pairs (64-bit)
-  //! The pairs when they fit one chunk and no JoinOptions::consume was given (else empty buffers).
+  //! The pairs when they fit one chunk (also handed to JoinOptions::consume when given); else empty.
   Buffer left, right;
   bool ordered = false;                           //!< the pairs are in (left row, right row) order
   JoinAlgorithm algorithm = JoinAlgorithm::Auto;  //!< what ran
