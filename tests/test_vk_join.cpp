@@ -486,6 +486,23 @@ TEST_CASE("vk-join: chunked output, in order, and ResultTooLarge") {
       CHECK(std::string(e.what()).find(std::to_string(want.size()) + " pairs") != std::string::npos);
     }
   }
+  // Chunks of candidates that passed residual terms (packed per tile), every algorithm.
+  HostSide l2, r2;
+  l2.keys = {ints(uniform(700, 0, 20, rng)), ints(uniform(700, 0, 50, rng))};
+  r2.keys = {ints(uniform(600, 0, 20, rng)), ints(uniform(600, 0, 50, rng))};
+  const std::vector<JoinTerm> residual{JoinTerm{0, 0, JoinOp::Eq, 0, 0}, JoinTerm{1, 1, JoinOp::Lt, 0, 0}};
+  const Pairs want2 = reference(l2, r2, residual);
+  const DeviceSide dl2(l2), dr2(r2);
+  for (JoinAlgorithm a : kAll) {
+    INFO("residual terms, algorithm " << std::string(gfxq::vk::to_string(a)) << ", " << want2.size() << " pairs");
+    JoinOptions o;
+    o.algorithm = a;
+    o.chunk_pairs = 777;
+    GpuJoin g = run_gpu(dl2, dr2, residual, o);
+    CHECK(g.result.chunks == (want2.size() + 776) / 777);
+    std::sort(g.pairs.begin(), g.pairs.end());
+    CHECK(g.pairs == want2);
+  }
   // The device still works after the errors.
   check_join("after ResultTooLarge", l, r, equi());
 }
