@@ -331,24 +331,24 @@ TEST_CASE("vk-join: every algorithm on equi-join cases against the CPU reference
   std::mt19937_64 rng(seed);
   check_join("empty left", side(ints({})), side(ints(uniform(100, 0, 9, rng))), equi());
   check_join("empty right", side(ints(uniform(100, 0, 9, rng))), side(ints({})), equi());
-  check_join("no matches", side(ints(uniform(700, 0, 999, rng))), side(ints(uniform(900, 1000, 1999, rng))), equi());
-  check_join("unique keys, every probe matches", side(ints(unique_keys(1500, -700, rng))),
-             side(ints(unique_keys(1500, -700, rng))), equi());
-  check_join("duplicates on both sides", side(ints(uniform(1200, 0, 60, rng))), side(ints(uniform(800, 0, 60, rng))),
+  check_join("no matches", side(ints(uniform(500, 0, 999, rng))), side(ints(uniform(600, 1000, 1999, rng))), equi());
+  check_join("unique keys, every probe matches", side(ints(unique_keys(1000, -700, rng))),
+             side(ints(unique_keys(1000, -700, rng))), equi());
+  check_join("duplicates on both sides", side(ints(uniform(800, 0, 60, rng))), side(ints(uniform(600, 0, 60, rng))),
              equi());
   for (const double z : {0.5, 1.0, 1.5})
-    check_join("Zipf z=" + std::to_string(z), side(ints(zipf(1500, 400, z, rng))), side(ints(unique_keys(400, 7, rng))),
+    check_join("Zipf z=" + std::to_string(z), side(ints(zipf(1000, 400, z, rng))), side(ints(unique_keys(400, 7, rng))),
                equi());
-  check_join("Zipf on both sides", side(ints(zipf(900, 300, 1.0, rng))), side(ints(zipf(700, 300, 1.0, rng))), equi());
-  check_join("one key in 90% of the rows (both sides)", side(ints(hot(700, 42, 500, rng))),
-             side(ints(hot(600, 42, 500, rng))), equi());
-  check_join("full-range INT32", side(ints(full_range_ints(2000, rng))), side(ints(full_range_ints(1500, rng))),
+  check_join("Zipf on both sides", side(ints(zipf(600, 300, 1.0, rng))), side(ints(zipf(500, 300, 1.0, rng))), equi());
+  check_join("one key in 90% of the rows (both sides)", side(ints(hot(500, 42, 500, rng))),
+             side(ints(hot(400, 42, 500, rng))), equi());
+  check_join("full-range INT32", side(ints(full_range_ints(1200, rng))), side(ints(full_range_ints(1000, rng))),
              equi());
-  check_join("full-range FLOAT with -0.0, NaN, infinities", side(floats(full_range_floats(1500, rng))),
-             side(floats(full_range_floats(1300, rng))), equi());
-  check_join("INT against FLOAT", side(ints(ints_near_floats(1200, rng))), side(floats(full_range_floats(1100, rng))),
+  check_join("full-range FLOAT with -0.0, NaN, infinities", side(floats(full_range_floats(1000, rng))),
+             side(floats(full_range_floats(900, rng))), equi());
+  check_join("INT against FLOAT", side(ints(ints_near_floats(800, rng))), side(floats(full_range_floats(700, rng))),
              equi());
-  check_join("FLOAT against INT", side(floats(full_range_floats(1000, rng))), side(ints(ints_near_floats(1300, rng))),
+  check_join("FLOAT against INT", side(floats(full_range_floats(700, rng))), side(ints(ints_near_floats(800, rng))),
              equi());
 }
 
@@ -514,8 +514,8 @@ TEST_CASE("vk-join: a skewed key split into several hash work items and residual
   JoinOptions knobs;
   knobs.hash_build_rows = 16;
   knobs.hash_partitions = 2;
-  // 90% of 1500 probes and of 250 builds share a key: about 300,000 pairs.
-  check_join("product case", side(ints(hot(1500, 5, 100, rng))), side(ints(hot(250, 5, 100, rng))), equi(), knobs);
+  // 90% of 1000 probes and of 200 builds share a key: about 160,000 pairs.
+  check_join("product case", side(ints(hot(1000, 5, 100, rng))), side(ints(hot(200, 5, 100, rng))), equi(), knobs);
 }
 
 TEST_CASE("vk-join: errors name what and why; the next join works") {
