@@ -26,6 +26,7 @@
 #include "vk/operators/join/join.h"
 #include "vk/primitives/css_tree.h"
 #include "vk/primitives/merge_path.h"
+#include "vk/relational/select.h"
 
 using gfxq::CmpOp;
 using gfxq::Column;
@@ -533,6 +534,15 @@ TEST_CASE("vk-join: errors name what and why; the next join works") {
   CHECK_THROWS_WITH_AS(gfxq::vk::run_join(vk_device(), dl.side, dr.side, equi(), o), doctest::Contains("power of two"),
                        Error);
   check_join("after the errors", l, r, equi());
+  // Keys from device columns (vk::upload_column), as the compute backend holds them.
+  const gfxq::vk::DeviceColumn cl = gfxq::vk::upload_column(vk_device(), l.keys[0]);
+  const gfxq::vk::DeviceColumn cr = gfxq::vk::upload_column(vk_device(), r.keys[0]);
+  gfxq::vk::JoinSide sl, sr;
+  sl.keys = {gfxq::vk::join_key(cl)};
+  sl.rows = cl.rows;
+  sr.keys = {gfxq::vk::join_key(cr)};
+  sr.rows = cr.rows;
+  CHECK(gfxq::vk::run_join(vk_device(), sl, sr, equi(), {}).count == reference(l, r, equi()).size());
   CHECK(gfxq::vk::parse_join_algorithm("sort-merge") == JoinAlgorithm::SortMerge);
   CHECK_THROWS_AS(gfxq::vk::parse_join_algorithm("bogus"), Error);
 }

@@ -12,6 +12,7 @@
 #include "vk/operators/join/output.h"
 #include "vk/operators/join/sort_merge.h"
 #include "vk/primitives/scratch.h"
+#include "vk/relational/select.h"
 
 namespace gfxq::vk {
 
@@ -36,6 +37,10 @@ void check_terms(const JoinSide& left, const JoinSide& right, const std::vector<
 }
 
 }  // namespace
+
+JoinKey join_key(const DeviceColumn& column) {
+  return {&column.buffer, column.type};
+}
 
 const char* to_string(JoinAlgorithm a) noexcept {
   switch (a) {

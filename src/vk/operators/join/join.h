@@ -62,13 +62,18 @@ struct JoinKey {
   Type type = Type::Int32;         //!< Int32 or Float32 (later also dictionary codes and dates: int32)
 };
 
+struct DeviceColumn;  // vk/relational/select.h
+
+//! The JoinKey of a device column (its buffer and type).
+JoinKey join_key(const DeviceColumn& column);
+
 //! One side of a join.
 struct JoinSide {
-  std::vector<JoinKey> keys;          //!< key columns the terms name (at most JOIN_MAX_COLUMNS)
-  uint64_t rows = 0;                  //!< rows of each key column
+  std::vector<JoinKey> keys;  //!< key columns the terms name (at most JOIN_MAX_COLUMNS)
+  uint64_t rows = 0;          //!< rows of each key column
   //! Ascending uint32 row ids (each below `rows`) that take part; nullptr: every row.
   const Buffer* selection = nullptr;
-  uint64_t selected = 0;              //!< row ids in `selection`
+  uint64_t selected = 0;  //!< row ids in `selection`
   //! Rows that take part.
   uint64_t count() const noexcept { return selection ? selected : rows; }
 };
