@@ -94,7 +94,13 @@ void main() {
     a_rows[k] = JOIN_EMPTY;
     if (p < end) {
       if (p >= unit_end) {
-        u = find_unit(p, unit_end == 0ul ? lo : u + 1u, hi);
+        // The next unit starts at unit_end <= p; it holds p unless the one after it starts by p
+        // too (one load where every unit has a pair, as with unique keys), else search.
+        if (unit_end != 0ul && (u + 2u >= hi || offsets[u + 2u] > p)) {
+          u += 1u;
+        } else {
+          u = find_unit(p, unit_end == 0ul ? lo : u + 1u, hi);
+        }
         unit_end = offsets[u] + counts[u];
       }
       a_rows[k] = unit_rid[u];
