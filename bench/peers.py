@@ -8,11 +8,14 @@ Prints one JSON line per (case, size): {"case": "peer.torch.select_count", "rows
 "note": ...}; a case that fails (library missing, out of memory, ...) prints {"case", "rows",
 "skipped": reason} and the others go on. Times are the best of --repeats runs measured with CUDA
 events around the operation only, the GPU kept busy (best_seconds). The data match the gfxq cases:
-float32 uniform in [0, 1) for the scans, int32 over the full range for the sorts.
+float32 uniform in [0, 1) for the scans, int32 over the full range for the sorts; the joins as
+bench/cases_join.cpp's compute.join_unique_* / compute.join_zipf_* (rows x rows, int32 key + int32
+payload per side, unique build keys, every probe key one of them, uniform or Zipf z = 1).
 """
 
 import argparse
 import json
+import math
 import sys
 import time
 
@@ -61,7 +64,27 @@ def torch_cases(rows, repeats, seed):
         return best_seconds(repeats, torch.cuda.synchronize, lambda: torch.cuda.Event(enable_timing=True),
                             lambda s, e: s.elapsed_time(e), fn)
 
+    # The joins: sort the build keys, searchsorted of every probe, keep the matches and materialise
+    # the pairs (probe row, build row) and both payloads.
+    build = torch.randperm(rows, device=dev, generator=gen).to(torch.int32)
+    build_payload = torch.randint(0, 2**31 - 1, (rows,), device=dev, dtype=torch.int32, generator=gen)
+    probe_payload = torch.randint(0, 2**31 - 1, (rows,), device=dev, dtype=torch.int32, generator=gen)
+    uniform_idx = torch.randint(0, rows, (rows,), device=dev, generator=gen)
+    u = torch.rand(rows, device=dev, generator=gen, dtype=torch.float64)
+    zipf_idx = (torch.exp(u * math.log(rows + 1.0)).floor().to(torch.int64) - 1).clamp_(0, rows - 1)
+    probe_uniform, probe_zipf = build[uniform_idx], build[zipf_idx]
+
+    def join(probe):
+        sorted_keys, order = torch.sort(build)
+        pos = torch.searchsorted(sorted_keys, probe).clamp_(max=rows - 1)
+        probe_rows = torch.nonzero(sorted_keys[pos] == probe).squeeze(1)
+        build_rows = order[pos[probe_rows]]
+        return probe_rows, build_rows, probe_payload[probe_rows], build_payload[build_rows]
+
     return [
+        ("peer.torch.join_unique", "sort + searchsorted join, unique build keys, pairs and payloads materialised",
+         lambda: timed(lambda: join(probe_uniform))),
+        ("peer.torch.join_zipf", "the same, Zipf (z = 1) probe keys", lambda: timed(lambda: join(probe_zipf))),
         ("peer.torch.select_count", "(a < 0.5).sum()", lambda: timed(lambda: (a < 0.5).sum())),
         ("peer.torch.range_count", "((a >= 0.2) & (a <= 0.7)).sum()",
          lambda: timed(lambda: ((a >= 0.2) & (a <= 0.7)).sum())),
@@ -91,7 +114,26 @@ def cupy_cases(rows, repeats, seed):
     def timed(fn):
         return best_seconds(repeats, cupy.cuda.Device().synchronize, cupy.cuda.Event, cupy.cuda.get_elapsed_time, fn)
 
+    build = cupy.random.permutation(rows).astype(cupy.int32)
+    build_payload = cupy.random.randint(0, 2**31 - 1, size=rows, dtype=cupy.int32)
+    probe_payload = cupy.random.randint(0, 2**31 - 1, size=rows, dtype=cupy.int32)
+    probe_uniform = build[cupy.random.randint(0, rows, size=rows)]
+    zipf_idx = cupy.clip(cupy.floor(cupy.exp(cupy.random.rand(rows) * math.log(rows + 1.0))).astype(cupy.int64) - 1,
+                         0, rows - 1)
+    probe_zipf = build[zipf_idx]
+
+    def join(probe):
+        order = cupy.argsort(build)
+        sorted_keys = build[order]
+        pos = cupy.minimum(cupy.searchsorted(sorted_keys, probe), rows - 1)
+        probe_rows = cupy.flatnonzero(sorted_keys[pos] == probe)
+        build_rows = order[pos[probe_rows]]
+        return probe_rows, build_rows, probe_payload[probe_rows], build_payload[build_rows]
+
     return [
+        ("peer.cupy.join_unique", "argsort + searchsorted join, unique build keys, pairs and payloads materialised",
+         lambda: timed(lambda: join(probe_uniform))),
+        ("peer.cupy.join_zipf", "the same, Zipf (z = 1) probe keys", lambda: timed(lambda: join(probe_zipf))),
         ("peer.cupy.select_count", "cupy.count_nonzero(a < 0.5)", lambda: timed(lambda: cupy.count_nonzero(a < 0.5))),
         ("peer.cupy.range_count", "cupy.count_nonzero((a >= 0.2) & (a <= 0.7))",
          lambda: timed(lambda: cupy.count_nonzero((a >= 0.2) & (a <= 0.7)))),
