@@ -6,7 +6,7 @@
 // Error(Unsupported) naming the operator.
 #include "plan/backend.h"
 #include "gfxq/error.h"
-#include "gl/select.h"
+#include "gl/execute.h"
 #include "plan/engine_state.h"
 
 namespace gfxq {
@@ -21,11 +21,12 @@ class RasterBackend final : public BackendImpl {
     gl::Context* context = state_.gl();
     if (!context)
       throw Error(ErrorCode::Unsupported, "raster backend unavailable: " + state_.gl_caps.unavailable_reason);
-    return gl::execute(*context, query, catalog);
+    return gl::execute(*context, query, catalog, options_);
   }
 
  private:
   EngineState& state_;
+  gl::RasterOptions options_;  // the raster knobs, made once with the backend (defaults)
 };
 
 }  // namespace

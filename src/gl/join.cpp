@@ -16,6 +16,7 @@
 #include "gl/check.h"
 #include "gl/context.h"
 #include "gl/count.h"
+#include "gl/select.h"
 #include "gl/sort.h"
 
 namespace gfxq::gl {
