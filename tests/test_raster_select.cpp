@@ -589,10 +589,11 @@ TEST_CASE("raster: LIMIT keeps the first qualifying rows and LIMIT 0 removes the
   GFXQ_CHECK_NO_GL_MESSAGES();
 }
 
-TEST_CASE("raster: operators beyond selection, ORDER BY, aggregates and joins are Unsupported and named") {
+TEST_CASE("raster: operators beyond selection, ORDER BY, aggregates, GROUP BY and joins are Unsupported and named") {
   const Catalog catalog = catalog_of(test::random_table(10, Distribution::Uniform, 1));
-  const std::pair<const char*, const char*> cases[] = {{"SELECT b, COUNT(*) FROM t GROUP BY b", "GROUP BY"},
-                                                       {"SELECT b FROM t GROUP BY b ORDER BY b", "GROUP BY"}};
+  const std::pair<const char*, const char*> cases[] = {
+      {"SELECT b, MEDIAN(x) FROM t GROUP BY b", "MEDIAN(x) per group"},
+      {"SELECT b, KTH_LARGEST(a, 2) FROM t GROUP BY b ORDER BY b", "KTH_LARGEST(a, 2) per group"}};
   for (const auto& [sql, op] : cases) {
     CAPTURE(sql);
     try {

@@ -11,10 +11,10 @@
 #include "core/trace_text.h"
 #include "gfxq/error.h"
 #include "gl/aggregate.h"
+#include "gl/group_by.h"
 #include "gl/join.h"
 #include "gl/select.h"
 #include "gl/sort.h"
-#include "plan/backend.h"
 
 namespace gfxq::gl {
 
@@ -135,19 +135,75 @@ Result execute_order_by(Context& context, const BoundQuery& bq, const RasterOpti
   return result;
 }
 
-std::string join(const std::vector<std::string>& items) {
-  std::string s;
-  for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
-  return s;
-}
+// GROUP BY: the WHERE's kept stencil (select.h, WhereOutput::Keep), then the groups by blending
+// (group_by.h), ordered (ASC as they come, DESC reversed: group keys are distinct) and limited on
+// the host; the group column's values are decoded from the groups' keys.
+Result execute_group_by(Context& context, const BoundQuery& bq, const RasterOptions& options, Clock::time_point start) {
+  const BoundColumn& key = *bq.group_by;
+  std::vector<size_t> columns = where_columns(bq.where);
+  const auto use = [&](size_t c) {
+    if (std::find(columns.begin(), columns.end(), c) == columns.end()) columns.push_back(c);
+  };
+  use(key.index);
+  for (const auto& item : bq.items)
+    if (const auto* a = std::get_if<BoundAggregate>(&item); a && a->column) use(a->column->index);
+  const RasterInput input(context, *bq.left, columns, options);
 
-// Throws Error(Unsupported) naming the first operator the raster path lacks.
-void check_supported(const Query& query, const BoundQuery& bq) {
-  if (bq.group_by)
-    throw Error(ErrorCode::Unsupported,
-                "raster backend cannot run GROUP BY (the query needs: " + join(required_operators(query)) +
-                    "; the raster path runs selection (WHERE), projection, ORDER BY, LIMIT, COUNT, SUM, AVG, "
-                    "MIN, MAX, MEDIAN, QUANTILE, KTH_LARGEST and joins)");
+  Result result;
+  result.report.backend = Backend::Raster;
+  result.report.passes.push_back(input.upload());
+  std::vector<GroupAggregate> aggregates;
+  for (const auto& item : bq.items)
+    if (const auto* a = std::get_if<BoundAggregate>(&item))
+      aggregates.push_back(
+          {a->kind, a->column ? std::optional<size_t>(input.slot(a->column->index)) : std::nullopt, a->name});
+  check_group_aggregates(aggregates);  // before any GPU pass
+
+  GroupSelection selection;
+  WhereResult where;
+  std::vector<uint64_t> none;
+  if (!bq.where.empty()) {
+    where = evaluate_where(context, input, bq.where, WhereOutput::Keep, options);
+    for (auto& p : where.passes) result.report.passes.push_back(std::move(p));
+    selection.stencil = where.kept.get();
+    if (!where.kept) selection.rows = &none;  // no row qualifies for certain
+  }
+  GroupByOutput groups = group_by(context, input, {input.slot(key.index)}, aggregates, selection, options);
+  where.kept.reset();
+  for (auto& p : groups.passes) result.report.passes.push_back(std::move(p));
+
+  const auto gather_start = Clock::now();
+  std::vector<size_t> order(groups.groups());
+  for (size_t g = 0; g < order.size(); ++g) order[g] = g;
+  if (bq.order_by && bq.order_by->descending) std::reverse(order.begin(), order.end());
+  if (bq.limit && order.size() > *bq.limit) order.resize(*bq.limit);
+  Table& out = result.table;
+  for (const auto& c : bq.output) out.columns.push_back(Column::make(c.name, c.type));
+  for (size_t g : order) {
+    size_t a = 0;
+    for (size_t i = 0; i < bq.items.size(); ++i) {
+      if (std::holds_alternative<BoundColumn>(bq.items[i])) {
+        const uint32_t k = groups.keys[0][g];
+        out.columns[i].push(key.type == Type::Float32 ? Value(float_from_key(k)) : Value(int_from_key(k)));
+      } else {
+        out.columns[i].push(groups.value(a++, g));
+      }
+    }
+  }
+  PassRecord gather;
+  gather.kind = "gather";
+  gather.detail = "groups ascending by key" +
+                  std::string(bq.order_by && bq.order_by->descending ? ", reversed (DESC)" : "") +
+                  (bq.limit ? ", LIMIT " + std::to_string(*bq.limit) : "") +
+                  "; group values decoded from their keys, aggregates from the blended counts on the host";
+  gather.items = order.size();
+  gather.wall_ms = ms_since(gather_start);
+  result.report.passes.push_back(std::move(gather));
+  result.report.algorithm =
+      (bq.where.empty() ? std::string("raster: no WHERE, every row qualifies") : where.algorithm) + "; GROUP BY " +
+      key.name + ": " + groups.algorithm;
+  result.report.total_ms = ms_since(start);
+  return result;
 }
 
 }  // namespace
@@ -156,7 +212,7 @@ Result execute(Context& context, const Query& query, const Catalog& catalog, con
   const auto start = Clock::now();
   const BoundQuery bq = bind(query, catalog);
   if (bq.join) return execute_join(context, bq, options);
-  check_supported(query, bq);
+  if (bq.group_by) return execute_group_by(context, bq, options, start);
   if (bq.aggregate)
     for (const auto& item : bq.items)
       if (const auto* a = std::get_if<BoundAggregate>(&item); a && a->kind != AggKind::Count)

@@ -63,6 +63,7 @@ void init_stencil(unsigned framebuffer, uint32_t width, uint32_t height, uint64_
 
 KeptStencil::~KeptStencil() {
   if (!framebuffers.empty()) glDeleteFramebuffers(GLsizei(framebuffers.size()), framebuffers.data());
+  if (!textures.empty()) glDeleteTextures(GLsizei(textures.size()), textures.data());
   if (!renderbuffers.empty()) glDeleteRenderbuffers(GLsizei(renderbuffers.size()), renderbuffers.data());
 }
 

@@ -46,6 +46,13 @@ class PassObserver {
   virtual void on_pass(const PassSnapshot& snapshot) = 0;
 };
 
+//! How a raster GROUP BY makes its dense group ids (gl/group_by.h).
+enum class GroupIds {
+  Auto,    //!< Direct when the key ranges' product fits the group target, else Rank
+  Direct,  //!< from the keys: sum_i (key_i - lo_i) * stride_i (Error(Unsupported) when it does not fit)
+  Rank,    //!< the rank of the key tuple, from the raster sort
+};
+
 //! Settings of the raster path, passed in by the caller (the backend makes one when it is
 //! created; tests force small tiles, caps and chunks to cover many tiles, bands and chunks with
 //! small tables). No raster operator reads an environment variable.
@@ -68,6 +75,18 @@ struct RasterOptions {
   //! tests possible) instead of writing gl_FragDepth (raster_constant.frag: exact by the GL spec).
   //! Exact only where the rasteriser reproduces a constant z exactly; tests check it per driver.
   bool vertex_constant_depth = false;
+  //! GROUP BY: the group target's largest width and height in pixels (one pixel per group, so
+  //! at most width * height groups); 0: 8192, capped by the driver's texture/framebuffer limits.
+  uint32_t group_width = 0;
+  uint32_t group_height = 0;  //!< see group_width
+  //! GROUP BY: records drawn into the additive targets before they are read back and cleared;
+  //! 0 or more than 2^24: 2^24, so no pixel exceeds 2^24 and float32 sums stay exact.
+  uint64_t group_chunk_rows = 0;
+  //! GROUP BY: how group ids are made (Auto; tests force Direct or Rank).
+  GroupIds group_ids = GroupIds::Auto;
+  //! GROUP BY: colour attachments per blending pass at most; 0: the driver's GL_MAX_DRAW_BUFFERS,
+  //! at most 8 and within 1 GiB of targets. Tests force 1 to run many passes.
+  uint32_t group_attachments = 0;
   //! When set, sees each pass of each tile with the tile's buffers read back (a GPU stall per
   //! pass: for demos and tests). Null (the default): no readback, nothing else changes.
   PassObserver* observer = nullptr;
@@ -110,11 +129,16 @@ class RasterInput {
 };
 
 //! The selection a WHERE leaves for later passes (select.h, WhereOutput::Keep): per tile a
-//! framebuffer whose stencil holds `state` (under `mask`) on exactly the qualifying records.
-//! Owns the GL objects (deleted with it; the context must be current).
+//! framebuffer whose stencil holds `state` (under `mask`) on exactly the qualifying records. A
+//! WHERE keeps it in GL_DEPTH32F_STENCIL8 textures (`textures`, GL_DEPTH_STENCIL_TEXTURE_MODE
+//! GL_STENCIL_INDEX, nearest filtering), so later passes may also read a record's stencil with
+//! texelFetch on a usampler2D (gl/group_by.h); `renderbuffers` hold the depth-stencil buffers of
+//! other users (the join's inner tiles). Owns the GL objects (deleted with it; the context must be
+//! current).
 struct KeptStencil {
   std::vector<uint32_t> framebuffers;   //!< per tile (GLuint)
-  std::vector<uint32_t> renderbuffers;  //!< per tile, GL_DEPTH32F_STENCIL8 (GLuint)
+  std::vector<uint32_t> textures;       //!< per tile, GL_DEPTH32F_STENCIL8 textures (GLuint), or empty
+  std::vector<uint32_t> renderbuffers;  //!< per tile, GL_DEPTH32F_STENCIL8 renderbuffers (GLuint), or empty
   int32_t state = 1;                    //!< stencil value of the qualifying records
   uint32_t mask = 0x3;                  //!< stencil bits holding it
   KeptStencil() = default;

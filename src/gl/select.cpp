@@ -577,13 +577,26 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
 
   StateGuard guard(caps.depth_bounds_test);
   Objects gl;
-  const auto make_framebuffer = [&](GLuint& framebuffer, GLuint& depth_stencil) {
-    glCreateRenderbuffers(1, &depth_stencil);
-    // Single-sample: occlusion queries count fragments.
-    glNamedRenderbufferStorage(depth_stencil, GL_DEPTH32F_STENCIL8, GLsizei(layout.width), GLsizei(layout.height));
-    check_error("glNamedRenderbufferStorage(GL_DEPTH32F_STENCIL8)");
+  // A single-sample depth-stencil buffer (occlusion queries count fragments) and its framebuffer:
+  // a texture when `texture` (a kept stencil that later passes may sample), else a renderbuffer.
+  const auto make_framebuffer = [&](GLuint& framebuffer, GLuint& depth_stencil, bool texture) {
+    if (texture) {
+      glCreateTextures(GL_TEXTURE_2D, 1, &depth_stencil);
+      glTextureStorage2D(depth_stencil, 1, GL_DEPTH32F_STENCIL8, GLsizei(layout.width), GLsizei(layout.height));
+      glTextureParameteri(depth_stencil, GL_DEPTH_STENCIL_TEXTURE_MODE, GL_STENCIL_INDEX);
+      glTextureParameteri(depth_stencil, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      glTextureParameteri(depth_stencil, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+      check_error("glTextureStorage2D(GL_DEPTH32F_STENCIL8)");
+    } else {
+      glCreateRenderbuffers(1, &depth_stencil);
+      glNamedRenderbufferStorage(depth_stencil, GL_DEPTH32F_STENCIL8, GLsizei(layout.width), GLsizei(layout.height));
+      check_error("glNamedRenderbufferStorage(GL_DEPTH32F_STENCIL8)");
+    }
     glCreateFramebuffers(1, &framebuffer);
-    glNamedFramebufferRenderbuffer(framebuffer, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, depth_stencil);
+    if (texture)
+      glNamedFramebufferTexture(framebuffer, GL_DEPTH_STENCIL_ATTACHMENT, depth_stencil, 0);
+    else
+      glNamedFramebufferRenderbuffer(framebuffer, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, depth_stencil);
     glNamedFramebufferDrawBuffer(framebuffer, GL_NONE);
     glNamedFramebufferReadBuffer(framebuffer, GL_NONE);
     const GLenum status = glCheckNamedFramebufferStatus(framebuffer, GL_FRAMEBUFFER);
@@ -591,7 +604,7 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
       throw Error(ErrorCode::Internal, "raster: depth-stencil framebuffer " + std::to_string(layout.width) + "x" +
                                            std::to_string(layout.height) + " incomplete (status " + hex(status) + ")");
   };
-  // Keep: one depth-stencil buffer per tile, handed to the caller; otherwise one for every tile.
+  // Keep: one depth-stencil texture per tile, handed to the caller; otherwise one buffer for every tile.
   std::shared_ptr<KeptStencil> kept;
   if (output == WhereOutput::Keep) {
     kept = std::make_shared<KeptStencil>();
@@ -599,11 +612,11 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
     kept->mask = GLuint(kStateMask);
     for (uint64_t t = 0; t < layout.tiles(); ++t) {
       kept->framebuffers.push_back(0);
-      kept->renderbuffers.push_back(0);
-      make_framebuffer(kept->framebuffers.back(), kept->renderbuffers.back());
+      kept->textures.push_back(0);
+      make_framebuffer(kept->framebuffers.back(), kept->textures.back(), true);
     }
   } else {
-    make_framebuffer(gl.framebuffer, gl.depth_stencil);
+    make_framebuffer(gl.framebuffer, gl.depth_stencil, false);
   }
   glCreateVertexArrays(1, &gl.vertex_array);  // core profile draws need a bound VAO, even an empty one
   const Programs programs{context.program("fullscreen.vert", "raster_value.frag"),
