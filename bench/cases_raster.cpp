@@ -10,7 +10,13 @@
 // Sorts (raster.sort_pairs, raster.sort_blend) sort column k and time the network's passes only.
 //
 // Data: k and v are INT uniform in [0, 2^24 - 1] (their keys fit a 24-bit window: one pass per
-// comparison), f is FLOAT uniform in [0, 1] (32-bit keys: hi16 + lo16 passes). Tiles are the
+// comparison), f is FLOAT uniform in [0, 1] (32-bit keys: hi16 + lo16 passes), g is INT uniform in
+// [0, 1023] (the GROUP BY cases' key: 1024 groups, direct ids).
+// GROUP BY (raster.group_by_*): the operator gl::group_by on the held columns, timed by the sum of
+// its group-blend passes' GL_TIME_ELAPSED queries (the draws; readbacks and, for rank ids, the
+// sort reported apart in the note), checked against the CPU reference engine, whose time for the
+// same query in the same run is in the note. raster.group_by_count (one channel) is the primitive
+// the others are built of: one point per record at its group's pixel. Tiles are the
 // raster path's default (8192 x 8192, or less where the driver's limits are lower), or N x N with
 // the environment variable GFXQ_RASTER_TILE=N; textures stay resident while cases run at one size.
 #include <glad/gl.h>
@@ -38,6 +44,7 @@
 #include "gl/check.h"
 #include "gl/context.h"
 #include "gl/count.h"
+#include "gl/group_by.h"
 #include "gl/join.h"
 #include "gl/select.h"
 #include "gl/sort.h"
@@ -47,6 +54,7 @@ namespace gfxq::bench {
 namespace {
 
 constexpr double kWindowTop = 16777215.0;  // 2^24 - 1
+constexpr double kGroups = 1024;           // values of the group column g
 
 // The raster options of every case: the default tile, or GFXQ_RASTER_TILE=N for N x N tiles.
 gl::RasterOptions bench_options() {
@@ -87,10 +95,11 @@ Data& data_for(const Env& env, uint64_t rows) {
   data.rows = rows;
   data.table = generate_table({{"k", Type::Int32, Distribution::Uniform, 0, kWindowTop},
                                {"v", Type::Int32, Distribution::Uniform, 0, kWindowTop},
-                               {"f", Type::Float32, Distribution::Uniform, 0, 1}},
+                               {"f", Type::Float32, Distribution::Uniform, 0, 1},
+                               {"g", Type::Int32, Distribution::Uniform, 0, kGroups - 1}},
                               rows, env.seed);
-  data.input =
-      std::make_unique<gl::RasterInput>(context_of(env), data.table, std::vector<size_t>{0, 1, 2}, gl::RasterOptions{});
+  data.input = std::make_unique<gl::RasterInput>(context_of(env), data.table, std::vector<size_t>{0, 1, 2, 3},
+                                                 gl::RasterOptions{});
   return data;
 }
 
@@ -589,6 +598,89 @@ Registrar sort_pairs{{"raster.sort_pairs", "raster", kCeiling, true,
 
 Registrar sort_blend{
     {"raster.sort_blend", "raster", kCeiling, true, [](Env& env, uint64_t rows) { return run_sort(env, rows, true); }}};
+
+// Runs `sql` (SELECT g, aggregates FROM t GROUP BY g) on the CPU reference engine once (its time
+// goes in the note), then gl::group_by on the held columns env.repeats times with `ids`. The time
+// is the best sum of the group-blend passes' GPU times (the draws); items the points drawn.
+Measurement run_group_by(Env& env, uint64_t rows, const std::string& sql, const std::vector<gl::GroupAggregate>& aggs,
+                         gl::GroupIds ids) {
+  gl::Context& context = context_of(env);
+  if (ids == gl::GroupIds::Rank && rows > (uint64_t(1) << 24))
+    throw Error(ErrorCode::Unsupported,
+                "skipped: rank ids sort every row with the pair network (0.66 s at 2^24, 14.5 s at 2^28 on the H200)");
+  Data& data = data_for(env, rows);
+  Catalog catalog;
+  catalog.add("t", data.table);
+  const auto cpu_start = std::chrono::steady_clock::now();
+  const Result want = cpu::execute(sql::parse(sql), catalog);
+  const double cpu_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - cpu_start).count();
+  gl::RasterOptions options = bench_options();
+  options.group_ids = ids;
+  Measurement m;
+  m.seconds = 1e30;
+  for (int r = 0; r < std::max(1, env.repeats); ++r) {
+    const auto wall = std::chrono::steady_clock::now();
+    const gl::GroupByOutput out = gl::group_by(context, *data.input, {3}, aggs, {}, options);
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
+    double ms = 0, sort_ms = 0, readback_ms = 0;
+    uint64_t points = 0;
+    std::string blends;
+    for (const auto& p : out.passes) {
+      if (p.kind == "group-blend") {
+        if (!p.gpu_ms) throw Error(ErrorCode::Unsupported, "no GPU timer result for " + p.kind);
+        ms += *p.gpu_ms;
+        points += p.items;
+        blends += "; " + p.detail;
+      }
+      if (p.kind == "group-readback") readback_ms += p.wall_ms;
+      if (p.kind == "sort-network") sort_ms += p.gpu_ms.value_or(p.wall_ms);
+    }
+    bool ok = out.groups() == want.table.rows();
+    for (uint64_t g = 0; ok && g < out.groups(); ++g) {
+      ok = int_from_key(out.keys[0][g]) == want.table.columns[0].as<int32_t>()[g];
+      for (size_t a = 0; ok && a < aggs.size(); ++a) ok = out.value(a, g) == want.table.columns[a + 1].value(g);
+    }
+    if (!ok) m.checked = false;
+    if (ms / 1e3 < m.seconds) {
+      m.seconds = ms / 1e3;
+      m.items = points;
+      m.note = std::to_string(out.groups()) + " groups" + (ok ? " (checked against the CPU)" : " != CPU") +
+               "; GL_TIME_ELAPSED sum of the group-blend draws; readbacks " + std::to_string(readback_ms) +
+               " ms (host)" + (sort_ms > 0 ? ", rank sort network " + std::to_string(sort_ms) + " ms" : "") +
+               ", whole call " + std::to_string(wall_s) + " s wall; CPU reference engine " + std::to_string(cpu_s) +
+               " s for the query; " + out.algorithm + blends;
+    }
+  }
+  m.bytes = rows * 4 * (1 + aggs.size());
+  return m;
+}
+
+const std::vector<gl::GroupAggregate> kCount = {{AggKind::Count, std::nullopt, "COUNT(*)"}};
+
+Registrar group_by_count{{"raster.group_by_count", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                            // The primitive: one point per record at its group's pixel, one channel.
+                            return run_group_by(env, rows, "SELECT g, COUNT(*) FROM t GROUP BY g", kCount,
+                                                gl::GroupIds::Auto);
+                          }}};
+
+Registrar group_by_sum{{"raster.group_by_sum", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                          // COUNT and SUM of v (24 bit planes): 25 additive channels, one pass.
+                          return run_group_by(env, rows, "SELECT g, COUNT(*), SUM(v) FROM t GROUP BY g",
+                                              {kCount[0], {AggKind::Sum, 1, "SUM(v)"}}, gl::GroupIds::Auto);
+                        }}};
+
+Registrar group_by_minmax{{"raster.group_by_minmax", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                             // MIN and MAX of v: high 24 bits, then low 8 bits (two rounds).
+                             return run_group_by(env, rows, "SELECT g, MIN(v), MAX(v) FROM t GROUP BY g",
+                                                 {{AggKind::Min, 1, "MIN(v)"}, {AggKind::Max, 1, "MAX(v)"}},
+                                                 gl::GroupIds::Auto);
+                           }}};
+
+Registrar group_by_rank{{"raster.group_by_rank", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                           // COUNT and SUM with rank ids (the raster sort of g first; its time in the note).
+                           return run_group_by(env, rows, "SELECT g, COUNT(*), SUM(v) FROM t GROUP BY g",
+                                               {kCount[0], {AggKind::Sum, 1, "SUM(v)"}}, gl::GroupIds::Rank);
+                         }}};
 
 }  // namespace
 
