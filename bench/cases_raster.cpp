@@ -538,16 +538,19 @@ SortRun sort_once(gl::Context& context, const gl::RasterInput& input, const std:
 // it just runs),
 // estimates one run at `rows` from it and skips above ~20 s; otherwise runs as many repetitions
 // (at most env.repeats) as fit in ~20 s and reports the best.
-Measurement run_sort(Env& env, uint64_t rows, bool blend) {
+Measurement run_sort(Env& env, uint64_t rows, bool blend, uint32_t steps_per_pass = 0) {
   gl::Context& context = context_of(env);
-  const gl::RasterOptions options = bench_options();
+  gl::RasterOptions options = bench_options();
+  options.sort_steps_per_pass = steps_per_pass;
   constexpr double kBudget = 20.0;
   constexpr uint64_t kCalibration = uint64_t(1) << 22;
   const uint64_t padded = std::bit_ceil(rows);
   // Fragments the network draws (sort.cpp): blending 2 draws of N per step, pairs N/2 texels per
-  // pass with 1 + p (p - 1) / 2 passes.
+  // pass with 1 + sum over s = 2..p of ceil((s - 1) / steps per pass) passes.
   const uint64_t p = uint64_t(std::countr_zero(padded));
-  const uint64_t passes = blend ? p * (p + 1) / 2 : 1 + p * (p - 1) / 2;
+  const uint64_t per_pass = steps_per_pass ? steps_per_pass : 2;
+  uint64_t passes = blend ? p * (p + 1) / 2 : 1;
+  for (uint64_t s = 2; !blend && s <= p; ++s) passes += (s - 1 + per_pass - 1) / per_pass;
   const double fragments = double(passes) * double(padded) * (blend ? 2.0 : 0.5);
   int repeats = std::max(1, env.repeats);
   std::string estimate;
@@ -581,7 +584,8 @@ Measurement run_sort(Env& env, uint64_t rows, bool blend) {
                "; items = fragments the "
                "network draws: " +
                std::string(blend ? "2 x padded n per step (the MIN and MAX draws; the copies are not counted)"
-                                 : "padded n / 2 texels per pass (2 records per texel)") +
+                                 : "padded n / 2 texels per pass (2 records per texel, " + std::to_string(per_pass) +
+                                       " texel steps per pass)") +
                ", " + std::to_string(passes) + " passes; best of " + std::to_string(repeats) + "; " + run.algorithm +
                (estimate.empty() ? "" : "; " + estimate) +
                (run.checked ? std::string(blend ? "; checked (ascending, the same count of every value as k)"
@@ -595,6 +599,13 @@ Measurement run_sort(Env& env, uint64_t rows, bool blend) {
 
 Registrar sort_pairs{{"raster.sort_pairs", "raster", kCeiling, true,
                       [](Env& env, uint64_t rows) { return run_sort(env, rows, false); }}};
+
+// The pair network with 1 texel step per pass (the network before fusion: half as many reads per
+// fragment, twice the writes and passes) and with 3 (8 reads per fragment, a third of the passes).
+Registrar sort_pairs_1{{"raster.sort_pairs_1step", "raster", kCeiling, true,
+                        [](Env& env, uint64_t rows) { return run_sort(env, rows, false, 1); }}};
+Registrar sort_pairs_3{{"raster.sort_pairs_3steps", "raster", kCeiling, true,
+                        [](Env& env, uint64_t rows) { return run_sort(env, rows, false, 3); }}};
 
 Registrar sort_blend{
     {"raster.sort_blend", "raster", kCeiling, true, [](Env& env, uint64_t rows) { return run_sort(env, rows, true); }}};

@@ -75,6 +75,9 @@ struct RasterOptions {
   //! tests possible) instead of writing gl_FragDepth (raster_constant.frag: exact by the GL spec).
   //! Exact only where the rasteriser reproduces a constant z exactly; tests check it per driver.
   bool vertex_constant_depth = false;
+  //! ORDER BY / sorts, pair network: texel comparator steps per pass, 1 to 3; 0: 2. A pass of s
+  //! steps reads 2^s texels per fragment and writes one (s one-step passes read 2s and write s).
+  uint32_t sort_steps_per_pass = 0;
   //! GROUP BY: the group target's largest width and height in pixels (one pixel per group, so
   //! at most width * height groups); 0: 8192, capped by the driver's texture/framebuffer limits.
   uint32_t group_width = 0;
