@@ -114,10 +114,21 @@ uint64_t host_count(const Table& t, Pred pred) {
   return n;
 }
 
+// The options of the cases that time one primitive pass: each column copied to depth and compared
+// with the constant, then a stencil-only count pass (the plan before constant-by-clear and fused
+// counts).
+gl::RasterOptions unfused_options() {
+  gl::RasterOptions options = bench_options();
+  options.constant_by_clear = false;
+  options.fuse_count = false;
+  return options;
+}
+
 // Runs the COUNT of `where` env.repeats times; the time is the best sum of the GPU times of the
-// passes whose kind is in `kinds` (all GPU passes when empty), items their fragments.
+// passes whose kind is in `kinds` (all GPU passes when empty), items their fragments, or `rows`
+// when `per_row` (the whole query's records per second, against one fill pass over them).
 Measurement run_where(Env& env, uint64_t rows, const std::string& where, const std::vector<std::string>& kinds,
-                      uint64_t expected, const gl::RasterOptions& options = bench_options()) {
+                      uint64_t expected, const gl::RasterOptions& options = bench_options(), bool per_row = false) {
   gl::Context& context = context_of(env);
   Data& data = data_for(env, rows);
   const BoundCnf cnf = bind_where(sql::parse("SELECT COUNT(*) FROM t WHERE " + where).where, data.table, "t");
@@ -131,7 +142,7 @@ Measurement run_where(Env& env, uint64_t rows, const std::string& where, const s
     for (const auto& p : result.passes) {
       const bool wanted =
           kinds.empty() ? p.kind != "fold" : std::find(kinds.begin(), kinds.end(), p.kind) != kinds.end();
-      if (!wanted) continue;
+      if (!wanted || p.items == 0) continue;  // a fused count pass draws nothing
       if (!p.gpu_ms) throw Error(ErrorCode::Unsupported, "no GPU timer result for pass " + p.kind);
       ms += *p.gpu_ms;
       fragments += p.items;
@@ -141,9 +152,10 @@ Measurement run_where(Env& env, uint64_t rows, const std::string& where, const s
     if (result.count != expected) m.checked = false;
     if (ms / 1e3 < m.seconds) {
       m.seconds = ms / 1e3;
-      m.items = fragments;
-      m.note = std::to_string(passes) + " timed pass(es) of " + result.algorithm + "; count " +
-               std::to_string(result.count) +
+      m.items = per_row ? rows : fragments;
+      m.note = std::string(per_row ? "items = rows (the query's time against one fill pass over them); " : "") +
+               std::to_string(passes) + " timed pass(es) (" + std::to_string(fragments) + " fragments) of " +
+               result.algorithm + "; count " + std::to_string(result.count) +
                (result.count == expected ? " (checked)" : " != host count " + std::to_string(expected));
     }
   }
@@ -299,19 +311,21 @@ Registrar ceiling{{kCeiling, "raster", "", true, depth_fill}};
 Registrar copy_to_depth{{"raster.copy_to_depth", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
                            const auto& t = data_for(env, rows).table;
                            return run_where(env, rows, "k < 8000000", {"copy-to-depth"},
-                                            host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }));
+                                            host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }),
+                                            unfused_options());
                          }}};
 
 Registrar compare{{"raster.compare", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
                      const auto& t = data_for(env, rows).table;
                      return run_where(env, rows, "k < 8000000", {"compare"},
-                                      host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }));
+                                      host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }),
+                                      unfused_options());
                    }}};
 
 Registrar compare_vertex_z{{"raster.compare_vertex_z", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
                               // The constant's depth from the vertices' z instead of gl_FragDepth.
                               const auto& t = data_for(env, rows).table;
-                              gl::RasterOptions options = bench_options();
+                              gl::RasterOptions options = unfused_options();
                               options.vertex_constant_depth = true;
                               return run_where(env, rows, "k < 8000000", {"compare"},
                                                host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }),
@@ -353,10 +367,30 @@ Registrar cnf3{{"raster.cnf3", "raster", kCeiling, true, [](Env& env, uint64_t r
                 }}};
 
 Registrar count{{"raster.count", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                   // The stencil-only count pass alone.
                    const auto& t = data_for(env, rows).table;
                    return run_where(env, rows, "k < 8000000", {"count"},
-                                    host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }));
+                                    host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }),
+                                    unfused_options());
                  }}};
+
+Registrar count_query{{"raster.count_query", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                         // A one-clause COUNT as the path runs it: stencil-init, the constant cleared
+                         // into depth, k drawn against it with the occlusion count fused; rows/s.
+                         const auto& t = data_for(env, rows).table;
+                         return run_where(env, rows, "k < 8000000", {},
+                                          host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }),
+                                          bench_options(), true);
+                       }}};
+
+Registrar count_query_unfused{{"raster.count_query_unfused", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                                 // The same COUNT with the passes of before: stencil-init, copy-to-depth, compare,
+                                 // count pass.
+                                 const auto& t = data_for(env, rows).table;
+                                 return run_where(env, rows, "k < 8000000", {},
+                                                  host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }),
+                                                  unfused_options(), true);
+                               }}};
 
 constexpr int32_t kHalf = 8388608;  // 2^23: k < kHalf selects about half the rows
 

@@ -90,6 +90,13 @@ struct RasterOptions {
   //! GROUP BY: colour attachments per blending pass at most; 0: the driver's GL_MAX_DRAW_BUFFERS,
   //! at most 8 and within 1 GiB of targets. Tests force 1 to run many passes.
   uint32_t group_attachments = 0;
+  //! WHERE: a comparison of a column with a constant whose column no neighbouring comparison
+  //! reads puts the constant in the depth buffer by a clear and draws the column as the incoming
+  //! side (one draw instead of a copy-to-depth and a compare); false: always copy the column.
+  bool constant_by_clear = true;
+  //! WHERE with a count (COUNT, aggregates): the occlusion queries go around the last clause's
+  //! satisfying passes instead of a count pass after them; false: a stencil-only count pass.
+  bool fuse_count = true;
   //! When set, sees each pass of each tile with the tile's buffers read back (a GPU stall per
   //! pass: for demos and tests). Null (the default): no readback, nothing else changes.
   PassObserver* observer = nullptr;

@@ -69,11 +69,12 @@ PlanInput plan_input(const RasterInput& input) {
 // ---------------------------------------------------------------------------------------------
 // The plan: GPU passes of one WHERE, the same for every tile.
 
-enum class PassKind { CopyToDepth, Compare, DepthBounds, StencilResolve };
+enum class PassKind { CopyToDepth, DepthClear, Compare, DepthBounds, StencilResolve };
 
 const char* kind_name(PassKind kind) {
   switch (kind) {
     case PassKind::CopyToDepth: return "copy-to-depth";
+    case PassKind::DepthClear: return "depth-clear";
     case PassKind::Compare: return "compare";
     case PassKind::DepthBounds: return "depth-bounds";
     case PassKind::StencilResolve: return "stencil-resolve";
@@ -123,6 +124,7 @@ struct Pass {
   uint32_t bounds_lo = 0, bounds_hi = 0;  // DepthBounds: stored values kept, inclusive
   StencilState stencil;
   GLint satisfied = 1;  // state of the records satisfying this pass's clause so far (PassSnapshot)
+  bool counts = false;  // its passing fragments are qualifying records (a satisfying pass of the last clause)
 };
 
 // Two single-comparison clauses `c >= lo`, `c <= hi` on one 24-bit-window column, merged.
@@ -270,7 +272,16 @@ void lower_where(Plan& plan, const PlanInput& input, const BoundCnf& where) {
 // (REPLACE under write mask 0x4), the others lose it (zfail ZERO); the last part applies op itself.
 // Ne is satisfied by any part that differs. The tie bit is stale outside a comparison, which
 // is harmless: part 1 tests bits 0-1 only and rewrites the bit of every record it tests.
-void emit_passes(Plan& plan, const PlanInput& input, bool vertex_constant_depth) {
+void emit_passes(Plan& plan, const PlanInput& input, bool vertex_constant_depth, bool constant_by_clear) {
+  // The stored side of every part, in the order the passes use them: a part whose column the
+  // next part compares too keeps its copy-to-depth (one copy serves both).
+  std::vector<ColumnValue> order;
+  for (const GpuClause& clause : plan.clauses) {
+    if (clause.range) order.push_back(clause.range->stored);
+    for (const DepthCompare& d : clause.terms)
+      for (const Part& part : d.parts) order.push_back(part.stored);
+  }
+  size_t position = 0;  // the part being emitted, in `order`
   GLint cur = 1;
   std::optional<ColumnValue> held;  // what the depth buffer holds
   GLuint resolve = 0;               // stencil bits a pending clause resolve clears; 0: none pending
@@ -342,6 +353,7 @@ void emit_passes(Plan& plan, const PlanInput& input, bool vertex_constant_depth)
       // depth buffer when it runs (a copy-to-depth pass unless they already are; compare passes
       // never write depth).
       hold(r.stored);
+      ++position;
       flush_resolve();
       Pass p;
       p.kind = PassKind::DepthBounds;
@@ -358,9 +370,33 @@ void emit_passes(Plan& plan, const PlanInput& input, bool vertex_constant_depth)
       const size_t m = d.parts.size();
       for (size_t k = 0; k < m; ++k) {
         const Part& part = d.parts[k];
-        hold(part.stored);
         const std::string what =
             clause.texts[t] + (m > 1 ? " (part " + std::to_string(k + 1) + "/" + std::to_string(m) + ")" : "");
+        ++position;
+        const auto* constant = std::get_if<uint32_t>(&part.incoming);
+        if (constant_by_clear && constant && m == 1 && !(held == part.stored) && !resolve &&
+            !(position < order.size() && order[position] == part.stored)) {
+          // One comparison of a column with a constant: the constant goes in the depth buffer by a
+          // clear and the column's values are drawn as the incoming side (one draw instead of a
+          // copy-to-depth and a compare). `column op k` is `incoming op stored`.
+          Pass c;
+          c.kind = PassKind::DepthClear;
+          c.constant = *constant;
+          c.depth_test = false;
+          c.depth_write = true;
+          c.detail = "depth <- k*2^-24, k=" + hex(*constant, 6) + " by glClearBufferfv (the constant side of " +
+                     clause.texts[t] + ")";
+          plan.passes.push_back(std::move(c));
+          held.reset();
+          Part swapped{ColumnValue{}, part.stored};
+          const GLenum func = d.op == CmpOp::Ne ? GL_NOTEQUAL : depth_func(flip(d.op));
+          draw(what, swapped, func, satisfy_alive);
+          plan.passes.back().detail = what + ": depth " + std::string(func_name(func)) + " incoming " +
+                                      value_text(part.stored) + " vs stored constant k=" + hex(*constant, 6) + ", " +
+                                      stencil_text(satisfy_alive);
+          continue;
+        }
+        hold(part.stored);
         if (d.op == CmpOp::Ne) {
           draw(what, part, GL_NOTEQUAL, satisfy_alive);
           continue;
@@ -383,7 +419,13 @@ void emit_passes(Plan& plan, const PlanInput& input, bool vertex_constant_depth)
         }
       }
     }
-    for (size_t p = first_pass; p < plan.passes.size(); ++p) plan.passes[p].satisfied = 3 - cur;
+    for (size_t p = first_pass; p < plan.passes.size(); ++p) {
+      plan.passes[p].satisfied = 3 - cur;
+      // In the last clause, every record alive when it starts holds `cur` (the previous clause's
+      // failures are cleared by its first pass) and a satisfying pass (INVERT) flips it to the
+      // final state once: so those passes' passing fragments are exactly the qualifying records.
+      plan.passes[p].counts = i + 1 == plan.clauses.size() && plan.passes[p].stencil.zpass == GL_INVERT;
+    }
     cur = 3 - cur;
   }
   plan.final_state = cur;
@@ -398,7 +440,7 @@ Plan make_plan(const PlanInput& input, const BoundCnf& where, const RasterOption
   merge_ranges(plan, extension && options.depth_bounds,
                extension ? "depth bounds turned off" : "no GL_EXT_depth_bounds_test on this driver");
   if (plan.constant) return plan;
-  emit_passes(plan, input, options.vertex_constant_depth);
+  emit_passes(plan, input, options.vertex_constant_depth, options.constant_by_clear);
   return plan;
 }
 
@@ -514,6 +556,13 @@ struct Programs {
 // Sets the GL state of `pass` and draws it over the tile's viewport.
 void draw_pass(const Pass& pass, const TextureStore& store, uint64_t tile, const Programs& programs,
                bool vertex_constant_depth) {
+  if (pass.kind == PassKind::DepthClear) {
+    // k * 2^-24 (k < 2^24) is exact in float32, and a GL_DEPTH32F_STENCIL8 buffer stores it unchanged.
+    const GLfloat depth = depth_of(pass.constant);
+    glDepthMask(GL_TRUE);
+    glClearBufferfv(GL_DEPTH, 0, &depth);
+    return;
+  }
   if (pass.depth_test) {
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(pass.depth);
@@ -642,10 +691,19 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
   std::vector<std::pair<std::string, std::string>> labels{
       {"stencil-init", "stencil 1 on each tile's records, 0 past the last"}};
   for (const Pass& p : plan.passes) labels.emplace_back(kind_name(p.kind), p.detail);
-  if (output != WhereOutput::Rows)
-    labels.emplace_back("count", "occlusion queries (" + std::to_string(caps.occlusion_counter_bits) +
-                                     "-bit counters, at most " + std::to_string(cap) +
-                                     " fragments each, 64-bit host total) over " + final_text);
+  // The count: occlusion queries around the last clause's satisfying passes (fused), or a
+  // stencil-only count pass testing the final state.
+  const bool fused = output != WhereOutput::Rows && options.fuse_count &&
+                     std::any_of(plan.passes.begin(), plan.passes.end(), [](const Pass& p) { return p.counts; });
+  const std::string counters = std::to_string(caps.occlusion_counter_bits) + "-bit counters, at most " +
+                               std::to_string(cap) + " fragments each, 64-bit host total";
+  if (fused)
+    labels.emplace_back("count", "occlusion queries (" + counters +
+                                     ") around the last clause's satisfying passes, whose passing fragments are the "
+                                     "records reaching " +
+                                     final_text + " (no count pass)");
+  else if (output != WhereOutput::Rows)
+    labels.emplace_back("count", "occlusion queries (" + counters + ") over " + final_text);
   else
     labels.emplace_back("readback",
                         "glReadPixels GL_STENCIL_INDEX per tile into one buffer; row ids where " + final_text);
@@ -701,15 +759,39 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
       read_buffers(s);
       options.observer->on_pass(s);
     };
+    const size_t tile_counts = count_queries.size();  // this tile's first count query
     timed_pass(0, false, [&] { init_stencil(framebuffer, layout.width, h, layout.records(t)); });
     observe(0, {});
     for (size_t p = 0; p < plan.passes.size(); ++p) {
-      const GLuint samples = timed_pass(
-          p + 1, counted, [&] { draw_pass(plan.passes[p], store, t, programs, options.vertex_constant_depth); });
+      const Pass& pass = plan.passes[p];
+      if (fused && pass.counts) {
+        // Counted in bands of at most `cap` fragments, each its own query (also the trace's `passed`).
+        const size_t tile_queries = count_queries.size();
+        timed_pass(p + 1, false, [&] {
+          const std::vector<Band> bands = count_bands(layout.width, h, cap);
+          const bool scissored = bands.size() > 1;
+          if (scissored) glEnable(GL_SCISSOR_TEST);
+          for (const Band& b : bands) {
+            if (scissored) glScissor(b.x, b.y, b.width, b.height);
+            count_queries.push_back(batch.make(GL_SAMPLES_PASSED));
+            ScopedQuery counted_band(GL_SAMPLES_PASSED, count_queries.back());
+            draw_pass(pass, store, t, programs, options.vertex_constant_depth);
+          }
+          if (scissored) glDisable(GL_SCISSOR_TEST);
+        });
+        const std::span<const GLuint> queries = std::span<const GLuint>(count_queries).subspan(tile_queries);
+        timing[p + 1].samples.insert(timing[p + 1].samples.end(), queries.begin(), queries.end());
+        observe(p + 1, queries);
+        continue;
+      }
+      const GLuint samples = timed_pass(p + 1, counted && pass.kind != PassKind::DepthClear,
+                                        [&] { draw_pass(pass, store, t, programs, options.vertex_constant_depth); });
       observe(p + 1, std::span<const GLuint>(&samples, samples ? 1 : 0));
     }
     const size_t last = labels.size() - 1;
-    if (output != WhereOutput::Rows) {
+    if (fused) {
+      observe(last, std::span<const GLuint>(count_queries).subspan(tile_counts));
+    } else if (output != WhereOutput::Rows) {
       const size_t tile_queries = count_queries.size();
       timed_pass(last, false, [&] {
         glDisable(GL_DEPTH_TEST);
