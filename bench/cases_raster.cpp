@@ -41,8 +41,10 @@
 #include "gfxq/error.h"
 #include "gfxq/sql.h"
 #include "gl/aggregate.h"
+#include "gl/calibration.h"
 #include "gl/check.h"
 #include "gl/context.h"
+#include "gl/cost.h"
 #include "gl/count.h"
 #include "gl/group_by.h"
 #include "gl/join.h"
@@ -78,6 +80,22 @@ gl::Context& context_of(const Env& env) {
   if (!env.gl) throw Error(ErrorCode::Unsupported, "no GL context");
   return *env.gl;
 }
+
+// The device's calibration, measured once per run (no cache file: the run's own figures).
+const gl::RasterCalibration& calibration(const Env& env) {
+  static const gl::RasterCalibration measured = gl::calibrate(context_of(env), "");
+  return measured;
+}
+
+// `m` with the raster cost model's prediction for `node` in its note, beside the measurement.
+Measurement predicted(const Env& env, Measurement m, const gl::PlanNodeShape& node) {
+  const gl::CostEstimate e = gl::RasterCostModel(calibration(env)).estimate(node);
+  m.note +=
+      "; PREDICTED " + std::to_string(e.seconds) + " s (" + std::to_string(e.passes) + " passes; " + e.basis + ")";
+  return m;
+}
+
+using Shape = gl::PlanNodeShape;
 
 // The table and its uploaded columns at one size, kept while cases run at that size.
 struct Data {
@@ -378,9 +396,12 @@ Registrar count_query{{"raster.count_query", "raster", kCeiling, true, [](Env& e
                          // A one-clause COUNT as the path runs it: stencil-init, the constant cleared
                          // into depth, k drawn against it with the occlusion count fused; rows/s.
                          const auto& t = data_for(env, rows).table;
-                         return run_where(env, rows, "k < 8000000", {},
-                                          host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }),
-                                          bench_options(), true);
+                         return predicted(
+                             env,
+                             run_where(env, rows, "k < 8000000", {},
+                                       host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }),
+                                       bench_options(), true),
+                             {.kind = Shape::Kind::Filter, .rows = rows});
                        }}};
 
 Registrar count_query_unfused{{"raster.count_query_unfused", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
@@ -492,8 +513,22 @@ Measurement run_join(Env& env, uint64_t rows, double lo, double hi, bool share =
   return m;
 }
 
-Registrar join_equi{
-    {"raster.join_equi", "raster", kCeiling, true, [](Env& env, uint64_t rows) { return run_join(env, rows, 0, 0); }}};
+Registrar join_equi{{"raster.join_equi", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                       return predicted(env, run_join(env, rows, 0, 0),
+                                        {.kind = Shape::Kind::Join,
+                                         .rows = rows,
+                                         .inner_rows = std::max<uint64_t>(1, rows / 100),
+                                         .distinct_probes = uint64_t(kJoinDomain) + 1});
+                     }}};
+
+Registrar calibration_case{{"raster.calibration", "raster", "", false, [](Env& env, uint64_t) {
+                              // The calibration's own measurement (the figures the PREDICTED notes use).
+                              const gl::RasterCalibration& c = calibration(env);
+                              Measurement m;
+                              m.seconds = c.measure_ms / 1e3;
+                              m.note = c.text();
+                              return m;
+                            }}};
 
 Registrar join_equi_per_probe{{"raster.join_equi_per_probe", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
                                  // The paper's cost: every probe runs its passes (no counts shared).
@@ -631,8 +666,9 @@ Measurement run_sort(Env& env, uint64_t rows, bool blend, uint32_t steps_per_pas
   return m;
 }
 
-Registrar sort_pairs{{"raster.sort_pairs", "raster", kCeiling, true,
-                      [](Env& env, uint64_t rows) { return run_sort(env, rows, false); }}};
+Registrar sort_pairs{{"raster.sort_pairs", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                        return predicted(env, run_sort(env, rows, false), {.kind = Shape::Kind::Sort, .rows = rows});
+                      }}};
 
 // The pair network with 1 texel step per pass (the network before fusion: half as many reads per
 // fragment, twice the writes and passes) and with 3 (8 reads per fragment, a third of the passes).
@@ -702,24 +738,31 @@ Measurement run_group_by(Env& env, uint64_t rows, const std::string& sql, const 
 
 const std::vector<gl::GroupAggregate> kCount = {{AggKind::Count, std::nullopt, "COUNT(*)"}};
 
-Registrar group_by_count{{"raster.group_by_count", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
-                            // The primitive: one point per record at its group's pixel, one channel.
-                            return run_group_by(env, rows, "SELECT g, COUNT(*) FROM t GROUP BY g", kCount,
-                                                gl::GroupIds::Auto);
-                          }}};
+Registrar group_by_count{
+    {"raster.group_by_count", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+       // The primitive: one point per record at its group's pixel, one channel.
+       return predicted(env,
+                        run_group_by(env, rows, "SELECT g, COUNT(*) FROM t GROUP BY g", kCount, gl::GroupIds::Auto),
+                        {.kind = Shape::Kind::GroupBy, .rows = rows, .groups = 1024});
+     }}};
 
-Registrar group_by_sum{{"raster.group_by_sum", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
-                          // COUNT and SUM of v (24 bit planes): 25 additive channels, one pass.
-                          return run_group_by(env, rows, "SELECT g, COUNT(*), SUM(v) FROM t GROUP BY g",
-                                              {kCount[0], {AggKind::Sum, 1, "SUM(v)"}}, gl::GroupIds::Auto);
-                        }}};
+Registrar group_by_sum{
+    {"raster.group_by_sum", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+       // COUNT and SUM of v (24 bit planes): 25 additive channels, one pass.
+       return predicted(env,
+                        run_group_by(env, rows, "SELECT g, COUNT(*), SUM(v) FROM t GROUP BY g",
+                                     {kCount[0], {AggKind::Sum, 1, "SUM(v)"}}, gl::GroupIds::Auto),
+                        {.kind = Shape::Kind::GroupBy, .rows = rows, .sums = 1, .sum_planes = 24, .groups = 1024});
+     }}};
 
-Registrar group_by_minmax{{"raster.group_by_minmax", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
-                             // MIN and MAX of v: high 24 bits, then low 8 bits (two rounds).
-                             return run_group_by(env, rows, "SELECT g, MIN(v), MAX(v) FROM t GROUP BY g",
-                                                 {{AggKind::Min, 1, "MIN(v)"}, {AggKind::Max, 1, "MAX(v)"}},
-                                                 gl::GroupIds::Auto);
-                           }}};
+Registrar group_by_minmax{
+    {"raster.group_by_minmax", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+       // MIN and MAX of v: high 24 bits, then low 8 bits (two rounds).
+       return predicted(env,
+                        run_group_by(env, rows, "SELECT g, MIN(v), MAX(v) FROM t GROUP BY g",
+                                     {{AggKind::Min, 1, "MIN(v)"}, {AggKind::Max, 1, "MAX(v)"}}, gl::GroupIds::Auto),
+                        {.kind = Shape::Kind::GroupBy, .rows = rows, .searches = 2, .groups = 1024});
+     }}};
 
 Registrar group_by_rank{{"raster.group_by_rank", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
                            // COUNT and SUM with rank ids (the raster sort of g first; its time in the note).
