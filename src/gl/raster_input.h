@@ -64,8 +64,13 @@ struct RasterOptions {
   bool depth_bounds = true;
   //! Fragments one occlusion query may count; 0: 2^counter bits - 1. Smaller caps split count passes.
   uint64_t max_fragments_per_query = 0;
-  //! Join probes whose passes are issued before their counts are read (gl/join.h); 0: 4096.
+  //! Join probes whose passes are issued before their counts are read (gl/join.h); 0: 4096, or
+  //! 2^18 for the batched search.
   uint64_t join_probe_batch = 0;
+  //! Join probes batched: the counts of a batch of probes in one draw, one fragment per count running
+  //! a bitwise search of the sorted inner keys (gl/join.h, JoinRoute::Search); false: the paper's
+  //! occlusion-counted passes per probe (depth test, depth bounds or key compare).
+  bool join_search = true;
   //! Join probes with equal bounds share one count (a bound counted once per query); false runs
   //! the paper's passes for every probe.
   bool join_share_counts = true;
