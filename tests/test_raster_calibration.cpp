@@ -143,8 +143,13 @@ TEST_CASE("raster-cost: estimates follow the passes the operators run") {
   CHECK(sort.passes == 101);  // 1 + sum over s = 2..20 of ceil((s - 1) / 2)
   CHECK(sort.seconds > one.seconds);
 
-  gl::PlanNodeShape join{.kind = Kind::Join, .rows = 1 << 20, .inner_rows = 1 << 10};
+  gl::PlanNodeShape join{.kind = Kind::Join, .rows = 1 << 20, .inner_rows = 1 << 10, .probe_passes = true};
   const auto per_probe = cost(join);
   join.distinct_probes = 1000;
-  CHECK(cost(join).seconds < per_probe.seconds);
+  const auto shared = cost(join);
+  CHECK(shared.seconds < per_probe.seconds);
+  join.probe_passes = false;
+  const auto search = cost(join);
+  CHECK(search.passes == 26 + 4);  // the inner sort of 2^10 keys, 4 search draws of 2^18 probes
+  CHECK(search.seconds < shared.seconds);
 }

@@ -106,9 +106,19 @@ CostEstimate RasterCostModel::estimate(const PlanNodeShape& node) const {
       const double sort = sort_passes(node.inner_rows);
       work.add(sort, sort * std::bit_ceil(std::max<uint64_t>(node.inner_rows, 2)) / 2.0, c_.value_rate / 2, overhead);
       const double probes = double(node.distinct_probes ? std::min(node.distinct_probes, node.rows) : node.rows);
-      work.add(2 * probes, 2 * probes * m, c_.fill_rate, overhead);
-      basis += "JOIN: inner sort (" + figure(sort) + " passes), 2 constant-depth passes over the " + figure(m) +
-               " inner keys per distinct probe bound (" + figure(probes) + ")";
+      if (node.probe_passes) {
+        work.add(2 * probes, 2 * probes * m, c_.fill_rate, overhead);
+        basis += "JOIN: inner sort (" + figure(sort) + " passes), 2 constant-depth passes over the " + figure(m) +
+                 " inner keys per distinct probe bound (" + figure(probes) + ")";
+      } else {
+        // One search draw per batch of 2^18 probes: 2 counts per distinct bound, log2 m fetches each.
+        const double draws = std::ceil(double(node.rows) / double(1 << 18));
+        const double fetches = std::max(1.0, std::ceil(std::log2(std::max(m, 1.0))));
+        work.add(draws, 2 * probes * fetches, c_.value_rate, overhead);
+        work.seconds += 2 * probes * 8 / std::max(c_.readback_bytes_per_s, 1.0);
+        basis += "JOIN: inner sort (" + figure(sort) + " passes), " + figure(draws) + " search draw(s) of 2 x " +
+                 figure(probes) + " bound(s), " + figure(fetches) + " key fetches each";
+      }
       break;
     }
   }

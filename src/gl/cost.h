@@ -36,6 +36,7 @@ struct PlanNodeShape {
   uint64_t groups = 0;           //!< GroupBy: the number of group ids (direct: the key range)
   bool rank_ids = false;         //!< GroupBy: ids from a sort of the keys (the range is wider than the target)
   uint64_t distinct_probes = 0;  //!< Join: distinct probe bounds (0: every probe)
+  bool probe_passes = false;     //!< Join: the paper's passes per probe instead of the batched search
 };
 
 //! A cost model's prediction for one node.
