@@ -89,11 +89,11 @@ std::string tree_of(const std::string& text) {
 // --- statements
 
 TEST_CASE("sql-statement: a SELECT block with every clause") {
-  const ast::Statement s = st(
-      "SELECT DISTINCT t.*, *, a AS x, b y, SUM(c)\n"
-      "FROM lineorder lo, date AS d JOIN part p ON lo.pk = p.pk INNER JOIN supplier ON TRUE_ = 1 CROSS JOIN x\n"
-      "WHERE a > 1 GROUP BY a, b + 1, 2 HAVING COUNT(*) > 3\n"
-      "ORDER BY x DESC, 2, b ASC LIMIT 10 OFFSET 5;");
+  const ast::Statement s =
+      st("SELECT DISTINCT t.*, *, a AS x, b y, SUM(c)\n"
+         "FROM lineorder lo, date AS d JOIN part p ON lo.pk = p.pk INNER JOIN supplier ON TRUE_ = 1 CROSS JOIN x\n"
+         "WHERE a > 1 GROUP BY a, b + 1, 2 HAVING COUNT(*) > 3\n"
+         "ORDER BY x DESC, 2, b ASC LIMIT 10 OFFSET 5;");
   CHECK_FALSE(s.explain);
   const ast::Query& q = s.query;
   REQUIRE(q.select);
@@ -192,8 +192,8 @@ TEST_CASE("sql-statement: set operations: INTERSECT binds tighter, left-associat
   CHECK(set_tree("SELECT a FROM t EXCEPT (SELECT a FROM u UNION SELECT a FROM v)") == "(EXCEPT t (UNION u v))");
   CHECK(set_tree("((SELECT a FROM t))") == "t");
   // ORDER BY and LIMIT after the last operand apply to the result; inside parentheses to the operand.
-  const ast::Query q = st("(SELECT a FROM t ORDER BY a LIMIT 1) UNION SELECT a FROM u WHERE a > 0 ORDER BY 1 DESC LIMIT 2")
-                           .query;
+  const ast::Query q =
+      st("(SELECT a FROM t ORDER BY a LIMIT 1) UNION SELECT a FROM u WHERE a > 0 ORDER BY 1 DESC LIMIT 2").query;
   REQUIRE_FALSE(q.select);
   CHECK(pos(q.pos) == "1:1");
   CHECK(pos(q.set_op_pos) == "1:38");
@@ -515,7 +515,7 @@ TEST_CASE("sql-statement: text() reads back to the same tree (random trees)") {
   const uint64_t seed = std::random_device{}();
   INFO("seed " << seed);
   TreeGenerator gen(seed);
-  for (int i = 0; i < 3000; ++i) {
+  for (int i = 0; i < 10000; ++i) {
     const Expr e = gen.expr(1 + i % 6);
     const std::string text = e.text();
     CAPTURE(text);
@@ -556,9 +556,9 @@ TEST_CASE("sql-statement: comments, blanks, keywords and names") {
   CHECK(is_identifier("date"));
   CHECK(is_identifier("year"));
   CHECK(is_identifier("count"));
-  for (const char* keyword : {"select", "DISTINCT", "as", "Having", "in", "case", "when", "then", "else", "end",
-                              "union", "all", "intersect", "except", "cross", "inner", "join", "on", "offset",
-                              "extract", "null", "explain", "asc", "desc", "limit", "between"}) {
+  for (const char* keyword : {"select", "DISTINCT", "as",   "Having",    "in",     "case",  "when",  "then",   "else",
+                              "end",    "union",    "all",  "intersect", "except", "cross", "inner", "join",   "on",
+                              "offset", "extract",  "null", "explain",   "asc",    "desc",  "limit", "between"}) {
     CAPTURE(keyword);
     CHECK_FALSE(is_identifier(keyword));
   }
@@ -634,11 +634,12 @@ TEST_CASE("sql-statement: syntax errors name what was expected and what was foun
   CHECK(statement_error("SELECT a FROM t GROUP a") == "at 1:23: expected BY, found 'a'");
   CHECK(statement_error("SELECT a FROM t GROUP BY a,") == "at 1:28: expected an expression, found end of query");
   CHECK(statement_error("SELECT a FROM t HAVING") == "at 1:23: expected an expression, found end of query");
-  CHECK(statement_error("SELECT a FROM t ORDER BY a DESC DESC") ==
-        "at 1:33: expected end of query, found 'DESC'");
+  CHECK(statement_error("SELECT a FROM t ORDER BY a DESC DESC") == "at 1:33: expected end of query, found 'DESC'");
   CHECK(statement_error("SELECT a FROM t LIMIT 1 OFFSET") == "at 1:31: expected a row count, found end of query");
-  CHECK(statement_error("SELECT a FROM t OFFSET -1") == "at 1:24: OFFSET needs an integer in [0, 2^64 - 1], found '-1'");
-  CHECK(statement_error("SELECT a FROM t LIMIT 2.5") == "at 1:23: LIMIT needs an integer in [0, 2^64 - 1], found '2.5'");
+  CHECK(statement_error("SELECT a FROM t OFFSET -1") ==
+        "at 1:24: OFFSET needs an integer in [0, 2^64 - 1], found '-1'");
+  CHECK(statement_error("SELECT a FROM t LIMIT 2.5") ==
+        "at 1:23: LIMIT needs an integer in [0, 2^64 - 1], found '2.5'");
   CHECK(statement_error("SELECT a FROM t LIMIT 1, 2") == "at 1:24: expected end of query, found ','");
   CHECK(statement_error("SELECT a FROM t OFFSET 1 LIMIT 2") ==
         "at 1:26: expected end of query, found 'LIMIT' (clauses go in the order JOIN, WHERE, GROUP BY, HAVING, ORDER "
@@ -652,7 +653,7 @@ TEST_CASE("sql-statement: syntax errors name what was expected and what was foun
   CHECK(statement_error("(SELECT a FROM t LIMIT 1) LIMIT 2") ==
         "at 1:27: LIMIT after a parenthesised query with its own ORDER BY, LIMIT or OFFSET is not supported");
   CHECK(statement_error("(SELECT a FROM t ORDER BY a) order by a") ==
-        "at 1:30: ORDER after a parenthesised query with its own ORDER BY, LIMIT or OFFSET is not supported");
+        "at 1:30: ORDER BY after a parenthesised query with its own ORDER BY, LIMIT or OFFSET is not supported");
   CHECK(statement_error("SELECT a FROM t; SELECT b FROM t") == "at 1:18: expected end of query, found 'SELECT'");
   CHECK(statement_error("SELECT t. FROM t") == "at 1:11: expected a column name after '.', found 'FROM'");
   CHECK(statement_error("SELECT t.* + 1 FROM t") == "at 1:12: expected FROM, found '+'");
@@ -676,8 +677,9 @@ TEST_CASE("sql-statement: expression errors with positions") {
   CHECK(where_error("CASE WHEN a THEN 1") == "at 1:41: expected WHEN, ELSE or END, found end of query");
   CHECK(where_error("CASE WHEN a THEN 1 ELSE 2") == "at 1:48: expected END, found end of query");
   CHECK(where_error("CASE WHEN a 1 END") == "at 1:35: expected THEN, found '1'");
-  CHECK(where_error("CASE END") == "at 1:28: expected WHEN (CASE x WHEN ... is not supported: write CASE WHEN x = ...), "
-                                     "found 'END'");
+  CHECK(where_error("CASE END") ==
+        "at 1:28: expected WHEN (CASE x WHEN ... is not supported: write CASE WHEN x = ...), "
+        "found 'END'");
   CHECK(where_error("EXTRACT(HOUR FROM d) = 1") == "at 1:31: expected YEAR, MONTH or DAY, found 'HOUR'");
   CHECK(where_error("EXTRACT(YEAR d) = 1") == "at 1:36: expected FROM, found 'd'");
   CHECK(where_error("EXTRACT YEAR FROM d") == "at 1:31: expected '(' after EXTRACT, found 'YEAR'");
@@ -724,6 +726,15 @@ TEST_CASE("sql-statement: nesting and tree height are bounded, not a stack overf
   CHECK(statement_error(deep("(", 100000, "SELECT a FROM t", ")")) ==
         "at 1:201: query nested too deeply (more than 200 levels)");
   CHECK(ex(deep("- ", kMaxNesting, "a", "")).kind == ExprKind::Unary);
+  // At the bounds, the tree's text and the query-spec adapter are fine too.
+  for (const std::string& text :
+       {deep("f(", kMaxNesting, "a", ")"), deep("- ", kMaxNesting, "a", ""),
+        deep("CASE WHEN ", kMaxNesting, "a", " THEN 1 END"), deep("NOT ", kMaxNesting, "a", "")}) {
+    const Expr e = ex(text);
+    CHECK(ast::same_tree(ex(e.text()), e));
+  }
+  CHECK(gfxq::sql::parse("SELECT * FROM t WHERE " + deep("(", kMaxNesting - 1, "NOT a = 1", ")")).where.text() ==
+        "(a <> 1)");
   // A chain of operators is one level of the tree per operator: k comparisons ANDed are k + 1 tall,
   // so the 999th AND is one too many.
   const auto chain = [](int terms, const std::string& op) {
@@ -732,18 +743,18 @@ TEST_CASE("sql-statement: nesting and tree height are bounded, not a stack overf
     return s;
   };
   CHECK(ex(chain(kMaxTreeHeight - 1, "AND")).kind == ExprKind::Binary);
-  CHECK(where_error(chain(kMaxTreeHeight, "AND")) ==
-        "at 1:" + std::to_string(29 + 10 * (kMaxTreeHeight - 2)) +
-            ": condition has more than 1000 levels of operators");
+  CHECK(where_error(chain(kMaxTreeHeight, "AND")) == "at 1:" + std::to_string(29 + 10 * (kMaxTreeHeight - 2)) +
+                                                         ": condition has more than 1000 levels of operators");
   std::string sum = "a";
   for (int i = 0; i < 100000; ++i) sum += " + a";
-  CHECK(expression_error(sum) == "at 1:" + std::to_string(3 + 4 * (kMaxTreeHeight - 1)) +
-                                     ": expression has more than 1000 levels of operators");
+  CHECK(expression_error(sum) ==
+        "at 1:" + std::to_string(3 + 4 * (kMaxTreeHeight - 1)) + ": expression has more than 1000 levels of operators");
   std::string unions = "SELECT a FROM t";
   for (int i = 1; i < kMaxTreeHeight; ++i) unions += " UNION SELECT a FROM t";
   CHECK_FALSE(st(unions).query.select);
   CHECK(statement_error(unions + " UNION SELECT a FROM t") ==
-        "at 1:" + std::to_string(17 + 22 * (kMaxTreeHeight - 1)) + ": query has more than 1000 levels of set operations");
+        "at 1:" + std::to_string(17 + 22 * (kMaxTreeHeight - 1)) +
+            ": query has more than 1000 levels of set operations");
 }
 
 // --- scripts

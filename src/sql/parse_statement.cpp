@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -26,17 +27,25 @@ using ast::Expr;
 using ast::ExprKind;
 using ast::Op;
 
-// An expression and the height of its tree (bounded by kMaxTreeHeight).
+// An expression and the height of its tree (bounded by kMaxTreeHeight). Nodes are held on the heap
+// while the parser builds them, so that each level of recursion takes little stack.
 struct Sub {
-  Expr expr;
+  std::unique_ptr<Expr> expr;
   int height = 1;
 };
 
 // A query and the height of its tree of set operations.
 struct QuerySub {
-  ast::Query query;
+  std::unique_ptr<ast::Query> query;
   int height = 1;
 };
+
+std::unique_ptr<Expr> new_expr(ExprKind kind, Position pos) {
+  auto e = std::make_unique<Expr>();
+  e->kind = kind;
+  e->pos = pos;
+  return e;
+}
 
 std::optional<Op> comparison_op(TokenKind kind) {
   switch (kind) {
@@ -88,16 +97,16 @@ class Parser {
     if (peek().kind == TokenKind::End) fail(peek().pos, "empty query, expected SELECT");
     ast::Statement st;
     st.explain = accept_keyword("EXPLAIN");
-    st.query = full_query().query;
+    st.query = std::move(*full_query().query);
     accept(TokenKind::Semicolon);
     if (peek().kind != TokenKind::End) fail_trailing();
     return st;
   }
 
   Expr lone_expression() {
-    Expr e = expression().expr;
+    Sub e = expression();
     if (peek().kind != TokenKind::End) fail_expected("end of expression");
-    return e;
+    return std::move(*e.expr);
   }
 
  private:
@@ -188,23 +197,28 @@ class Parser {
   // Set operations, then the ORDER BY, LIMIT and OFFSET of their result.
   QuerySub full_query() {
     QuerySub q = union_level();
-    ast::Query& query = q.query;
+    result_clauses(*q.query);
+    return q;
+  }
+
+  // [ORDER BY ...] [LIMIT n] [OFFSET m] of `query`. Kept out of line (as select_block is): the
+  // recursion through parenthesised queries then takes little stack per level.
+  [[gnu::noinline]] void result_clauses(ast::Query& query) {
     const bool has_tail = !query.order_by.empty() || query.limit || query.offset;
-    if (has_tail && (is_keyword(peek(), "ORDER") || is_keyword(peek(), "LIMIT") || is_keyword(peek(), "OFFSET")))
-      fail(peek().pos, upper(peek().text) +
-                           " after a parenthesised query with its own ORDER BY, LIMIT or OFFSET is "
-                           "not supported");
+    for (std::string_view clause : {"ORDER", "LIMIT", "OFFSET"})
+      if (has_tail && is_keyword(peek(), clause))
+        fail(peek().pos, (clause == "ORDER" ? std::string("ORDER BY") : std::string(clause)) +
+                             " after a parenthesised query with its own ORDER BY, LIMIT or OFFSET is not supported");
     if (accept_keyword("ORDER")) {
       expect_keyword("BY");
       do {
-        ast::OrderItem item{expression().expr};
+        query.order_by.push_back({std::move(*expression().expr)});
+        ast::OrderItem& item = query.order_by.back();
         if (!accept_keyword("ASC")) item.descending = accept_keyword("DESC");
-        query.order_by.push_back(std::move(item));
       } while (accept(TokenKind::Comma));
     }
     if (accept_keyword("LIMIT")) query.limit = row_count("LIMIT");
     if (accept_keyword("OFFSET")) query.offset = row_count("OFFSET");
-    return q;
   }
 
   // query {UNION|EXCEPT [ALL] query}, the operands INTERSECT chains.
@@ -235,16 +249,15 @@ class Parser {
   }
 
   static QuerySub set_operation(ast::SetOpKind kind, bool all, Position at, QuerySub left, QuerySub right) {
-    QuerySub q;
-    q.height = 1 + std::max(left.height, right.height);
+    QuerySub q{std::make_unique<ast::Query>(), 1 + std::max(left.height, right.height)};
     if (q.height > kMaxTreeHeight)
       fail(at, "query has more than " + std::to_string(kMaxTreeHeight) + " levels of set operations");
-    q.query.set_op = kind;
-    q.query.all = all;
-    q.query.pos = left.query.pos;
-    q.query.set_op_pos = at;
-    q.query.operands.push_back(std::move(left.query));
-    q.query.operands.push_back(std::move(right.query));
+    q.query->set_op = kind;
+    q.query->all = all;
+    q.query->pos = left.query->pos;
+    q.query->set_op_pos = at;
+    q.query->operands.push_back(std::move(*left.query));
+    q.query->operands.push_back(std::move(*right.query));
     return q;
   }
 
@@ -255,13 +268,13 @@ class Parser {
       const Position open = take().pos;
       QuerySub q = full_query();
       expect(TokenKind::RParen, "')'");
-      q.query.pos = open;
+      q.query->pos = open;
       return q;
     }
     if (!is_keyword(peek(), "SELECT")) fail_expected("SELECT");
-    QuerySub q;
-    q.query.pos = peek().pos;
-    q.query.select = select_block();
+    QuerySub q{std::make_unique<ast::Query>()};
+    q.query->pos = peek().pos;
+    select_block(q.query->select.emplace());
     return q;
   }
 
@@ -287,8 +300,8 @@ class Parser {
 
   // --- SELECT block
 
-  ast::Select select_block() {
-    ast::Select s;
+  // SELECT ... FROM ... [WHERE ...] [GROUP BY ...] [HAVING ...] into `s`.
+  [[gnu::noinline]] void select_block(ast::Select& s) {
     s.pos = take().pos;  // SELECT
     s.distinct = accept_keyword("DISTINCT");
     do s.items.push_back(select_item());
@@ -310,20 +323,19 @@ class Parser {
         join.kind = ast::JoinKind::Inner;
         join.table = table_ref();
         expect_keyword("ON");
-        join.on = condition().expr;
+        join.on = std::move(*condition().expr);
       } else {
         break;
       }
       s.joins.push_back(std::move(join));
     }
-    if (accept_keyword("WHERE")) s.where = condition().expr;
+    if (accept_keyword("WHERE")) s.where = std::move(*condition().expr);
     if (accept_keyword("GROUP")) {
       expect_keyword("BY");
-      do s.group_by.push_back(expression().expr);
+      do s.group_by.push_back(std::move(*expression().expr));
       while (accept(TokenKind::Comma));
     }
-    if (accept_keyword("HAVING")) s.having = condition().expr;
-    return s;
+    if (accept_keyword("HAVING")) s.having = std::move(*condition().expr);
   }
 
   ast::SelectItem select_item() {
@@ -341,7 +353,7 @@ class Parser {
       return item;
     }
     if (!starts_expression(peek())) fail_expected("'*' or an expression");
-    item.expr = expression().expr;
+    item.expr = std::move(*expression().expr);
     if (accept_keyword("AS"))
       item.alias = name("a name after AS");
     else if (peek().kind == TokenKind::Identifier)
@@ -385,12 +397,13 @@ class Parser {
     }
   }
 
-  // A node over `children`, its height checked against kMaxTreeHeight at `at`.
-  Sub node(Expr e, std::vector<Sub> children, Position at) const {
+  // `e` over `children`, its height checked against kMaxTreeHeight at `at`.
+  Sub node(std::unique_ptr<Expr> e, std::vector<Sub> children, Position at) const {
     int height = 0;
+    e->args.reserve(children.size());
     for (Sub& c : children) {
       height = std::max(height, c.height);
-      e.args.push_back(std::move(c.expr));
+      e->args.push_back(std::move(*c.expr));
     }
     if (height + 1 > kMaxTreeHeight)
       fail(at, std::string(construct_) + " has more than " + std::to_string(kMaxTreeHeight) + " levels of operators");
@@ -398,11 +411,9 @@ class Parser {
   }
 
   Sub binary(Op op, const Token& op_token, Sub lhs, Sub rhs) const {
-    Expr e;
-    e.kind = ExprKind::Binary;
-    e.op = op;
-    e.pos = lhs.expr.pos;
-    e.op_pos = op_token.pos;
+    auto e = new_expr(ExprKind::Binary, lhs.expr->pos);
+    e->op = op;
+    e->op_pos = op_token.pos;
     std::vector<Sub> children;
     children.push_back(std::move(lhs));
     children.push_back(std::move(rhs));
@@ -438,10 +449,9 @@ class Parser {
     if (!is_keyword(peek(), "NOT")) return predicate();
     const Nesting nesting(*this);
     const Token& op = take();
-    Expr e;
-    e.kind = ExprKind::Unary;
-    e.op = Op::Not;
-    e.pos = e.op_pos = op.pos;
+    auto e = new_expr(ExprKind::Unary, op.pos);
+    e->op = Op::Not;
+    e->op_pos = op.pos;
     std::vector<Sub> children;
     children.push_back(negation());
     return node(std::move(e), std::move(children), op.pos);
@@ -457,33 +467,31 @@ class Parser {
         fail(peek().pos, "comparisons do not chain, found " + describe(peek()) + " after one (parenthesise it)");
       return result;
     }
-    Expr e;
-    e.pos = x.expr.pos;
-    e.op_pos = peek().pos;
+    if (!is_keyword(peek(), "NOT") && !is_keyword(peek(), "BETWEEN") && !is_keyword(peek(), "IN")) return x;
+    const Position at = peek().pos;
+    auto e = new_expr(ExprKind::Between, x.expr->pos);
+    e->op_pos = at;
     if (is_keyword(peek(), "NOT")) {
       take();
-      e.negated = true;
+      e->negated = true;
       if (!is_keyword(peek(), "BETWEEN") && !is_keyword(peek(), "IN")) fail_expected("BETWEEN or IN");
     }
     std::vector<Sub> children;
     children.push_back(std::move(x));
     if (accept_keyword("BETWEEN")) {
-      e.kind = ExprKind::Between;
       children.push_back(additive());
       expect_keyword("AND");
       children.push_back(additive());
-    } else if (accept_keyword("IN")) {
-      e.kind = ExprKind::In;
+    } else {
+      take();  // IN
+      e->kind = ExprKind::In;
       const Nesting nesting(*this);
       expect(TokenKind::LParen, "'(' after IN");
       if (is_keyword(peek(), "SELECT")) fail_expected("a list of values (subqueries are not supported)");
       do children.push_back(expression());
       while (accept(TokenKind::Comma));
       expect(TokenKind::RParen, "')'");
-    } else {
-      return std::move(children.front());
     }
-    const Position at = e.op_pos;
     return node(std::move(e), std::move(children), at);
   }
 
@@ -519,10 +527,9 @@ class Parser {
     }
     const Nesting nesting(*this);
     take();
-    Expr e;
-    e.kind = ExprKind::Unary;
-    e.op = Op::Neg;
-    e.pos = e.op_pos = sign.pos;
+    auto e = new_expr(ExprKind::Unary, sign.pos);
+    e->op = Op::Neg;
+    e->op_pos = sign.pos;
     std::vector<Sub> children;
     children.push_back(unary());
     return node(std::move(e), std::move(children), sign.pos);
@@ -542,7 +549,7 @@ class Parser {
         if (is_keyword(peek(), "SELECT")) fail_expected("an expression (subqueries are not supported)");
         Sub e = expression();
         expect(TokenKind::RParen, "')'");
-        e.expr.pos = t.pos;  // the expression as written starts at its '('
+        e.expr->pos = t.pos;  // the expression as written starts at its '('
         return e;
       }
       case TokenKind::Identifier:
@@ -563,11 +570,9 @@ class Parser {
   }
 
   static Sub literal(Position pos, Value value) {
-    Sub s;
-    s.expr.kind = ExprKind::Literal;
-    s.expr.pos = pos;
-    s.expr.literal = std::move(value);
-    return s;
+    auto e = new_expr(ExprKind::Literal, pos);
+    e->literal = std::move(value);
+    return {std::move(e)};
   }
 
   // An integer (int64_t) or a decimal/exponent number (double), `sign` written before it.
@@ -575,19 +580,20 @@ class Parser {
     const Token& digits = take();
     const bool negative = sign && sign->kind == TokenKind::Minus;
     Sub s = literal(sign ? sign->pos : digits.pos, std::monostate{});
-    s.expr.literal_text = (negative ? "-" : "") + std::string(digits.text);
+    Expr& e = *s.expr;
+    e.literal_text = (negative ? "-" : "") + std::string(digits.text);
     if (all_digits(digits.text)) {
       // |value| up to 2^63 when negative, 2^63 - 1 otherwise.
       uint64_t magnitude = 0;
       const uint64_t max = uint64_t(std::numeric_limits<int64_t>::max()) + (negative ? 1 : 0);
       if (std::from_chars(digits.text.data(), digits.text.data() + digits.text.size(), magnitude).ec != std::errc() ||
           magnitude > max)
-        fail(s.expr.pos, "integer '" + excerpt(s.expr.literal_text) +
-                             "' is out of range for BIGINT [-2^63, 2^63 - 1] (write it with a '.' for a double)");
-      s.expr.literal = negative ? int64_t(0 - magnitude) : int64_t(magnitude);
+        fail(e.pos, "integer '" + excerpt(e.literal_text) +
+                        "' is out of range for BIGINT [-2^63, 2^63 - 1] (write it with a '.' for a double)");
+      e.literal = negative ? int64_t(0 - magnitude) : int64_t(magnitude);
     } else {
       const double v = double_value(digits);
-      s.expr.literal = negative ? -v : v;
+      e.literal = negative ? -v : v;
     }
     return s;
   }
@@ -595,8 +601,7 @@ class Parser {
   // DATE 'YYYY-MM-DD'
   Sub date() {
     const Token& keyword = take();
-    const Token& text = take();
-    const std::string value = string_value(text);
+    const std::string value = string_value(take());
     const std::optional<Date> d = parse_date(value);
     if (!d)
       fail(keyword.pos, "invalid DATE literal '" + excerpt(value) +
@@ -606,15 +611,13 @@ class Parser {
 
   // name [. name]
   Sub column() {
-    Sub s;
-    s.expr.kind = ExprKind::Column;
-    s.expr.pos = peek().pos;
-    s.expr.name = name("a column");
+    auto e = new_expr(ExprKind::Column, peek().pos);
+    e->name = name("a column");
     if (accept(TokenKind::Dot)) {
-      s.expr.table = std::move(s.expr.name);
-      s.expr.name = name("a column name after '.'");
+      e->table = std::move(e->name);
+      e->name = name("a column name after '.'");
     }
-    return s;
+    return {std::move(e)};
   }
 
   // NAME(*) | NAME([DISTINCT] x, ...)
@@ -622,17 +625,15 @@ class Parser {
     const Nesting nesting(*this);
     const Token& fn = take();
     take();  // (
-    Expr e;
-    e.kind = ExprKind::Function;
-    e.pos = fn.pos;
-    e.name = upper(fn.text);
+    auto e = new_expr(ExprKind::Function, fn.pos);
+    e->name = upper(fn.text);
     std::vector<Sub> children;
     if (peek().kind == TokenKind::Star) {
-      if (e.name != "COUNT") fail(peek().pos, e.name + " needs a column; only COUNT takes '*'");
+      if (e->name != "COUNT") fail(peek().pos, e->name + " needs a column; only COUNT takes '*'");
       take();
-      e.star = true;
+      e->star = true;
     } else {
-      e.distinct = accept_keyword("DISTINCT");
+      e->distinct = accept_keyword("DISTINCT");
       do children.push_back(expression());
       while (accept(TokenKind::Comma));
     }
@@ -644,9 +645,6 @@ class Parser {
   Sub case_when() {
     const Nesting nesting(*this);
     const Token& keyword = take();
-    Expr e;
-    e.kind = ExprKind::Case;
-    e.pos = keyword.pos;
     if (!is_keyword(peek(), "WHEN")) fail_expected("WHEN (CASE x WHEN ... is not supported: write CASE WHEN x = ...)");
     std::vector<Sub> children;
     while (accept_keyword("WHEN")) {
@@ -656,22 +654,20 @@ class Parser {
     }
     if (accept_keyword("ELSE")) children.push_back(expression());
     if (!accept_keyword("END")) fail_expected(children.size() % 2 ? "END" : "WHEN, ELSE or END");
-    return node(std::move(e), std::move(children), keyword.pos);
+    return node(new_expr(ExprKind::Case, keyword.pos), std::move(children), keyword.pos);
   }
 
   // EXTRACT(YEAR|MONTH|DAY FROM x)
   Sub extract() {
     const Nesting nesting(*this);
     const Token& keyword = take();
-    Expr e;
-    e.kind = ExprKind::Extract;
-    e.pos = keyword.pos;
+    auto e = new_expr(ExprKind::Extract, keyword.pos);
     expect(TokenKind::LParen, "'(' after EXTRACT");
     const Token& field = peek();
     if (field.kind != TokenKind::Identifier ||
         !(iequals(field.text, "YEAR") || iequals(field.text, "MONTH") || iequals(field.text, "DAY")))
       fail_expected("YEAR, MONTH or DAY");
-    e.field = upper(take().text);
+    e->field = upper(take().text);
     expect_keyword("FROM");
     std::vector<Sub> children;
     children.push_back(expression());
