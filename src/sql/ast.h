@@ -17,9 +17,11 @@ namespace gfxq::sql::ast {
 //! What an expression node is.
 enum class ExprKind {
   Column,    //!< `name` or `table.name`
-  Literal,   //!< a number, string or DATE literal, or NULL
+  Literal,   //!< a number, string or DATE literal, or NULL. A sign written right before a number is
+             //!< part of it: `-5` is the Literal -5 (literal_text "-5"), `+5` the Literal 5; `-(5)`
+             //!< is Unary Neg of the Literal 5
   Unary,     //!< `-x`, `NOT x`
-  Binary,    //!< arithmetic `+ - * /`, comparisons, `AND`, `OR`
+  Binary,    //!< arithmetic `+ - * /`, comparisons, `AND`, `OR`: args {lhs, rhs}
   Between,   //!< `x [NOT] BETWEEN lo AND hi`: args {x, lo, hi}
   In,        //!< `x [NOT] IN (v1, v2, ...)`: args {x, v1, v2, ...}
   Case,      //!< `CASE WHEN c1 THEN r1 ... [ELSE e] END`: args {c1, r1, c2, r2, ..., [e]}
@@ -65,10 +67,16 @@ struct Expr {
   bool star = false;                  //!< Function: `COUNT(*)`
   std::string field;                  //!< Extract: "YEAR", "MONTH" or "DAY"
   std::vector<Expr> args;             //!< children, as each kind says
+  Position op_pos;                    //!< Unary, Binary: the operator's token; Between, In: the
+                                      //!< BETWEEN or IN keyword, or the NOT of NOT BETWEEN / NOT IN
   //! Canonical SQL text of the expression (what names an unaliased result column), e.g.
   //! "SUM(lo_extendedprice * lo_discount)", "t.a + 1", "QUANTILE(a, 0.1)".
   std::string text() const;
 };
+
+//! Whether `a` and `b` are the same tree: kinds, names, literals (value and literal_text),
+//! operators, flags and children alike; positions are not compared.
+bool same_tree(const Expr& a, const Expr& b) noexcept;
 
 //! One item of a select list.
 struct SelectItem {
@@ -132,6 +140,7 @@ struct Query {
   std::optional<uint64_t> limit;         //!< LIMIT n
   std::optional<uint64_t> offset;        //!< OFFSET m
   Position pos;                          //!< its first token
+  Position set_op_pos;                   //!< the UNION / INTERSECT / EXCEPT keyword (when !select)
 };
 
 //! A statement: a query, optionally under EXPLAIN (plan only, not run).
