@@ -1,0 +1,225 @@
+#include "vk/operators/group_by/optimizer.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "gfxq/error.h"
+#include "group_by_config.glsl"
+
+namespace gfxq::vk::gb {
+
+namespace {
+
+//! Push constants of group_by_estimate.comp.
+struct EstimatePush {
+  uint32_t count, samples, cap, rows_per_group, group_offset;
+};
+
+//! Rows per workgroup of the HyperLogLog pass.
+constexpr uint32_t kHllRows = 64 * GB_STEP;
+
+std::vector<BufferRange> estimate_ranges(const Buffer& table, const Buffer& ctrl, const RowSource& s) {
+  const BufferRange key0 = s.keys[0];
+  std::vector<BufferRange> r = {{&table, 0, 0}, {&ctrl, 0, 0}, key0, s.keys.size() > 1 ? s.keys[1] : key0};
+  for (uint32_t b = 0; b < GB_MAX_VALUE_BINDINGS; ++b) r.push_back(key0);
+  r.push_back(s.rows.buffer ? s.rows : key0);
+  return r;
+}
+
+uint32_t div_up(uint64_t a, uint64_t b) {
+  return uint32_t((a + b - 1) / b);
+}
+
+std::string power_text(uint64_t v) {
+  if (v && std::has_single_bit(v)) return "2^" + std::to_string(std::countr_zero(v));
+  return std::to_string(v);
+}
+
+TableKernel kernel_of_size(uint32_t size) {
+  return size == 1 ? TableKernel::SharedS : size == 2 ? TableKernel::SharedM : TableKernel::SharedL;
+}
+
+}  // namespace
+
+uint64_t sample_estimate(uint64_t rows, uint64_t sample, uint64_t distinct, uint64_t f1, uint64_t f2) {
+  if (sample >= rows) return distinct;
+  const double d = double(distinct), a = double(f1), b = double(f2);
+  const double chao = b > 0 ? d + a * a / (2 * b) : d + a * (a - 1) / 2;
+  return std::clamp<uint64_t>(uint64_t(std::llround(chao)), distinct, rows);
+}
+
+uint64_t hll_estimate(const std::vector<uint32_t>& registers) {
+  const double m = double(registers.size());
+  double sum = 0;
+  uint64_t zeros = 0;
+  for (uint32_t r : registers) {
+    sum += std::ldexp(1.0, -int(r));
+    zeros += r == 0;
+  }
+  const double alpha = 0.7213 / (1 + 1.079 / m);
+  double e = alpha * m * m / sum;
+  if (e <= 2.5 * m && zeros > 0) e = m * std::log(m / double(zeros));  // linear counting
+  return uint64_t(std::llround(e));
+}
+
+GroupCountEstimate estimate_groups(StageRunner& runner, const GroupByInput& input, const Layout& layout, bool full) {
+  Device& device = runner.device();
+  const uint64_t n = input_rows(input);
+  GroupCountEstimate e;
+  if (n == 0) {
+    e.method = "no rows";
+    return e;
+  }
+  const std::vector<RowSource> strides = make_strides(device, input, layout, 0);
+  const uint32_t config = layout.spec_config(input.selection != nullptr, false);
+  const uint64_t samples = std::min<uint64_t>(n, GB_SAMPLE_MAX);
+  const uint64_t cap = 2 * samples;
+  {
+    const Buffer table = device_buffer(device, cap * 16);
+    const Buffer ctrl = device_buffer(device, 16);
+    PassRecord& pass = runner.run(
+        "group-by-sample",
+        "keys of " + std::to_string(samples) + " evenly spaced rows counted in a table of " + std::to_string(cap) +
+            " slots",
+        samples, [&](VkCommandBuffer cmd) {
+          vkCmdFillBuffer(cmd, table.handle(), 0, VK_WHOLE_SIZE, 0);
+          vkCmdFillBuffer(cmd, ctrl.handle(), 0, VK_WHOLE_SIZE, 0);
+          device.barrier(cmd);
+          const Pipeline& insert = device.pipeline("group_by_sample", 9, sizeof(EstimatePush), true, 0, config);
+          for (const RowSource& s : strides) {
+            const uint64_t from = samples * s.first / n, to = samples * (s.first + s.count) / n;
+            if (to == from) continue;
+            const EstimatePush push{uint32_t(s.count), uint32_t(to - from), uint32_t(cap), 0, 0};
+            device.dispatch_ranges(cmd, insert, estimate_ranges(table, ctrl, s), &push, div_up(to - from, GB_WG));
+            device.barrier(cmd);  // the strides claim slots of the same table
+          }
+          const EstimatePush push{0, 0, uint32_t(cap), 0, 0};
+          device.dispatch_ranges(cmd, device.pipeline("group_by_sample_stats", 9, sizeof(EstimatePush), true, 0, config),
+                                 estimate_ranges(table, ctrl, strides[0]), &push, div_up(cap, GB_WG));
+        });
+    const std::vector<uint32_t> stats = runner.download(ctrl, 3, "sample statistics");
+    e.sample = samples;
+    e.distinct = stats[GB_SAMPLE_DISTINCT];
+    e.f1 = stats[GB_SAMPLE_F1];
+    e.f2 = stats[GB_SAMPLE_F2];
+    pass.passed = e.distinct;
+  }
+  if (samples == n && !full) {
+    e.value = e.distinct;
+    e.method = "exact count of all " + std::to_string(n) + " rows' keys (64-bit fingerprints)";
+    return e;
+  }
+  if (!full && (e.f2 >= kMinDoubletons || e.f1 < kMinDoubletons)) {
+    e.value = sample_estimate(n, samples, e.distinct, e.f1, e.f2);
+    e.method = "Chao1 of a sample of " + std::to_string(samples) + " rows (" + std::to_string(e.distinct) +
+               " distinct, f1 " + std::to_string(e.f1) + ", f2 " + std::to_string(e.f2) + ")";
+    return e;
+  }
+  const Buffer registers = device_buffer(device, GB_HLL_REGISTERS * 4);
+  PassRecord& pass = runner.run(
+      "group-by-hll", "HyperLogLog sketch of every row's key (" + std::to_string(GB_HLL_REGISTERS) + " registers)", n,
+      [&](VkCommandBuffer cmd) {
+        vkCmdFillBuffer(cmd, registers.handle(), 0, VK_WHOLE_SIZE, 0);
+        device.barrier(cmd);
+        const Pipeline& p = device.pipeline("group_by_hll", 9, sizeof(EstimatePush), true, 0, config);
+        for (const RowSource& s : strides) {
+          const EstimatePush push{uint32_t(s.count), 0, 0, kHllRows, 0};
+          device.dispatch_ranges(cmd, p, estimate_ranges(registers, registers, s), &push, div_up(s.count, kHllRows));
+        }
+      });
+  const std::vector<uint32_t> regs = runner.download(registers, GB_HLL_REGISTERS, "HyperLogLog registers");
+  e.value = std::min(hll_estimate(regs), n);
+  pass.passed = e.value;
+  e.method = "HyperLogLog over all " + power_text(n) + " rows (the sample of " + std::to_string(samples) + " had " +
+             std::to_string(e.distinct) + " distinct keys, " + std::to_string(e.f1) + " seen once, " +
+             std::to_string(e.f2) + " twice" +
+             (full ? "; forced" : "") + ")";
+  return e;
+}
+
+TableKernel largest_shared_kernel(const Device& device) {
+  const uint32_t have = device.caps().max_shared_memory;
+  for (TableKernel k : {TableKernel::SharedL, TableKernel::SharedM})
+    if (shared_bytes(k) <= have) return k;
+  return TableKernel::SharedS;
+}
+
+Choice choose(const Device& device, const GroupByInput& input, const Layout& layout, const GroupByOptions& options,
+              uint64_t estimate) {
+  Choice c;
+  const uint64_t n = input_rows(input);
+  const uint64_t groups = std::max<uint64_t>(1, estimate);
+  const bool a64 = use_atomic64(device, options);
+  if (options.shared_size > 3) throw Error(ErrorCode::InvalidInput, "GROUP BY shared_size must be 0..3");
+  c.shared = options.shared_size ? kernel_of_size(options.shared_size) : largest_shared_kernel(device);
+  if (shared_bytes(c.shared) > device.caps().max_shared_memory)
+    throw Error(ErrorCode::Unsupported, "GROUP BY shared table of " + shared_size_text(c.shared) + ": the device has " +
+                                            std::to_string(device.caps().max_shared_memory) + " bytes of shared memory");
+  const uint32_t shared_cap = shared_capacity(c.shared, layout);
+  const uint64_t max_cap = max_table_cap(device, layout);
+  c.table_slots = options.table_slots ? options.table_slots
+                                      : std::clamp<uint64_t>(std::bit_ceil(2 * groups), kMinTableSlots, max_cap);
+
+  // Why a hash variant cannot run this input, or empty.
+  std::string hash_blocker;
+  if (!layout.quantiles.empty())
+    hash_blocker = "MEDIAN, QUANTILE and KTH_LARGEST per group need the sort-based variant";
+  else if (layout.keys > 2)
+    hash_blocker = "the hash variants take at most two key columns";
+  else if (layout.keys == 2 && !a64)
+    hash_blocker = "two key columns need 64-bit buffer atomics (an 8-byte key claimed by one compare-and-swap)";
+
+  if (options.variant != GroupByVariant::Auto) {
+    c.variant = options.variant;
+    c.reason = std::string("forced: ") + to_string(options.variant);
+    if (c.variant != GroupByVariant::Sort && !hash_blocker.empty())
+      throw Error(ErrorCode::Unsupported,
+                  std::string("GROUP BY variant ") + to_string(c.variant) + " cannot run this input: " + hash_blocker);
+    const bool shared = c.variant == GroupByVariant::SharedTable || c.variant == GroupByVariant::SubgroupCombine ||
+                        c.variant == GroupByVariant::Partitioned;
+    if (shared && shared_cap == 0)
+      throw Error(ErrorCode::Unsupported, std::string("GROUP BY variant ") + to_string(c.variant) + ": a slot of " +
+                                              std::to_string(layout.slot_words * 4) + " bytes does not fit the " +
+                                              shared_size_text(c.shared) + " shared table");
+  } else if (!hash_blocker.empty()) {
+    c.variant = GroupByVariant::Sort;
+    c.reason = hash_blocker;
+  } else if (groups <= kCombineGroups && shared_cap >= 2 * groups) {
+    c.variant = GroupByVariant::SubgroupCombine;
+    c.reason = "at most " + std::to_string(kCombineGroups) + " groups: rows of equal keys combined per subgroup";
+  } else if (2 * groups <= shared_cap) {
+    c.variant = GroupByVariant::SharedTable;
+    c.reason = "the groups fit half of a " + shared_size_text(c.shared) + " shared table (" +
+               std::to_string(shared_cap) + " slots)";
+  } else if (table_bytes(layout, c.table_slots) <= kCachedTableBytes) {
+    c.variant = GroupByVariant::GlobalTable;
+    c.reason = "a global table of " + power_text(c.table_slots) + " slots stays within " +
+               std::to_string(kCachedTableBytes >> 20) + " MiB";
+  } else if (2 * groups <= max_cap && shared_cap > 0) {
+    c.variant = GroupByVariant::Partitioned;
+    c.reason = "a global table of " + power_text(c.table_slots) + " slots would not stay in cache: rows partitioned "
+               "by hash first";
+  } else {
+    c.variant = GroupByVariant::Sort;
+    c.reason = "a hash table for " + std::to_string(groups) + " groups would exceed one storage binding";
+  }
+
+  // Launch shape of the shared-table kernels.
+  if (options.rows_per_group) {
+    c.rows_per_group = std::max<uint32_t>(GB_STEP, options.rows_per_group / GB_STEP * GB_STEP);
+  } else if (c.variant == GroupByVariant::Partitioned) {
+    // A workgroup's rows hold about half its table's groups: rows clustered by hash partition put
+    // each group's rows together, so a run of R rows holds about R * groups / n groups.
+    const double rows = std::max(1.0, double(shared_cap) / 2 * double(n) / double(groups));
+    const uint64_t spread = (n + kSharedWorkgroups - 1) / kSharedWorkgroups;
+    c.rows_per_group = uint32_t(std::clamp<uint64_t>(uint64_t(rows) / GB_STEP * GB_STEP, GB_STEP,
+                                                     std::max<uint64_t>(GB_STEP, (spread + GB_STEP - 1) / GB_STEP * GB_STEP)));
+  } else {
+    const uint64_t spread = (n + kSharedWorkgroups - 1) / kSharedWorkgroups;
+    c.rows_per_group = uint32_t(std::max<uint64_t>(GB_STEP, (spread + GB_STEP - 1) / GB_STEP * GB_STEP));
+  }
+  return c;
+}
+
+}  // namespace gfxq::vk::gb
