@@ -79,6 +79,9 @@ struct GroupByOptions {
   uint64_t stride_rows = 0;
   //! Estimate with the HyperLogLog pass over every row even where the sample suffices.
   bool full_estimate = false;
+  //! Rows the optimizer samples (0: GB_SAMPLE_MAX, 262144; at most that). Tests shrink it to
+  //! estimate from a sample on small inputs.
+  uint64_t sample_rows = 0;
   //! Use the 32-bit atomic paths (INT sums with a carry word) even where the device has 64-bit
   //! buffer atomics (tests run those paths on every device).
   bool no_int64_atomics = false;

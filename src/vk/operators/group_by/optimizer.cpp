@@ -63,78 +63,85 @@ uint64_t hll_estimate(const std::vector<uint32_t>& registers) {
   return uint64_t(std::llround(e));
 }
 
-GroupCountEstimate estimate_groups(StageRunner& runner, const GroupByInput& input, const Layout& layout, bool full) {
-  Device& device = runner.device();
-  const uint64_t n = input_rows(input);
+Estimator::Estimator(Device& device, const GroupByInput& input, const Layout& layout, const GroupByOptions& options)
+    : device_(device),
+      full_(options.full_estimate),
+      rows_(input_rows(input)),
+      config_(layout.spec_config(input.selection != nullptr, false)) {
+  samples_ = std::min<uint64_t>(
+      rows_, options.sample_rows ? std::min<uint64_t>(options.sample_rows, GB_SAMPLE_MAX) : GB_SAMPLE_MAX);
+  cap_ = 2 * samples_;
+  strides_ = make_strides(device, input, layout, 0);
+  table_ = device_buffer(device, cap_ * 16);
+  ctrl_ = device_buffer(device, 16);
+  registers_ = device_buffer(device, GB_HLL_REGISTERS * 4);
+}
+
+void Estimator::record_sample(VkCommandBuffer cmd) {
+  vkCmdFillBuffer(cmd, table_.handle(), 0, VK_WHOLE_SIZE, 0);
+  vkCmdFillBuffer(cmd, ctrl_.handle(), 0, VK_WHOLE_SIZE, 0);
+  device_.barrier(cmd);
+  const Pipeline& insert = device_.pipeline("group_by_sample", 9, sizeof(EstimatePush), true, 0, config_);
+  for (const RowSource& s : strides_) {
+    const uint64_t from = samples_ * s.first / rows_, to = samples_ * (s.first + s.count) / rows_;
+    if (to == from) continue;
+    const EstimatePush push{uint32_t(s.count), uint32_t(to - from), uint32_t(cap_), 0, 0};
+    device_.dispatch_ranges(cmd, insert, estimate_ranges(table_, ctrl_, s), &push, div_up(to - from, GB_WG));
+    device_.barrier(cmd);  // the strides claim slots of the same table, the statistics read them
+  }
+  const EstimatePush push{0, 0, uint32_t(cap_), 0, 0};
+  device_.dispatch_ranges(cmd, device_.pipeline("group_by_sample_stats", 9, sizeof(EstimatePush), true, 0, config_),
+                          estimate_ranges(table_, ctrl_, strides_[0]), &push, div_up(cap_, GB_WG));
+}
+
+void Estimator::record_hll(VkCommandBuffer cmd) {
+  vkCmdFillBuffer(cmd, registers_.handle(), 0, VK_WHOLE_SIZE, 0);
+  device_.barrier(cmd);
+  const Pipeline& p = device_.pipeline("group_by_hll", 9, sizeof(EstimatePush), true, 0, config_);
+  for (const RowSource& s : strides_) {
+    const EstimatePush push{uint32_t(s.count), 0, 0, kHllRows, 0};
+    device_.dispatch_ranges(cmd, p, estimate_ranges(registers_, registers_, s), &push, div_up(s.count, kHllRows));
+  }
+}
+
+GroupCountEstimate Estimator::run(StageRunner& runner) {
   GroupCountEstimate e;
-  if (n == 0) {
+  used_hll_ = false;
+  if (rows_ == 0) {
     e.method = "no rows";
     return e;
   }
-  const std::vector<RowSource> strides = make_strides(device, input, layout, 0);
-  const uint32_t config = layout.spec_config(input.selection != nullptr, false);
-  const uint64_t samples = std::min<uint64_t>(n, GB_SAMPLE_MAX);
-  const uint64_t cap = 2 * samples;
-  {
-    const Buffer table = device_buffer(device, cap * 16);
-    const Buffer ctrl = device_buffer(device, 16);
-    PassRecord& pass = runner.run(
-        "group-by-sample",
-        "keys of " + std::to_string(samples) + " evenly spaced rows counted in a table of " + std::to_string(cap) +
-            " slots",
-        samples, [&](VkCommandBuffer cmd) {
-          vkCmdFillBuffer(cmd, table.handle(), 0, VK_WHOLE_SIZE, 0);
-          vkCmdFillBuffer(cmd, ctrl.handle(), 0, VK_WHOLE_SIZE, 0);
-          device.barrier(cmd);
-          const Pipeline& insert = device.pipeline("group_by_sample", 9, sizeof(EstimatePush), true, 0, config);
-          for (const RowSource& s : strides) {
-            const uint64_t from = samples * s.first / n, to = samples * (s.first + s.count) / n;
-            if (to == from) continue;
-            const EstimatePush push{uint32_t(s.count), uint32_t(to - from), uint32_t(cap), 0, 0};
-            device.dispatch_ranges(cmd, insert, estimate_ranges(table, ctrl, s), &push, div_up(to - from, GB_WG));
-            device.barrier(cmd);  // the strides claim slots of the same table
-          }
-          const EstimatePush push{0, 0, uint32_t(cap), 0, 0};
-          device.dispatch_ranges(cmd, device.pipeline("group_by_sample_stats", 9, sizeof(EstimatePush), true, 0, config),
-                                 estimate_ranges(table, ctrl, strides[0]), &push, div_up(cap, GB_WG));
-        });
-    const std::vector<uint32_t> stats = runner.download(ctrl, 3, "sample statistics");
-    e.sample = samples;
-    e.distinct = stats[GB_SAMPLE_DISTINCT];
-    e.f1 = stats[GB_SAMPLE_F1];
-    e.f2 = stats[GB_SAMPLE_F2];
-    pass.passed = e.distinct;
-  }
-  if (samples == n && !full) {
+  PassRecord& sample = runner.run("group-by-sample",
+                                  "keys of " + std::to_string(samples_) +
+                                      " evenly spaced rows counted in a table of " + std::to_string(cap_) + " slots",
+                                  samples_, [&](VkCommandBuffer cmd) { record_sample(cmd); });
+  const std::vector<uint32_t> stats = runner.download(ctrl_, 3, "sample statistics");
+  e.sample = samples_;
+  e.distinct = stats[GB_SAMPLE_DISTINCT];
+  e.f1 = stats[GB_SAMPLE_F1];
+  e.f2 = stats[GB_SAMPLE_F2];
+  sample.passed = e.distinct;
+  if (samples_ == rows_ && !full_) {
     e.value = e.distinct;
-    e.method = "exact count of all " + std::to_string(n) + " rows' keys (64-bit fingerprints)";
+    e.method = "exact count of all " + std::to_string(rows_) + " rows' keys (64-bit fingerprints)";
     return e;
   }
-  if (!full && (e.f2 >= kMinDoubletons || e.f1 < kMinDoubletons)) {
-    e.value = sample_estimate(n, samples, e.distinct, e.f1, e.f2);
-    e.method = "Chao1 of a sample of " + std::to_string(samples) + " rows (" + std::to_string(e.distinct) +
+  if (!full_ && (e.f2 >= kMinDoubletons || e.f1 < kMinDoubletons)) {
+    e.value = sample_estimate(rows_, samples_, e.distinct, e.f1, e.f2);
+    e.method = "Chao1 of a sample of " + std::to_string(samples_) + " rows (" + std::to_string(e.distinct) +
                " distinct, f1 " + std::to_string(e.f1) + ", f2 " + std::to_string(e.f2) + ")";
     return e;
   }
-  const Buffer registers = device_buffer(device, GB_HLL_REGISTERS * 4);
+  used_hll_ = true;
   PassRecord& pass = runner.run(
-      "group-by-hll", "HyperLogLog sketch of every row's key (" + std::to_string(GB_HLL_REGISTERS) + " registers)", n,
-      [&](VkCommandBuffer cmd) {
-        vkCmdFillBuffer(cmd, registers.handle(), 0, VK_WHOLE_SIZE, 0);
-        device.barrier(cmd);
-        const Pipeline& p = device.pipeline("group_by_hll", 9, sizeof(EstimatePush), true, 0, config);
-        for (const RowSource& s : strides) {
-          const EstimatePush push{uint32_t(s.count), 0, 0, kHllRows, 0};
-          device.dispatch_ranges(cmd, p, estimate_ranges(registers, registers, s), &push, div_up(s.count, kHllRows));
-        }
-      });
-  const std::vector<uint32_t> regs = runner.download(registers, GB_HLL_REGISTERS, "HyperLogLog registers");
-  e.value = std::min(hll_estimate(regs), n);
+      "group-by-hll", "HyperLogLog sketch of every row's key (" + std::to_string(GB_HLL_REGISTERS) + " registers)",
+      rows_, [&](VkCommandBuffer cmd) { record_hll(cmd); });
+  const std::vector<uint32_t> regs = runner.download(registers_, GB_HLL_REGISTERS, "HyperLogLog registers");
+  e.value = std::min(hll_estimate(regs), rows_);
   pass.passed = e.value;
-  e.method = "HyperLogLog over all " + power_text(n) + " rows (the sample of " + std::to_string(samples) + " had " +
-             std::to_string(e.distinct) + " distinct keys, " + std::to_string(e.f1) + " seen once, " +
-             std::to_string(e.f2) + " twice" +
-             (full ? "; forced" : "") + ")";
+  e.method = "HyperLogLog over all " + power_text(rows_) + " rows (the sample of " + std::to_string(samples_) +
+             " had " + std::to_string(e.distinct) + " distinct keys, " + std::to_string(e.f1) + " seen once, " +
+             std::to_string(e.f2) + " twice" + (full_ ? "; forced" : "") + ")";
   return e;
 }
 

@@ -49,8 +49,30 @@ struct Choice {
   std::string reason;                              //!< the rule that chose it
 };
 
-//! Runs the estimate's stages (sample; HyperLogLog when needed or `full`) into `runner`.
-GroupCountEstimate estimate_groups(StageRunner& runner, const GroupByInput& input, const Layout& layout, bool full);
+//! The estimate's GPU work over one input: the sample's counts, then, when they do not suffice
+//! (or options.full_estimate), the HyperLogLog pass. Owns its buffers; the record_* steps let the
+//! benchmark record the same work again into one command buffer.
+class Estimator {
+ public:
+  Estimator(Device& device, const GroupByInput& input, const Layout& layout, const GroupByOptions& options);
+  //! Records the sample's count (fills, insert per stride, statistics).
+  void record_sample(VkCommandBuffer cmd);
+  //! Records the HyperLogLog pass over every row.
+  void record_hll(VkCommandBuffer cmd);
+  //! Runs the sample, reads it, and the HyperLogLog pass when needed, into `runner`.
+  GroupCountEstimate run(StageRunner& runner);
+  //! Whether run() needed the HyperLogLog pass.
+  bool used_hll() const noexcept { return used_hll_; }
+
+ private:
+  Device& device_;
+  bool full_;
+  uint64_t rows_, samples_, cap_;
+  uint32_t config_;
+  std::vector<RowSource> strides_;
+  Buffer table_, ctrl_, registers_;
+  bool used_hll_ = false;
+};
 
 //! The Chao1 estimate of the groups of `rows` rows from a sample of `sample` rows with `distinct`
 //! keys, `f1` seen once and `f2` twice (the distinct count when the sample is every row), at most
