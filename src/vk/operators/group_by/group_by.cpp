@@ -178,9 +178,9 @@ GroupByResult GroupByOperator::run() {
   return out;
 }
 
-void GroupByOperator::record(VkCommandBuffer cmd) {
+void GroupByOperator::record(VkCommandBuffer cmd, bool estimate) {
   if (input_rows(input_) == 0) return;
-  if (estimator_) {
+  if (estimator_ && estimate) {
     estimator_->record_sample(cmd);
     device_.barrier(cmd);
     if (estimator_->used_hll()) {

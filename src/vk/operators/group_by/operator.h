@@ -29,9 +29,9 @@ class GroupByOperator {
   //! Runs it stage by stage (one submission each; host reads between), as group_by() does.
   GroupByResult run();
   //! After run(): records its GPU work again into `cmd`: the estimate's passes where run() needed
-  //! them, the aggregation over every stride with the final table size (no overflow check), and
-  //! the ordering into the result arrays (no host read in between).
-  void record(VkCommandBuffer cmd);
+  //! them (and `estimate` is set), the aggregation over every stride with the final table size (no
+  //! overflow check), and the ordering into the result arrays (no host read in between).
+  void record(VkCommandBuffer cmd, bool estimate = true);
   //! After the commands of record() completed: whether they did the whole work (no table
   //! overflow; every radix sort completed by onesweep: only a single sort can be checked).
   bool completed();
