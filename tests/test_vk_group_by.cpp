@@ -340,6 +340,13 @@ TEST_CASE("vk-group-by: INT32 extremes as keys and values") {
   d.values.push_back(Column::ints("v", v));
   d.aggs = int_aggs();
   check_variants(d, {}, "extreme keys and values");
+  // Without COUNT or AVG the tables keep no counts but for the INT_MIN key's slot.
+  d.aggs = {agg(AggKind::Sum, 0, "SUM(v)"), agg(AggKind::Min, 0, "MIN(v)")};
+  check_variants(d, {}, "extreme keys, SUM and MIN only");
+  Data two = d;
+  two.keys.push_back(Column::ints("k2", std::vector<int32_t>(k.rbegin(), k.rend())));
+  check_variants(two, {}, "two extreme keys, SUM and MIN only");
+  d.aggs = int_aggs();
   // Every row the INT_MIN key (the empty-slot word: the table's last slot) or INT_MAX.
   d.keys[0] = Column::ints("k", std::vector<int32_t>(5000, test::kMin));
   check_variants(d, {}, "every key INT_MIN");

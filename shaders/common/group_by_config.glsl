@@ -27,7 +27,8 @@
 // bit 16 + c: value binding c is FLOAT; GB_CFG_TWO_KEYS: two key columns (a 64-bit key);
 // GB_CFG_KEY0_FLOAT / GB_CFG_KEY1_FLOAT: the key column is FLOAT; GB_CFG_SELECTION: rows come
 // through a list of row ids; GB_CFG_COMBINE: rows of equal keys are combined per subgroup before
-// they reach the shared table.
+// they reach the shared table; GB_CFG_COUNT: the slots count their rows (COUNT or AVG asked; the
+// GB_EMPTY key's slot counts always, its count tells whether it holds a group).
 #define GB_MAX_VALUE_BINDINGS 4u
 #define GB_CFG_VALUE_FLOAT_SHIFT 16u
 #define GB_CFG_TWO_KEYS 0x100000u
@@ -35,6 +36,7 @@
 #define GB_CFG_KEY1_FLOAT 0x400000u
 #define GB_CFG_SELECTION 0x800000u
 #define GB_CFG_COMBINE 0x1000000u
+#define GB_CFG_COUNT 0x2000000u
 
 // The key word of an empty slot: a fresh table is all zeros (keys empty, counts and sums zero, MIN
 // and MAX at their identities). Rows whose order key is GB_EMPTY (INT -2147483648; both words for
@@ -44,8 +46,9 @@
 
 // Control words of a table (a buffer of its own): GB_CTRL_OVERFLOW is nonzero once some row found
 // no slot within the probe limit (its row was not counted: resize and rerun); GB_CTRL_GROUPS
-// counts the slots claimed (the groups of the table); GB_CTRL_COLLECTED counts the slots
-// group_by_collect has listed.
+// counts the slots claimed (the groups of the table; each workgroup adds its claims once);
+// GB_CTRL_COLLECTED counts the slots group_by_collect has listed. A slot holds a group when its
+// key word(s) are not all GB_EMPTY, the last slot when its count is not zero.
 #define GB_CTRL_OVERFLOW 0u
 #define GB_CTRL_GROUPS 1u
 #define GB_CTRL_COLLECTED 2u

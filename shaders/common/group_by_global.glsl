@@ -3,7 +3,8 @@
 // and, from the including kernel: binding 0 as `uint gb_table[]` (and `uint64_t gb_table64[]` with
 // GB_ATOMIC64: 64-bit atomics for INT sums and the 8-byte key of two key columns), binding 1 as
 // `uint gb_ctrl[]`, push constants pc.cap (slots reached by hashing; slot pc.cap is the GB_EMPTY
-// key's) and pc.probe_limit.
+// key's) and pc.probe_limit, and `shared uint s_claims` (the workgroup's claims, which it adds to
+// GB_CTRL_GROUPS once at its end).
 #ifndef GFXQ_GROUP_BY_GLOBAL_GLSL
 #define GFXQ_GROUP_BY_GLOBAL_GLSL
 
@@ -14,8 +15,11 @@ const uint GB_NO_SLOT = 0xffffffffu;
 uint gbg_load(uint at) {
   return atomicLoad(gb_table[at], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
+uint gbg_load_ctrl(uint at) {
+  return atomicLoad(gb_ctrl[at], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
 
-// The slot of key (k0, k1), claimed if it has none yet (GB_CTRL_GROUPS counts the claims), or
+// The slot of key (k0, k1), claimed if it has none yet (s_claims counts the claims), or
 // GB_NO_SLOT after pc.probe_limit slots without it or a free one (GB_CTRL_OVERFLOW is then set).
 // A slot's key never changes once claimed, so a plain (relaxed) read that sees the key is final,
 // and one that sees an empty slot is settled by the compare-and-swap.
@@ -35,7 +39,7 @@ uint gbg_find(uint k0, uint k1) {
       if (seen == empty) {
         const uint64_t prev = atomicCompSwap(gb_table64[at], empty, key);
         if (prev == empty) {
-          atomicAdd(gb_ctrl[GB_CTRL_GROUPS], 1u);
+          atomicAdd(s_claims, 1u);
           return s;
         }
         if (prev == key) return s;
@@ -48,7 +52,7 @@ uint gbg_find(uint k0, uint k1) {
       if (seen == GB_EMPTY) {
         const uint prev = atomicCompSwap(gb_table[at], GB_EMPTY, k0);
         if (prev == GB_EMPTY) {
-          atomicAdd(gb_ctrl[GB_CTRL_GROUPS], 1u);
+          atomicAdd(s_claims, 1u);
           return s;
         }
         if (prev == k0) return s;
@@ -56,14 +60,18 @@ uint gbg_find(uint k0, uint k1) {
     }
     s = s + 1u == pc.cap ? 0u : s + 1u;
   }
-  atomicOr(gb_ctrl[GB_CTRL_OVERFLOW], 1u);
+  if (gbg_load_ctrl(GB_CTRL_OVERFLOW) == 0u) atomicOr(gb_ctrl[GB_CTRL_OVERFLOW], 1u);
   return GB_NO_SLOT;
 }
 
-// Adds `count` rows to slot s; the GB_EMPTY key's slot counts as a group when its first rows come.
+// Adds `count` rows to slot s where counts are kept; the GB_EMPTY key's slot counts always, and as
+// a group when its first rows come.
 void gbg_add_count(uint s, uint count) {
-  const uint old = atomicAdd(gb_table[s * gb_slot_words() + GB_COUNT], count);
-  if (s == pc.cap && old == 0u) atomicAdd(gb_ctrl[GB_CTRL_GROUPS], 1u);
+  if (s == pc.cap) {
+    if (atomicAdd(gb_table[s * gb_slot_words() + GB_COUNT], count) == 0u) atomicAdd(s_claims, 1u);
+  } else if (GB_COUNTS) {
+    atomicAdd(gb_table[s * gb_slot_words() + GB_COUNT], count);
+  }
 }
 
 // Adds the int64 `x` (as low, high words) to the SUM_INT state at word `at`.

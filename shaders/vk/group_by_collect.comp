@@ -1,6 +1,7 @@
 #version 450
-// group_by_collect: lists the groups of a hash table for sorting: for each slot holding rows (the
-// last one, the GB_EMPTY key's, included) its order key(s) and its slot number, at positions taken
+// group_by_collect: lists the groups of a hash table for sorting: for each slot holding a group (a
+// claimed key; the last slot, the GB_EMPTY key's, when its count is not zero) its order key(s) and
+// its slot number, at positions taken
 // from the GB_CTRL_COLLECTED counter (one atomic per subgroup). The order of the list depends on
 // the scheduling; the sort that follows makes the output deterministic (keys are distinct).
 // Specialization constants: GB_STATES, GB_CONFIG (group_by_common.glsl: the slot layout).
@@ -22,7 +23,9 @@ layout(push_constant) uniform Push { uint slots; uint group_offset; } pc;
 void main() {
   const uint sw = gb_slot_words();
   const uint s = (gl_WorkGroupID.x + pc.group_offset) * GB_WG + gl_LocalInvocationIndex;
-  const bool used = s < pc.slots && table[s * sw + GB_COUNT] != 0u;
+  const bool last = s + 1u == pc.slots;
+  const bool used = s < pc.slots && (last ? table[s * sw + GB_COUNT] != 0u
+                                          : (table[s * sw] != GB_EMPTY || (GB_TWO_KEYS && table[s * sw + 1u] != GB_EMPTY)));
   const uvec4 ballot = subgroupBallot(used);
   const uint n = subgroupBallotBitCount(ballot);
   if (n == 0u) return;

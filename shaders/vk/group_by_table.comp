@@ -40,6 +40,7 @@ layout(std430, binding = 0) buffer Table { uint gb_table[]; };
 layout(std430, binding = 0) buffer Table64 { uint64_t gb_table64[]; };
 #endif
 layout(std430, binding = 1) buffer Ctrl { uint gb_ctrl[]; };
+shared uint s_claims;
 layout(push_constant) uniform Push {
   uint count;
   uint cap;
@@ -59,6 +60,8 @@ void gb_values_of(uvec4 v[GB_MAX_VALUE_BINDINGS], uint j, out uint x[GB_MAX_VALU
 #ifdef GB_KERNEL_GLOBAL
 
 void main() {
+  if (gl_LocalInvocationIndex == 0u) s_claims = 0u;
+  barrier();
   const uint group = gl_WorkGroupID.x + pc.group_offset;
   const uint first = group * GB_GLOBAL_ROWS;
   const uint last = min(first + GB_GLOBAL_ROWS, pc.count);
@@ -75,6 +78,8 @@ void main() {
       gbg_add_row(s, x);
     }
   }
+  barrier();
+  if (gl_LocalInvocationIndex == 0u && s_claims != 0u) atomicAdd(gb_ctrl[GB_CTRL_GROUPS], s_claims);
 }
 
 #else  // the workgroup-private (shared-memory) table
@@ -123,7 +128,7 @@ void gbs_add_row(uint k0, uint k1, uint x[GB_MAX_VALUE_BINDINGS]) {
     return;
   }
   const uint base = s * gb_slot_words();
-  atomicAdd(s_table[base + GB_COUNT], 1u);
+  if (GB_COUNTS || s == pc.shared_cap) atomicAdd(s_table[base + GB_COUNT], 1u);
   [[unroll]] for (uint i = 0u; i < GB_MAX_STATES; ++i) {
     const uint kind = gb_kind(i);
     const uint at = base + gb_state_offset(i);
@@ -190,7 +195,7 @@ void gbs_combine_row(uint k0, uint k1, uint x[GB_MAX_VALUE_BINDINGS], bool pendi
         const uint base = s * gb_slot_words();
         if (global)
           gbg_add_count(s, count);
-        else
+        else if (GB_COUNTS || s == pc.shared_cap)
           atomicAdd(s_table[base + GB_COUNT], count);
         [[unroll]] for (uint i = 0u; i < GB_MAX_STATES; ++i) {
           const uint kind = gb_kind(i);
@@ -238,12 +243,12 @@ void gbs_combine_row(uint k0, uint k1, uint x[GB_MAX_VALUE_BINDINGS], bool pendi
   }
 }
 
-// Shared slot s (holding rows) into the global table.
+// Shared slot s into the global table, if it holds a group (a claimed key; the last slot: rows).
 void gbs_merge(uint s) {
   const uint sw = gb_slot_words();
   const uint base = s * sw;
   const uint count = s_table[base + GB_COUNT];
-  if (count == 0u) return;
+  if (s == pc.shared_cap ? count == 0u : s_table[base] == GB_EMPTY) return;
   const uint k0 = s_table[base];
   const uint k1 = GB_TWO_KEYS ? s_table[base + 1u] : 0u;
   const uint g = gbg_find(k0, k1);
@@ -269,6 +274,7 @@ void main() {
   const uint sw = gb_slot_words();
   const uint words = (pc.shared_cap + 1u) * sw;
   for (uint i = gl_LocalInvocationIndex; i < words; i += GB_WG) s_table[i] = 0u;
+  if (gl_LocalInvocationIndex == 0u) s_claims = 0u;
   barrier();
   const uint group = gl_WorkGroupID.x + pc.group_offset;
   const uint first = group * pc.rows_per_group;
@@ -288,6 +294,8 @@ void main() {
   }
   barrier();
   for (uint s = gl_LocalInvocationIndex; s < pc.shared_cap + 1u; s += GB_WG) gbs_merge(s);
+  barrier();
+  if (gl_LocalInvocationIndex == 0u && s_claims != 0u) atomicAdd(gb_ctrl[GB_CTRL_GROUPS], s_claims);
 }
 
 #endif

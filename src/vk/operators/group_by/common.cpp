@@ -75,6 +75,7 @@ uint32_t Layout::spec_config(bool selection, bool combine) const {
   if (keys > 1 && key_types[1] == Type::Float32) c |= GB_CFG_KEY1_FLOAT;
   if (selection) c |= GB_CFG_SELECTION;
   if (combine) c |= GB_CFG_COMBINE;
+  if (counts) c |= GB_CFG_COUNT;
   return c;
 }
 
@@ -117,6 +118,7 @@ Layout make_layout(const GroupByInput& input) {
       throw Error(ErrorCode::InvalidInput, "GROUP BY: aggregate " + agg.name + " reads value column " +
                                                std::to_string(agg.value) + " of " +
                                                std::to_string(input.values.size()));
+    if (agg.kind == AggKind::Count || agg.kind == AggKind::Avg) layout.counts = true;
     if (agg.kind == AggKind::Count) continue;
     if (!has_value) throw Error(ErrorCode::InvalidInput, "GROUP BY: aggregate " + agg.name + " has no value column");
     const Type type = input.values[size_t(agg.value)]->type;

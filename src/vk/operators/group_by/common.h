@@ -33,6 +33,7 @@ struct Layout {
   std::vector<StateSpec> states;    //!< in slot order (SUM_INT first)
   std::vector<size_t> bindings;     //!< value binding -> GroupByInput::values index
   std::vector<size_t> quantiles;    //!< indices of the MEDIAN / QUANTILE / KTH_LARGEST aggregates
+  bool counts = false;              //!< COUNT or AVG asked: the hash tables count rows per slot
   uint32_t slot_words = 2;          //!< words per slot (even)
   //! Specialization constant 0 of the table kernels (GB_STATES).
   uint32_t spec_states() const;

@@ -159,7 +159,8 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
   const uint64_t groups = std::max<uint64_t>(1, estimate);
   const bool a64 = use_atomic64(device, options);
   if (options.shared_size > 3) throw Error(ErrorCode::InvalidInput, "GROUP BY shared_size must be 0..3");
-  c.shared = options.shared_size ? kernel_of_size(options.shared_size) : largest_shared_kernel(device);
+  const TableKernel largest = largest_shared_kernel(device);
+  c.shared = options.shared_size ? kernel_of_size(options.shared_size) : largest;
   if (shared_bytes(c.shared) > device.caps().max_shared_memory)
     throw Error(ErrorCode::Unsupported, "GROUP BY shared table of " + shared_size_text(c.shared) + ": the device has " +
                                             std::to_string(device.caps().max_shared_memory) + " bytes of shared memory");
@@ -197,8 +198,7 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
     c.reason = "at most " + std::to_string(kCombineGroups) + " groups: rows of equal keys combined per subgroup";
   } else if (2 * groups <= shared_cap) {
     c.variant = GroupByVariant::SharedTable;
-    c.reason = "the groups fit half of a " + shared_size_text(c.shared) + " shared table (" +
-               std::to_string(shared_cap) + " slots)";
+    c.reason = "the groups fit half of a shared table";
   } else if (table_bytes(layout, c.table_slots) <= kCachedTableBytes) {
     c.variant = GroupByVariant::GlobalTable;
     c.reason = "a global table of " + power_text(c.table_slots) + " slots stays within " +
@@ -210,6 +210,21 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
   } else {
     c.variant = GroupByVariant::Sort;
     c.reason = "a hash table for " + std::to_string(groups) + " groups would exceed one storage binding";
+  }
+
+  // The shared variants take the smallest table that holds twice the groups (more workgroups fit
+  // an SM), the partitioned variant the largest (longer runs of rows per workgroup).
+  if (!options.shared_size && (c.variant == GroupByVariant::SharedTable || c.variant == GroupByVariant::SubgroupCombine)) {
+    for (TableKernel k : {TableKernel::SharedS, TableKernel::SharedM, TableKernel::SharedL}) {
+      if (shared_bytes(k) > shared_bytes(largest)) break;
+      if (shared_capacity(k, layout) >= 2 * groups) {
+        c.shared = k;
+        break;
+      }
+    }
+    if (options.variant == GroupByVariant::Auto)
+      c.reason += " (" + shared_size_text(c.shared) + ", " + std::to_string(shared_capacity(c.shared, layout)) +
+                  " slots)";
   }
 
   // Launch shape of the shared-table kernels.
