@@ -529,6 +529,62 @@ TEST_CASE("vk-group-by: small strides merged into one table") {
   }
 }
 
+TEST_CASE("vk-group-by: host columns streamed through the device in strides") {
+  const uint64_t seed = test_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (uint64_t groups : {3, 600, 5000}) {
+    Data d = int_data(9000, groups, rng);
+    d.values.push_back(float_values("x", 9000, rng, true));
+    d.aggs.push_back(agg(AggKind::Sum, 1, "SUM(x)"));
+    vk::GroupByHostInput host;
+    for (const Column& c : d.keys) host.keys.push_back(&c);
+    for (const Column& c : d.values) host.values.push_back(&c);
+    host.aggregates = d.aggs;
+    std::vector<uint32_t> sel;
+    for (uint32_t r = 0; r < 9000; ++r)
+      if (rng() % 4) sel.push_back(r);
+    for (int with_selection = 0; with_selection < 2; ++with_selection) {
+      Data dd = d;
+      if (with_selection) {
+        dd.selection = sel;
+        host.selection = &sel;
+      }
+      for (GroupByVariant v : {GroupByVariant::Auto, GroupByVariant::SharedTable, GroupByVariant::SubgroupCombine,
+                               GroupByVariant::GlobalTable, GroupByVariant::Partitioned}) {
+        GroupByOptions o;
+        o.variant = v;
+        o.stride_rows = 2048;
+        const GroupByResult r = vk::group_by_streamed(device(), host, o);
+        CHECK(r.algorithm.find("streamed") != std::string::npos);
+        check(dd, r, "streamed in strides of 2048 rows, " + std::to_string(groups) + " groups, variant " +
+                         vk::to_string(v) + (with_selection ? ", selection" : ""));
+      }
+      GroupByOptions tiny;
+      tiny.variant = GroupByVariant::GlobalTable;
+      tiny.stride_rows = 3072;
+      tiny.table_slots = 4;
+      const GroupByResult r = vk::group_by_streamed(device(), host, tiny);
+      if (groups > 4) CHECK(r.algorithm.find("streamed again") != std::string::npos);
+      check(dd, r, "streamed with a tiny table, " + std::to_string(groups) + " groups");
+    }
+  }
+  Data q = int_data(1000, 10, rng);
+  q.aggs.push_back(agg(AggKind::Median, 0, "MEDIAN(v)"));
+  vk::GroupByHostInput host;
+  host.keys = {&q.keys[0]};
+  host.values = {&q.values[0]};
+  host.aggregates = q.aggs;
+  CHECK_ERROR(vk::group_by_streamed(device(), host), ErrorCode::Unsupported, "every row on the device");
+  host.aggregates = int_aggs();
+  GroupByOptions sort;
+  sort.variant = GroupByVariant::Sort;
+  CHECK_ERROR(vk::group_by_streamed(device(), host, sort), ErrorCode::Unsupported, "hash variants only");
+  const std::vector<uint32_t> bad = {5, 3};
+  host.selection = &bad;
+  CHECK_ERROR(vk::group_by_streamed(device(), host), ErrorCode::InvalidInput, "ascend");
+}
+
 TEST_CASE("vk-group-by: selections") {
   const uint64_t seed = test_seed();
   INFO("seed " << seed);

@@ -113,6 +113,15 @@ struct GroupByResult {
   std::vector<PassRecord> passes;  //!< one per stage: kind, detail, items, passed, gpu_ms, wall_ms
 };
 
+//! What to group when the columns live on the host (larger than device memory, say): host columns
+//! of equal length and optional host row ids, aggregates as in GroupByInput.
+struct GroupByHostInput {
+  std::vector<const Column*> keys;                   //!< 1..2 group columns (Int32 or Float32)
+  std::vector<const Column*> values;                 //!< columns the aggregates read
+  std::vector<GroupByAggregate> aggregates;          //!< the result's aggregate columns, in order
+  const std::vector<uint32_t>* selection = nullptr;  //!< optional: ascending row ids to group
+};
+
 //! Groups `input` on `device`. Error(InvalidInput) for malformed input (no key, a column of
 //! another type or length, an aggregate naming no value, SUM of nothing); Error(Unsupported)
 //! naming what and why where the chosen (or forced) variant cannot run it (a quantile with a hash
@@ -120,5 +129,15 @@ struct GroupByResult {
 //! atomics, a table larger than an allocation, 2^32 rows or more); Error(OutOfDeviceMemory) from
 //! allocations. Inputs are never modified.
 GroupByResult group_by(Device& device, const GroupByInput& input, const GroupByOptions& options = {});
+
+//! Groups host columns streamed through the device stride by stride (Karnagel et al.'s stride
+//! scheme): each stride of options.stride_rows rows (0: 2^24, at most one binding) is uploaded into
+//! staging columns and aggregated into the one global hash table (the shared and partitioned
+//! variants merge their workgroups' tables into it), so the input never has to fit device memory,
+//! only the table. The estimate is Chao1 of a sample gathered on the host (no HyperLogLog pass);
+//! an overflow resizes the table and streams the input again. Uploads are not overlapped with the
+//! kernels. The sort-based variant (so quantiles) needs every row on the device:
+//! Error(Unsupported); other errors as group_by().
+GroupByResult group_by_streamed(Device& device, const GroupByHostInput& input, const GroupByOptions& options = {});
 
 }  // namespace gfxq::vk
