@@ -294,9 +294,10 @@ struct SweepRegistrar {
     registry().push_back({"compute.group_by_ceiling_read", "compute", "", false, ceiling_read});
     for (bool zipf : {false, true})
       for (int lg = 4; lg <= 26; lg += 2)
-        registry().push_back({std::string("compute.group_by_") + (zipf ? "zipf" : "uniform") + "_g" + std::to_string(lg),
-                              "compute", "compute.group_by_ceiling_read", false,
-                              [zipf, lg](Env& e, uint64_t n) { return sweep_case(e, n, zipf, lg); }});
+        registry().push_back(
+            {std::string("compute.group_by_") + (zipf ? "zipf" : "uniform") + "_g" + std::to_string(lg), "compute",
+             "compute.group_by_ceiling_read", false,
+             [zipf, lg](Env& e, uint64_t n) { return sweep_case(e, n, zipf, lg); }});
   }
 };
 const SweepRegistrar sweep_registrar;

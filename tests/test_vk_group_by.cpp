@@ -43,9 +43,9 @@ using vk::GroupByOptions;
 using vk::GroupByResult;
 using vk::GroupByVariant;
 
-constexpr GroupByVariant kVariants[] = {GroupByVariant::Auto,        GroupByVariant::SharedTable,
-                                        GroupByVariant::SubgroupCombine, GroupByVariant::GlobalTable,
-                                        GroupByVariant::Partitioned, GroupByVariant::Sort};
+constexpr GroupByVariant kVariants[] = {
+    GroupByVariant::Auto,        GroupByVariant::SharedTable, GroupByVariant::SubgroupCombine,
+    GroupByVariant::GlobalTable, GroupByVariant::Partitioned, GroupByVariant::Sort};
 constexpr GroupByVariant kHashVariants[] = {GroupByVariant::SharedTable, GroupByVariant::SubgroupCombine,
                                             GroupByVariant::GlobalTable, GroupByVariant::Partitioned};
 
@@ -156,8 +156,8 @@ void check(const Data& d, const GroupByResult& got, const std::string& what) {
       bound.name = agg.name;
       const Value want = cpu::aggregate_rows(bound, column, groups[g].rows);
       const Value have = got.aggregates[a].value(g);
-      const bool float_sum = column && column->type == Type::Float32 &&
-                             (agg.kind == AggKind::Sum || agg.kind == AggKind::Avg);
+      const bool float_sum =
+          column && column->type == Type::Float32 && (agg.kind == AggKind::Sum || agg.kind == AggKind::Avg);
       if (float_sum) {
         // Bit for bit the exact sum rounded once; within the documented bound of the CPU's sum.
         double abs_sum = 0;
@@ -166,8 +166,8 @@ void check(const Data& d, const GroupByResult& got, const std::string& what) {
         const double want_exact = canonical_double(agg.kind == AggKind::Sum ? exact : exact / n);
         const double h = std::get<double>(have), w = std::get<double>(want);
         const bool bits = std::bit_cast<uint64_t>(h) == std::bit_cast<uint64_t>(want_exact);
-        const double bound = agg.kind == AggKind::Sum ? n * 0x1p-53 * abs_sum
-                                                      : 0x1p-53 * abs_sum + 2 * 0x1p-53 * std::fabs(w);
+        const double bound =
+            agg.kind == AggKind::Sum ? n * 0x1p-53 * abs_sum : 0x1p-53 * abs_sum + 2 * 0x1p-53 * std::fabs(w);
         const bool near = std::isfinite(w) ? std::fabs(h - w) <= bound : text(want) == text(have);
         if (!bits || !near) {
           ++failures;
@@ -294,9 +294,9 @@ TEST_CASE("vk-group-by: 1, 2, 7 groups, around the shared tables' capacity, n/2 
   const uint32_t cap_m = vk::gb::shared_capacity(vk::gb::TableKernel::SharedM, layout);
   const uint32_t cap_s = vk::gb::shared_capacity(vk::gb::TableKernel::SharedS, layout);
   const uint64_t n = 6000;
-  for (uint64_t groups : {uint64_t(1), uint64_t(2), uint64_t(7), uint64_t(cap_s / 2), uint64_t(cap_s / 2 + 1),
-                          uint64_t(cap_m / 2), uint64_t(cap_m / 2 + 1), uint64_t(cap_m), uint64_t(cap_m + 1), n / 2,
-                          n}) {
+  for (uint64_t groups :
+       {uint64_t(1), uint64_t(2), uint64_t(7), uint64_t(cap_s / 2), uint64_t(cap_s / 2 + 1), uint64_t(cap_m / 2),
+        uint64_t(cap_m / 2 + 1), uint64_t(cap_m), uint64_t(cap_m + 1), n / 2, n}) {
     const Data d = int_data(n, groups, rng);
     check_variants(d, {}, std::to_string(groups) + " groups of " + std::to_string(n) + " rows");
   }
@@ -370,8 +370,8 @@ TEST_CASE("vk-group-by: FLOAT keys with -0.0, NaNs and infinities; exact FLOAT s
     d.keys.push_back(Column::floats("k", k));
     d.values.push_back(float_values("x", n, rng, true));
     d.values.push_back(int_values("v", n, rng));
-    d.aggs = {agg(AggKind::Count, -1, "COUNT(*)"), agg(AggKind::Sum, 0, "SUM(x)"),  agg(AggKind::Avg, 0, "AVG(x)"),
-              agg(AggKind::Min, 0, "MIN(x)"),      agg(AggKind::Max, 0, "MAX(x)"),  agg(AggKind::Sum, 1, "SUM(v)"),
+    d.aggs = {agg(AggKind::Count, -1, "COUNT(*)"), agg(AggKind::Sum, 0, "SUM(x)"), agg(AggKind::Avg, 0, "AVG(x)"),
+              agg(AggKind::Min, 0, "MIN(x)"),      agg(AggKind::Max, 0, "MAX(x)"), agg(AggKind::Sum, 1, "SUM(v)"),
               agg(AggKind::Count, 0, "COUNT(x)"),  agg(AggKind::Max, 1, "MAX(v)")};
     check_variants(d, {}, "FLOAT keys with special values, round " + std::to_string(round));
   }
@@ -390,7 +390,9 @@ TEST_CASE("vk-group-by: exact FLOAT sums over every exponent, cancellation and s
     const uint64_t r = rng();
     switch (r % 4) {
       case 0: x.push_back(std::bit_cast<float>(uint32_t(rng()) & 0xff7fffffu)); break;  // any finite exponent
-      case 1: x.push_back(std::bit_cast<float>(uint32_t(rng() % 0x800000) | uint32_t(r & 0x80000000u))); break;  // subnormal
+      case 1:
+        x.push_back(std::bit_cast<float>(uint32_t(rng() % 0x800000) | uint32_t(r & 0x80000000u)));
+        break;                                                             // subnormal
       case 2: x.push_back(i % 2 ? 3.4028235e38f : -3.4028235e38f); break;  // cancels pairwise in the exact sum
       default: x.push_back(i % 3 ? 1.0f : -1e-30f); break;
     }
@@ -473,7 +475,8 @@ TEST_CASE("vk-group-by: MEDIAN, QUANTILE and KTH_LARGEST per group") {
               agg(AggKind::KthLargest, 0, "KTH_LARGEST(v, 40)", 0.5, 40),
               agg(AggKind::Sum, 0, "SUM(v)"),
               agg(AggKind::Count, -1, "COUNT(*)")};
-    check_variants(d, {}, std::to_string(groups) + " groups with quantiles", {GroupByVariant::Auto, GroupByVariant::Sort});
+    check_variants(d, {}, std::to_string(groups) + " groups with quantiles",
+                   {GroupByVariant::Auto, GroupByVariant::Sort});
     OnDevice on(d);
     for (GroupByVariant v : kHashVariants) {
       GroupByOptions o;
@@ -498,7 +501,8 @@ TEST_CASE("vk-group-by: overflow of a tiny table, resize and rerun") {
       o.variant = v;
       o.table_slots = 4;
       const GroupByResult r = vk::group_by(device(), on.input, o);
-      check(d, r, "table of 4 slots, variant " + std::string(vk::to_string(v)) + ", " + std::to_string(groups) + " groups");
+      check(d, r,
+            "table of 4 slots, variant " + std::string(vk::to_string(v)) + ", " + std::to_string(groups) + " groups");
       const bool resized = std::any_of(r.passes.begin(), r.passes.end(),
                                        [](const PassRecord& p) { return p.kind == "group-by-resize"; });
       CHECK(resized);
@@ -557,8 +561,9 @@ TEST_CASE("vk-group-by: host columns streamed through the device in strides") {
         o.stride_rows = 2048;
         const GroupByResult r = vk::group_by_streamed(device(), host, o);
         CHECK(r.algorithm.find("streamed") != std::string::npos);
-        check(dd, r, "streamed in strides of 2048 rows, " + std::to_string(groups) + " groups, variant " +
-                         vk::to_string(v) + (with_selection ? ", selection" : ""));
+        check(dd, r,
+              "streamed in strides of 2048 rows, " + std::to_string(groups) + " groups, variant " + vk::to_string(v) +
+                  (with_selection ? ", selection" : ""));
       }
       GroupByOptions tiny;
       tiny.variant = GroupByVariant::GlobalTable;
@@ -633,9 +638,9 @@ TEST_CASE("vk-group-by: many aggregates, one value column in several") {
   d.values.push_back(float_values("x", 8000, rng, false));
   d.values.push_back(int_values("w", 8000, rng, 3));
   d.values.push_back(float_values("y", 8000, rng, true));
-  d.aggs = {agg(AggKind::Sum, 0, "SUM(v)"), agg(AggKind::Min, 0, "MIN(v)"), agg(AggKind::Max, 0, "MAX(v)"),
-            agg(AggKind::Sum, 1, "SUM(x)"), agg(AggKind::Min, 1, "MIN(x)"), agg(AggKind::Avg, 2, "AVG(w)"),
-            agg(AggKind::Max, 3, "MAX(y)"), agg(AggKind::Avg, 3, "AVG(y)"), agg(AggKind::Sum, 3, "SUM(y)"),
+  d.aggs = {agg(AggKind::Sum, 0, "SUM(v)"),     agg(AggKind::Min, 0, "MIN(v)"), agg(AggKind::Max, 0, "MAX(v)"),
+            agg(AggKind::Sum, 1, "SUM(x)"),     agg(AggKind::Min, 1, "MIN(x)"), agg(AggKind::Avg, 2, "AVG(w)"),
+            agg(AggKind::Max, 3, "MAX(y)"),     agg(AggKind::Avg, 3, "AVG(y)"), agg(AggKind::Sum, 3, "SUM(y)"),
             agg(AggKind::Count, 2, "COUNT(w)"), agg(AggKind::Avg, 0, "AVG(v)")};
   check_variants(d, {}, "8 states over 4 value columns");
   // SUM of the key column itself.
@@ -746,8 +751,8 @@ TEST_CASE("vk-group-by: segmented reduction primitive") {
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
   vk::Device& dev = device();
-  for (uint64_t n : {uint64_t(1), uint64_t(2), uint64_t(1023), uint64_t(1024), uint64_t(1025), uint64_t(5000),
-                     uint64_t(70000)}) {
+  for (uint64_t n :
+       {uint64_t(1), uint64_t(2), uint64_t(1023), uint64_t(1024), uint64_t(1025), uint64_t(5000), uint64_t(70000)}) {
     for (int kind = 0; kind < 3; ++kind) {
       INFO("n " << n << ", kind " << kind);
       // Sorted keys: long runs, short runs, or all distinct; FLOAT keys -0.0/+0.0 and NaNs equal.

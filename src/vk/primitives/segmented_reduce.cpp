@@ -50,12 +50,13 @@ uint32_t grid(const Device& device, uint64_t chunks) {
 void check(const Device& device, const SegmentedReduceArgs& args) {
   prim::require_features(device, "segmented reduction", true);
   if (!device.caps().subgroup_shuffle)
-    throw Error(ErrorCode::Unsupported, "segmented reduction needs subgroup shuffles (" + device.caps().device_name + ")");
+    throw Error(ErrorCode::Unsupported,
+                "segmented reduction needs subgroup shuffles (" + device.caps().device_name + ")");
   if (SEG_WG % device.caps().subgroup_size != 0)
     throw Error(ErrorCode::Unsupported, "segmented reduction needs a subgroup size dividing " + std::to_string(SEG_WG));
   if (args.keys.empty() || args.keys.size() > SEG_MAX_KEYS || args.key_types.size() != args.keys.size())
-    throw Error(ErrorCode::InvalidInput, "segmented reduction takes 1 to " + std::to_string(SEG_MAX_KEYS) +
-                                             " key columns with one type each");
+    throw Error(ErrorCode::InvalidInput,
+                "segmented reduction takes 1 to " + std::to_string(SEG_MAX_KEYS) + " key columns with one type each");
   if (!args.segment_keys.empty() && args.segment_keys.size() != args.keys.size())
     throw Error(ErrorCode::InvalidInput, "segmented reduction: segment keys for some key columns only");
   if (args.n >= (uint64_t(1) << 32) || args.n > device.max_binding_elements())
@@ -124,7 +125,8 @@ void record_segmented_reduce(Device& device, VkCommandBuffer cmd, const Segmente
       const size_t i = d * SEG_MAX_REDUCTIONS + r;
       if (i < args.reductions.size()) {
         const SegmentReduction& red = args.reductions[i];
-        const uint32_t op = red.op == SegmentOp::Sum && red.type == SortKeyType::F32 ? SEG_OP_SUM_FLOAT : uint32_t(red.op);
+        const uint32_t op =
+            red.op == SegmentOp::Sum && red.type == SortKeyType::F32 ? SEG_OP_SUM_FLOAT : uint32_t(red.op);
         ops |= op << (3 * r) | uint32_t(red.type) << (SEG_TYPE_SHIFT + 2 * r);
         values.push_back(red.values);
         outs.push_back(red.out);
@@ -146,8 +148,8 @@ void record_segmented_reduce(Device& device, VkCommandBuffer cmd, const Segmente
     ranges.push_back(offsets);
     if (ops == 0 && !(config & (SEG_CFG_COUNTS | SEG_CFG_FIRSTS | SEG_CFG_KEYS))) continue;
     if (d > 0) device.barrier(cmd);
-    const Pipeline& p = device.pipeline(a64 ? "segmented_reduce_a64" : "segmented_reduce", 19, sizeof(SegPush), true,
-                                        ops, config);
+    const Pipeline& p =
+        device.pipeline(a64 ? "segmented_reduce_a64" : "segmented_reduce", 19, sizeof(SegPush), true, ops, config);
     device.dispatch_ranges(cmd, p, ranges, &push, grid(device, s.chunks));
   }
 }

@@ -87,8 +87,7 @@ int Layout::state_of(uint32_t kind, size_t value) const {
 
 Layout make_layout(const GroupByInput& input) {
   if (input.keys.empty() || input.keys.size() > 4)
-    throw Error(ErrorCode::InvalidInput,
-                "GROUP BY needs 1 to 4 key columns, got " + std::to_string(input.keys.size()));
+    throw Error(ErrorCode::InvalidInput, "GROUP BY needs 1 to 4 key columns, got " + std::to_string(input.keys.size()));
   if (input.rows >= (uint64_t(1) << 32))
     throw Error(ErrorCode::Unsupported, "GROUP BY of " + std::to_string(input.rows) +
                                             " rows: row ids and counts are 32-bit (at most 4294967295 rows)");
@@ -237,7 +236,8 @@ void decode(const GroupByInput& input, const Layout& layout, const ResultLayout&
       case AggKind::Median:
       case AggKind::Quantile:
       case AggKind::KthLargest: {
-        const size_t q = size_t(std::find(layout.quantiles.begin(), layout.quantiles.end(), a) - layout.quantiles.begin());
+        const size_t q =
+            size_t(std::find(layout.quantiles.begin(), layout.quantiles.end(), a) - layout.quantiles.begin());
         for (uint64_t i = 0; i < g; ++i) {
           if (agg.kind == AggKind::KthLargest && uint64_t(agg.k) > count_of(i))
             col.push(std::monostate{});

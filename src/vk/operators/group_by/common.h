@@ -28,13 +28,13 @@ struct StateSpec {
 
 //! The states a GROUP BY keeps per group and the slot layout of its hash tables.
 struct Layout {
-  uint32_t keys = 1;                //!< key columns
-  std::vector<Type> key_types;      //!< their types
-  std::vector<StateSpec> states;    //!< in slot order (SUM_INT first)
-  std::vector<size_t> bindings;     //!< value binding -> GroupByInput::values index
-  std::vector<size_t> quantiles;    //!< indices of the MEDIAN / QUANTILE / KTH_LARGEST aggregates
-  bool counts = false;              //!< COUNT or AVG asked: the hash tables count rows per slot
-  uint32_t slot_words = 2;          //!< words per slot (even)
+  uint32_t keys = 1;              //!< key columns
+  std::vector<Type> key_types;    //!< their types
+  std::vector<StateSpec> states;  //!< in slot order (SUM_INT first)
+  std::vector<size_t> bindings;   //!< value binding -> GroupByInput::values index
+  std::vector<size_t> quantiles;  //!< indices of the MEDIAN / QUANTILE / KTH_LARGEST aggregates
+  bool counts = false;            //!< COUNT or AVG asked: the hash tables count rows per slot
+  uint32_t slot_words = 2;        //!< words per slot (even)
   //! Specialization constant 0 of the table kernels (GB_STATES).
   uint32_t spec_states() const;
   //! Specialization constant 1 (GB_CONFIG): bindings, types, keys, selection, combine.
@@ -52,12 +52,12 @@ Layout make_layout(const GroupByInput& input);
 //! state its array (SUM_INT two words per group, MIN/MAX one order key, SUM_FLOAT
 //! GB_SUM_FLOAT_WORDS), then per quantile aggregate one order key per group.
 struct ResultLayout {
-  uint64_t groups = 0;              //!< groups
-  std::vector<uint64_t> key;        //!< per key column
-  uint64_t count = 0;               //!< rows per group
-  std::vector<uint64_t> state;      //!< per state of the Layout
-  std::vector<uint64_t> quantile;   //!< per entry of Layout::quantiles
-  uint64_t words = 0;               //!< all
+  uint64_t groups = 0;             //!< groups
+  std::vector<uint64_t> key;       //!< per key column
+  uint64_t count = 0;              //!< rows per group
+  std::vector<uint64_t> state;     //!< per state of the Layout
+  std::vector<uint64_t> quantile;  //!< per entry of Layout::quantiles
+  uint64_t words = 0;              //!< all
   //! The layout for `groups` groups of `layout` with `key_columns` key arrays.
   static ResultLayout make(const Layout& layout, uint32_t key_columns, uint64_t groups);
   //! Bytes of region at word `offset` holding `per_group` words per group.

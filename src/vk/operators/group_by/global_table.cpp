@@ -52,7 +52,8 @@ uint64_t max_table_cap(const Device& device, const Layout& layout) {
 HashTable make_table(Device& device, const Layout& layout, uint64_t cap) {
   if (cap == 0 || cap > max_table_cap(device, layout))
     throw Error(ErrorCode::Unsupported, "GROUP BY hash table of " + std::to_string(cap) + " slots of " +
-                                            std::to_string(layout.slot_words * 4) + " bytes: one storage binding holds " +
+                                            std::to_string(layout.slot_words * 4) +
+                                            " bytes: one storage binding holds " +
                                             std::to_string(max_table_cap(device, layout)) + " slots on this device");
   HashTable t;
   t.cap = cap;
@@ -102,9 +103,10 @@ void record_table_kernel(Device& device, VkCommandBuffer cmd, const Layout& layo
   const Pipeline& p = device.pipeline(name, 9, sizeof(TablePush), true, layout.spec_states(),
                                       layout.spec_config(source.rows.buffer != nullptr, launch.combine));
   const BufferRange key0 = source.keys[0];
-  std::vector<BufferRange> ranges = {{&table.table, 0, 0}, {&table.ctrl, 0, 0}, key0,
-                                     source.keys.size() > 1 ? source.keys[1] : key0};
-  for (uint32_t b = 0; b < GB_MAX_VALUE_BINDINGS; ++b) ranges.push_back(b < source.values.size() ? source.values[b] : key0);
+  std::vector<BufferRange> ranges = {
+      {&table.table, 0, 0}, {&table.ctrl, 0, 0}, key0, source.keys.size() > 1 ? source.keys[1] : key0};
+  for (uint32_t b = 0; b < GB_MAX_VALUE_BINDINGS; ++b)
+    ranges.push_back(b < source.values.size() ? source.values[b] : key0);
   ranges.push_back(source.rows.buffer ? source.rows : key0);
   const uint32_t groups = groups_for(source.count, shared ? launch.rows_per_group : GB_GLOBAL_ROWS);
   device.dispatch_ranges(cmd, p, ranges, &push, groups);
@@ -158,8 +160,8 @@ void TableFinalizer::record_collect(VkCommandBuffer cmd) {
   vkCmdFillBuffer(cmd, table_.ctrl.handle(), GB_CTRL_COLLECTED * 4, 4, 0);
   device_.barrier(cmd);
   const CollectPush push{uint32_t(table_.cap + 1), 0};
-  const Pipeline& p =
-      device_.pipeline("group_by_collect", 5, sizeof(CollectPush), true, layout_.spec_states(), layout_.spec_config(false, false));
+  const Pipeline& p = device_.pipeline("group_by_collect", 5, sizeof(CollectPush), true, layout_.spec_states(),
+                                       layout_.spec_config(false, false));
   const Buffer& keys1 = layout_.keys == 2 ? keys1_ : keys0_;
   device_.dispatch(cmd, p, {&table_.table, &table_.ctrl, &keys0_, &keys1, &slots_}, &push,
                    groups_for(table_.cap + 1, GB_WG));
@@ -173,8 +175,8 @@ void TableFinalizer::record_gather(VkCommandBuffer cmd) {
   push.key1 = uint32_t(layout_.keys == 2 ? layout_out_.key[1] : 0);
   push.count = uint32_t(layout_out_.count);
   for (size_t i = 0; i < layout_.states.size(); ++i) push.state[i] = uint32_t(layout_out_.state[i]);
-  const Pipeline& p =
-      device_.pipeline("group_by_gather", 4, sizeof(GatherPush), true, layout_.spec_states(), layout_.spec_config(false, false));
+  const Pipeline& p = device_.pipeline("group_by_gather", 4, sizeof(GatherPush), true, layout_.spec_states(),
+                                       layout_.spec_config(false, false));
   const Buffer& slots = layout_.keys == 2 ? slots_ : sorted_slots_;
   const Buffer& perm = layout_.keys == 2 ? perm2_ : sorted_slots_;
   device_.dispatch(cmd, p, {&table_.table, &slots, &perm, &result_}, &push, groups_for(groups_, GB_WG));
@@ -207,9 +209,10 @@ bool TableFinalizer::sorts_completed() {
 void TableFinalizer::run(StageRunner& runner) {
   status_.clear();
   if (groups_ == 0) return;
-  runner.run("group-by-collect", "the table's " + std::to_string(groups_) + " groups listed from " +
-                                     std::to_string(table_.cap + 1) + " slots",
-             table_.cap + 1, [&](VkCommandBuffer cmd) { record_collect(cmd); });
+  runner.run(
+      "group-by-collect",
+      "the table's " + std::to_string(groups_) + " groups listed from " + std::to_string(table_.cap + 1) + " slots",
+      table_.cap + 1, [&](VkCommandBuffer cmd) { record_collect(cmd); });
   for (uint32_t s = 0; s < layout_.keys; ++s) {
     const RadixSortArgs args = sort_args(s);
     runner.run("group-by-order",

@@ -41,7 +41,9 @@ enum class TableKernel { Global, SharedS, SharedM, SharedL };
 //! Words of a shared kernel's table (0 for the global kernel).
 uint32_t shared_words(TableKernel kernel);
 //! Bytes of shared memory the kernel's table takes.
-inline uint32_t shared_bytes(TableKernel kernel) { return shared_words(kernel) * 4; }
+inline uint32_t shared_bytes(TableKernel kernel) {
+  return shared_words(kernel) * 4;
+}
 //! Slots of a shared kernel's table reached by hashing (one more holds the GB_EMPTY key).
 uint32_t shared_capacity(TableKernel kernel, const Layout& layout);
 //! "16 KiB", "28 KiB", "44 KiB".

@@ -60,8 +60,8 @@ struct GroupByAggregate {
 
 //! What to group: columns of `rows` rows on the device, optionally only the rows a selection lists.
 struct GroupByInput {
-  std::vector<const DeviceColumn*> keys;    //!< 1..4 group columns (Int32 or Float32); hash variants take 1..2
-  std::vector<const DeviceColumn*> values;  //!< columns the aggregates read (Int32 or Float32)
+  std::vector<const DeviceColumn*> keys;     //!< 1..4 group columns (Int32 or Float32); hash variants take 1..2
+  std::vector<const DeviceColumn*> values;   //!< columns the aggregates read (Int32 or Float32)
   std::vector<GroupByAggregate> aggregates;  //!< the result's aggregate columns, in order
   uint64_t rows = 0;                         //!< rows of every column (< 2^32)
   const Buffer* selection = nullptr;         //!< optional: ascending uint32 row ids to group
@@ -94,10 +94,10 @@ struct GroupByOptions {
 
 //! How the optimizer estimated the group count.
 struct GroupCountEstimate {
-  uint64_t value = 0;      //!< estimated groups
-  std::string method;      //!< e.g. "exact count of all 4096 rows" or "HyperLogLog over 2^28 rows"
-  uint64_t sample = 0;     //!< rows sampled
-  uint64_t distinct = 0;   //!< distinct keys in the sample
+  uint64_t value = 0;       //!< estimated groups
+  std::string method;       //!< e.g. "exact count of all 4096 rows" or "HyperLogLog over 2^28 rows"
+  uint64_t sample = 0;      //!< rows sampled
+  uint64_t distinct = 0;    //!< distinct keys in the sample
   uint64_t f1 = 0, f2 = 0;  //!< keys seen once / twice in the sample
 };
 
@@ -107,8 +107,8 @@ struct GroupByResult {
   std::vector<Column> aggregates;  //!< one host column per aggregate (aggregate_type; NULL: KTH_LARGEST k > n)
   uint64_t groups = 0;             //!< number of groups (rows of every column)
   GroupByVariant variant = GroupByVariant::Auto;  //!< the variant that ran
-  std::string algorithm;           //!< what ran: variant, table size, launch shape, strides, resizes
-  std::string reason;              //!< why this variant (the optimizer's rule or "forced")
+  std::string algorithm;                          //!< what ran: variant, table size, launch shape, strides, resizes
+  std::string reason;                             //!< why this variant (the optimizer's rule or "forced")
   GroupCountEstimate estimate;     //!< the optimizer's estimate (value 0 and method "none" when forced without one)
   std::vector<PassRecord> passes;  //!< one per stage: kind, detail, items, passed, gpu_ms, wall_ms
 };

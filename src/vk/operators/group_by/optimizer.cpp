@@ -112,8 +112,8 @@ GroupCountEstimate Estimator::run(StageRunner& runner) {
     return e;
   }
   PassRecord& sample = runner.run("group-by-sample",
-                                  "keys of " + std::to_string(samples_) +
-                                      " evenly spaced rows counted in a table of " + std::to_string(cap_) + " slots",
+                                  "keys of " + std::to_string(samples_) + " evenly spaced rows counted in a table of " +
+                                      std::to_string(cap_) + " slots",
                                   samples_, [&](VkCommandBuffer cmd) { record_sample(cmd); });
   const std::vector<uint32_t> stats = runner.download(ctrl_, 3, "sample statistics");
   e.sample = samples_;
@@ -163,7 +163,8 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
   c.shared = options.shared_size ? kernel_of_size(options.shared_size) : largest;
   if (shared_bytes(c.shared) > device.caps().max_shared_memory)
     throw Error(ErrorCode::Unsupported, "GROUP BY shared table of " + shared_size_text(c.shared) + ": the device has " +
-                                            std::to_string(device.caps().max_shared_memory) + " bytes of shared memory");
+                                            std::to_string(device.caps().max_shared_memory) +
+                                            " bytes of shared memory");
   const uint32_t shared_cap = shared_capacity(c.shared, layout);
   const uint64_t max_cap = max_table_cap(device, layout);
   c.table_slots = options.table_slots ? options.table_slots
@@ -205,7 +206,8 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
                std::to_string(kCachedTableBytes >> 20) + " MiB";
   } else if (2 * groups <= max_cap && shared_cap > 0) {
     c.variant = GroupByVariant::Partitioned;
-    c.reason = "a global table of " + power_text(c.table_slots) + " slots would not stay in cache: rows partitioned "
+    c.reason = "a global table of " + power_text(c.table_slots) +
+               " slots would not stay in cache: rows partitioned "
                "by hash first";
   } else {
     c.variant = GroupByVariant::Sort;
@@ -214,7 +216,8 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
 
   // The shared variants take the smallest table that holds twice the groups (more workgroups fit
   // an SM), the partitioned variant the largest (longer runs of rows per workgroup).
-  if (!options.shared_size && (c.variant == GroupByVariant::SharedTable || c.variant == GroupByVariant::SubgroupCombine)) {
+  if (!options.shared_size &&
+      (c.variant == GroupByVariant::SharedTable || c.variant == GroupByVariant::SubgroupCombine)) {
     for (TableKernel k : {TableKernel::SharedS, TableKernel::SharedM, TableKernel::SharedL}) {
       if (shared_bytes(k) > shared_bytes(largest)) break;
       if (shared_capacity(k, layout) >= 2 * groups) {
@@ -223,8 +226,8 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
       }
     }
     if (options.variant == GroupByVariant::Auto)
-      c.reason += " (" + shared_size_text(c.shared) + ", " + std::to_string(shared_capacity(c.shared, layout)) +
-                  " slots)";
+      c.reason +=
+          " (" + shared_size_text(c.shared) + ", " + std::to_string(shared_capacity(c.shared, layout)) + " slots)";
   }
 
   // Launch shape of the shared-table kernels.
@@ -235,8 +238,9 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
     // each group's rows together, so a run of R rows holds about R * groups / n groups.
     const double rows = std::max(1.0, double(shared_cap) / 2 * double(n) / double(groups));
     const uint64_t spread = (n + kSharedWorkgroups - 1) / kSharedWorkgroups;
-    c.rows_per_group = uint32_t(std::clamp<uint64_t>(uint64_t(rows) / GB_STEP * GB_STEP, GB_STEP,
-                                                     std::max<uint64_t>(GB_STEP, (spread + GB_STEP - 1) / GB_STEP * GB_STEP)));
+    c.rows_per_group =
+        uint32_t(std::clamp<uint64_t>(uint64_t(rows) / GB_STEP * GB_STEP, GB_STEP,
+                                      std::max<uint64_t>(GB_STEP, (spread + GB_STEP - 1) / GB_STEP * GB_STEP)));
   } else {
     const uint64_t spread = (n + kSharedWorkgroups - 1) / kSharedWorkgroups;
     c.rows_per_group = uint32_t(std::max<uint64_t>(GB_STEP, (spread + GB_STEP - 1) / GB_STEP * GB_STEP));

@@ -43,10 +43,10 @@ inline constexpr uint64_t kSharedWorkgroups = 1024;
 //! What the optimizer decided.
 struct Choice {
   GroupByVariant variant = GroupByVariant::Sort;  //!< the variant
-  uint64_t table_slots = 0;                        //!< hash variants: the global table's hashed slots
-  TableKernel shared = TableKernel::SharedS;       //!< shared variants: the kernel (table size)
-  uint32_t rows_per_group = 0;                     //!< shared variants: rows per workgroup
-  std::string reason;                              //!< the rule that chose it
+  uint64_t table_slots = 0;                       //!< hash variants: the global table's hashed slots
+  TableKernel shared = TableKernel::SharedS;      //!< shared variants: the kernel (table size)
+  uint32_t rows_per_group = 0;                    //!< shared variants: rows per workgroup
+  std::string reason;                             //!< the rule that chose it
 };
 
 //! The estimate's GPU work over one input: the sample's counts, then, when they do not suffice

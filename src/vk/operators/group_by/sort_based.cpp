@@ -109,11 +109,12 @@ void SortGroupBy::build_order_steps() {
     std::vector<BufferRange> sources;
     for (const DeviceColumn* c : input_.keys) sources.push_back({&c->buffer, 0, 0});
     for (size_t b : layout_.bindings) sources.push_back({&input_.values[b]->buffer, 0, 0});
-    for (size_t q : layout_.quantiles) sources.push_back({&input_.values[size_t(input_.aggregates[q].value)]->buffer, 0, 0});
+    for (size_t q : layout_.quantiles)
+      sources.push_back({&input_.values[size_t(input_.aggregates[q].value)]->buffer, 0, 0});
     SortStep step;
     step.kind = "group-by-gather";
-    step.detail = "the " + std::to_string(n_) + " selected rows of " + std::to_string(sources.size()) +
-                  " columns gathered";
+    step.detail =
+        "the " + std::to_string(n_) + " selected rows of " + std::to_string(sources.size()) + " columns gathered";
     step.items = n_;
     step.record = [this, sources](VkCommandBuffer cmd) {
       const BufferRange ids{input_.selection, 0, std::max<uint64_t>(4, n_ * 4)};
@@ -150,7 +151,8 @@ void SortGroupBy::build_order_steps() {
     step.items = n_;
     step.record = [this](VkCommandBuffer cmd) {
       const BufferRange perm = range_of(perm_, n_);
-      for (size_t k = 0; k < keys_.size(); ++k) gather(device_, cmd, keys_[k], n_, perm, n_, range_of(sorted_keys_[k], n_));
+      for (size_t k = 0; k < keys_.size(); ++k)
+        gather(device_, cmd, keys_[k], n_, perm, n_, range_of(sorted_keys_[k], n_));
       for (size_t b = 0; b < values_.size(); ++b)
         gather(device_, cmd, values_[b], n_, perm, n_, range_of(sorted_values_[b], n_));
     };
@@ -265,7 +267,9 @@ void SortGroupBy::build_reduce_steps() {
       device_.barrier(cmd);
       const Pipeline& p = device_.pipeline("group_by_quantile", 4, sizeof(QuantilePush), true);
       device_.dispatch_ranges(cmd, p,
-                              {{&result_, out_.count * 4, g * 4}, range_of(firsts_, g), range_of(sorted_q_, n_),
+                              {{&result_, out_.count * 4, g * 4},
+                               range_of(firsts_, g),
+                               range_of(sorted_q_, n_),
                                {&result_, region * 4, g * 4}},
                               &push, uint32_t((g + GB_WG - 1) / GB_WG));
     };

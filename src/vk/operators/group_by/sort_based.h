@@ -24,11 +24,11 @@ namespace gfxq::vk::gb {
 
 //! A step of the sort-based variant: one submission in run(), with a radix sort to check after it.
 struct SortStep {
-  std::string kind;                                //!< pass kind for the report
-  std::string detail;                              //!< pass detail
-  uint64_t items = 0;                              //!< rows
-  std::function<void(VkCommandBuffer)> record;     //!< the commands (no barrier before or after)
-  std::optional<RadixSortArgs> sort;               //!< the radix sort it ends with, to check
+  std::string kind;                             //!< pass kind for the report
+  std::string detail;                           //!< pass detail
+  uint64_t items = 0;                           //!< rows
+  std::function<void(VkCommandBuffer)> record;  //!< the commands (no barrier before or after)
+  std::optional<RadixSortArgs> sort;            //!< the radix sort it ends with, to check
 };
 
 //! The sort-based GROUP BY of one input.

@@ -86,8 +86,7 @@ class Staging {
 };
 
 void check_host(const GroupByHostInput& input) {
-  if (input.keys.empty())
-    throw Error(ErrorCode::InvalidInput, "streamed GROUP BY needs 1 or 2 key columns, got none");
+  if (input.keys.empty()) throw Error(ErrorCode::InvalidInput, "streamed GROUP BY needs 1 or 2 key columns, got none");
   const uint64_t rows = input.keys[0]->size();
   auto check = [&](const Column* c, const std::string& what) {
     if (!c) throw Error(ErrorCode::InvalidInput, "streamed GROUP BY: " + what + " is missing");
@@ -113,8 +112,9 @@ GroupByResult group_by_streamed(Device& device, const GroupByHostInput& host, co
   const uint64_t rows = host.keys[0]->size();
   const uint64_t n = host.selection ? host.selection->size() : rows;
   const uint64_t binding = device.max_binding_elements() / GB_STEP * GB_STEP;
-  const uint64_t stride = std::min(
-      binding, options.stride_rows ? std::max<uint64_t>(GB_STEP, options.stride_rows / GB_STEP * GB_STEP) : kDefaultStride);
+  const uint64_t stride =
+      std::min(binding, options.stride_rows ? std::max<uint64_t>(GB_STEP, options.stride_rows / GB_STEP * GB_STEP)
+                                            : kDefaultStride);
   const uint64_t staged_rows = std::max<uint64_t>(1, std::min(stride, n));
   Staging staging(device, host, staged_rows);
   const GroupByInput staged = staging.input(staged_rows);
@@ -148,11 +148,11 @@ GroupByResult group_by_streamed(Device& device, const GroupByHostInput& host, co
     gb::Estimator estimator(device, sample_input, layout, sample_options);
     out.estimate = estimator.run(runner);
     out.estimate.value = gb::sample_estimate(n, samples, out.estimate.distinct, out.estimate.f1, out.estimate.f2);
-    out.estimate.method = samples == n ? "exact count of all " + std::to_string(n) + " rows' keys"
-                                       : "Chao1 of a sample of " + std::to_string(samples) + " rows (" +
-                                             std::to_string(out.estimate.distinct) + " distinct, f1 " +
-                                             std::to_string(out.estimate.f1) + ", f2 " +
-                                             std::to_string(out.estimate.f2) + ")";
+    out.estimate.method = samples == n
+                              ? "exact count of all " + std::to_string(n) + " rows' keys"
+                              : "Chao1 of a sample of " + std::to_string(samples) + " rows (" +
+                                    std::to_string(out.estimate.distinct) + " distinct, f1 " +
+                                    std::to_string(out.estimate.f1) + ", f2 " + std::to_string(out.estimate.f2) + ")";
   } else {
     out.estimate.method = "none (forced sizes)";
   }
@@ -188,8 +188,9 @@ GroupByResult group_by_streamed(Device& device, const GroupByHostInput& host, co
       } else {
         staging.fill_range(first, count);
       }
-      runner.add("upload", "stride " + std::to_string(s + 1) + " of " + std::to_string(strides) + " (" +
-                               std::to_string(count) + " rows)",
+      runner.add("upload",
+                 "stride " + std::to_string(s + 1) + " of " + std::to_string(strides) + " (" + std::to_string(count) +
+                     " rows)",
                  count, start);
       const GroupByInput stride_input = staging.input(count);
       const gb::RowSource src = gb::make_strides(device, stride_input, layout, 0).front();
@@ -229,8 +230,8 @@ GroupByResult group_by_streamed(Device& device, const GroupByHostInput& host, co
     std::string text = launch.kernel == gb::TableKernel::Global ? "global table of " + slots_text(cap) + " slots"
                                                                 : gb::describe_shared(layout, launch, staged_rows, cap);
     if (partitioner) text = partitioner->describe() + "; " + text;
-    out.algorithm = std::string("compute GROUP BY, ") + to_string(out.variant) + " variant, streamed: " +
-                    std::to_string(strides) + " strides of up to " + std::to_string(stride) +
+    out.algorithm = std::string("compute GROUP BY, ") + to_string(out.variant) +
+                    " variant, streamed: " + std::to_string(strides) + " strides of up to " + std::to_string(stride) +
                     " rows uploaded in turn into one table; " + text + resizes + "; output ordered by " +
                     finalizer.describe() + "; estimated " + std::to_string(out.estimate.value) + " groups (" +
                     out.estimate.method + "), " + std::to_string(out.groups) + " groups";
