@@ -76,8 +76,7 @@
 // (leading zeros + 1) of a second 32-bit hash among the keys whose first hash selects it.
 #define GB_HLL_BITS 12u
 #define GB_HLL_REGISTERS 4096u
-// Seeds of the hashes: the table's, the register's choice and the rank's.
-#define GB_HASH_SEED_TABLE 0u
+// The seed of the fingerprints' second hash (group_by_estimate.comp).
 #define GB_HASH_SEED_HLL 0x9e3779b9u
 
 // The sample of the optimizer: at most GB_SAMPLE_MAX rows at evenly spaced positions counted in a

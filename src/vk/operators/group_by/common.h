@@ -60,8 +60,6 @@ struct ResultLayout {
   uint64_t words = 0;              //!< all
   //! The layout for `groups` groups of `layout` with `key_columns` key arrays.
   static ResultLayout make(const Layout& layout, uint32_t key_columns, uint64_t groups);
-  //! Bytes of region at word `offset` holding `per_group` words per group.
-  uint64_t bytes(uint64_t per_group) const { return groups * per_group * 4; }
 };
 
 //! The host columns of the result words: keys (canonical values), then each aggregate.
@@ -116,10 +114,5 @@ bool use_atomic64(const Device& device, const GroupByOptions& options);
 
 //! A device buffer of `bytes` (at least 16), device-local.
 Buffer device_buffer(Device& device, uint64_t bytes);
-
-//! Rounds up to a multiple of 256 bytes.
-constexpr uint64_t align256(uint64_t bytes) {
-  return (bytes + 255) / 256 * 256;
-}
 
 }  // namespace gfxq::vk::gb
