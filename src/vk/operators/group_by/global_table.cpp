@@ -44,8 +44,8 @@ uint64_t table_bytes(const Layout& layout, uint64_t cap) {
 }
 
 uint64_t max_table_cap(const Device& device, const Layout& layout) {
-  const uint64_t binding = device.max_binding_elements() * 4;
-  const uint64_t slots = binding / (uint64_t(layout.slot_words) * 4);
+  const uint64_t bytes = std::min(device.max_binding_elements() * 4, kMaxTableBytes);
+  const uint64_t slots = bytes / (uint64_t(layout.slot_words) * 4);
   return std::min<uint64_t>(slots > 1 ? slots - 1 : 0, (uint64_t(1) << 31) - 1);
 }
 

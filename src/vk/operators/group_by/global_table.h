@@ -28,7 +28,10 @@ struct HashTable {
 
 //! Bytes of a table of `cap` hashed slots.
 uint64_t table_bytes(const Layout& layout, uint64_t cap);
-//! The most hashed slots a table on `device` may have (one binding, one allocation, 2^31 - 1).
+//! The largest table, bytes: just below NVIDIA's maxMemoryAllocationSize (4,292,870,144 bytes on
+//! the H200; VkCapabilities does not hold the device's value yet).
+inline constexpr uint64_t kMaxTableBytes = (uint64_t(1) << 32) - (uint64_t(4) << 20);
+//! The most hashed slots a table on `device` may have (one binding, kMaxTableBytes, 2^31 - 1).
 uint64_t max_table_cap(const Device& device, const Layout& layout);
 //! A table of `cap` slots. Error(Unsupported) past max_table_cap naming the sizes.
 HashTable make_table(Device& device, const Layout& layout, uint64_t cap);

@@ -114,7 +114,7 @@ std::optional<std::string> GroupByOperator::run_hash(StageRunner& runner, GroupB
                                                   " slots overflowed and one storage binding holds no more");
         return std::nullopt;
       }
-      const uint64_t next = std::min(max_cap, std::max(4 * cap, std::bit_ceil(4 * groups)));
+      const uint64_t next = std::min(max_cap, std::max(4 * cap, table_slots_for(2 * groups)));
       const std::string note = "table of " + slots_text(cap) + " slots overflowed in stride " + std::to_string(s + 1) +
                                " (" + std::to_string(groups) + " groups claimed): resized to " + slots_text(next) +
                                " slots and rerun from the first stride";

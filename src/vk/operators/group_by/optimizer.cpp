@@ -42,6 +42,10 @@ TableKernel kernel_of_size(uint32_t size) {
 
 }  // namespace
 
+uint64_t table_slots_for(uint64_t groups) {
+  return std::max(kMinTableSlots, (2 * groups + kMinTableSlots - 1) / kMinTableSlots * kMinTableSlots);
+}
+
 uint64_t sample_estimate(uint64_t rows, uint64_t sample, uint64_t distinct, uint64_t f1, uint64_t f2) {
   if (sample >= rows) return distinct;
   const double d = double(distinct), a = double(f1), b = double(f2);
@@ -167,8 +171,7 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
                                             " bytes of shared memory");
   const uint32_t shared_cap = shared_capacity(c.shared, layout);
   const uint64_t max_cap = max_table_cap(device, layout);
-  c.table_slots = options.table_slots ? options.table_slots
-                                      : std::clamp<uint64_t>(std::bit_ceil(2 * groups), kMinTableSlots, max_cap);
+  c.table_slots = options.table_slots ? options.table_slots : std::min(table_slots_for(groups), max_cap);
 
   // Why a hash variant cannot run this input, or empty.
   std::string hash_blocker;
@@ -230,20 +233,24 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
           " (" + shared_size_text(c.shared) + ", " + std::to_string(shared_capacity(c.shared, layout)) + " slots)";
   }
 
-  // Launch shape of the shared-table kernels.
+  // Launch shape of the shared-table kernels, per stride (the table kernels run stride by stride).
+  const uint64_t binding = device.max_binding_elements() / GB_STEP * GB_STEP;
+  const uint64_t stride =
+      options.stride_rows ? std::clamp<uint64_t>(options.stride_rows / GB_STEP * GB_STEP, GB_STEP, binding) : binding;
+  const uint64_t rows = std::min(n, stride);
+  const uint64_t spread = (rows + kSharedWorkgroups - 1) / kSharedWorkgroups;
+  const uint64_t widest = std::max<uint64_t>(GB_STEP, (spread + GB_STEP - 1) / GB_STEP * GB_STEP);
   if (options.rows_per_group) {
     c.rows_per_group = std::max<uint32_t>(GB_STEP, options.rows_per_group / GB_STEP * GB_STEP);
   } else if (c.variant == GroupByVariant::Partitioned) {
     // A workgroup's rows hold about half its table's groups: rows clustered by hash partition put
-    // each group's rows together, so a run of R rows holds about R * groups / n groups.
-    const double rows = std::max(1.0, double(shared_cap) / 2 * double(n) / double(groups));
-    const uint64_t spread = (n + kSharedWorkgroups - 1) / kSharedWorkgroups;
-    c.rows_per_group =
-        uint32_t(std::clamp<uint64_t>(uint64_t(rows) / GB_STEP * GB_STEP, GB_STEP,
-                                      std::max<uint64_t>(GB_STEP, (spread + GB_STEP - 1) / GB_STEP * GB_STEP)));
+    // each group's rows together, so a run of R rows of a stride holds about R * g / rows groups,
+    // g the groups a stride holds.
+    const double stride_groups = double(std::min(groups, rows));
+    const double run = std::max(1.0, double(shared_cap) / 2 * double(rows) / stride_groups);
+    c.rows_per_group = uint32_t(std::clamp<uint64_t>(uint64_t(run) / GB_STEP * GB_STEP, GB_STEP, widest));
   } else {
-    const uint64_t spread = (n + kSharedWorkgroups - 1) / kSharedWorkgroups;
-    c.rows_per_group = uint32_t(std::max<uint64_t>(GB_STEP, (spread + GB_STEP - 1) / GB_STEP * GB_STEP));
+    c.rows_per_group = uint32_t(widest);
   }
   return c;
 }

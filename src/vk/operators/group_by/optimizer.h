@@ -17,8 +17,9 @@
 // variant; at most half the shared table's slots: the shared table; a global table of at most
 // kCachedTableBytes (it stays in the GPU's L2 cache): the global table; more: the partitioned
 // variant, or sort where a global table of twice the estimate would not fit one binding. The
-// global table gets twice the estimate's slots, rounded up to a power of two (fill factor at most
-// one half, as the paper's rule), at least kMinTableSlots.
+// global table gets twice the estimate's slots (fill factor at most one half, as the paper's rule;
+// slots are addressed by the high word of hash * slots, so any count works), rounded up to a
+// multiple of kMinTableSlots.
 
 #include <cstdint>
 #include <string>
@@ -73,6 +74,9 @@ class Estimator {
   Buffer table_, ctrl_, registers_;
   bool used_hll_ = false;
 };
+
+//! Slots of a global table for `groups` groups: twice as many, a multiple of kMinTableSlots.
+uint64_t table_slots_for(uint64_t groups);
 
 //! The Chao1 estimate of the groups of `rows` rows from a sample of `sample` rows with `distinct`
 //! keys, `f1` seen once and `f2` twice (the distinct count when the sample is every row), at most

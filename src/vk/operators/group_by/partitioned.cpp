@@ -86,9 +86,11 @@ RowSource StridePartitioner::record(VkCommandBuffer cmd, const RowSource& source
 }
 
 std::string StridePartitioner::describe() const {
-  const size_t payloads = std::max<size_t>(1, payloads_.size());
-  return std::to_string(payloads) + " x 2 stable digit passes into " + std::to_string(kFanout) +
-         " partitions by the key's hash" + (input_.selection ? " (selected rows gathered first)" : "");
+  const std::string each = payloads_.empty()
+                               ? "of the key"
+                               : "of the key with each of " + std::to_string(payloads_.size()) + " payload column(s)";
+  return "2 stable 8-bit digit passes " + each + " into " + std::to_string(kFanout) + " partitions by the key's hash" +
+         (input_.selection ? " (selected rows gathered first)" : "");
 }
 
 }  // namespace gfxq::vk::gb

@@ -158,7 +158,9 @@ GroupByResult group_by_streamed(Device& device, const GroupByHostInput& host, co
   }
   GroupByInput all = staged;
   all.rows = n;
-  const gb::Choice choice = gb::choose(device, all, layout, options, out.estimate.value);
+  GroupByOptions strided = options;
+  strided.stride_rows = stride;
+  const gb::Choice choice = gb::choose(device, all, layout, strided, out.estimate.value);
   if (choice.variant == GroupByVariant::Sort)
     throw Error(ErrorCode::Unsupported, "streamed GROUP BY runs the hash variants only: " + choice.reason +
                                             ", and the sort-based variant needs every row on the device");
@@ -215,7 +217,7 @@ GroupByResult group_by_streamed(Device& device, const GroupByHostInput& host, co
       if (cap >= max_cap)
         throw Error(ErrorCode::Unsupported, "streamed GROUP BY: a hash table of " + std::to_string(cap) +
                                                 " slots overflowed and one storage binding holds no more");
-      const uint64_t next = std::min(max_cap, std::max(4 * cap, std::bit_ceil(4 * groups)));
+      const uint64_t next = std::min(max_cap, std::max(4 * cap, gb::table_slots_for(2 * groups)));
       const std::string note = "table of " + slots_text(cap) + " slots overflowed in stride " + std::to_string(s + 1) +
                                ": resized to " + slots_text(next) + " slots and the input streamed again";
       runner.add("group-by-resize", note, groups, gb::StageRunner::Clock::now());
