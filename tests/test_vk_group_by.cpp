@@ -739,6 +739,36 @@ TEST_CASE("vk-group-by: the optimizer's estimates and choices") {
     CHECK(r.variant == GroupByVariant::SubgroupCombine);
     CHECK(!r.reason.empty());
   }
+  // The rules on estimates alone (2^28 rows of one INT key and an INT SUM: 16-byte slots).
+  {
+    vk::DeviceColumn c;
+    GroupByInput in;
+    in.keys = {&c};
+    in.values = {&c};
+    in.aggregates = {agg(AggKind::Sum, 0, "SUM(v)")};
+    const vk::gb::Layout layout = vk::gb::make_layout(in);
+    in.rows = uint64_t(1) << 28;
+    auto pick = [&](uint64_t estimate) { return vk::gb::choose(device(), in, layout, {}, estimate); };
+    CHECK(pick(3).variant == GroupByVariant::SubgroupCombine);
+    CHECK(pick(300).variant == GroupByVariant::SharedTable);
+    CHECK(pick(20000).variant == GroupByVariant::GlobalTable);
+    CHECK(pick(20000).table_slots == 40960);
+    const uint64_t slots = vk::gb::max_table_cap(device(), layout);
+    const vk::gb::Choice big = pick(slots / 3);
+    if (vk::gb::table_bytes(layout, vk::gb::table_slots_for(slots / 3)) > vk::gb::kCachedTableBytes)
+      CHECK(big.variant == GroupByVariant::Partitioned);
+    CHECK(big.rows_per_group % GB_STEP == 0);
+    CHECK(pick(slots).variant == GroupByVariant::Sort);
+    in.aggregates.push_back(agg(AggKind::Median, 0, "MEDIAN(v)"));
+    const vk::gb::Layout with_median = vk::gb::make_layout([&] {
+      GroupByInput i = in;
+      i.rows = 0;
+      return i;
+    }());
+    CHECK(vk::gb::choose(device(), in, with_median, {}, 3).variant == GroupByVariant::Sort);
+  }
+  CHECK(vk::gb::table_slots_for(0) == 1024);
+  CHECK(vk::gb::table_slots_for(513) == 2048);
   CHECK(vk::gb::sample_estimate(100, 100, 37, 5, 2) == 37);
   CHECK(vk::gb::sample_estimate(1000, 100, 50, 20, 10) == 70);
   CHECK(vk::gb::sample_estimate(1000, 100, 90, 80, 0) == 1000);

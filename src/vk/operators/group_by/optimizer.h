@@ -30,8 +30,10 @@
 
 namespace gfxq::vk::gb {
 
-//! Groups at or below which the subgroup-combine variant is chosen.
-inline constexpr uint64_t kCombineGroups = 32;
+//! Groups at or below which the subgroup-combine variant is chosen: its rounds cost about a dozen
+//! subgroup operations per distinct key of a subgroup, which pays where a few hot shared words
+//! would serialise most atomics (one to four groups), not at 16 keys per 32 lanes.
+inline constexpr uint64_t kCombineGroups = 4;
 //! Largest global table (bytes) the global-table variant is chosen with.
 inline constexpr uint64_t kCachedTableBytes = uint64_t(32) << 20;
 //! Smallest global table (slots).
