@@ -300,6 +300,18 @@ TEST_CASE("vk-group-by: 1, 2, 7 groups, around the shared tables' capacity, n/2 
     const Data d = int_data(n, groups, rng);
     check_variants(d, {}, std::to_string(groups) + " groups of " + std::to_string(n) + " rows");
   }
+  // The 44 KiB shared table, where the device has the shared memory for it (not lavapipe).
+  if (device().caps().max_shared_memory >= vk::gb::shared_bytes(vk::gb::TableKernel::SharedL)) {
+    const uint32_t cap_l = vk::gb::shared_capacity(vk::gb::TableKernel::SharedL, layout);
+    for (uint64_t groups : {uint64_t(cap_l / 2), uint64_t(cap_l), uint64_t(cap_l + 1)}) {
+      GroupByOptions o;
+      o.shared_size = 3;
+      check_variants(int_data(2 * n, groups, rng), o, std::to_string(groups) + " groups, 44 KiB shared tables",
+                     {std::begin(kHashVariants), std::end(kHashVariants)});
+    }
+  } else {
+    MESSAGE("the 44 KiB shared table needs more shared memory than " << device().caps().device_name << " has");
+  }
 }
 
 TEST_CASE("vk-group-by: 2^16 groups and sizes around steps and workgroup runs") {
