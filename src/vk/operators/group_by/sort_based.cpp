@@ -1,7 +1,6 @@
 #include "vk/operators/group_by/sort_based.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "gfxq/error.h"
 #include "group_by_config.glsl"
@@ -13,7 +12,7 @@ namespace {
 
 //! Push constants of group_by_quantile.comp.
 struct QuantilePush {
-  uint32_t groups, kth, m_lo, m_hi, shift, k_lo, k_hi, type, group_offset;
+  uint32_t groups, type, group_offset;
 };
 
 SortKeyType sort_type(Type t) {
@@ -216,6 +215,8 @@ void SortGroupBy::set_groups(uint64_t groups) {
   out_ = ResultLayout::make(layout_, layout_.keys, groups);
   result_ = device_buffer(device_, out_.words * 4);
   if (!layout_.quantiles.empty()) firsts_ = device_buffer(device_, groups * 4);
+  ranks_.clear();
+  for (size_t q = 0; q < layout_.quantiles.size(); ++q) ranks_.push_back(device_buffer(device_, groups * 4));
   build_reduce_steps();
 }
 
@@ -240,38 +241,21 @@ void SortGroupBy::build_reduce_steps() {
     std::vector<SortKeyType> types = key_types;
     types.push_back(sort_type(type));
     add_permutation_steps(reduce_steps_, columns, types, "rows ordered by (keys, value) for " + agg.name);
-    QuantilePush push{};
-    push.groups = uint32_t(g);
-    push.type = uint32_t(sort_type(type));
-    if (agg.kind == AggKind::KthLargest) {
-      push.kth = 1;
-      push.k_lo = uint32_t(uint64_t(agg.k));
-      push.k_hi = uint32_t(uint64_t(agg.k) >> 32);
-    } else {
-      // q = m * 2^(exp - 53) exactly, m a 53-bit integer (quantile_rank's decomposition).
-      int exp = 0;
-      const double f = std::frexp(agg.kind == AggKind::Median ? 0.5 : agg.q, &exp);
-      const uint64_t m = uint64_t(std::ldexp(f, 53));
-      push.m_lo = uint32_t(m);
-      push.m_hi = uint32_t(m >> 32);
-      push.shift = uint32_t(53 - exp);
-    }
+    const QuantilePush push{uint32_t(g), uint32_t(sort_type(type)), 0};
     const BufferRange column = quantile_values_[q];
     const uint64_t region = out_.quantile[q];
+    const Buffer* ranks = &ranks_[q];
     SortStep step;
     step.kind = "group-by-quantile";
     step.detail = agg.name + ": the value of each group's rank";
     step.items = g;
-    step.record = [this, push, column, region, g](VkCommandBuffer cmd) {
+    step.record = [this, push, column, region, g, ranks](VkCommandBuffer cmd) {
       gather(device_, cmd, column, n_, range_of(perm_, n_), n_, range_of(sorted_q_, n_));
       device_.barrier(cmd);
       const Pipeline& p = device_.pipeline("group_by_quantile", 4, sizeof(QuantilePush), true);
-      device_.dispatch_ranges(cmd, p,
-                              {{&result_, out_.count * 4, g * 4},
-                               range_of(firsts_, g),
-                               range_of(sorted_q_, n_),
-                               {&result_, region * 4, g * 4}},
-                              &push, uint32_t((g + GB_WG - 1) / GB_WG));
+      device_.dispatch_ranges(
+          cmd, p, {range_of(*ranks, g), range_of(firsts_, g), range_of(sorted_q_, n_), {&result_, region * 4, g * 4}},
+          &push, uint32_t((g + GB_WG - 1) / GB_WG));
     };
     reduce_steps_.push_back(std::move(step));
   }
@@ -307,7 +291,7 @@ bool SortGroupBy::sorts_completed() {
 
 void SortGroupBy::run(StageRunner& runner) {
   sort_texts_.clear();
-  auto run_steps = [&](const std::vector<SortStep>& steps) {
+  auto run_steps = [&](const std::vector<std::reference_wrapper<const SortStep>>& steps) {
     for (const SortStep& s : steps) {
       runner.run(s.kind, s.detail, s.items, s.record);
       if (!s.sort) continue;
@@ -318,12 +302,35 @@ void SortGroupBy::run(StageRunner& runner) {
                    [&](VkCommandBuffer cmd) { record_radix_sort_fallback(device_, cmd, *s.sort, status); });
     }
   };
-  run_steps(order_steps_);
-  uint64_t groups = 0;
+  run_steps({order_steps_.begin(), order_steps_.end()});
   const std::vector<uint32_t> words = runner.download(segments_, 2, "group count");
-  groups = uint64_t(words[0]) | uint64_t(words[1]) << 32;
-  set_groups(groups);
-  run_steps(reduce_steps_);
+  set_groups(uint64_t(words[0]) | uint64_t(words[1]) << 32);
+  if (reduce_steps_.empty()) return;
+  run_steps({reduce_steps_.begin(), reduce_steps_.begin() + 1});
+  if (!layout_.quantiles.empty()) fill_ranks(runner);
+  run_steps({reduce_steps_.begin() + 1, reduce_steps_.end()});
+}
+
+void SortGroupBy::fill_ranks(StageRunner& runner) {
+  const uint64_t g = out_.groups;
+  const std::vector<uint32_t> counts = runner.download(result_, g, "group counts", out_.count * 4);
+  const auto start = StageRunner::Clock::now();
+  std::vector<uint32_t> ranks(g);
+  for (size_t q = 0; q < layout_.quantiles.size(); ++q) {
+    const GroupByAggregate& agg = input_.aggregates[layout_.quantiles[q]];
+    for (uint64_t i = 0; i < g; ++i) {
+      const uint64_t n = counts[i];
+      if (agg.kind == AggKind::KthLargest)
+        ranks[i] = uint64_t(agg.k) > n ? 0 : uint32_t(n - uint64_t(agg.k) + 1);
+      else
+        ranks[i] = uint32_t(quantile_rank(agg.kind == AggKind::Median ? 0.5 : agg.q, n));
+    }
+    device_.upload(ranks_[q], ranks.data(), g * 4);
+  }
+  runner.add("group-by-ranks",
+             "each group's rank of " + std::to_string(layout_.quantiles.size()) +
+                 " quantile(s) computed on the host (quantile_rank) and uploaded",
+             g, start);
 }
 
 std::string SortGroupBy::describe() const {

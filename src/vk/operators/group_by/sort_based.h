@@ -4,7 +4,8 @@
 // permutation, then gathered), then the segmented reduction (src/vk/primitives/segmented_reduce.h)
 // writes each group's key, count and states straight into the result arrays in key order.
 // MEDIAN / QUANTILE / KTH_LARGEST: the rows sorted by (keys, value) the same way, and for each
-// group the value at its rank within the group's run (group_by_quantile.comp), exact.
+// group the value at its rank within the group's run (group_by_quantile.comp), exact; the ranks
+// come from the host (quantile_rank() of each group's count), so every backend shares one rule.
 // One key column with at most one value column and no quantile sorts (key, value) pairs directly,
 // with no permutation and no gathers. The whole input is sorted at once (no strides; the sort spans
 // binding windows, the segmented reduction needs the rows in one binding). With a selection the
@@ -39,7 +40,8 @@ class SortGroupBy {
   void record_order(VkCommandBuffer cmd);
   //! Sets the group count (read from segments()) and makes the result arrays.
   void set_groups(uint64_t groups);
-  //! Records the reduction and the quantiles (after set_groups).
+  //! Records the reduction and the quantiles (after set_groups; the quantiles' ranks are those
+  //! run() computed, so this repeats run()'s work on the same input).
   void record_reduce(VkCommandBuffer cmd);
   //! Runs it all stage by stage into `runner`, sorts checked and completed by their fallback.
   void run(StageRunner& runner);
@@ -63,6 +65,8 @@ class SortGroupBy {
   void add_permutation_steps(std::vector<SortStep>& steps, const std::vector<BufferRange>& columns,
                              const std::vector<SortKeyType>& types, const std::string& what);
   SegmentedReduceArgs reduce_args() const;
+  //! The quantiles' per-group ranks from the groups' counts (downloaded), uploaded to ranks_.
+  void fill_ranks(StageRunner& runner);
 
   Device& device_;
   const GroupByInput& input_;
@@ -73,7 +77,8 @@ class SortGroupBy {
   std::vector<BufferRange> keys_, values_, quantile_values_;  //!< dense inputs (raw)
   std::vector<Buffer> dense_;                                 //!< gathered selected rows
   std::vector<Buffer> sorted_keys_, sorted_values_;           //!< in key order
-  Buffer perm_, perm_tmp_, tmp_key_, sorted_q_, scratch_, seg_scratch_, segments_, firsts_, result_;
+  Buffer perm_, tmp_key_, sorted_q_, scratch_, seg_scratch_, segments_, firsts_, result_;
+  std::vector<Buffer> ranks_;  //!< per quantile aggregate: each group's 1-based rank (0: NULL)
   ResultLayout out_;
   std::vector<SortStep> order_steps_, reduce_steps_;
   std::vector<std::string> sort_texts_;
