@@ -280,16 +280,16 @@ std::vector<RowSource> make_strides(const Device& device, const GroupByInput& in
   return out;
 }
 
-PassRecord& StageRunner::run(std::string kind, std::string detail, uint64_t items,
-                             const std::function<void(VkCommandBuffer)>& record) {
+size_t StageRunner::run(std::string kind, std::string detail, uint64_t items,
+                        const std::function<void(VkCommandBuffer)>& record) {
   const auto start = Clock::now();
   device_.submit([&](VkCommandBuffer cmd) {
     device_.timestamp(cmd, 0);
     record(cmd);
     device_.timestamp(cmd, 1);
   });
-  PassRecord& p = add(std::move(kind), std::move(detail), items, start);
-  if (const double ms = device_.elapsed_ms(0, 1); !std::isnan(ms)) p.gpu_ms = ms;
+  const size_t p = add(std::move(kind), std::move(detail), items, start);
+  if (const double ms = device_.elapsed_ms(0, 1); !std::isnan(ms)) passes_[p].gpu_ms = ms;
   return p;
 }
 
@@ -302,14 +302,14 @@ std::vector<uint32_t> StageRunner::download(const Buffer& buffer, uint64_t count
   return out;
 }
 
-PassRecord& StageRunner::add(std::string kind, std::string detail, uint64_t items, Clock::time_point start) {
+size_t StageRunner::add(std::string kind, std::string detail, uint64_t items, Clock::time_point start) {
   PassRecord p;
   p.kind = std::move(kind);
   p.detail = std::move(detail);
   p.items = items;
   p.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   passes_.push_back(std::move(p));
-  return passes_.back();
+  return passes_.size() - 1;
 }
 
 bool use_atomic64(const Device& device, const GroupByOptions& options) {

@@ -92,13 +92,13 @@ class StageRunner {
  public:
   using Clock = std::chrono::steady_clock;
   explicit StageRunner(Device& device) : device_(device) {}
-  //! Runs record(cmd) in one submission and appends its pass (GPU and wall time).
-  PassRecord& run(std::string kind, std::string detail, uint64_t items,
-                  const std::function<void(VkCommandBuffer)>& record);
+  //! Runs record(cmd) in one submission and appends its pass (GPU and wall time); returns the
+  //! pass's index in passes() (a reference would not survive the next pass).
+  size_t run(std::string kind, std::string detail, uint64_t items, const std::function<void(VkCommandBuffer)>& record);
   //! Downloads `count` words of `buffer` at byte `offset` (a "download" pass).
   std::vector<uint32_t> download(const Buffer& buffer, uint64_t count, const std::string& what, uint64_t offset = 0);
-  //! Appends a host pass timed from `start`.
-  PassRecord& add(std::string kind, std::string detail, uint64_t items, Clock::time_point start);
+  //! Appends a host pass timed from `start`; returns its index in passes().
+  size_t add(std::string kind, std::string detail, uint64_t items, Clock::time_point start);
   //! The device.
   Device& device() noexcept { return device_; }
   //! The passes so far.

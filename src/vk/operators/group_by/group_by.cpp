@@ -101,12 +101,12 @@ std::optional<std::string> GroupByOperator::run_hash(StageRunner& runner, GroupB
       if (h.strides.size() > 1)
         detail += "; stride " + std::to_string(s + 1) + " of " + std::to_string(h.strides.size()) + " (rows " +
                   std::to_string(src.first) + ".." + std::to_string(src.first + src.count - 1) + ")";
-      PassRecord& pass =
+      const size_t pass =
           runner.run("group-by-aggregate", detail, src.count, [&](VkCommandBuffer cmd) { h.record_stride(cmd, s); });
       const std::vector<uint32_t> ctrl = runner.download(h.table.ctrl, 2, "table control words");
       overflow = ctrl[GB_CTRL_OVERFLOW] != 0;
       groups = ctrl[GB_CTRL_GROUPS];
-      pass.passed = groups;
+      runner.passes()[pass].passed = groups;
       if (!overflow) continue;
       if (cap >= max_cap) {
         if (options_.variant != GroupByVariant::Auto)

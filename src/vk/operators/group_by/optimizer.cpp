@@ -115,16 +115,16 @@ GroupCountEstimate Estimator::run(StageRunner& runner) {
     e.method = "no rows";
     return e;
   }
-  PassRecord& sample = runner.run("group-by-sample",
-                                  "keys of " + std::to_string(samples_) + " evenly spaced rows counted in a table of " +
-                                      std::to_string(cap_) + " slots",
-                                  samples_, [&](VkCommandBuffer cmd) { record_sample(cmd); });
+  const size_t sample = runner.run("group-by-sample",
+                                   "keys of " + std::to_string(samples_) +
+                                       " evenly spaced rows counted in a table of " + std::to_string(cap_) + " slots",
+                                   samples_, [&](VkCommandBuffer cmd) { record_sample(cmd); });
   const std::vector<uint32_t> stats = runner.download(ctrl_, 3, "sample statistics");
   e.sample = samples_;
   e.distinct = stats[GB_SAMPLE_DISTINCT];
   e.f1 = stats[GB_SAMPLE_F1];
   e.f2 = stats[GB_SAMPLE_F2];
-  sample.passed = e.distinct;
+  runner.passes()[sample].passed = e.distinct;
   if (samples_ == rows_ && !full_) {
     e.value = e.distinct;
     e.method = "exact count of all " + std::to_string(rows_) + " rows' keys (64-bit fingerprints)";
@@ -137,12 +137,12 @@ GroupCountEstimate Estimator::run(StageRunner& runner) {
     return e;
   }
   used_hll_ = true;
-  PassRecord& pass = runner.run(
+  const size_t pass = runner.run(
       "group-by-hll", "HyperLogLog sketch of every row's key (" + std::to_string(GB_HLL_REGISTERS) + " registers)",
       rows_, [&](VkCommandBuffer cmd) { record_hll(cmd); });
   const std::vector<uint32_t> regs = runner.download(registers_, GB_HLL_REGISTERS, "HyperLogLog registers");
   e.value = std::min(hll_estimate(regs), rows_);
-  pass.passed = e.value;
+  runner.passes()[pass].passed = e.value;
   e.method = "HyperLogLog over all " + power_text(rows_) + " rows (the sample of " + std::to_string(samples_) +
              " had " + std::to_string(e.distinct) + " distinct keys, " + std::to_string(e.f1) + " seen once, " +
              std::to_string(e.f2) + " twice" + (full_ ? "; forced" : "") + ")";

@@ -199,20 +199,20 @@ GroupByResult group_by_streamed(Device& device, const GroupByHostInput& host, co
       const std::string detail = launch.kernel == gb::TableKernel::Global
                                      ? "rows into a global table of " + slots_text(cap) + " slots"
                                      : gb::describe_shared(layout, launch, count, cap);
-      PassRecord& pass = runner.run("group-by-aggregate", detail + "; stride " + std::to_string(s + 1), count,
-                                    [&](VkCommandBuffer cmd) {
-                                      if (s == 0) {
-                                        gb::record_clear(device, cmd, table);
-                                        device.barrier(cmd);
-                                      }
-                                      gb::RowSource rows_in = src;
-                                      if (partitioner) rows_in = partitioner->record(cmd, src);
-                                      gb::record_table_kernel(device, cmd, layout, a64, table, rows_in, launch);
-                                    });
+      const size_t pass = runner.run("group-by-aggregate", detail + "; stride " + std::to_string(s + 1), count,
+                                     [&](VkCommandBuffer cmd) {
+                                       if (s == 0) {
+                                         gb::record_clear(device, cmd, table);
+                                         device.barrier(cmd);
+                                       }
+                                       gb::RowSource rows_in = src;
+                                       if (partitioner) rows_in = partitioner->record(cmd, src);
+                                       gb::record_table_kernel(device, cmd, layout, a64, table, rows_in, launch);
+                                     });
       const std::vector<uint32_t> ctrl = runner.download(table.ctrl, 2, "table control words");
       overflow = ctrl[GB_CTRL_OVERFLOW] != 0;
       groups = ctrl[GB_CTRL_GROUPS];
-      pass.passed = groups;
+      runner.passes()[pass].passed = groups;
       if (!overflow) continue;
       if (cap >= max_cap)
         throw Error(ErrorCode::Unsupported, "streamed GROUP BY: a hash table of " + std::to_string(cap) +
