@@ -238,7 +238,8 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
   const uint64_t stride =
       options.stride_rows ? std::clamp<uint64_t>(options.stride_rows / GB_STEP * GB_STEP, GB_STEP, binding) : binding;
   const uint64_t rows = std::min(n, stride);
-  const uint64_t spread = (rows + kSharedWorkgroups - 1) / kSharedWorkgroups;
+  const uint64_t wave = c.shared == TableKernel::SharedL ? kSharedWorkgroupsLarge : kSharedWorkgroups;
+  const uint64_t spread = (rows + wave - 1) / wave;
   const uint64_t widest = std::max<uint64_t>(GB_STEP, (spread + GB_STEP - 1) / GB_STEP * GB_STEP);
   if (options.rows_per_group) {
     c.rows_per_group = std::max<uint32_t>(GB_STEP, options.rows_per_group / GB_STEP * GB_STEP);

@@ -40,8 +40,11 @@ inline constexpr uint64_t kCachedTableBytes = uint64_t(32) << 20;
 inline constexpr uint64_t kMinTableSlots = 1024;
 //! Keys seen twice in the sample below which (with at least as many seen once) HyperLogLog runs.
 inline constexpr uint64_t kMinDoubletons = 64;
-//! Workgroups the shared-table variants aim for (each merges its table into the global one).
-inline constexpr uint64_t kSharedWorkgroups = 1024;
+//! Workgroups the shared-table variants aim for (each merges its table into the global one): one
+//! wave of resident workgroups on the H200 (132 SMs x 8 of 256 invocations; x 5 with the 44 KiB
+//! table, as 228 KiB of shared memory per SM hold five), so no SM idles behind a partial wave.
+inline constexpr uint64_t kSharedWorkgroups = 132 * 8;
+inline constexpr uint64_t kSharedWorkgroupsLarge = 132 * 5;
 
 //! What the optimizer decided.
 struct Choice {
