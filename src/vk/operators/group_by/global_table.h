@@ -69,6 +69,7 @@ void record_table_kernel(Device& device, VkCommandBuffer cmd, const Layout& layo
 //! pass by its fallback.
 class TableFinalizer {
  public:
+  //! The finalization of `table` (of `layout`, holding `groups` groups): makes its buffers.
   TableFinalizer(Device& device, const Layout& layout, const HashTable& table, uint64_t groups);
   //! Records the whole finalization (barriers between its steps; none before or after).
   void record(VkCommandBuffer cmd);

@@ -21,7 +21,9 @@ namespace gfxq::vk::gb {
 //! One GROUP BY of one input (which must outlive it).
 class GroupByOperator {
  public:
+  //! Checks the input and the device (as group_by() does); no GPU work yet.
   GroupByOperator(Device& device, const GroupByInput& input, const GroupByOptions& options);
+  //! Frees the buffers.
   ~GroupByOperator();
   GroupByOperator(const GroupByOperator&) = delete;
   GroupByOperator& operator=(const GroupByOperator&) = delete;

@@ -60,6 +60,7 @@ struct Choice {
 //! benchmark record the same work again into one command buffer.
 class Estimator {
  public:
+  //! The estimate of `input` (sample size and forcing from `options`): makes its buffers.
   Estimator(Device& device, const GroupByInput& input, const Layout& layout, const GroupByOptions& options);
   //! Records the sample's count (fills, insert per stride, statistics).
   void record_sample(VkCommandBuffer cmd);

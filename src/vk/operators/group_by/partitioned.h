@@ -21,6 +21,7 @@ namespace gfxq::vk::gb {
 //! pass temporaries, reused by every stride.
 class StridePartitioner {
  public:
+  //! Buffers for strides of up to `stride_rows` rows of `input`.
   StridePartitioner(Device& device, const GroupByInput& input, const Layout& layout, uint64_t stride_rows);
   //! Records the partitioning of `source` (barriers between its passes, none before or after) and
   //! returns the source of its clustered rows.

@@ -35,6 +35,7 @@ struct SortStep {
 //! The sort-based GROUP BY of one input.
 class SortGroupBy {
  public:
+  //! Makes the buffers and the ordering steps; Error(Unsupported) past one binding of rows.
   SortGroupBy(Device& device, const GroupByInput& input, const Layout& layout, const GroupByOptions& options);
   //! Records ordering the rows and counting the groups (the count lands in segments()).
   void record_order(VkCommandBuffer cmd);
@@ -51,8 +52,9 @@ class SortGroupBy {
   bool sorts_completed();
   //! The buffer holding the group count (a uint64 at byte 0).
   const Buffer& segments() const noexcept { return segments_; }
-  //! The result arrays and their layout (after set_groups).
+  //! The result arrays (after set_groups).
   const Buffer& result() const noexcept { return result_; }
+  //! Their layout.
   const ResultLayout& result_layout() const noexcept { return out_; }
   //! For the report: the sorts, e.g. "onesweep LSD radix sort (...) of (key, value) pairs".
   std::string describe() const;
