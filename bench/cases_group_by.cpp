@@ -1,13 +1,14 @@
 // Benchmark cases of GROUP BY on the compute path (issue 21's sweep): n rows of an int32 key and an
 // int32 value, SUM(value) GROUP BY key, the keys drawn from 2^k distinct values uniformly or by a
-// Zipf-like law of exponent 1 (k = 4, 6, ..., 26: one case each, compute.group_by_uniform_g<k> and
-// compute.group_by_zipf_g<k>). In each case every variant is forced (shared, subgroup, global,
-// partitioned, sort) and the optimizer picks one (auto), each run once through group_by's own path
-// and checked against a host computation; then all of them are timed in turn with the two ceilings
+// Zipf-like law of exponent 1 (k = 4, 6, ..., 26: one case each, sweep.group_by_uniform_g<k> and
+// sweep.group_by_zipf_g<k>; "sweep." rather than "compute.", so that a run of the compute cases,
+// --cases compute, does not take the sweep's minutes with it: --cases group_by selects it). In each case every variant
+// is forced (shared, subgroup, global, partitioned, sort) and the optimizer picks one (auto), each run once through
+// group_by's own path and checked against a host computation; then all of them are timed in turn with the two ceilings
 // of the same run: reading both input columns (read_u32x4_x8 over each) and the radix sort of the n
 // keys. The case's time is the optimizer's pick, its estimate passes included (the forced variants
 // are timed without theirs); its ratio is to the read ceiling (bytes = 8n, what GROUP BY must read;
-// compute.group_by_ceiling_read registers it), and the note gives every variant's time and its
+// sweep.group_by_read registers it), and the note gives every variant's time and its
 // ratios to the read and to the sort. bench/plot_group_by.py draws the sweep.
 //
 // Keys: key = int32(fmix32(i)) for the value index i (a bijection, so 2^k distinct keys spread over
@@ -314,16 +315,15 @@ Measurement sweep_case(Env& env, uint64_t rows, bool zipf, int log2_groups) {
   return {t[2], 8 * rows, rows, note, ok};
 }
 
-// The sweep's cases: compute.group_by_{uniform,zipf}_g{4,6,...,26}.
+// The sweep's cases: sweep.group_by_{uniform,zipf}_g{4,6,...,26} and their read ceiling.
 struct SweepRegistrar {
   SweepRegistrar() {
-    registry().push_back({"compute.group_by_ceiling_read", "compute", "", false, ceiling_read});
+    registry().push_back({"sweep.group_by_read", "compute", "", false, ceiling_read});
     for (bool zipf : {false, true})
       for (int lg = 4; lg <= 26; lg += 2)
-        registry().push_back(
-            {std::string("compute.group_by_") + (zipf ? "zipf" : "uniform") + "_g" + std::to_string(lg), "compute",
-             "compute.group_by_ceiling_read", false,
-             [zipf, lg](Env& e, uint64_t n) { return sweep_case(e, n, zipf, lg); }});
+        registry().push_back({std::string("sweep.group_by_") + (zipf ? "zipf" : "uniform") + "_g" + std::to_string(lg),
+                              "compute", "sweep.group_by_read", false,
+                              [zipf, lg](Env& e, uint64_t n) { return sweep_case(e, n, zipf, lg); }});
   }
 };
 const SweepRegistrar sweep_registrar;

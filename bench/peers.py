@@ -13,7 +13,8 @@ float32 uniform in [0, 1) for the scans, int32 over the full range for the sorts
 sweep (bench/cases_group_by.cpp) an int32 key fmix32(i) of a value index i drawn uniformly below 2^k
 or by the Zipf-like law floor((2^k + 1)^u) - 1, and a random int32 value, SUM(value) GROUP BY key with
 the groups in key order (peer.torch_unique: torch.unique(return_inverse) + index_add_; peer.torch_sort
-and peer.cupy_sort: a sort by key, then segment sums from a cumulative sum).
+and peer.cupy_sort: a sort by key, then segment sums from a cumulative sum). The sweep runs only when
+--cases selects it (a substring of "group_by"), as gfxq_bench's sweep.group_by_* cases do.
 """
 
 import argparse
@@ -222,8 +223,9 @@ def main():
         rows = 1 << lg
         for library, make in (("torch", torch_cases), ("cupy", cupy_cases)):
             try:
-                cases = make(rows, args.repeats, args.seed) + group_by_cases(library, rows, args.repeats, args.seed,
-                                                                             log2_groups)
+                cases = make(rows, args.repeats, args.seed)
+                if any(f in "group_by" or "group_by" in f for f in filters):
+                    cases += group_by_cases(library, rows, args.repeats, args.seed, log2_groups)
             except Exception as e:  # noqa: BLE001 (fail soft: report and go on)
                 print(json.dumps({"case": "peer." + library, "rows": rows, "skipped": f"{type(e).__name__}: {e}"}))
                 sys.stdout.flush()

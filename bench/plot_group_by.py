@@ -16,7 +16,7 @@ import re
 from collections import defaultdict
 
 VARIANTS = ["shared", "subgroup", "global", "partitioned", "sort"]
-CASE = re.compile(r"^compute\.group_by_(uniform|zipf)_g(\d+)$")
+CASE = re.compile(r"^sweep\.group_by_(uniform|zipf)_g(\d+)$")
 PEER = re.compile(r"^peer\.([a-z_]+)\.group_by_(uniform|zipf)_g(\d+)$")
 TIME = re.compile(r"\b(auto|shared|subgroup|global|partitioned|sort) ([0-9.]+) ms \(")
 CEILINGS = re.compile(r"read of both columns ([0-9.]+) ms, radix sort of the keys ([0-9.]+) ms")
@@ -120,7 +120,7 @@ def main():
     args = parser.parse_args()
     data = sweep(read(args.gfxq), args.rows)
     if not data:
-        raise SystemExit(f"no compute.group_by_* lines at {args.rows} rows")
+        raise SystemExit(f"no sweep.group_by_* lines at {args.rows} rows")
     best = peers(read(args.peers), args.rows)
     table(data, best)
     plot(data, best, args.rows, args.out)
