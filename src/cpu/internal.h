@@ -57,6 +57,14 @@ struct Group {
 //! `rows` grouped by their cells of `key`, groups ascending in the total order: FLOAT values
 //! equal in it (-0.0 and 0.0; every NaN) share a group.
 std::vector<Group> group_rows(const Column& key, const std::vector<uint64_t>& rows);
+//! The rows of one group of several key columns.
+struct MultiGroup {
+  std::vector<uint32_t> keys;  //!< order keys of the group's values, one per key column
+  std::vector<uint64_t> rows;  //!< its rows, ascending
+};
+//! `rows` grouped by their cells of every column of `keys` (one or more), groups ascending by
+//! their keys lexicographically, each compared in the total order as group_rows does.
+std::vector<MultiGroup> group_rows(const std::vector<const Column*>& keys, const std::vector<uint64_t>& rows);
 
 // --- join.cpp
 
