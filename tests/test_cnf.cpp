@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -136,6 +138,16 @@ TEST_CASE("cnf: comparisons that differ are kept") {
                                      leaf("a", Eq, 2), Expr::leaf({{"t", "a"}, Eq, 1.0})}));
   CHECK(c.clauses.size() == 6);
   CHECK(c.text() == "(a = b) AND (a = t.b) AND (a = 1) AND (a <> 1) AND (a = 2) AND (t.a = 1)");
+}
+
+TEST_CASE("cnf: a NaN literal is a comparison of its own, and -0.0 the same as 0.0") {
+  // Ordered by `<`, NaN compared equal to every literal and (y = 3.4e38 OR y = NaN) lost its NaN term.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Cnf c = cnf_of(Expr::any_of({leaf("y", Eq, 3.4028234663852886e38), leaf("y", Eq, nan), leaf("y", Eq, 0.0),
+                                     leaf("y", Eq, -0.0), leaf("y", Eq, nan)}));
+  REQUIRE(c.clauses.size() == 1);
+  CHECK(c.clauses[0].terms.size() == 3);
+  CHECK(std::isnan(std::get<double>(c.clauses[0].terms[1].rhs)));
 }
 
 TEST_CASE("cnf: sizes at the limits pass") {

@@ -40,8 +40,12 @@ class Engine {
   //! backend on a GPU Vulkan device and the CPU reference engine otherwise (or when compute cannot
   //! run the query); the report's `reason` says which and why.
   Result execute(const Query& query, const Catalog& catalog, Backend backend = Backend::Auto);
-  //! Parses `sql` (see sql.h) and executes it.
+  //! Parses `sql` (the language of docs/SQL.md) and executes it. `EXPLAIN query` runs nothing: its
+  //! table holds the placed plan's lines (column `plan`) and its report the plan.
   Result execute_sql(std::string_view sql, const Catalog& catalog, Backend backend = Backend::Auto);
+  //! The placed plan of `sql` without running it: each node with the backend and algorithm it would
+  //! run on and why (what `gfxq sql --plan` prints). Error(Unsupported) as execute_sql would.
+  ExecutionReport explain_sql(std::string_view sql, const Catalog& catalog, Backend backend = Backend::Auto);
 
   //! The OpenGL capability record (starts the context on first call; available=false with the
   //! reason when no context can be created).
@@ -56,7 +60,6 @@ class Engine {
   struct Impl;  //!< backend state (contexts, devices); defined in src/
 
  private:
-  Result run_auto(const Query& query, const Catalog& catalog);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -139,6 +139,10 @@ struct Query {
   std::string text() const;
 };
 
+//! A number literal as query texts write it: fixed notation from 1e-5 to 1e16 (0.0001, 250000), else
+//! the shortest round-trip form; "NaN", "Infinity", "-Infinity".
+std::string number_text(double v);
+
 //! ceil(q*n) computed exactly for q in (0,1] and n >= 1 (the 1-based rank QUANTILE selects), q taken
 //! as the shortest decimal that reads back to the same double (the literal the user wrote: 0.1 is
 //! 1/10); Error(InvalidQuery) for q outside (0,1]. Every backend uses this function.

@@ -67,8 +67,6 @@ const char* to_string(AggKind kind) noexcept {
   return "?";
 }
 
-namespace {
-
 std::string number_text(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
@@ -83,6 +81,8 @@ std::string number_text(double v) {
                          : std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
+
+namespace {
 
 std::string operand_text(const Operand& o) {
   if (const auto* c = std::get_if<ColumnRef>(&o)) return c->text();

@@ -208,6 +208,18 @@ Result execute_group_by(Context& context, const BoundQuery& bq, const RasterOpti
 
 }  // namespace
 
+std::string unsupported_operator(const Query& query, const Catalog& catalog) {
+  const BoundQuery bq = bind(query, catalog);
+  if (bq.join) return join_unsupported(bq);
+  if (bq.group_by)
+    for (const auto& item : bq.items)
+      if (const auto* a = std::get_if<BoundAggregate>(&item);
+          a && (a->kind == AggKind::Median || a->kind == AggKind::Quantile || a->kind == AggKind::KthLargest))
+        return "raster backend cannot run " + a->name + " per group in GROUP BY (the raster GROUP BY blends COUNT, "
+               "SUM, AVG, MIN and MAX)";
+  return {};
+}
+
 Result execute(Context& context, const Query& query, const Catalog& catalog, const RasterOptions& options) {
   const auto start = Clock::now();
   const BoundQuery bq = bind(query, catalog);

@@ -21,4 +21,9 @@ class Context;
 //! Error(Unsupported) naming the operator.
 Result execute(Context& context, const Query& query, const Catalog& catalog, const RasterOptions& options = {});
 
+//! Why the raster path cannot run `query` whatever the data (the operators it lacks), or empty. Limits
+//! that depend on the data (more groups than the group target holds, keys too wide for a blending
+//! sort) are still Error(Unsupported) when the query runs.
+std::string unsupported_operator(const Query& query, const Catalog& catalog);
+
 }  // namespace gfxq::gl

@@ -77,42 +77,22 @@ class QueryPool {
   std::vector<GLuint> queries_;
 };
 
-// WHERE clauses that read only the left or only the right table; Unsupported for a clause
-// reading both.
-std::pair<BoundCnf, BoundCnf> split_where(const BoundCnf& where) {
-  BoundCnf left, right;
-  for (const auto& clause : where.clauses) {
-    bool reads_left = false, reads_right = false;
-    for (const auto& term : clause.terms) {
-      const auto use = [&](const BoundColumn& c) { (c.side == Side::Left ? reads_left : reads_right) = true; };
-      use(term.lhs);
-      if (const auto* c = std::get_if<BoundColumn>(&term.rhs)) use(*c);
-    }
-    if (reads_left && reads_right)
-      throw Error(ErrorCode::Unsupported,
-                  "raster backend cannot run a WHERE clause over a join that reads columns of both tables (the "
-                  "raster join filters each side before the probes; clauses that read one table each are supported)");
-    (reads_right ? right : left).clauses.push_back(clause);
+// Which tables a WHERE clause reads: (left, right).
+std::pair<bool, bool> clause_sides(const BoundClause& clause) {
+  bool reads_left = false, reads_right = false;
+  for (const auto& term : clause.terms) {
+    const auto use = [&](const BoundColumn& c) { (c.side == Side::Left ? reads_left : reads_right) = true; };
+    use(term.lhs);
+    if (const auto* c = std::get_if<BoundColumn>(&term.rhs)) use(*c);
   }
-  return {std::move(left), std::move(right)};
+  return {reads_left, reads_right};
 }
 
-void check_join_supported(const BoundQuery& bq) {
-  std::string missing;
-  if (bq.group_by) {
-    missing = "GROUP BY over a join";
-  } else if (bq.order_by) {
-    missing = "ORDER BY";
-  } else {
-    for (const auto& item : bq.items)
-      if (const auto* a = std::get_if<BoundAggregate>(&item); a && a->kind != AggKind::Count && missing.empty())
-        missing = "aggregate " + std::string(to_string(a->kind)) + " over a join";
-  }
-  if (!missing.empty())
-    throw Error(ErrorCode::Unsupported,
-                "raster backend cannot run " + missing +
-                    " (the raster join runs COUNT of the pairs and projections of both tables' columns, with "
-                    "WHERE clauses on one table each and LIMIT)");
+// WHERE clauses that read only the left or only the right table (join_unsupported refuses others).
+std::pair<BoundCnf, BoundCnf> split_where(const BoundCnf& where) {
+  BoundCnf left, right;
+  for (const auto& clause : where.clauses) (clause_sides(clause).second ? right : left).clauses.push_back(clause);
+  return {std::move(left), std::move(right)};
 }
 
 // The lowest key satisfying `p` (a lower bound: Ge or Gt), or nullopt for none.
@@ -520,10 +500,32 @@ std::optional<std::pair<uint32_t, uint32_t>> probe_interval(double left, Type ri
   return std::make_pair(*a, *b);
 }
 
+std::string join_unsupported(const BoundQuery& bq) {
+  std::string missing;
+  if (bq.group_by) {
+    missing = "GROUP BY over a join";
+  } else if (bq.order_by) {
+    missing = "ORDER BY";
+  } else {
+    for (const auto& item : bq.items)
+      if (const auto* a = std::get_if<BoundAggregate>(&item); a && a->kind != AggKind::Count && missing.empty())
+        missing = "aggregate " + std::string(to_string(a->kind)) + " over a join";
+  }
+  if (!missing.empty())
+    return "raster backend cannot run " + missing +
+           " (the raster join runs COUNT of the pairs and projections of both tables' columns, with WHERE clauses "
+           "on one table each and LIMIT)";
+  for (const auto& clause : bq.where.clauses)
+    if (const auto [l, r] = clause_sides(clause); l && r)
+      return "raster backend cannot run a WHERE clause over a join that reads columns of both tables (the raster "
+             "join filters each side before the probes; clauses that read one table each are supported)";
+  return {};
+}
+
 Result execute_join(Context& context, const BoundQuery& bq, const RasterOptions& options) {
   const auto start = Clock::now();
   if (!bq.join || !bq.right) throw Error(ErrorCode::Internal, "raster: execute_join needs a join");
-  check_join_supported(bq);
+  if (const std::string lack = join_unsupported(bq); !lack.empty()) throw Error(ErrorCode::Unsupported, lack);
   const auto [left_where, right_where] = split_where(bq.where);
   const BoundJoin& join = *bq.join;
   const bool pairs = !bq.aggregate;

@@ -74,4 +74,8 @@ std::optional<std::pair<uint32_t, uint32_t>> probe_interval(double left, Type ri
 //! WHERE clause reading both sides). The GL state is reset on return and on error.
 Result execute_join(Context& context, const BoundQuery& bq, const RasterOptions& options);
 
+//! Why the raster join cannot run `bq` (GROUP BY, ORDER BY or aggregates other than COUNT over a
+//! join, a WHERE clause reading both tables), or empty when it can.
+std::string join_unsupported(const BoundQuery& bq);
+
 }  // namespace gfxq::gl

@@ -9,6 +9,8 @@
 #include <tuple>
 #include <utility>
 
+#include "core/order_key.h"
+
 namespace gfxq::sql {
 
 Expr Expr::leaf(Comparison comparison) {
@@ -129,7 +131,9 @@ struct TermLess {
       const auto& y = std::get<ColumnRef>(b.rhs);
       return std::tie(x->table, x->name) < std::tie(y.table, y.name);
     }
-    return std::get<double>(a.rhs) < std::get<double>(b.rhs);
+    // The total order (NaN above all, -0.0 = 0.0): with `<` a NaN literal would equal every other
+    // literal and a clause would lose a comparison.
+    return compare_total(std::get<double>(a.rhs), std::get<double>(b.rhs)) < 0;
   }
 };
 
