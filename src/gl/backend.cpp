@@ -21,7 +21,10 @@ class RasterBackend final : public BackendImpl {
     gl::Context* context = state_.gl();
     if (!context)
       throw Error(ErrorCode::Unsupported, "raster backend unavailable: " + state_.gl_caps.unavailable_reason);
-    return gl::execute(*context, query, catalog);
+    context->check_alive();
+    Result result = gl::execute(*context, query, catalog);
+    context->finish("raster query");
+    return result;
   }
 
  private:

@@ -14,7 +14,9 @@ gl::Context* EngineState::gl() {
   if (!gl_tried_) {
     gl_tried_ = true;
     try {
-      gl_ = gl::Context::create_headless({.debug = options.debug});
+      gl_ = gl::Context::create_headless({.debug = options.debug,
+                                          .wait_timeout_ns = uint64_t(options.gpu_timeout_ms) * 1000000,
+                                          .faults = options.faults});
       gl_caps = gl_->caps();
     } catch (const Error& e) {
       gl_caps = {};
@@ -29,7 +31,11 @@ vk::Device* EngineState::vk() {
   if (!vk_tried_) {
     vk_tried_ = true;
     try {
-      vk_ = vk::Device::create({.validation = options.debug, .sync_validation = false, .choice = options.vk_device});
+      vk_ = vk::Device::create({.validation = options.debug,
+                                .sync_validation = false,
+                                .choice = options.vk_device,
+                                .wait_timeout_ns = uint64_t(options.gpu_timeout_ms) * 1000000,
+                                .faults = options.faults});
       vk_caps = vk_->caps();
     } catch (const Error& e) {
       vk_caps = {};
