@@ -28,22 +28,31 @@ for t in "${TARGETS[@]}"; do
   work=fuzz-work/$t
   mkdir -p "$work/corpus" "$work/findings"
   cp -n fuzz/corpus/"$t"/* "$work/corpus/" 2> /dev/null || true
-  log=$work/log.txt
-  nice -n 19 build-fuzz/gfxq_fuzz_"$t" -dict=fuzz/"$t".dict -max_len=8192 -timeout=20 -rss_limit_mb=3000 \
-    -print_final_stats=1 -artifact_prefix="$work/findings/" "$work/corpus" > "$log" 2>&1 &
-  pid=$!
   start=$(date +%s)
-  while kill -0 "$pid" 2> /dev/null; do
-    read -r -a stat < /proc/$pid/stat || break
-    used=$(((stat[13] + stat[14]) / ticks))
-    if [ "$used" -ge "$CPU_SECONDS" ]; then
-      kill -INT "$pid"
-      break
-    fi
-    sleep 5
+  used=0  # CPU seconds of the finished processes
+  round=0
+  # libFuzzer stops at a finding (or a timeout on an overloaded machine); it is restarted on the
+  # grown corpus until the CPU time of all its processes reaches CPU_SECONDS.
+  while [ "$used" -lt "$CPU_SECONDS" ]; do
+    round=$((round + 1))
+    log=$work/log$round.txt
+    nice -n 19 build-fuzz/gfxq_fuzz_"$t" -dict=fuzz/"$t".dict -max_len=8192 -timeout=120 -rss_limit_mb=3000 \
+      -print_final_stats=1 -artifact_prefix="$work/findings/" "$work/corpus" > "$log" 2>&1 &
+    pid=$!
+    this=0
+    while kill -0 "$pid" 2> /dev/null; do
+      read -r -a stat < /proc/$pid/stat || break
+      this=$(((stat[13] + stat[14]) / ticks))
+      if [ $((used + this)) -ge "$CPU_SECONDS" ]; then
+        kill -INT "$pid"
+        break
+      fi
+      sleep 5
+    done
+    wait "$pid" || true
+    used=$((used + this))
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+    echo "$t round $round: $this CPU s, $runs inputs, $(grep -o 'cov: [0-9]*' "$log" | tail -1), $(grep -c 'Test unit written' "$log") artifacts"
   done
-  wait "$pid" || true
-  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
-  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
-  echo "$t: ${used:-?} CPU s, $(( $(date +%s) - start )) s wall, $runs inputs, $cov, findings: $(ls "$work/findings" | wc -l)"
+  echo "$t: $used CPU s in $round rounds, $(( $(date +%s) - start )) s wall, findings: $(ls "$work/findings" | wc -l) (slow units and timeouts included: replay them to check)"
 done
