@@ -137,13 +137,13 @@ TEST_CASE("differential: the minimiser shrinks a failing case to its smallest fo
 }
 
 TEST_CASE("differential: batch 1 of 4") {
-  run_batch(700, 10, {});
+  run_batch(900, 10, {});
 }
 TEST_CASE("differential: batch 2 of 4") {
-  run_batch(700, 10, {});
+  run_batch(900, 10, {});
 }
 TEST_CASE("differential: batch 3 of 4") {
-  run_batch(700, 10, {});
+  run_batch(900, 10, {});
 }
 TEST_CASE("differential: batch 4 of 4, larger tables") {
   run_batch(300, 6, {.max_rows = 2000, .large_rows = 20000, .large_share = 0.2});

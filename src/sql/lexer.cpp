@@ -167,7 +167,8 @@ bool is_keyword(const Token& token, std::string_view word) noexcept {
 
 std::string describe(const Token& token) {
   if (token.kind == TokenKind::End) return "end of query";
-  return "'" + excerpt(token.text) + "'";
+  std::string quoted = "'";
+  return quoted.append(excerpt(token.text)).append("'");
 }
 
 void fail(Position pos, const std::string& what) {

@@ -35,9 +35,9 @@ void run_cpu_batch(uint64_t cases, GeneratorOptions options) {
 }  // namespace
 
 TEST_CASE("sanitize: differential, the CPU engine against SQLite") {
-  run_cpu_batch(1500, {});
+  run_cpu_batch(3500, {});
 }
 
 TEST_CASE("sanitize: differential, the CPU engine against SQLite on larger tables") {
-  run_cpu_batch(200, {.max_rows = 3000, .large_rows = 20000, .large_share = 0.2});
+  run_cpu_batch(300, {.max_rows = 3000, .large_rows = 20000, .large_share = 0.2});
 }

@@ -19,8 +19,8 @@ const Pipeline& Device::pipeline(std::string_view name, uint32_t bindings, uint3
                                  uint32_t specialization, uint32_t specialization1) {
   Impl& m = *impl_;
   std::string key(name);
-  if (specialization || specialization1) key += "#" + std::to_string(specialization);
-  if (specialization1) key += "/" + std::to_string(specialization1);
+  if (specialization || specialization1) key.append("#").append(std::to_string(specialization));
+  if (specialization1) key.append("/").append(std::to_string(specialization1));
   if (auto it = m.pipelines.find(key); it != m.pipelines.end()) {
     const Pipeline& p = it->second;
     if (p.bindings != bindings || p.push_bytes != push_bytes || p.group_offset != group_offset)
