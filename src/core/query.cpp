@@ -74,10 +74,13 @@ std::string number_text(double v) {
   if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
   char buf[64];
   // Fixed notation where people write it (0.0001, 250000), shortest round-trip digits either way.
+  // Large values in scientific notation: as digits alone they would read back as an integer
+  // literal, which SQL bounds to BIGINT.
   const double mag = std::fabs(v);
   const bool fixed = mag == 0 || (mag >= 1e-5 && mag < 1e16);
-  auto r = fixed ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
-                 : std::to_chars(buf, buf + sizeof buf, v);
+  auto r = fixed         ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
+           : mag >= 1e16 ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific)
+                         : std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
 

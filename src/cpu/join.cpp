@@ -1,4 +1,6 @@
 // Equi and band joins: the right side sorted by key, each left row binary-searches its range.
+// Conditions of several terms (multi-column equi keys, <, <=, >, >=): one Eq or band term as above,
+// the others tested on its pairs; without one, every pair is tested.
 
 #include <algorithm>
 #include <numeric>
@@ -8,6 +10,7 @@
 #include "core/host_memory.h"
 #include "core/order_key.h"
 #include "cpu/internal.h"
+#include "gfxq/error.h"
 
 namespace gfxq::cpu {
 
@@ -56,6 +59,61 @@ Pairs join_pairs(const Column& left_key, const Column& right_key, double lo, dou
     }
   }
   return pairs;
+}
+
+}  // namespace gfxq::cpu
+
+namespace gfxq::cpu {
+
+bool join_term_holds(const JoinTermRef& term, double l, double r) {
+  if (term.band) return compare_total(l + term.lo, r) <= 0 && compare_total(r, l + term.hi) <= 0;
+  return holds(term.op, compare_total(l, r));
+}
+
+Pairs join_pairs_terms(const std::vector<const Column*>& left, const std::vector<const Column*>& right,
+                       const std::vector<JoinTermRef>& terms, const std::vector<uint64_t>* left_rows,
+                       const std::vector<uint64_t>* right_rows) {
+  if (terms.empty()) throw Error(ErrorCode::Internal, "join_pairs_terms: a join condition needs a term");
+  const auto rows_of = [](const std::vector<const Column*>& cols, const std::vector<uint64_t>* rows) {
+    if (rows) return *rows;
+    std::vector<uint64_t> all(cols.empty() ? 0 : cols[0]->size());
+    std::iota(all.begin(), all.end(), uint64_t{0});
+    return all;
+  };
+  const std::vector<uint64_t> lrows = rows_of(left, left_rows), rrows = rows_of(right, right_rows);
+  const auto satisfied = [&](uint64_t l, uint64_t r, size_t skip) {
+    for (size_t t = 0; t < terms.size(); ++t)
+      if (t != skip &&
+          !join_term_holds(terms[t], cell_double(*left[terms[t].left], l), cell_double(*right[terms[t].right], r)))
+        return false;
+    return true;
+  };
+  Pairs out;
+  size_t primary = terms.size();
+  for (size_t t = 0; t < terms.size() && primary == terms.size(); ++t)
+    if (terms[t].band || terms[t].op == CmpOp::Eq) primary = t;
+  if (primary == terms.size()) {
+    for (uint64_t l : lrows)
+      for (uint64_t r : rrows)
+        if (satisfied(l, r, terms.size())) {
+          out.left.push_back(l);
+          out.right.push_back(r);
+        }
+    return out;
+  }
+  // The primary term over the rows that take part, then the other terms on its pairs; the order
+  // (left row, right row) carries over because the row lists ascend.
+  const JoinTermRef& p = terms[primary];
+  const Column lkey = gather(*left[p.left], lrows, "l"), rkey = gather(*right[p.right], rrows, "r");
+  const Pairs candidates = join_pairs(lkey, rkey, p.band ? p.lo : 0.0, p.band ? p.hi : 0.0);
+  for (size_t i = 0; i < candidates.left.size(); ++i) {
+    const uint64_t l = lrows[candidates.left[i]], r = rrows[candidates.right[i]];
+    if (satisfied(l, r, primary)) {
+      out.left.push_back(l);
+      out.right.push_back(r);
+    }
+  }
+  return out;
 }
 
 }  // namespace gfxq::cpu

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <sstream>
 
 namespace gfxq::differential {
@@ -61,7 +62,10 @@ std::string join_sql(const Join& j, const Style& st) {
 
 Literal literal_of(double value) {
   char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof buf, value);
+  // Digits alone past 2^63 would be an out-of-range BIGINT literal: write those in scientific form.
+  const auto res = std::fabs(value) >= 9223372036854775808.0
+                       ? std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific)
+                       : std::to_chars(buf, buf + sizeof buf, value);
   return {std::string(buf, res.ptr), value};
 }
 
