@@ -369,6 +369,33 @@ Registrar range_bounds{{"raster.range_depth_bounds", "raster", kCeiling, true, [
                               host_count(t, [](int32_t k, int32_t, float) { return k >= 3000000 && k <= 11000000; }));
                         }}};
 
+// A WHERE at CnfLimits' defaults (issue 26): 16 clauses of 16 comparisons, 256 in all, over the
+// three columns (k and v through their 24-bit window, f as 32-bit keys), every comparison a pass or
+// two. The time is the sum of every pass's GPU time; the count is checked against the CPU engine.
+std::string cnf_at_limit() {
+  std::string where;
+  for (int c = 0; c < 16; ++c) {
+    std::string clause;
+    for (int t = 0; t < 16; ++t) {
+      const int i = c * 16 + t;
+      const char* column = i % 3 == 0 ? "k" : (i % 3 == 1 ? "v" : "f");
+      const char* op = i % 2 ? " < " : " > ";
+      const std::string value = i % 3 == 2 ? number(0.5 + (i % 7) * 0.06) : std::to_string(1000003 * (i % 13));
+      clause += (clause.empty() ? "" : " OR ") + std::string(column) + op + value;
+    }
+    where += (where.empty() ? "(" : " AND (") + clause + ")";
+  }
+  return where;
+}
+
+Registrar cnf_limit{{"raster.cnf_at_limit", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                       const std::string where = cnf_at_limit();
+                       Catalog catalog;
+                       catalog.add("t", data_for(env, rows).table);
+                       const Result want = cpu::execute(sql::parse("SELECT COUNT(*) FROM t WHERE " + where), catalog);
+                       return run_where(env, rows, where, {}, uint64_t(std::get<int64_t>(want.table.columns[0].value(0))));
+                     }}};
+
 Registrar range_two{{"raster.range_two_pass", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
                        const auto& t = data_for(env, rows).table;
                        gl::RasterOptions options = bench_options();

@@ -10,6 +10,7 @@
 
 #include "differential/check.h"
 #include "differential/generator.h"
+#include "differential/runners.h"
 #include "gpu_support.h"
 
 namespace {
@@ -28,7 +29,8 @@ void run_batch(uint64_t cases, int per_tables, GeneratorOptions options) {
   const uint64_t seed = batch_seed();
   INFO("differential batch seed " << seed << " (replay: GFXQ_DIFF_SEED=" << seed << ")");
   Generator gen(seed, options);
-  Checker checker(test::debug_engine(), {});
+  EngineRunner runner(test::debug_engine());
+  Checker checker(runner, {});
   Tables tables;
   uint64_t tables_seed = 0;
   for (uint64_t i = 0; i < cases; ++i) {
@@ -105,7 +107,8 @@ TEST_CASE("differential: decimal ranks and the SQLite oracle on hand-made cases"
   c.query.where.reset();
   CHECK(std::get<double>(oracle.run(c).columns[0].value(0)) == (3.0 * 2147483647.0 + 6.0) / 6.0);
   // The same answers from the CPU engine.
-  Checker checker(test::debug_engine(), {.backends = {}, .sqlite = true});
+  EngineRunner runner(test::debug_engine());
+  Checker checker(runner, {.backends = {}, .sqlite = true});
   CHECK(!checker.check(c).has_value());
 }
 
@@ -121,7 +124,8 @@ TEST_CASE("differential: the minimiser shrinks a failing case to its smallest fo
   nope.column = {"", "nope"};
   a.column = {"", "a"};
   c.query.items = {nope, a};
-  Checker checker(test::debug_engine(), {.backends = {}, .sqlite = false});
+  CpuRunner runner;
+  Checker checker(runner, {.backends = {}, .sqlite = false});
   const auto m = checker.check(c);
   REQUIRE(m.has_value());
   CHECK(m->side == "cpu");
@@ -133,13 +137,13 @@ TEST_CASE("differential: the minimiser shrinks a failing case to its smallest fo
 }
 
 TEST_CASE("differential: batch 1 of 4") {
-  run_batch(700, 10, {});
+  run_batch(900, 10, {});
 }
 TEST_CASE("differential: batch 2 of 4") {
-  run_batch(700, 10, {});
+  run_batch(900, 10, {});
 }
 TEST_CASE("differential: batch 3 of 4") {
-  run_batch(700, 10, {});
+  run_batch(900, 10, {});
 }
 TEST_CASE("differential: batch 4 of 4, larger tables") {
   run_batch(300, 6, {.max_rows = 2000, .large_rows = 20000, .large_share = 0.2});

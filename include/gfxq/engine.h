@@ -14,6 +14,18 @@
 
 namespace gfxq {
 
+//! Faults to inject, to test that failures come back as typed errors and leave the engine usable
+//! (docs/RELIABILITY.md). Counts start when the GPU context starts; 0 injects nothing.
+struct FaultInjection {
+  //! The k-th device buffer allocation (1-based, Vulkan) fails: Error(OutOfDeviceMemory).
+  uint64_t fail_device_allocation = 0;
+  //! The k-th GPU wait (a Vulkan submission) times out: Error(Timeout).
+  uint64_t time_out_gpu_wait = 0;
+  //! The k-th GPU wait (a Vulkan submission, or the start of a raster query) finds the device
+  //! lost: Error(DeviceLost), and every later query on that backend of the engine too.
+  uint64_t lose_device = 0;
+};
+
 //! How an Engine starts its GPU contexts.
 struct EngineOptions {
   //! Turns on synchronous GL debug output and the Vulkan validation layer. Every message is
@@ -22,11 +34,17 @@ struct EngineOptions {
   //! Vulkan device choice: an index or a substring of the device name. Empty: the environment
   //! variable GFXQ_VK_DEVICE, else the first discrete, then integrated, then CPU device.
   std::string vk_device;
+  //! The longest one GPU wait may take (a Vulkan submission, a raster query's results) before the
+  //! query fails with Error(Timeout).
+  uint32_t gpu_timeout_ms = 60000;
+  //! Faults to inject (tests); none by default.
+  FaultInjection faults;
 };
 
 //! Runs queries. GPU contexts start lazily, on the first query or capability request that
 //! needs them. An Engine is not thread-safe; use one per thread. After an Error the engine
-//! stays usable and the inputs are untouched.
+//! stays usable and the inputs are untouched; after Error(DeviceLost) that backend keeps failing
+//! with DeviceLost until the Engine is destroyed and a new one made.
 class Engine {
  public:
   //! An engine with the given options; starts no GPU context yet.

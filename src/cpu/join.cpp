@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <numeric>
+#include <string>
+#include <utility>
 
+#include "core/host_memory.h"
 #include "core/order_key.h"
 #include "cpu/internal.h"
 #include "gfxq/error.h"
@@ -23,15 +26,31 @@ Pairs join_pairs(const Column& left_key, const Column& right_key, double lo, dou
   std::stable_sort(by_key.begin(), by_key.end(),
                    [&](uint64_t a, uint64_t b) { return less(right_values[a], right_values[b]); });
 
-  Pairs pairs;
-  std::vector<uint64_t> matches;
-  for (uint64_t l = 0; l < left_key.size(); ++l) {
+  // The range of right rows (in key order) that left row l pairs with.
+  const auto range = [&](uint64_t l) {
     const double key = cell_double(left_key, l);
     const double from = key + lo, to = key + hi;
-    auto it = std::lower_bound(by_key.begin(), by_key.end(), from,
-                               [&](uint64_t row, double bound) { return less(right_values[row], bound); });
-    matches.clear();
-    for (; it != by_key.end() && !less(to, right_values[*it]); ++it) matches.push_back(*it);
+    const auto first = std::lower_bound(by_key.begin(), by_key.end(), from,
+                                        [&](uint64_t row, double bound) { return less(right_values[row], bound); });
+    const auto last = std::upper_bound(first, by_key.end(), to,
+                                       [&](double bound, uint64_t row) { return less(bound, right_values[row]); });
+    return std::pair{first, last};
+  };
+  // Count first: a result larger than the host can hold is refused before anything is allocated.
+  uint64_t total = 0;
+  for (uint64_t l = 0; l < left_key.size(); ++l) {
+    const auto [first, last] = range(l);
+    total += static_cast<uint64_t>(last - first);
+  }
+  check_host_bytes(total, 2 * sizeof(uint64_t), 0, "the join's " + std::to_string(total) + " row pairs");
+
+  Pairs pairs;
+  pairs.left.reserve(total);
+  pairs.right.reserve(total);
+  std::vector<uint64_t> matches;
+  for (uint64_t l = 0; l < left_key.size(); ++l) {
+    const auto [first, last] = range(l);
+    matches.assign(first, last);
     // Matches come in key order; the result order is (left row, right row).
     std::sort(matches.begin(), matches.end());
     for (uint64_t r : matches) {

@@ -37,7 +37,9 @@ class RasterBackend final : public engine::BackendImpl {
     if (!tried_) {
       tried_ = true;
       try {
-        context_ = gl::Context::create_headless({.debug = options_.debug});
+        context_ = gl::Context::create_headless({.debug = options_.debug,
+                                                  .wait_timeout_ns = uint64_t(options_.gpu_timeout_ms) * 1000000,
+                                                  .faults = options_.faults});
         caps_ = context_->caps();
       } catch (const Error& e) {
         caps_ = {};
@@ -72,16 +74,18 @@ class RasterBackend final : public engine::BackendImpl {
 
   engine::FragmentRun run(const engine::Fragment& f, const Catalog& catalog, std::vector<cpu::HostRelation>) override {
     gl::Context* ctx = context();
+    ctx->check_alive();
     if (!options_raster_) {
       if (calibrate_) calibration_ = gl::calibrate(*ctx, cache_path_);
       options_raster_ = calibration_ ? gl::calibrated_options(*calibration_) : gl::RasterOptions{};
     }
     const auto start = std::chrono::steady_clock::now();
     Result r = gl::execute(*ctx, *f.spec, catalog, *options_raster_);
+    ctx->finish("raster query");
     engine::FragmentRun out;
     engine::NodeRun n;
     n.algorithm = r.report.algorithm;
-    for (const auto& name : {catalog.get(f.spec->table).rows()}) n.rows_in = name;
+    n.rows_in = catalog.get(f.spec->table).rows();
     n.rows_out = r.table.rows();
     double gpu = 0;
     bool any = false;

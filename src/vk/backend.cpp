@@ -70,7 +70,11 @@ class ComputeBackend final : public engine::BackendImpl {
     if (!tried_) {
       tried_ = true;
       try {
-        device_ = vk::Device::create({.validation = options_.debug, .sync_validation = false, .choice = options_.vk_device});
+        device_ = vk::Device::create({.validation = options_.debug,
+                                      .sync_validation = false,
+                                      .choice = options_.vk_device,
+                                      .wait_timeout_ns = uint64_t(options_.gpu_timeout_ms) * 1000000,
+                                      .faults = options_.faults});
         caps_ = device_->caps();
       } catch (const Error& e) {
         caps_ = {};

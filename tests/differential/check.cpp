@@ -13,8 +13,8 @@ namespace {
 template <class F>
 Answer answer_of(F&& run);
 
-Answer cpu_answer(Engine& engine, const Case& c, const Catalog& catalog) {
-  return answer_of([&] { return engine.execute_sql(c.query.sql(), catalog, Backend::Cpu).table; });
+Answer cpu_answer(Runner& runner, const Case& c, const Catalog& catalog) {
+  return answer_of([&] { return runner.run(c.query.sql(), catalog, Backend::Cpu); });
 }
 
 //! The gist of an Unsupported message: up to its first ':' after the backend name, at most 70 bytes.
@@ -107,13 +107,13 @@ std::string CheckStats::text() const {
   return s;
 }
 
-Checker::Checker(Engine& engine, CheckOptions options) : engine_(engine), options_(std::move(options)) {}
+Checker::Checker(Runner& runner, CheckOptions options) : runner_(runner), options_(std::move(options)) {}
 
 std::optional<Mismatch> Checker::check(const Case& c) {
   ++stats.cases;
   const Catalog catalog = c.catalog();
   const auto start = std::chrono::steady_clock::now();
-  const Answer want = cpu_answer(engine_, c, catalog);
+  const Answer want = cpu_answer(runner_, c, catalog);
   stats.seconds["cpu"] += seconds_since(start);
   ++stats.cpu_errors[want.ok() ? "a table" : to_string(want.code)];
   // Generated queries are valid: the CPU engine answers them, or reports an exact integer overflow.
@@ -128,7 +128,7 @@ std::optional<Mismatch> Checker::check(const Case& c) {
 
 std::optional<Mismatch> Checker::check_side(const Case& c, const std::string& side) {
   const Catalog catalog = c.catalog();
-  const Answer want = cpu_answer(engine_, c, catalog);
+  const Answer want = cpu_answer(runner_, c, catalog);
   if (!want.ok() && want.code != ErrorCode::Overflow)
     return side == "cpu" ? std::optional(Mismatch{"cpu", "the CPU engine refused: " + want.text()}) : std::nullopt;
   if (side == "cpu") return std::nullopt;
@@ -146,8 +146,8 @@ std::optional<Mismatch> Checker::compare(const Case& c, const Catalog& catalog, 
       return Mismatch{"sqlite", "the SQLite oracle failed: " + got.message};
   } else {
     const Backend b = *backend_named(side);
-    got = answer_of([&] { return engine_.execute_sql(sql, catalog, b).table; });
-    const auto messages = engine_.take_debug_messages();
+    got = answer_of([&] { return runner_.run(sql, catalog, b); });
+    const auto messages = runner_.take_debug_messages();
     if (!messages.empty()) {
       std::string all;
       for (const std::string& m : messages) all += m + "\n";

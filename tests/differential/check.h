@@ -13,6 +13,17 @@
 
 namespace gfxq::differential {
 
+//! Answers queries on one backend: the Engine (runners.h: EngineRunner) or, in a build of the host
+//! code alone (the sanitizer build), the CPU engine called directly (CpuRunner).
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  //! The result of `sql` over `catalog` on `backend`; throws gfxq::Error like Engine::execute_sql.
+  virtual Table run(const std::string& sql, const Catalog& catalog, Backend backend) = 0;
+  //! Debug messages recorded since the last call (none when debug output is off).
+  virtual std::vector<std::string> take_debug_messages() { return {}; }
+};
+
 //! What a check compares with the CPU engine.
 struct CheckOptions {
   std::vector<Backend> backends = {Backend::Raster, Backend::Compute};  //!< GPU backends compared
@@ -53,8 +64,8 @@ struct CheckStats {
 //! Checks cases with one engine and one SQLite database.
 class Checker {
  public:
-  //! A checker using `engine` (its debug messages, when on, fail a case).
-  Checker(Engine& engine, CheckOptions options);
+  //! A checker running queries through `runner` (its debug messages, when on, fail a case).
+  Checker(Runner& runner, CheckOptions options);
 
   //! The first side whose answer differs from the CPU engine's, or nullopt when all agree.
   std::optional<Mismatch> check(const Case& c);
@@ -66,7 +77,7 @@ class Checker {
  private:
   std::optional<Mismatch> compare(const Case& c, const Catalog& catalog, const Answer& want, const std::string& side,
                                   bool count);
-  Engine& engine_;
+  Runner& runner_;
   CheckOptions options_;
   SqliteOracle sqlite_;
 };

@@ -14,6 +14,7 @@
 
 #include "differential/check.h"
 #include "differential/generator.h"
+#include "differential/runners.h"
 
 using namespace gfxq;
 using namespace gfxq::differential;
@@ -75,7 +76,8 @@ int main(int argc, char** argv) {
   std::cout << "gfxq_fuzz seed " << seed << " (replay: --seed " << seed << ")" << std::endl;
 
   Engine engine({.debug = debug});
-  Checker checker(engine, check);
+  EngineRunner runner(engine);
+  Checker checker(runner, check);
   Generator gen(seed, gen_options);
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed_minutes = [&] {

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <random>
+#include <utility>
 
 #include "differential/case.h"
 
@@ -47,5 +48,7 @@ class Generator {
 //! The exact 1-based rank ceil(q * n) of QUANTILE(c, q) for q written as the decimal `q_text`
 //! ("0.1", "1e-1", "1"); 0 when n is 0. Independent of gfxq's own rank code.
 uint64_t decimal_rank(const std::string& q_text, uint64_t n);
+//! q written as the decimal `q_text` as a fraction numerator / denominator (a power of ten).
+std::pair<int64_t, int64_t> decimal_fraction(const std::string& q_text);
 
 }  // namespace gfxq::differential

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <new>
 #include <variant>
 
@@ -76,15 +77,22 @@ void xavg_float_final(sqlite3_context* ctx) {
   result_double(ctx, sum ? std::optional<double>(canonical(*sum / double(n))) : std::nullopt);
 }
 
+//! State of xavg_int. SQLite's aggregate context is only 8-byte aligned, so the 128-bit sum is
+//! kept as two 64-bit halves.
 struct IntSumState {
-  __int128 sum;
+  uint64_t low, high;
   uint64_t n;
+  __int128 sum() const { return static_cast<__int128>((static_cast<unsigned __int128>(high) << 64) | low); }
+  void set(__int128 v) {
+    low = static_cast<uint64_t>(v);
+    high = static_cast<uint64_t>(static_cast<unsigned __int128>(v) >> 64);
+  }
 };
 
 void int_avg_step(sqlite3_context* ctx, int, sqlite3_value** argv) {
   auto* s = static_cast<IntSumState*>(sqlite3_aggregate_context(ctx, sizeof(IntSumState)));
   if (!s) return sqlite3_result_error_nomem(ctx);
-  s->sum += sqlite3_value_int64(argv[0]);
+  s->set(s->sum() + sqlite3_value_int64(argv[0]));
   ++s->n;
 }
 
@@ -122,7 +130,7 @@ double exact_quotient(__int128 sum, uint64_t n) {
 void xavg_int_final(sqlite3_context* ctx) {
   auto* s = static_cast<IntSumState*>(sqlite3_aggregate_context(ctx, 0));
   if (!s || s->n == 0) return sqlite3_result_null(ctx);
-  result_double(ctx, canonical(exact_quotient(s->sum, s->n)));
+  result_double(ctx, canonical(exact_quotient(s->sum(), s->n)));
 }
 
 // --- statements
@@ -485,34 +493,79 @@ Table SqliteOracle::run(const Case& c) {
     return out;
   }
 
-  // GROUP BY: the distinct keys in the total order (SQLite's DISTINCT: -0.0 = 0.0, NULLs together).
+  // GROUP BY: the groups in the total order (SQLite groups -0.0 with 0.0 and NULLs together). Each
+  // aggregate is computed for every group by one statement: GROUP BY for counts, sums and INT
+  // MIN/MAX; a row number within the group (a window function) for the order-based ones.
   Translator tr(c);
   const Col g = tr.resolve(*q.group_by);
-  const bool descending = q.order_by && q.order_by->descending;
-  const std::string dir = descending ? " DESC" : " ASC";
-  std::string sql = "SELECT DISTINCT (" + g.value() + " IS NULL), " + g.value() + tr.from_where() + " ORDER BY 1" +
-                    dir + ", 2" + dir + " LIMIT " + tr.param(sql_limit);
-  Statement groups(db_, sql, tr.params);
-  while (groups.next()) {
-    const bool nan = groups.integer(0) != 0;
-    Value key;
-    std::string filter;
-    std::vector<Param> filter_params;
-    if (g.type == Type::Int32) {
-      key = static_cast<int32_t>(groups.integer(1));
-      filter = "(" + g.value() + " = ?1)";
-      filter_params.push_back(groups.integer(1));
-    } else if (nan) {
-      key = std::numeric_limits<float>::quiet_NaN();
-      filter = "(" + g.value() + " IS NULL)";
-    } else {
-      key = canonical_float(static_cast<float>(groups.real(1)));
-      filter = "(" + g.value() + " = ?1)";
-      filter_params.push_back(groups.real(1));
-    }
-    for (size_t i = 0; i < q.items.size(); ++i)
-      out.columns[i].push(q.items[i].kind == Item::Kind::Column ? key : aggregate(q.items[i], filter, filter_params));
+  const std::string dir = q.order_by && q.order_by->descending ? " DESC" : " ASC";
+  // A group's identity: the INT value, the canonical float bits, or NaN.
+  using GroupId = std::pair<bool, int64_t>;
+  const auto group_of = [&](const Statement& st, int nan_col, int value_col) -> std::pair<GroupId, Value> {
+    if (g.type == Type::Int32) return {{false, st.integer(value_col)}, static_cast<int32_t>(st.integer(value_col))};
+    if (st.integer(nan_col) != 0) return {{true, 0}, std::numeric_limits<float>::quiet_NaN()};
+    const float f = canonical_float(static_cast<float>(st.real(value_col)));
+    return {{false, int64_t{std::bit_cast<uint32_t>(f)}}, f};
+  };
+  std::vector<std::pair<GroupId, Value>> groups;
+  {
+    const std::string sql = "SELECT DISTINCT (" + g.value() + " IS NULL), " + g.value() + tr.from_where() +
+                            " ORDER BY 1" + dir + ", 2" + dir + " LIMIT " + tr.param(sql_limit);
+    Statement st(db_, sql, tr.params);
+    while (st.next()) groups.push_back(group_of(st, 0, 1));
   }
+  std::vector<std::map<GroupId, Value>> values(q.items.size());
+  for (size_t i = 0; i < q.items.size(); ++i) {
+    const Item& item = q.items[i];
+    if (item.kind != Item::Kind::Aggregate) continue;
+    Translator at(c);
+    const std::string rows = at.from_where();
+    const Type type = item_type(at, item);
+    const std::string head = "SELECT (" + g.value() + " IS NULL), " + g.value() + ", ";
+    std::string sql;
+    const Col col = item.count_star ? g : at.resolve(item.column);
+    const bool is_float = col.type == Type::Float32;
+    // Order-based aggregates: the value at row number `rank` of the group in `order`.
+    const auto ranked = [&](const std::string& rank, bool descending) {
+      return "SELECT n, gv, v FROM (SELECT (" + g.value() + " IS NULL) AS n, " + g.value() + " AS gv, " + col.out() +
+             " AS v, ROW_NUMBER() OVER (PARTITION BY " + g.value() + " ORDER BY " +
+             at.key_order(item.column, descending) + ") AS rn, COUNT(*) OVER (PARTITION BY " + g.value() + ") AS cnt" +
+             rows + ") WHERE rn = " + rank;
+    };
+    const auto quantile = [&](const std::string& q_text) {
+      const auto [num, den] = decimal_fraction(q_text);
+      return ranked("(" + at.param(num) + " * cnt + " + at.param(den - 1) + ") / " + at.param(den), false);
+    };
+    switch (item.agg) {
+      case AggKind::Count: sql = head + "COUNT(*)" + rows; break;
+      case AggKind::Sum:
+        sql = head + (is_float ? "xsum(" + col.bits() + ")" : "SUM(" + col.value() + ")") + rows;
+        break;
+      case AggKind::Avg:
+        sql = head + (is_float ? "xavg_float(" + col.bits() + ")" : "xavg_int(" + col.value() + ")") + rows;
+        break;
+      case AggKind::Min: sql = is_float ? ranked("1", false) : head + "MIN(" + col.value() + ")" + rows; break;
+      case AggKind::Max: sql = is_float ? ranked("1", true) : head + "MAX(" + col.value() + ")" + rows; break;
+      case AggKind::Median: sql = quantile("0.5"); break;
+      case AggKind::Quantile: sql = quantile(item.q); break;
+      case AggKind::KthLargest: sql = ranked(at.param(item.k), true); break;
+    }
+    if (sql.rfind(head, 0) == 0) sql += " GROUP BY " + g.value();  // not a ranked one
+    Statement st(db_, sql, at.params);
+    while (st.next()) {
+      const auto [id, key] = group_of(st, 0, 1);
+      values[i][id] = cell(st, 2, type, true);
+    }
+  }
+  for (const auto& [id, key] : groups)
+    for (size_t i = 0; i < q.items.size(); ++i) {
+      if (q.items[i].kind == Item::Kind::Column) {
+        out.columns[i].push(key);
+      } else {
+        const auto it = values[i].find(id);
+        out.columns[i].push(it == values[i].end() ? Value{} : it->second);
+      }
+    }
   return out;
 }
 
