@@ -30,19 +30,26 @@ std::string exploding_condition(int pairs, int singles) {
 
 }  // namespace
 
-TEST_CASE("cnf-limits: the 4096 x 16 and 4096 x 244 conditions of issue 26 are refused before expanding") {
+TEST_CASE("cnf-limits: the 4096 x 16 and 4096 x 244 conditions of issue 26 are refused by the GPU paths before expanding") {
+  // The CPU engine evaluates a condition as written (no CNF), so it answers; the GPU paths need the
+  // CNF and refuse past CnfLimits' defaults, naming the limit, without expanding (fast).
   const std::string q16 = "SELECT COUNT(*) FROM t WHERE " + exploding_condition(12, 4);
   const std::string q244 = "SELECT COUNT(*) FROM t WHERE " + exploding_condition(12, 232);
   CHECK(q16.size() < 400);
   CHECK(q244.size() > 2500);
   const Catalog catalog = test::catalog_of(test::random_table(5, Distribution::Uniform, 26));
   Engine engine;
-  for (const std::string& sql : {q16, q244})
-    for (Backend b : {Backend::Cpu, Backend::Raster, Backend::Compute, Backend::Auto}) {
+  for (const std::string& sql : {q16, q244}) {
+    const auto start = std::chrono::steady_clock::now();
+    const Result cpu = engine.execute_sql(sql, catalog, Backend::Cpu);
+    CHECK(test::table_difference(cpu.table, engine.execute_sql(sql, catalog, Backend::Auto).table) == "");
+    for (Backend b : {Backend::Raster, Backend::Compute}) {
       CAPTURE(to_string(b));
-      CHECK_ERROR(engine.execute_sql(sql, catalog, b), ErrorCode::InvalidQuery,
+      CHECK_ERROR(engine.execute_sql(sql, catalog, b), ErrorCode::Unsupported,
                   "condition's CNF would have 4096 clauses (limit 256)");
     }
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
+  }
   // Within the clause limit but past the comparison limit: 16 clauses of 17.
   CHECK_ERROR(sql::parse("SELECT COUNT(*) FROM t WHERE " + exploding_condition(4, 13)), ErrorCode::InvalidQuery,
               "condition's CNF would have 272 comparisons (limit 256 in all)");

@@ -87,15 +87,33 @@ std::optional<sql::Expr> condition(const Expr& e, const Source& src, std::string
   return std::nullopt;
 }
 
-// The CNF of a Filter over `src`.
+// Whether `e` is a comparison, possibly negated.
+bool literal_like(const sql::Expr& e) {
+  return e.kind == sql::Expr::Kind::Leaf || (e.kind == sql::Expr::Kind::Not && literal_like(e.operands[0]));
+}
+
+// Whether `e` is already in CNF (an AND of ORs of comparisons): its normalisation expands nothing.
+bool cnf_shaped(const sql::Expr& e) {
+  auto clause = [](const sql::Expr& c) {
+    return literal_like(c) ||
+           (c.kind == sql::Expr::Kind::Or && std::all_of(c.operands.begin(), c.operands.end(), literal_like));
+  };
+  if (e.kind == sql::Expr::Kind::And) return std::all_of(e.operands.begin(), e.operands.end(), clause);
+  return clause(e);
+}
+
+// The CNF of a Filter over `src`. A condition that needs expanding (an OR over ANDs) is bounded by
+// CnfLimits' defaults, so the expansion stays cheap (issue 26, item 5); one already in CNF (a Query
+// spec's WHERE, say) is taken at any size, since the fused kernels split their geometry under a
+// driver's loop limit. The CPU engine evaluates conditions as written and needs neither.
 std::optional<Cnf> cnf_of(const Expr& predicate, const Source& src, std::string& why) {
   auto tree = condition(predicate, src, why);
   if (!tree) return std::nullopt;
   try {
-    // The fused kernels take long conditions (the compute path splits its geometry under a driver's
-    // loop limit); the bound here only keeps an expansion of ORs over ANDs from blowing up.
-    return sql::to_cnf(*tree, CnfLimits{.max_clauses = 4096, .max_terms_per_clause = 4096, .max_terms = 65536},
-                       sql::Position{});
+    const CnfLimits limits = cnf_shaped(*tree)
+                                 ? CnfLimits{.max_clauses = SIZE_MAX, .max_terms_per_clause = SIZE_MAX, .max_terms = SIZE_MAX}
+                                 : CnfLimits{};
+    return sql::to_cnf(*tree, limits, sql::Position{});
   } catch (const Error& e) {
     why = e.what();
     return std::nullopt;

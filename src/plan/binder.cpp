@@ -684,7 +684,6 @@ std::optional<std::pair<size_t, double>> offset_term(const Expr& e) {
   const Expr& a = e.args[0];
   const Expr& b = e.args[1];
   if (a.kind != ExprKind::Column || b.kind != ExprKind::Literal) return std::nullopt;
-  if (a.type == Type::Float32 && b.type != Type::Float64) return std::nullopt;
   if (a.type != Type::Int32 && a.type != Type::Float32) return std::nullopt;
   double v = 0;
   if (const auto* i = std::get_if<int64_t>(&b.literal))
@@ -800,10 +799,14 @@ std::unique_ptr<Node> Binder::bind_from(const ast::Select& s, Scope& scope) {
           continue;
         }
       }
-      rest.push_back(std::move(b));
+      if (b.kind == ExprKind::And)  // a BETWEEN, say: its halves may form the band
+        for (auto& part : b.args) rest.push_back(std::move(part));
+      else
+        rest.push_back(std::move(b));
     }
-    // A band: right >= left + lo and right <= left + hi on the same column pair.
-    if (join->equi.empty()) {
+    // A band: right >= left + lo and right <= left + hi on the same column pair, in double arithmetic
+    // (docs/SQL.md "Joins").
+    {
       for (size_t i = 0; i < rest.size() && !band; ++i)
         for (size_t k = 0; k < rest.size() && !band; ++k) {
           const Expr& a = rest[i];
