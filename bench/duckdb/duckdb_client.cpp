@@ -271,6 +271,8 @@ Table to_table(const QueryResult& result) {
           column.push(v);
           break;
         }
+        case Type::String:
+        case Type::Date: break;  // never chosen above
       }
       if (parsed.ec != std::errc{} || parsed.ptr != end)
         throw Error(ErrorCode::Internal,

@@ -21,7 +21,7 @@ namespace gfxq::gl {
 struct ContextOptions {
   bool debug = false;  //!< synchronous KHR_debug output; every non-notification message is recorded
   uint64_t wait_timeout_ns = 60ull * 1000 * 1000 * 1000;  //!< the longest finish() waits
-  FaultInjection faults;  //!< lose_device: the k-th check_alive() finds the context lost (tests)
+  FaultInjection faults = {};  //!< lose_device: the k-th check_alive() finds the context lost (tests)
 };
 
 //! A current OpenGL 4.6 (or 4.5) core context with its capability record.

@@ -341,6 +341,8 @@ Value cell(const Statement& st, int col, Type type, bool canonical_value) {
       const float f = std::bit_cast<float>(static_cast<uint32_t>(st.integer(col)));
       return canonical_value ? canonical_float(f) : f;
     }
+    case Type::String:
+    case Type::Date: throw Error(ErrorCode::Internal, "the SQLite oracle reads no STRING or DATE column");
   }
   return std::monostate{};
 }

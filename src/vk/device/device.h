@@ -57,7 +57,7 @@ struct DeviceOptions {
   //! How long one GPU wait (a submission's fence) may take before Error(Timeout).
   uint64_t wait_timeout_ns = 60ull * 1000 * 1000 * 1000;
   //! Faults to inject (tests): the k-th buffer allocation, the k-th GPU wait.
-  FaultInjection faults;
+  FaultInjection faults = {};
   //! Size of the sub-allocator's memory blocks (0: 64 MiB, at most an eighth of the heap); a
   //! buffer larger than half a block gets a dedicated allocation.
   uint64_t block_bytes = 0;
