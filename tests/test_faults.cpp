@@ -151,6 +151,12 @@ TEST_CASE("faults: results larger than the host can hold are refused before allo
               ErrorCode::ResultTooLarge, "the join's 10000000000 row pairs", "host limit");
   CHECK_ERROR(cpu::product(catalog.get("r"), "r", catalog.get("s"), "s"), ErrorCode::ResultTooLarge,
               "PRODUCT of 100000 and 100000 rows", "host limit");
+  // The engine's CPU operators refuse them the same way.
+  Engine engine;
+  CHECK_ERROR(engine.execute_sql("SELECT COUNT(*) FROM r JOIN s ON r.k = s.k", catalog, Backend::Cpu),
+              ErrorCode::ResultTooLarge, "the join's 10000000000 row pairs", "host limit");
+  CHECK_ERROR(engine.execute_sql("SELECT COUNT(*) FROM r CROSS JOIN s", catalog, Backend::Cpu),
+              ErrorCode::ResultTooLarge, "PRODUCT of 100000 and 100000 rows", "host limit");
   // A join within the limit still answers.
   Catalog small;
   small.add("r", Table{{Column::ints("k", {1, 2, 2})}});

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "core/host_memory.h"
 #include "cpu/exec/eval.h"
 #include "cpu/exec/ops.h"
 #include "cpu/internal.h"
@@ -72,12 +73,24 @@ HostRelation run_join(const plan::Node& node, const HostRelation& left, const Ho
       for (size_t i = 0; i < rk.size(); ++i) key[i] = key_cell(*rk[i], r);
       table[key].push_back(r);
     }
+    // Each left row's matches, counted first: a result larger than the host can hold is refused
+    // before the pairs are allocated.
+    std::vector<const std::vector<uint64_t>*> matches(left.rows(), nullptr);
+    uint64_t total = 0;
     for (uint64_t l = 0; l < left.rows(); ++l) {
       if (any_null(lk, l)) continue;
       for (size_t i = 0; i < lk.size(); ++i) key[i] = key_cell(*lk[i], l);
-      const auto it = table.find(key);
-      if (it == table.end()) continue;
-      for (uint64_t r : it->second) {
+      if (const auto it = table.find(key); it != table.end()) {
+        matches[l] = &it->second;
+        total += it->second.size();
+      }
+    }
+    check_host_bytes(total, 2 * sizeof(uint64_t), 0, "the join's " + std::to_string(total) + " row pairs");
+    lrows.reserve(total);
+    rrows.reserve(total);
+    for (uint64_t l = 0; l < left.rows(); ++l) {
+      if (!matches[l]) continue;
+      for (uint64_t r : *matches[l]) {
         lrows.push_back(l);
         rrows.push_back(r);
       }
@@ -114,6 +127,9 @@ HostRelation run_join(const plan::Node& node, const HostRelation& left, const Ho
     rrows = p.right;
     how = "band: right keys sorted, a binary search per left row";
   } else {
+    const unsigned __int128 pairs = static_cast<unsigned __int128>(left.rows()) * right.rows();
+    check_host_bytes(pairs >> 64 ? UINT64_MAX : static_cast<uint64_t>(pairs), 2 * sizeof(uint64_t), 0,
+                     "PRODUCT of " + std::to_string(left.rows()) + " and " + std::to_string(right.rows()) + " rows");
     for (uint64_t l = 0; l < left.rows(); ++l)
       for (uint64_t r = 0; r < right.rows(); ++r) {
         lrows.push_back(l);
