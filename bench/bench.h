@@ -43,9 +43,9 @@ struct Case {
 //! All registered cases, in registration order.
 std::vector<Case>& registry();
 
-//! `gfxq_bench --io-child ENGINE PATH`: loads one CSV file in this fresh process (ENGINE gfxq or
-//! duckdb) and prints the load's wall seconds; the io.csv_* cases time loads this way
-//! (cases_io.cpp). Returns the exit status.
+//! `gfxq_bench --io-child ENGINE PATH`: loads one file in this fresh process (ENGINE gfxq or duckdb:
+//! a CSV file; column: a gfxq column file; read: read() of the bytes) and prints the load's wall
+//! seconds; the io.* cases time loads this way (cases_io.cpp). Returns the exit status.
 int io_child(int argc, char** argv);
 
 //! Registers a case at static-initialisation time: `static Registrar r{{...}};`

@@ -17,11 +17,16 @@
 //                                         2 string columns, every value distinct: addresses, names
 //   io.csv_duckdb_date / io.csv_date      4 date columns: days of 1992-1998, of 1900-2100
 //
+//   io.column_read / io.column_file_int   one int column in a gfxq column file (docs/FORMATS.md):
+//                                         read() of the whole file into fresh memory (the ceiling),
+//                                         and read_column_file (goal: >= 2 GB/s at 2^28 rows)
+//
 // A string column's dictionary is sorted (gfxq::Dictionary), DuckDB's strings are not: the more
 // distinct values, the more gfxq's load does beyond DuckDB's (string_unique is the extreme).
 //
 // The check: row counts, per-column sums (int), minimum and maximum (float, date) and distinct
 // counts (string) equal DuckDB's.
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,7 +45,9 @@
 #include <vector>
 
 #include "bench.h"
+#include "core/huge_pages.h"
 #include "duckdb/duckdb_client.h"
+#include "gfxq/column_file.h"
 #include "gfxq/error.h"
 #include "gfxq/table.h"
 
@@ -289,6 +296,76 @@ Measurement run_gfxq(Env& env, const std::string& family, uint64_t rows) {
   return m;
 }
 
+// The column file of one int column at `rows` rows, written on first use.
+const CsvFile& column_file(uint64_t rows, uint64_t seed) {
+  static std::map<std::string, CsvFile> files;
+  const std::string key = "column_int_" + std::to_string(rows) + "_s" + std::to_string(seed);
+  auto it = files.find(key);
+  if (it != files.end()) return it->second;
+  const auto dir = std::filesystem::temp_directory_path() / "gfxq_bench_io";
+  std::filesystem::create_directories(dir);
+  CsvFile f;
+  f.path = (dir / (key + ".gfxq")).string();
+  if (!std::filesystem::exists(f.path)) {
+    uint64_t s = seed;
+    std::vector<int32_t> v(rows);
+    for (int32_t& x : v) x = int32_t(uint32_t(mix(s)));
+    write_column_file(f.path, Table{{Column::ints("a", std::move(v))}});
+  }
+  f.bytes = std::filesystem::file_size(f.path);
+  return files.emplace(key, f).first->second;
+}
+
+// Reads the whole file with read() into fresh memory (advised huge pages, as the loader's columns).
+double read_whole_file(const std::string& path) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(ErrorCode::Io, "cannot open " + path);
+  const auto size = static_cast<size_t>(::lseek(fd, 0, SEEK_END));
+  std::vector<char> buffer;
+  buffer.reserve(size);
+  detail::advise_huge_pages(buffer.data(), size);
+  buffer.resize(size);
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::pread(fd, buffer.data() + done, size - done, static_cast<off_t>(done));
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  if (done != size) throw Error(ErrorCode::Io, "short read of " + path);
+  return seconds_since(t0);
+}
+
+Measurement run_column_read(Env& env, uint64_t rows) {
+  const CsvFile& f = column_file(rows, env.seed);
+  read_whole_file(f.path);  // untimed: warms the page cache
+  Measurement m;
+  m.seconds = best_child_load("read", f.path, env.repeats);
+  m.bytes = f.bytes;
+  m.items = rows;
+  m.checked = false;
+  m.note = "read() of the file into fresh memory, one thread, fresh process per run";
+  return m;
+}
+
+Measurement run_column_file(Env& env, uint64_t rows) {
+  const CsvFile& f = column_file(rows, env.seed);
+  const Table t = read_column_file(f.path);  // untimed: warms the page cache, and is checked
+  uint64_t s = env.seed;
+  const auto& v = t.columns.at(0).as<int32_t>();
+  for (uint64_t r = 0; r < rows; ++r)
+    if (v[r] != int32_t(uint32_t(mix(s))))
+      throw Error(ErrorCode::Internal, "column file read back wrong at row " + std::to_string(r));
+  Measurement m;
+  m.seconds = best_child_load("column", f.path, env.repeats);
+  m.bytes = f.bytes;
+  m.items = rows;
+  m.note =
+      "read_column_file, " + std::to_string(std::thread::hardware_concurrency()) + " threads, fresh process per load";
+  return m;
+}
+
 struct Register {
   Register() {
     for (const std::string family : {"int", "float", "string", "date", "string_unique"}) {
@@ -297,6 +374,8 @@ struct Register {
       registry().push_back(Case{"io.csv_" + family, "cpu", "io.csv_duckdb_" + family, false,
                                 [family](Env& env, uint64_t rows) { return run_gfxq(env, family, rows); }});
     }
+    registry().push_back(Case{"io.column_read", "cpu", "", false, run_column_read});
+    registry().push_back(Case{"io.column_file_int", "cpu", "io.column_read", false, run_column_file});
   }
 } register_io_cases;
 
@@ -304,7 +383,7 @@ struct Register {
 
 int io_child(int argc, char** argv) {
   if (argc != 2) {
-    std::cerr << "usage: gfxq_bench --io-child gfxq|duckdb PATH\n";
+    std::cerr << "usage: gfxq_bench --io-child gfxq|duckdb|column|read PATH\n";
     return 2;
   }
   const std::string engine = argv[0], path = argv[1];
@@ -314,6 +393,12 @@ int io_child(int argc, char** argv) {
       const auto t0 = std::chrono::steady_clock::now();
       const Table t = read_csv_file(path);
       seconds = seconds_since(t0);
+    } else if (engine == "column") {
+      const auto t0 = std::chrono::steady_clock::now();
+      const Table t = read_column_file(path);
+      seconds = seconds_since(t0);
+    } else if (engine == "read") {
+      seconds = read_whole_file(path);
     } else if (engine == "duckdb") {
       duckdb::Client db;
       seconds = db.load_csv("io_load", path);

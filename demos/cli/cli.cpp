@@ -15,10 +15,12 @@ namespace {
 constexpr const char* kUsage = R"(usage:
   gfxq info
       OpenGL and Vulkan devices and their capability records.
-  gfxq sql [--backend cpu|raster|compute|auto] [--explain] --table NAME=PATH.csv ... "SELECT ..."
+  gfxq sql [--backend cpu|raster|compute|auto] [--explain] --table NAME=PATH ... "SELECT ..."
       Runs a query; prints the result as CSV on stdout, the execution report on stderr (--explain).
-  gfxq gen --out PATH.csv [--rows N] [--seed S] [--column NAME:TYPE[:DIST[:LO:HI]]] ...
-      Writes a generated table. TYPE int|float; DIST uniform|skewed|sorted|all-equal.
+      PATH is a .csv file or a gfxq column file (.gfxq, docs/FORMATS.md).
+  gfxq gen --out PATH [--rows N] [--seed S] [--column NAME:TYPE[:DIST[:LO:HI]]] ...
+      Writes a generated table as CSV (PATH.csv) or a gfxq column file (PATH.gfxq).
+      TYPE int|float; DIST uniform|skewed|sorted|all-equal.
       Default columns: a:int:uniform:0:1000000, b:int:skewed:0:1000, c:float:uniform:0:1.
   gfxq gen ssb --sf N --out DIR [--seed S] [--threads T]
       Writes the Star Schema Benchmark's tables as DIR/lineorder.csv, date.csv, customer.csv,
@@ -125,8 +127,8 @@ int cmd_sql(Args& args, std::ostream& out, std::ostream& err) {
       const std::string& v = args.value(a);
       const auto eq = v.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
-        throw UsageError{"--table needs NAME=PATH.csv, got '" + v + "'"};
-      catalog.add(v.substr(0, eq), read_csv_file(v.substr(eq + 1)));
+        throw UsageError{"--table needs NAME=PATH (a .csv or .gfxq file), got '" + v + "'"};
+      catalog.add(v.substr(0, eq), read_table_file(v.substr(eq + 1)));
     } else if (a.rfind("--", 0) == 0) {
       throw UsageError{"unknown option '" + a + "' for gfxq sql"};
     } else if (query.empty()) {
@@ -155,10 +157,10 @@ int cmd_gen(Args& args, std::ostream& out) {
     else if (a == "--column") columns.push_back(parse_column_spec(args.value(a)));
     else throw UsageError{"unknown argument '" + a + "' for gfxq gen"};
   }
-  if (path.empty()) throw UsageError{"gfxq gen needs --out PATH.csv"};
+  if (path.empty()) throw UsageError{"gfxq gen needs --out PATH.csv or PATH.gfxq"};
   if (columns.empty()) columns = default_columns();
   const Table table = generate_table(columns, rows, seed);
-  write_csv_file(path, table);
+  write_table_file(path, table);
   out << "wrote " << rows << " rows (" << table.schema() << ", seed " << seed << ") to " << path << "\n";
   return kOk;
 }

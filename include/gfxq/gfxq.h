@@ -3,6 +3,7 @@
 //! Umbrella header: everything a host program needs.
 
 #include "gfxq/capabilities.h"
+#include "gfxq/column_file.h"
 #include "gfxq/cpu.h"
 #include "gfxq/engine.h"
 #include "gfxq/error.h"
