@@ -2,6 +2,7 @@
 //! \file gfxq.h
 //! Umbrella header: everything a host program needs.
 
+#include "gfxq/arrow.h"
 #include "gfxq/capabilities.h"
 #include "gfxq/column_file.h"
 #include "gfxq/cpu.h"
