@@ -3,6 +3,7 @@
 //! Columnar host tables, the catalog of named tables, CSV input/output and seeded generators.
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <memory>
@@ -141,6 +142,9 @@ class Catalog {
 struct CsvReadOptions {
   unsigned threads = 0;      //!< worker threads; 0: std::thread::hardware_concurrency()
   uint64_t chunk_bytes = 0;  //!< bytes per unit of work, cut at the next record start; 0: automatic
+  //! Called as chunks are parsed with (bytes parsed, bytes in all), from worker threads but never
+  //! two calls at once; empty: no calls. For progress lines (gfxq's CLI).
+  std::function<void(uint64_t done, uint64_t total)> progress;
 };
 
 //! Reads a CSV table (RFC 4180 quoting). Header fields are `name:int`, `name:float`,
@@ -160,6 +164,8 @@ struct CsvWriteOptions {
   bool typed_header = true;  //!< `a:int` rather than `a` in the header
   unsigned threads = 0;      //!< formatting threads; 0: std::thread::hardware_concurrency()
   uint64_t chunk_rows = 0;   //!< rows per unit of work; 0: automatic
+  //! Called on the calling thread after each batch of rows is written, with (rows written, rows).
+  std::function<void(uint64_t done, uint64_t total)> progress;
 };
 
 //! Writes `table` as CSV: the header (typed: `a:int`), then rows. Floats are written in the

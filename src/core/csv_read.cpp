@@ -50,6 +50,7 @@
 #include <cstring>
 #include <istream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -724,10 +725,18 @@ Table parse(const Text& text, const CsvReadOptions& options) {
   // holds exactly the column's distinct values.
   std::vector<std::vector<detail::StringInterner>> interners(threads);
   for (auto& per_column : interners) per_column.resize(n);
+  std::mutex progress_mutex;
+  uint64_t parsed_bytes = 0;
   const auto parse_chunks = [&](const std::vector<size_t>& which, bool fixed) {
     detail::parallel_for_workers(which.size(), threads, [&](size_t k, unsigned worker) {
-      chunks[which[k]].worker = worker;
-      ChunkParser(text, defs, outputs, interners[worker], chunks[which[k]]).parse(fixed);
+      Chunk& chunk = chunks[which[k]];
+      chunk.worker = worker;
+      ChunkParser(text, defs, outputs, interners[worker], chunk).parse(fixed);
+      if (options.progress && !fixed) {
+        const std::lock_guard lock(progress_mutex);
+        parsed_bytes += static_cast<uint64_t>(chunk.end - chunk.begin);
+        options.progress(parsed_bytes, bytes);
+      }
     });
     // The first chunk that failed starts where a one-thread read would be at that point (every
     // chunk before it parsed, so every quote before it was valid and its cut is right): its error is

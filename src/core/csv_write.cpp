@@ -191,6 +191,7 @@ void write_csv(std::ostream& out, const Table& table, const CsvWriteOptions& opt
       format_rows(table, quoted, b * block, std::min(rows, (b + 1) * block), text[k]);
     });
     for (uint64_t k = 0; k < count; ++k) out.write(text[k].data(), static_cast<std::streamsize>(text[k].size()));
+    if (options.progress) options.progress(std::min(rows, (first + count) * block), rows);
   }
 }
 
