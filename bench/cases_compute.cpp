@@ -24,25 +24,13 @@
 #include "vk/primitives/radix_sort.h"
 #include "vk/relational/aggregate.h"
 #include "vk/relational/select.h"
+#include "vk_timing.h"
 
 namespace gfxq::bench {
 namespace {
 
 using vk::Buffer;
 using vk::MemoryKind;
-
-vk::Device& device_of(Env& env) {
-  if (!env.vk) throw Error(ErrorCode::Unsupported, "no Vulkan device");
-  return *env.vk;
-}
-
-// splitmix64: fast seeded data at 2^28 rows.
-uint64_t mix(uint64_t& s) {
-  uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 // The column every scan case reads: n float32 values uniform in [0, 1). The host copy is kept
 // between the cases of one size; each case uploads it (untimed), so no device object outlives
@@ -98,97 +86,6 @@ struct FloatScan {
         plan(vk::plan_scan(device, rows)) {}
   FloatScan(const FloatScan&) = delete;
   FloatScan& operator=(const FloatScan&) = delete;
-};
-
-// Best GPU times in seconds of each of `records`, run in turn (one of each per repeat, a barrier
-// between any two), so that any change of the device's state hits all of them alike; the first
-// is the operator, the others its references. The device is kept busy throughout: first at least
-// kWarmUp of back-to-back untimed runs, then the env.repeats timed runs recorded back to back
-// into as few command buffers as the timestamp slots allow. The H200 lowers its SM clock from
-// 1980 MHz to as little as 345 MHz within about 2 s of low load (nvidia-smi: clock event "GPU
-// idle"), and a kernel then takes up to 2.5x longer; one submit and host wait per run let it
-// drop between runs (BENCHMARKS.md, "Timing: the GPU kept busy").
-std::vector<double> best_interleaved(Env& env, const std::vector<std::function<void(VkCommandBuffer)>>& records) {
-  constexpr auto kWarmUp = std::chrono::milliseconds(1000);
-  constexpr double kWarmBatchSeconds = 0.1;  // wall time of one warm-up command buffer
-  vk::Device& device = device_of(env);
-  if (!device.caps().timestamps) throw Error(ErrorCode::Unsupported, "the compute queue has no timestamps");
-  const size_t n = records.size();
-  // One repeat: every record, each after a barrier, optionally between two timestamps.
-  auto record_repeat = [&](VkCommandBuffer cmd, std::optional<uint32_t> first_slot) {
-    for (size_t i = 0; i < n; ++i) {
-      device.barrier(cmd);
-      if (first_slot) device.timestamp(cmd, *first_slot + uint32_t(2 * i));
-      records[i](cmd);
-      if (first_slot) device.timestamp(cmd, *first_slot + uint32_t(2 * i + 1));
-    }
-  };
-  using clock = std::chrono::steady_clock;
-  const auto warm_start = clock::now();
-  uint64_t batch = 1;
-  while (clock::now() - warm_start < kWarmUp) {
-    const auto t0 = clock::now();
-    device.submit([&](VkCommandBuffer cmd) {
-      for (uint64_t r = 0; r < batch; ++r) record_repeat(cmd, std::nullopt);
-    });
-    const double took = std::chrono::duration<double>(clock::now() - t0).count();
-    // Grow the batch toward kWarmBatchSeconds of work per submit (at most 2x, 4096 repeats).
-    const double scale = took > 0 ? kWarmBatchSeconds / took : 2.0;
-    batch = std::clamp<uint64_t>(uint64_t(double(batch) * std::min(scale, 2.0)), 1, 4096);
-  }
-  const uint32_t per_buffer = std::max<uint32_t>(1, vk::Device::kTimestampSlots / uint32_t(2 * n));
-  std::vector<double> best(n, std::numeric_limits<double>::infinity());
-  for (int done = 0, total = std::max(1, env.repeats); done < total;) {
-    const uint32_t reps = uint32_t(std::min<int>(int(per_buffer), total - done));
-    device.submit([&](VkCommandBuffer cmd) {
-      for (uint32_t r = 0; r < reps; ++r) record_repeat(cmd, uint32_t(2 * n * r));
-    });
-    for (uint32_t r = 0; r < reps; ++r)
-      for (size_t i = 0; i < n; ++i) {
-        const uint32_t slot = uint32_t(2 * (n * r + i));
-        best[i] = std::min(best[i], device.elapsed_ms(slot, slot + 1) / 1e3);
-      }
-    done += int(reps);
-  }
-  return best;
-}
-
-// Best GPU time in seconds of `record` (best_interleaved with no references).
-double best_seconds(Env& env, const std::function<void(VkCommandBuffer)>& record) {
-  return best_interleaved(env, {record})[0];
-}
-
-// A uvec4 copy of `rows` 4-byte values (copy_u32x4, the usual best of the ceiling) and a read-only
-// pass over them (read_u32x4_x8, ceiling_read's best), timed beside an operator over the same
-// column: the per-case references of the notes' "copy ratio" and "read ratio". The source holds
-// distinct values (no constant data a memory system might compress).
-struct CopyReference {
-  Buffer src, dst;
-  explicit CopyReference(vk::Device& device, uint64_t rows)
-      : src(device.create_buffer(vk::padded_bytes(rows), MemoryKind::Device)),
-        dst(device.create_buffer(vk::padded_bytes(rows), MemoryKind::Device)) {
-    std::vector<uint32_t> host(src.size() / 4);
-    std::iota(host.begin(), host.end(), 7u);
-    device.upload(src, host.data(), src.size());
-  }
-  void record(vk::Device& device, VkCommandBuffer cmd) const { run(device, cmd, "copy_u32x4", 256); }
-  void record_read(vk::Device& device, VkCommandBuffer cmd) const { run(device, cmd, "read_u32x4_x8", 2048); }
-  //! The operator's bytes/s (it moves `bytes` in `seconds`) over the copy's (read + write).
-  double ratio(uint64_t bytes, double seconds, double copy_seconds) const {
-    return (double(bytes) / seconds) / (2.0 * double(src.size()) / copy_seconds);
-  }
-
- private:
-  void run(vk::Device& device, VkCommandBuffer cmd, const char* kernel, uint32_t per_group) const {
-    const vk::Pipeline& p = device.pipeline(kernel, 2, 8, true);
-    const uint64_t per = device.max_binding_elements() / 64 * 64 * 4;
-    for (uint64_t off = 0; off < src.size(); off += per) {
-      const uint64_t n = std::min(per, src.size() - off);
-      const uint32_t push[2] = {uint32_t(n / 16), 0};
-      device.dispatch_ranges(cmd, p, {{&src, off, n}, {&dst, off, n}}, push,
-                             uint32_t((n / 16 + per_group - 1) / per_group));
-    }
-  }
 };
 
 // Times `record` interleaved with a copy and a read-only pass of the column; appends the copy ratio

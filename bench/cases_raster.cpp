@@ -7,10 +7,19 @@
 // Joins (raster.join_equi, raster.join_band): the paper's case, outer = rows (2^20 ~ 10^6), inner =
 // rows / 100 (~10^4); keys INT uniform in [0, 9999] on both sides, so an equi-join pairs 10^-4 of
 // the (outer, inner) pairs and the band s.k BETWEEN r.k - 24 AND r.k + 25 (50 keys) 5 * 10^-3.
+// raster.join_equi and join_band batch the probes (one search draw per batch; items: counts, so
+// compare their seconds), raster.join_equi_passes counts by occlusion passes per distinct bound,
+// raster.join_equi_per_probe by the paper's passes for every probe.
 // Sorts (raster.sort_pairs, raster.sort_blend) sort column k and time the network's passes only.
 //
 // Data: k and v are INT uniform in [0, 2^24 - 1] (their keys fit a 24-bit window: one pass per
-// comparison), f is FLOAT uniform in [0, 1] (32-bit keys: hi16 + lo16 passes). Tiles are the
+// comparison), f is FLOAT uniform in [0, 1] (32-bit keys: hi16 + lo16 passes), g is INT uniform in
+// [0, 1023] (the GROUP BY cases' key: 1024 groups, direct ids).
+// GROUP BY (raster.group_by_*): the operator gl::group_by on the held columns, timed by the sum of
+// its group-blend passes' GL_TIME_ELAPSED queries (the draws; readbacks and, for rank ids, the
+// sort reported apart in the note), checked against the CPU reference engine, whose time for the
+// same query in the same run is in the note. raster.group_by_count (one channel) is the primitive
+// the others are built of: one point per record at its group's pixel. Tiles are the
 // raster path's default (8192 x 8192, or less where the driver's limits are lower), or N x N with
 // the environment variable GFXQ_RASTER_TILE=N; textures stay resident while cases run at one size.
 #include <glad/gl.h>
@@ -35,9 +44,12 @@
 #include "gfxq/error.h"
 #include "gfxq/sql.h"
 #include "gl/aggregate.h"
+#include "gl/calibration.h"
 #include "gl/check.h"
 #include "gl/context.h"
+#include "gl/cost.h"
 #include "gl/count.h"
+#include "gl/group_by.h"
 #include "gl/join.h"
 #include "gl/select.h"
 #include "gl/sort.h"
@@ -47,6 +59,7 @@ namespace gfxq::bench {
 namespace {
 
 constexpr double kWindowTop = 16777215.0;  // 2^24 - 1
+constexpr double kGroups = 1024;           // values of the group column g
 
 // The raster options of every case: the default tile, or GFXQ_RASTER_TILE=N for N x N tiles.
 gl::RasterOptions bench_options() {
@@ -71,6 +84,22 @@ gl::Context& context_of(const Env& env) {
   return *env.gl;
 }
 
+// The device's calibration, measured once per run (no cache file: the run's own figures).
+const gl::RasterCalibration& calibration(const Env& env) {
+  static const gl::RasterCalibration measured = gl::calibrate(context_of(env), "");
+  return measured;
+}
+
+// `m` with the raster cost model's prediction for `node` in its note, beside the measurement.
+Measurement predicted(const Env& env, Measurement m, const gl::PlanNodeShape& node) {
+  const gl::CostEstimate e = gl::RasterCostModel(calibration(env)).estimate(node);
+  m.note +=
+      "; PREDICTED " + std::to_string(e.seconds) + " s (" + std::to_string(e.passes) + " passes; " + e.basis + ")";
+  return m;
+}
+
+using Shape = gl::PlanNodeShape;
+
 // The table and its uploaded columns at one size, kept while cases run at that size.
 struct Data {
   uint64_t rows = 0;
@@ -87,10 +116,11 @@ Data& data_for(const Env& env, uint64_t rows) {
   data.rows = rows;
   data.table = generate_table({{"k", Type::Int32, Distribution::Uniform, 0, kWindowTop},
                                {"v", Type::Int32, Distribution::Uniform, 0, kWindowTop},
-                               {"f", Type::Float32, Distribution::Uniform, 0, 1}},
+                               {"f", Type::Float32, Distribution::Uniform, 0, 1},
+                               {"g", Type::Int32, Distribution::Uniform, 0, kGroups - 1}},
                               rows, env.seed);
-  data.input =
-      std::make_unique<gl::RasterInput>(context_of(env), data.table, std::vector<size_t>{0, 1, 2}, gl::RasterOptions{});
+  data.input = std::make_unique<gl::RasterInput>(context_of(env), data.table, std::vector<size_t>{0, 1, 2, 3},
+                                                 gl::RasterOptions{});
   return data;
 }
 
@@ -105,10 +135,21 @@ uint64_t host_count(const Table& t, Pred pred) {
   return n;
 }
 
+// The options of the cases that time one primitive pass: each column copied to depth and compared
+// with the constant, then a stencil-only count pass (the plan before constant-by-clear and fused
+// counts).
+gl::RasterOptions unfused_options() {
+  gl::RasterOptions options = bench_options();
+  options.constant_by_clear = false;
+  options.fuse_count = false;
+  return options;
+}
+
 // Runs the COUNT of `where` env.repeats times; the time is the best sum of the GPU times of the
-// passes whose kind is in `kinds` (all GPU passes when empty), items their fragments.
+// passes whose kind is in `kinds` (all GPU passes when empty), items their fragments, or `rows`
+// when `per_row` (the whole query's records per second, against one fill pass over them).
 Measurement run_where(Env& env, uint64_t rows, const std::string& where, const std::vector<std::string>& kinds,
-                      uint64_t expected, const gl::RasterOptions& options = bench_options()) {
+                      uint64_t expected, const gl::RasterOptions& options = bench_options(), bool per_row = false) {
   gl::Context& context = context_of(env);
   Data& data = data_for(env, rows);
   const BoundCnf cnf = bind_where(sql::parse("SELECT COUNT(*) FROM t WHERE " + where).where, data.table, "t");
@@ -122,7 +163,7 @@ Measurement run_where(Env& env, uint64_t rows, const std::string& where, const s
     for (const auto& p : result.passes) {
       const bool wanted =
           kinds.empty() ? p.kind != "fold" : std::find(kinds.begin(), kinds.end(), p.kind) != kinds.end();
-      if (!wanted) continue;
+      if (!wanted || p.items == 0) continue;  // a fused count pass draws nothing
       if (!p.gpu_ms) throw Error(ErrorCode::Unsupported, "no GPU timer result for pass " + p.kind);
       ms += *p.gpu_ms;
       fragments += p.items;
@@ -132,9 +173,10 @@ Measurement run_where(Env& env, uint64_t rows, const std::string& where, const s
     if (result.count != expected) m.checked = false;
     if (ms / 1e3 < m.seconds) {
       m.seconds = ms / 1e3;
-      m.items = fragments;
-      m.note = std::to_string(passes) + " timed pass(es) of " + result.algorithm + "; count " +
-               std::to_string(result.count) +
+      m.items = per_row ? rows : fragments;
+      m.note = std::string(per_row ? "items = rows (the query's time against one fill pass over them); " : "") +
+               std::to_string(passes) + " timed pass(es) (" + std::to_string(fragments) + " fragments) of " +
+               result.algorithm + "; count " + std::to_string(result.count) +
                (result.count == expected ? " (checked)" : " != host count " + std::to_string(expected));
     }
   }
@@ -290,19 +332,21 @@ Registrar ceiling{{kCeiling, "raster", "", true, depth_fill}};
 Registrar copy_to_depth{{"raster.copy_to_depth", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
                            const auto& t = data_for(env, rows).table;
                            return run_where(env, rows, "k < 8000000", {"copy-to-depth"},
-                                            host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }));
+                                            host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }),
+                                            unfused_options());
                          }}};
 
 Registrar compare{{"raster.compare", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
                      const auto& t = data_for(env, rows).table;
                      return run_where(env, rows, "k < 8000000", {"compare"},
-                                      host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }));
+                                      host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }),
+                                      unfused_options());
                    }}};
 
 Registrar compare_vertex_z{{"raster.compare_vertex_z", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
                               // The constant's depth from the vertices' z instead of gl_FragDepth.
                               const auto& t = data_for(env, rows).table;
-                              gl::RasterOptions options = bench_options();
+                              gl::RasterOptions options = unfused_options();
                               options.vertex_constant_depth = true;
                               return run_where(env, rows, "k < 8000000", {"compare"},
                                                host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }),
@@ -325,6 +369,33 @@ Registrar range_bounds{{"raster.range_depth_bounds", "raster", kCeiling, true, [
                               host_count(t, [](int32_t k, int32_t, float) { return k >= 3000000 && k <= 11000000; }));
                         }}};
 
+// A WHERE at CnfLimits' defaults (issue 26): 16 clauses of 16 comparisons, 256 in all, over the
+// three columns (k and v through their 24-bit window, f as 32-bit keys), every comparison a pass or
+// two. The time is the sum of every pass's GPU time; the count is checked against the CPU engine.
+std::string cnf_at_limit() {
+  std::string where;
+  for (int c = 0; c < 16; ++c) {
+    std::string clause;
+    for (int t = 0; t < 16; ++t) {
+      const int i = c * 16 + t;
+      const char* column = i % 3 == 0 ? "k" : (i % 3 == 1 ? "v" : "f");
+      const char* op = i % 2 ? " < " : " > ";
+      const std::string value = i % 3 == 2 ? number(0.5 + (i % 7) * 0.06) : std::to_string(1000003 * (i % 13));
+      clause += (clause.empty() ? "" : " OR ") + std::string(column) + op + value;
+    }
+    where += (where.empty() ? "(" : " AND (") + clause + ")";
+  }
+  return where;
+}
+
+Registrar cnf_limit{{"raster.cnf_at_limit", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                       const std::string where = cnf_at_limit();
+                       Catalog catalog;
+                       catalog.add("t", data_for(env, rows).table);
+                       const Result want = cpu::execute(sql::parse("SELECT COUNT(*) FROM t WHERE " + where), catalog);
+                       return run_where(env, rows, where, {}, uint64_t(std::get<int64_t>(want.table.columns[0].value(0))));
+                     }}};
+
 Registrar range_two{{"raster.range_two_pass", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
                        const auto& t = data_for(env, rows).table;
                        gl::RasterOptions options = bench_options();
@@ -344,10 +415,33 @@ Registrar cnf3{{"raster.cnf3", "raster", kCeiling, true, [](Env& env, uint64_t r
                 }}};
 
 Registrar count{{"raster.count", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                   // The stencil-only count pass alone.
                    const auto& t = data_for(env, rows).table;
                    return run_where(env, rows, "k < 8000000", {"count"},
-                                    host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }));
+                                    host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }),
+                                    unfused_options());
                  }}};
+
+Registrar count_query{{"raster.count_query", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                         // A one-clause COUNT as the path runs it: stencil-init, the constant cleared
+                         // into depth, k drawn against it with the occlusion count fused; rows/s.
+                         const auto& t = data_for(env, rows).table;
+                         return predicted(
+                             env,
+                             run_where(env, rows, "k < 8000000", {},
+                                       host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }),
+                                       bench_options(), true),
+                             {.kind = Shape::Kind::Filter, .rows = rows});
+                       }}};
+
+Registrar count_query_unfused{{"raster.count_query_unfused", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                                 // The same COUNT with the passes of before: stencil-init, copy-to-depth, compare,
+                                 // count pass.
+                                 const auto& t = data_for(env, rows).table;
+                                 return run_where(env, rows, "k < 8000000", {},
+                                                  host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }),
+                                                  unfused_options(), true);
+                               }}};
 
 constexpr int32_t kHalf = 8388608;  // 2^23: k < kHalf selects about half the rows
 
@@ -396,7 +490,7 @@ constexpr double kJoinDomain = 9999.0;  // keys in [0, 9999]: equi selectivity 1
 // through gl::execute_join env.repeats times. The time is the sum of the GPU timer queries of the
 // passes (the inner sort's stages and the probe batches); items are the fragments those passes
 // drew. The pairs (row ids of both sides) are checked against the CPU reference engine's.
-Measurement run_join(Env& env, uint64_t rows, double lo, double hi, bool share = true) {
+Measurement run_join(Env& env, uint64_t rows, double lo, double hi, bool share = true, bool search = true) {
   gl::Context& context = context_of(env);
   const uint64_t inner = std::max<uint64_t>(1, rows / 100);
   Catalog catalog;
@@ -418,6 +512,7 @@ Measurement run_join(Env& env, uint64_t rows, double lo, double hi, bool share =
     const auto wall = std::chrono::steady_clock::now();
     gl::RasterOptions options = bench_options();
     options.join_share_counts = share;
+    options.join_search = search;
     const Result got = gl::execute_join(context, bq, options);
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
     double ms = 0;
@@ -449,13 +544,32 @@ Measurement run_join(Env& env, uint64_t rows, double lo, double hi, bool share =
   return m;
 }
 
-Registrar join_equi{
-    {"raster.join_equi", "raster", kCeiling, true, [](Env& env, uint64_t rows) { return run_join(env, rows, 0, 0); }}};
+Registrar join_equi{{"raster.join_equi", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                       return predicted(env, run_join(env, rows, 0, 0),
+                                        {.kind = Shape::Kind::Join,
+                                         .rows = rows,
+                                         .inner_rows = std::max<uint64_t>(1, rows / 100),
+                                         .distinct_probes = uint64_t(kJoinDomain) + 1});
+                     }}};
+
+Registrar calibration_case{{"raster.calibration", "raster", "", false, [](Env& env, uint64_t) {
+                              // The calibration's own measurement (the figures the PREDICTED notes use).
+                              const gl::RasterCalibration& c = calibration(env);
+                              Measurement m;
+                              m.seconds = c.measure_ms / 1e3;
+                              m.note = c.text();
+                              return m;
+                            }}};
 
 Registrar join_equi_per_probe{{"raster.join_equi_per_probe", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
                                  // The paper's cost: every probe runs its passes (no counts shared).
-                                 return run_join(env, rows, 0, 0, false);
+                                 return run_join(env, rows, 0, 0, false, false);
                                }}};
+
+Registrar join_equi_passes{{"raster.join_equi_passes", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                              // Occlusion-counted passes per distinct bound (shared counts), no search.
+                              return run_join(env, rows, 0, 0, true, false);
+                            }}};
 
 Registrar join_band{{"raster.join_band", "raster", kCeiling, true,
                      [](Env& env, uint64_t rows) { return run_join(env, rows, -24, 25); }}};
@@ -529,16 +643,19 @@ SortRun sort_once(gl::Context& context, const gl::RasterInput& input, const std:
 // it just runs),
 // estimates one run at `rows` from it and skips above ~20 s; otherwise runs as many repetitions
 // (at most env.repeats) as fit in ~20 s and reports the best.
-Measurement run_sort(Env& env, uint64_t rows, bool blend) {
+Measurement run_sort(Env& env, uint64_t rows, bool blend, uint32_t steps_per_pass = 0) {
   gl::Context& context = context_of(env);
-  const gl::RasterOptions options = bench_options();
+  gl::RasterOptions options = bench_options();
+  options.sort_steps_per_pass = steps_per_pass;
   constexpr double kBudget = 20.0;
   constexpr uint64_t kCalibration = uint64_t(1) << 22;
   const uint64_t padded = std::bit_ceil(rows);
   // Fragments the network draws (sort.cpp): blending 2 draws of N per step, pairs N/2 texels per
-  // pass with 1 + p (p - 1) / 2 passes.
+  // pass with 1 + sum over s = 2..p of ceil((s - 1) / steps per pass) passes.
   const uint64_t p = uint64_t(std::countr_zero(padded));
-  const uint64_t passes = blend ? p * (p + 1) / 2 : 1 + p * (p - 1) / 2;
+  const uint64_t per_pass = steps_per_pass ? steps_per_pass : 2;
+  uint64_t passes = blend ? p * (p + 1) / 2 : 1;
+  for (uint64_t s = 2; !blend && s <= p; ++s) passes += (s - 1 + per_pass - 1) / per_pass;
   const double fragments = double(passes) * double(padded) * (blend ? 2.0 : 0.5);
   int repeats = std::max(1, env.repeats);
   std::string estimate;
@@ -572,7 +689,8 @@ Measurement run_sort(Env& env, uint64_t rows, bool blend) {
                "; items = fragments the "
                "network draws: " +
                std::string(blend ? "2 x padded n per step (the MIN and MAX draws; the copies are not counted)"
-                                 : "padded n / 2 texels per pass (2 records per texel)") +
+                                 : "padded n / 2 texels per pass (2 records per texel, " + std::to_string(per_pass) +
+                                       " texel steps per pass)") +
                ", " + std::to_string(passes) + " passes; best of " + std::to_string(repeats) + "; " + run.algorithm +
                (estimate.empty() ? "" : "; " + estimate) +
                (run.checked ? std::string(blend ? "; checked (ascending, the same count of every value as k)"
@@ -584,11 +702,109 @@ Measurement run_sort(Env& env, uint64_t rows, bool blend) {
   return m;
 }
 
-Registrar sort_pairs{{"raster.sort_pairs", "raster", kCeiling, true,
-                      [](Env& env, uint64_t rows) { return run_sort(env, rows, false); }}};
+Registrar sort_pairs{{"raster.sort_pairs", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                        return predicted(env, run_sort(env, rows, false), {.kind = Shape::Kind::Sort, .rows = rows});
+                      }}};
+
+// The pair network with 1 texel step per pass (the network before fusion: half as many reads per
+// fragment, twice the writes and passes) and with 3 (8 reads per fragment, a third of the passes).
+Registrar sort_pairs_1{{"raster.sort_pairs_1step", "raster", kCeiling, true,
+                        [](Env& env, uint64_t rows) { return run_sort(env, rows, false, 1); }}};
+Registrar sort_pairs_3{{"raster.sort_pairs_3steps", "raster", kCeiling, true,
+                        [](Env& env, uint64_t rows) { return run_sort(env, rows, false, 3); }}};
 
 Registrar sort_blend{
     {"raster.sort_blend", "raster", kCeiling, true, [](Env& env, uint64_t rows) { return run_sort(env, rows, true); }}};
+
+// Runs `sql` (SELECT g, aggregates FROM t GROUP BY g) on the CPU reference engine once (its time
+// goes in the note), then gl::group_by on the held columns env.repeats times with `ids`. The time
+// is the best sum of the group-blend passes' GPU times (the draws); items the points drawn.
+Measurement run_group_by(Env& env, uint64_t rows, const std::string& sql, const std::vector<gl::GroupAggregate>& aggs,
+                         gl::GroupIds ids) {
+  gl::Context& context = context_of(env);
+  if (ids == gl::GroupIds::Rank && rows > (uint64_t(1) << 24))
+    throw Error(ErrorCode::Unsupported,
+                "skipped: rank ids sort every row with the pair network (0.66 s at 2^24, 14.5 s at 2^28 on the H200)");
+  Data& data = data_for(env, rows);
+  Catalog catalog;
+  catalog.add("t", data.table);
+  const auto cpu_start = std::chrono::steady_clock::now();
+  const Result want = cpu::execute(sql::parse(sql), catalog);
+  const double cpu_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - cpu_start).count();
+  gl::RasterOptions options = bench_options();
+  options.group_ids = ids;
+  Measurement m;
+  m.seconds = 1e30;
+  for (int r = 0; r < std::max(1, env.repeats); ++r) {
+    const auto wall = std::chrono::steady_clock::now();
+    const gl::GroupByOutput out = gl::group_by(context, *data.input, {3}, aggs, {}, options);
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
+    double ms = 0, sort_ms = 0, readback_ms = 0;
+    uint64_t points = 0;
+    std::string blends;
+    for (const auto& p : out.passes) {
+      if (p.kind == "group-blend") {
+        if (!p.gpu_ms) throw Error(ErrorCode::Unsupported, "no GPU timer result for " + p.kind);
+        ms += *p.gpu_ms;
+        points += p.items;
+        blends += "; " + p.detail;
+      }
+      if (p.kind == "group-readback") readback_ms += p.wall_ms;
+      if (p.kind == "sort-network") sort_ms += p.gpu_ms.value_or(p.wall_ms);
+    }
+    bool ok = out.groups() == want.table.rows();
+    for (uint64_t g = 0; ok && g < out.groups(); ++g) {
+      ok = int_from_key(out.keys[0][g]) == want.table.columns[0].as<int32_t>()[g];
+      for (size_t a = 0; ok && a < aggs.size(); ++a) ok = out.value(a, g) == want.table.columns[a + 1].value(g);
+    }
+    if (!ok) m.checked = false;
+    if (ms / 1e3 < m.seconds) {
+      m.seconds = ms / 1e3;
+      m.items = points;
+      m.note = std::to_string(out.groups()) + " groups" + (ok ? " (checked against the CPU)" : " != CPU") +
+               "; GL_TIME_ELAPSED sum of the group-blend draws; readbacks " + std::to_string(readback_ms) +
+               " ms (host)" + (sort_ms > 0 ? ", rank sort network " + std::to_string(sort_ms) + " ms" : "") +
+               ", whole call " + std::to_string(wall_s) + " s wall; CPU reference engine " + std::to_string(cpu_s) +
+               " s for the query; " + out.algorithm + blends;
+    }
+  }
+  m.bytes = rows * 4 * (1 + aggs.size());
+  return m;
+}
+
+const std::vector<gl::GroupAggregate> kCount = {{AggKind::Count, std::nullopt, "COUNT(*)"}};
+
+Registrar group_by_count{
+    {"raster.group_by_count", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+       // The primitive: one point per record at its group's pixel, one channel.
+       return predicted(env,
+                        run_group_by(env, rows, "SELECT g, COUNT(*) FROM t GROUP BY g", kCount, gl::GroupIds::Auto),
+                        {.kind = Shape::Kind::GroupBy, .rows = rows, .groups = 1024});
+     }}};
+
+Registrar group_by_sum{
+    {"raster.group_by_sum", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+       // COUNT and SUM of v (24 bit planes): 25 additive channels, one pass.
+       return predicted(env,
+                        run_group_by(env, rows, "SELECT g, COUNT(*), SUM(v) FROM t GROUP BY g",
+                                     {kCount[0], {AggKind::Sum, 1, "SUM(v)"}}, gl::GroupIds::Auto),
+                        {.kind = Shape::Kind::GroupBy, .rows = rows, .sums = 1, .sum_planes = 24, .groups = 1024});
+     }}};
+
+Registrar group_by_minmax{
+    {"raster.group_by_minmax", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+       // MIN and MAX of v: high 24 bits, then low 8 bits (two rounds).
+       return predicted(env,
+                        run_group_by(env, rows, "SELECT g, MIN(v), MAX(v) FROM t GROUP BY g",
+                                     {{AggKind::Min, 1, "MIN(v)"}, {AggKind::Max, 1, "MAX(v)"}}, gl::GroupIds::Auto),
+                        {.kind = Shape::Kind::GroupBy, .rows = rows, .searches = 2, .groups = 1024});
+     }}};
+
+Registrar group_by_rank{{"raster.group_by_rank", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                           // COUNT and SUM with rank ids (the raster sort of g first; its time in the note).
+                           return run_group_by(env, rows, "SELECT g, COUNT(*), SUM(v) FROM t GROUP BY g",
+                                               {kCount[0], {AggKind::Sum, 1, "SUM(v)"}}, gl::GroupIds::Rank);
+                         }}};
 
 }  // namespace
 

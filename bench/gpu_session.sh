@@ -3,9 +3,10 @@
 # real drivers, then the benchmark program's cases with their same-run ceilings, then the peers,
 # each part writing its output under $OUT (the device tool brings that folder back).
 #
-#   . .gl/gpu-env.sh; bash bench/gpu_session.sh BUILD_DIR [tests] [compute] [raster] [sorts] [peers]
+#   . .gl/gpu-env.sh; bash bench/gpu_session.sh BUILD_DIR [tests] [compute] [raster] [sorts] [peers] [joins]
 #
-# BUILD_DIR holds gfxq_bench and tests/gfxq_tests (a Release build). No part named: all of them.
+# BUILD_DIR holds gfxq_bench and tests/gfxq_tests (a Release build). No part named: all of them but
+# joins (the joins' cases at the issue's sizes, their raster comparison and their peers).
 # Each part has its own time limit, so one slow part cannot take the others' output with it.
 set -u
 build=${1:?usage: gpu_session.sh BUILD_DIR [part...]}
@@ -37,6 +38,11 @@ for part in $parts; do
     raster) run raster.jsonl 240 "$bench" --cases raster.ceiling,raster.co,raster.range,raster.cnf3,raster.sum,raster.kth,raster.join --log2 20,24,28 --repeats 5 ;;
     sorts) run sorts.jsonl 150 "$bench" --cases ceiling,sort --log2 20,24,28 --repeats 3 ;;
     peers) run peers.jsonl 150 python3 "$(dirname "$0")/peers.py" --log2 20,24,28 --repeats 10 ;;
-    *) echo "unknown part $part (tests, compute, raster, sorts, peers)" >&2; exit 2 ;;
+    joins)
+      run joins_equi.jsonl 420 "$bench" --cases compute.join_unique,compute.join_zipf --log2 24,27 --repeats 5
+      run joins_band.jsonl 240 "$bench" --cases compute.join_band --log2 24 --repeats 5
+      run joins_raster.jsonl 240 "$bench" --cases compute.join_band_raster_shape,raster.join_band --log2 20 --repeats 3
+      run joins_peers.jsonl 200 python3 "$(dirname "$0")/peers.py" --cases join --log2 24,27 --repeats 5 ;;
+    *) echo "unknown part $part (tests, compute, raster, sorts, peers, joins)" >&2; exit 2 ;;
   esac
 done

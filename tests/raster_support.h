@@ -5,7 +5,7 @@
 #include <string>
 
 #include "gfxq/cpu.h"
-#include "gl/select.h"
+#include "gl/execute.h"
 #include "gpu_support.h"
 #include "random_queries.h"
 

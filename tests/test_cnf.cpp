@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -138,29 +140,52 @@ TEST_CASE("cnf: comparisons that differ are kept") {
   CHECK(c.text() == "(a = b) AND (a = t.b) AND (a = 1) AND (a <> 1) AND (a = 2) AND (t.a = 1)");
 }
 
+TEST_CASE("cnf: a NaN literal is a comparison of its own, and -0.0 the same as 0.0") {
+  // Ordered by `<`, NaN compared equal to every literal and (y = 3.4e38 OR y = NaN) lost its NaN term.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Cnf c = cnf_of(Expr::any_of({leaf("y", Eq, 3.4028234663852886e38), leaf("y", Eq, nan), leaf("y", Eq, 0.0),
+                                     leaf("y", Eq, -0.0), leaf("y", Eq, nan)}));
+  REQUIRE(c.clauses.size() == 1);
+  CHECK(c.clauses[0].terms.size() == 3);
+  CHECK(std::isnan(std::get<double>(c.clauses[0].terms[1].rhs)));
+}
+
 TEST_CASE("cnf: sizes at the limits pass") {
   const Expr e = or_of_ands(2);  // 4 clauses of 2
-  CHECK(cnf_of(e, {4, 2}).clauses.size() == 4);
-  CHECK(cnf_error(e, {3, 2}) == "at 2:7: condition's CNF would have 4 clauses (limit 3)");
-  CHECK(cnf_error(e, {4, 1}) == "at 2:7: condition's CNF would have a clause of 2 comparisons (limit 1 per clause)");
+  CHECK(cnf_of(e, {4, 2, 8}).clauses.size() == 4);
+  CHECK(cnf_error(e, {3, 2, 8}) == "at 2:7: condition's CNF would have 4 clauses (limit 3)");
+  CHECK(cnf_error(e, {4, 1, 8}) == "at 2:7: condition's CNF would have a clause of 2 comparisons (limit 1 per clause)");
+  CHECK(cnf_error(e, {4, 2, 7}) == "at 2:7: condition's CNF would have 8 comparisons (limit 7 in all)");
+}
+
+TEST_CASE("cnf: the comparison count of a distributed OR is counted before expanding") {
+  // (x1 AND x2 AND x3) OR (y1 AND y2) OR z: 3*2*1 = 6 clauses of 3 terms = 18 comparisons.
+  const Expr e = Expr::any_of({Expr::all_of({leaf("a", Eq, 1), leaf("a", Eq, 2), leaf("a", Eq, 3)}),
+                               Expr::all_of({leaf("b", Eq, 1), leaf("b", Eq, 2)}), leaf("c", Eq, 1)});
+  const Cnf c = cnf_of(e, {6, 3, 18});
+  size_t terms = 0;
+  for (const auto& clause : c.clauses) terms += clause.terms.size();
+  CHECK(c.clauses.size() == 6);
+  CHECK(terms == 18);
+  CHECK(cnf_error(e, {6, 3, 17}) == "at 2:7: condition's CNF would have 18 comparisons (limit 17 in all)");
 }
 
 TEST_CASE("cnf: the limit applies to the size before duplicate removal") {
   const Expr a = leaf("a", Eq, 1);
   const Expr e = Expr::any_of({Expr::all_of({a, a}), Expr::all_of({a, a})});  // 4 clauses, all (a = 1)
   CHECK(cnf_of(e).text() == "(a = 1)");
-  CHECK(cnf_error(e, {3, 256}) == "at 2:7: condition's CNF would have 4 clauses (limit 3)");
+  CHECK(cnf_error(e, {3, 256, 256}) == "at 2:7: condition's CNF would have 4 clauses (limit 3)");
 }
 
 TEST_CASE("cnf: an exponential CNF is rejected before expanding") {
   // 2^40 clauses: the check must not expand them (this would not finish otherwise).
-  CHECK(cnf_error(or_of_ands(40)) == "at 2:7: condition's CNF would have 1099511627776 clauses (limit 4096)");
-  CHECK(cnf_error(or_of_ands(63)) == "at 2:7: condition's CNF would have 9223372036854775808 clauses (limit 4096)");
+  CHECK(cnf_error(or_of_ands(40)) == "at 2:7: condition's CNF would have 1099511627776 clauses (limit 256)");
+  CHECK(cnf_error(or_of_ands(63)) == "at 2:7: condition's CNF would have 9223372036854775808 clauses (limit 256)");
   // 2^64 and beyond saturate.
-  CHECK(cnf_error(or_of_ands(64)) == "at 2:7: condition's CNF would have at least 2^64 clauses (limit 4096)");
-  CHECK(cnf_error(or_of_ands(500)) == "at 2:7: condition's CNF would have at least 2^64 clauses (limit 4096)");
+  CHECK(cnf_error(or_of_ands(64)) == "at 2:7: condition's CNF would have at least 2^64 clauses (limit 256)");
+  CHECK(cnf_error(or_of_ands(500)) == "at 2:7: condition's CNF would have at least 2^64 clauses (limit 256)");
   CHECK(cnf_error(Expr::all_of({or_of_ands(70), leaf("x", Eq, 1)})) ==
-        "at 2:7: condition's CNF would have at least 2^64 clauses (limit 4096)");
+        "at 2:7: condition's CNF would have at least 2^64 clauses (limit 256)");
   // Under NOT the same tree is an AND of ORs: 40 clauses of 2.
   const Cnf negated = cnf_of(Expr::negation(or_of_ands(40)));
   CHECK(negated.clauses.size() == 40);
@@ -174,4 +199,9 @@ TEST_CASE("cnf: a clause too wide is rejected") {
         "at 2:7: condition's CNF would have a clause of 300 comparisons (limit 256 per clause)");
   ors.resize(256);
   CHECK(cnf_of(Expr::any_of(ors)).clauses.at(0).terms.size() == 256);
+  // 300 one-comparison clauses: each narrow, too many in all.
+  std::vector<Expr> ands;
+  for (int i = 0; i < 300; ++i) ands.push_back(leaf("a", Ne, i));
+  CHECK(cnf_error(Expr::all_of(ands), {1000, 256, 256}) ==
+        "at 2:7: condition's CNF would have 300 comparisons (limit 256 in all)");
 }

@@ -33,12 +33,14 @@ using gfxq::test::kNaN;
 
 namespace {
 
-// Small tiles, probes issued 5 at a time; `share`: probes with equal bounds share counts.
-gl::RasterOptions join_options(uint64_t cap = 0, bool share = true) {
+// Small tiles, probes issued 5 at a time; `share`: probes with equal bounds share counts;
+// `search`: the batched search, else the occlusion-counted passes per probe.
+gl::RasterOptions join_options(uint64_t cap = 0, bool share = true, bool search = false) {
   gl::RasterOptions o = test::kSmallTiles;
   o.join_probe_batch = 5;
   o.max_fragments_per_query = cap;
   o.join_share_counts = share;
+  o.join_search = search;
   return o;
 }
 
@@ -162,7 +164,7 @@ TEST_CASE("raster join: random equi and band joins match the CPU reference exact
         INFO("seed " << seed << ", " << size[0] << " x " << size[1] << " rows, keys " << keys_name(keys));
         INFO(q.text());
         Result r;
-        CHECK(difference(q, catalog, join_options(rng() % 2 ? 0 : 5, rng() % 2), &r) == "");
+        CHECK(difference(q, catalog, join_options(rng() % 2 ? 0 : 5, rng() % 2, i == 2), &r) == "");
         rows += r.table.rows();
         for (const auto& p : r.report.passes) kinds.insert(p.kind);
       }
@@ -170,6 +172,7 @@ TEST_CASE("raster join: random equi and band joins match the CPU reference exact
   // Every probe route this driver has ran, and the joins produced pairs.
   CHECK(kinds.count("probe depth-test") == 1);
   CHECK(kinds.count("probe key compare") == 1);
+  CHECK(kinds.count("probe search") == 1);
   CHECK(rows > 1000);
   MESSAGE(rows << " result rows compared");
   GFXQ_CHECK_NO_GL_MESSAGES();
@@ -187,6 +190,7 @@ TEST_CASE("raster join: no, one and many matches per key and one key in half the
       INFO(keys_name(keys) << ": " << sql);
       CHECK(difference(sql::parse(sql), catalog, join_options()) == "");
       CHECK(difference(sql::parse(sql), catalog, join_options(0, false)) == "");
+      CHECK(difference(sql::parse(sql), catalog, join_options(0, true, true)) == "");
       CHECK(difference(sql::parse(sql), catalog, {.tile_width = 16, .tile_height = 8}) == "");
     }
   }
@@ -196,12 +200,18 @@ TEST_CASE("raster join: no, one and many matches per key and one key in half the
                           "SELECT COUNT(*) FROM s JOIN r ON r.k BETWEEN s.k - 0.5 AND s.k + 0.25"}) {
     INFO(sql);
     CHECK(difference(sql::parse(sql), mixed, join_options()) == "");
+    CHECK(difference(sql::parse(sql), mixed, join_options(0, true, true)) == "");
   }
   GFXQ_CHECK_NO_GL_MESSAGES();
 }
 
 TEST_CASE("raster join: plan (host only): depth bounds for counts with the extension, depth tests, key compares") {
-  const gl::RasterOptions options;
+  // The default batches the probes into searches, for any key span and output.
+  for (const gl::KeyRange keys : {gl::KeyRange{5, 9}, gl::KeyRange{0x10u, 0xfffffff0u}})
+    for (const bool pairs : {false, true}) CHECK(gl::plan_join(keys, pairs, {}, true).route == gl::JoinRoute::Search);
+  // The paper's passes per probe:
+  gl::RasterOptions options;
+  options.join_search = false;
   const gl::KeyRange window{0x80000000u, 0x80000000u + 12345};
   const gl::KeyRange wide{0x10u, 0xfffffff0u};
   const gl::JoinPlan count_bounds = gl::plan_join(window, false, options, true);
@@ -212,7 +222,7 @@ TEST_CASE("raster join: plan (host only): depth bounds for counts with the exten
   CHECK(count_bounds.passes[0].detail.find("glDepthBoundsEXT") != std::string::npos);
   CHECK(gl::plan_join(window, false, options, false).route == gl::JoinRoute::DepthTest);
   CHECK(gl::plan_join(window, true, options, true).route == gl::JoinRoute::DepthTest);
-  gl::RasterOptions no_bounds;
+  gl::RasterOptions no_bounds = options;
   no_bounds.depth_bounds = false;
   CHECK(gl::plan_join(window, false, no_bounds, true).route == gl::JoinRoute::DepthTest);
   CHECK(gl::plan_join(wide, false, options, true).route == gl::JoinRoute::KeyCompare);

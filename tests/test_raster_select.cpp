@@ -148,10 +148,14 @@ TEST_CASE("raster: random CNF queries match the CPU reference exactly") {
               q.items.push_back(ColumnRef{"", t.columns[rng() % t.columns.size()].name});
         }
         if (i % 3 != 0 && rng() % 6 == 0) q.limit = rng() % (run.rows + 2);
+        // Every fourth query the passes of before: each column copied to depth, a stencil-only count pass.
+        gl::RasterOptions options = run.options;
+        options.constant_by_clear = options.fuse_count = i % 4 != 3;
         INFO("seed " << seed << ", query " << i << ", " << run.rows << " rows, " << to_string(dist) << ", tile "
-                     << run.options.tile_width << "x" << run.options.tile_height);
+                     << run.options.tile_width << "x" << run.options.tile_height << ", by clear and fused count "
+                     << options.fuse_count);
         INFO(q.text());
-        CHECK(difference(q, catalog, run.options) == "");
+        CHECK(difference(q, catalog, options) == "");
         ++queries;
       }
     }
@@ -228,13 +232,22 @@ TEST_CASE("raster: one pass when the keys fit a 24-bit window, two when they spa
     std::vector<double> literals;
     for (int32_t v : values) literals.push_back(v);
     check_literals(catalog, "a", literals, kSmallTiles);
-    Result r;
-    CHECK(difference(count_query(single("a", CmpOp::Lt, double(base + span))), catalog, kSmallTiles, &r) == "");
-    const bool window = span < (1 << 24);
-    CHECK(r.report.algorithm.find(window ? "24-bit window" : "32-bit keys") != std::string::npos);
-    const auto copies = std::count_if(r.report.passes.begin(), r.report.passes.end(),
-                                      [](const PassRecord& p) { return p.kind == "copy-to-depth"; });
-    CHECK(copies == (window ? 1 : 2));
+    for (const bool by_clear : {false, true}) {
+      CAPTURE(by_clear);
+      gl::RasterOptions options = kSmallTiles;
+      options.constant_by_clear = by_clear;
+      Result r;
+      CHECK(difference(count_query(single("a", CmpOp::Lt, double(base + span))), catalog, options, &r) == "");
+      const bool window = span < (1 << 24);
+      CHECK(r.report.algorithm.find(window ? "24-bit window" : "32-bit keys") != std::string::npos);
+      const auto kind_count = [&](const char* kind) {
+        return std::count_if(r.report.passes.begin(), r.report.passes.end(),
+                             [&](const PassRecord& p) { return p.kind == kind; });
+      };
+      // One window part: a copy and a compare, or (by clear) the constant cleared in and one draw.
+      CHECK(kind_count("copy-to-depth") == (window ? (by_clear ? 0 : 1) : 2));
+      CHECK(kind_count("depth-clear") == (window && by_clear ? 1 : 0));
+    }
   }
   GFXQ_CHECK_NO_GL_MESSAGES();
 }
@@ -561,7 +574,7 @@ TEST_CASE("raster: the pass trace names every pass with counts and the encodings
   CHECK(r.report.algorithm.find("occlusion count") != std::string::npos);
   CHECK(r.report.algorithm.find("b: 24-bit window") != std::string::npos);
   CHECK(r.report.algorithm.find("x: 32-bit keys (hi16 + lo16, 2 passes)") != std::string::npos);
-  for (const char* kind : {"upload", "stencil-init", "copy-to-depth", "compare", "count"})
+  for (const char* kind : {"upload", "stencil-init", "depth-clear", "copy-to-depth", "compare", "count"})
     CHECK(std::any_of(passes.begin(), passes.end(), [&](const PassRecord& p) { return p.kind == kind; }));
   // Clause 2 starts with a copy that also rejects clause 1's failures; clause 3 likewise.
   CHECK(std::count_if(passes.begin(), passes.end(),
@@ -573,7 +586,10 @@ TEST_CASE("raster: the pass trace names every pass with counts and the encodings
       CHECK(p.detail.find("stencil EQUAL") != std::string::npos);
     }
   CHECK(passes.back().passed == r.table.columns[0].as<int64_t>()[0]);
-  CHECK(r.report.text().find("copy-to-depth [depth <- key(b) - 0x") != std::string::npos);
+  // b < 3 is the only comparison of b: the constant by a clear, b drawn against it.
+  CHECK(r.report.text().find("depth-clear [depth <- k*2^-24, k=") != std::string::npos);
+  CHECK(r.report.text().find("b < 3: depth GL_LESS incoming key(b) - 0x") != std::string::npos);
+  CHECK(r.report.text().find("copy-to-depth [depth <- key(x) >> 16") != std::string::npos);
   GFXQ_CHECK_NO_GL_MESSAGES();
 }
 
@@ -589,10 +605,11 @@ TEST_CASE("raster: LIMIT keeps the first qualifying rows and LIMIT 0 removes the
   GFXQ_CHECK_NO_GL_MESSAGES();
 }
 
-TEST_CASE("raster: operators beyond selection, ORDER BY, aggregates and joins are Unsupported and named") {
+TEST_CASE("raster: operators beyond selection, ORDER BY, aggregates, GROUP BY and joins are Unsupported and named") {
   const Catalog catalog = catalog_of(test::random_table(10, Distribution::Uniform, 1));
-  const std::pair<const char*, const char*> cases[] = {{"SELECT b, COUNT(*) FROM t GROUP BY b", "GROUP BY"},
-                                                       {"SELECT b FROM t GROUP BY b ORDER BY b", "GROUP BY"}};
+  const std::pair<const char*, const char*> cases[] = {
+      {"SELECT b, MEDIAN(x) FROM t GROUP BY b", "MEDIAN(x) per group"},
+      {"SELECT b, KTH_LARGEST(a, 2) FROM t GROUP BY b ORDER BY b", "KTH_LARGEST(a, 2) per group"}};
   for (const auto& [sql, op] : cases) {
     CAPTURE(sql);
     try {

@@ -12,7 +12,7 @@
 
 #include "gfxq/cpu.h"
 #include "gfxq/sql.h"
-#include "gl/select.h"
+#include "gl/execute.h"
 #include "gpu_support.h"
 #include "random_queries.h"
 

@@ -206,8 +206,8 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 
 // A table file read with a progress line for CSV.
 Table load_table(const std::string& path, std::ostream& err) {
-  if (ends_with(path, ".csv")) {
-    Progress progress(err, "reading " + path, "B");
+  if (!ends_with(path, ".gfxq")) {
+    Progress progress(err, "reading " + excerpt(path, 4096), "B");
     CsvReadOptions options;
     options.progress = progress.callback();
     return read_csv_file(path, options);
@@ -231,7 +231,7 @@ uint64_t parse_u64(const std::string& text, const char* what) {
   uint64_t v = 0;
   auto r = std::from_chars(text.data(), text.data() + text.size(), v);
   if (r.ec != std::errc{} || r.ptr != text.data() + text.size())
-    throw UsageError{std::string(what) + " needs a non-negative integer, got '" + text + "'"};
+    throw UsageError{std::string(what) + " needs a non-negative integer below 2^64, got '" + excerpt(text) + "'"};
   return v;
 }
 
@@ -239,7 +239,7 @@ double parse_double(const std::string& text, const char* what) {
   double v = 0;
   auto r = std::from_chars(text.data(), text.data() + text.size(), v);
   if (r.ec != std::errc{} || r.ptr != text.data() + text.size())
-    throw UsageError{std::string(what) + " needs a number, got '" + text + "'"};
+    throw UsageError{std::string(what) + " needs a number, got '" + excerpt(text) + "'"};
   return v;
 }
 
@@ -261,7 +261,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 // "unknown option '--x' for gfxq sql", with the closest known option when one is close.
 UsageError unknown(const std::string& what, const std::string& word, const std::string& command,
                    const std::vector<std::string>& known) {
-  std::string message = "unknown " + what + " '" + word + "' for gfxq " + command;
+  std::string message = "unknown " + what + " '" + excerpt(word) + "' for gfxq " + command;
   if (const auto guess = closest(word, known)) message += "; did you mean '" + *guess + "'?";
   return UsageError{message};
 }
@@ -290,7 +290,7 @@ bool wants_help(const std::vector<std::string>& args, size_t first) {
 ColumnSpec parse_column_spec(const std::string& text) {
   const auto parts = split(text, ':');
   if (parts.size() < 2 || parts.size() == 4 || parts.size() > 5 || parts[0].empty())
-    throw UsageError{"--column needs NAME:TYPE[:DIST[:LO:HI]], got '" + text + "'"};
+    throw UsageError{"--column needs NAME:TYPE[:DIST[:LO:HI]], got '" + excerpt(text) + "'"};
   ColumnSpec spec;
   spec.name = parts[0];
   if (parts[1] == "int")
@@ -298,7 +298,7 @@ ColumnSpec parse_column_spec(const std::string& text) {
   else if (parts[1] == "float")
     spec.type = Type::Float32;
   else
-    throw UsageError{"--column '" + text + "': type must be int or float"};
+    throw UsageError{"--column '" + excerpt(text) + "': type must be int or float"};
   if (parts.size() >= 3) spec.dist = parse_distribution(parts[2]);
   if (parts.size() == 5) {
     spec.lo = parse_double(parts[3], "--column LO");
@@ -329,7 +329,7 @@ Format parse_format(const std::string& text) {
   if (text == "csv") return Format::Csv;
   if (text == "table") return Format::Table;
   if (text == "json") return Format::Json;
-  std::string message = "--format takes csv, table or json, got '" + text + "'";
+  std::string message = "--format takes csv, table or json, got '" + excerpt(text) + "'";
   if (const auto guess = closest(text, {"csv", "table", "json"})) message += "; did you mean '" + *guess + "'?";
   throw UsageError{message};
 }
@@ -419,6 +419,15 @@ void write_result(std::ostream& out, const Table& table, Format format) {
   }
 }
 
+//! The value of --backend: its names as to_string(Backend) gives them.
+Backend backend_option(const std::string& text) {
+  try {
+    return parse_backend(text);
+  } catch (const Error&) {
+    throw UsageError{"--backend must be cpu, raster, compute or auto, got '" + excerpt(text) + "'"};
+  }
+}
+
 int cmd_sql(Args& args, std::ostream& out, std::ostream& err) {
   static const std::vector<std::string> kOptions = {"--backend", "--explain", "--table",
                                                     "--output",  "--format",  "--help"};
@@ -430,25 +439,30 @@ int cmd_sql(Args& args, std::ostream& out, std::ostream& err) {
   while (!args.done()) {
     const std::string& a = args.next();
     if (a == "--backend") {
-      backend = parse_backend(args.value(a));
+      backend = backend_option(args.value(a));
     } else if (a == "--explain") {
       explain = true;
     } else if (a == "--table") {
       const std::string& v = args.value(a);
       const auto eq = v.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
-        throw UsageError{"--table needs NAME=PATH (a .csv or .gfxq file), got '" + v + "'"};
-      catalog.add(v.substr(0, eq), load_table(v.substr(eq + 1), err));
+        throw UsageError{"--table needs NAME=PATH (a .csv or .gfxq file), got '" + excerpt(v) + "'"};
+      const std::string name = v.substr(0, eq);
+      if (!sql::is_identifier(name))
+        throw UsageError{"--table name '" + excerpt(name) +
+                         "' cannot be named in a query (a letter or '_', then letters, digits or '_'; not a keyword)"};
+      if (catalog.contains(name)) throw UsageError{"--table " + name + " is given twice"};
+      catalog.add(name, load_table(v.substr(eq + 1), err));
     } else if (a == "--output") {
       output = args.value(a);
     } else if (a == "--format") {
       format = parse_format(args.value(a));
-    } else if (a.rfind("--", 0) == 0) {
+    } else if (a.size() > 1 && a[0] == '-') {
       throw unknown("option", a, "sql", kOptions);
     } else if (query.empty()) {
       query = a;
     } else {
-      throw UsageError{"gfxq sql takes one query; extra argument '" + a + "' (quote the query)"};
+      throw UsageError{"gfxq sql takes one query; extra argument '" + excerpt(a) + "' (quote the query)"};
     }
   }
   if (query.empty()) throw UsageError{"gfxq sql needs a query, e.g. \"SELECT COUNT(*) FROM t\""};
@@ -462,11 +476,11 @@ int cmd_sql(Args& args, std::ostream& out, std::ostream& err) {
     std::ostringstream text;
     write_result(text, result.table, *format);
     std::ofstream file(output, std::ios::binary | std::ios::trunc);
-    if (!file.is_open()) throw Error(ErrorCode::Io, "cannot open '" + output + "' for writing");
+    if (!file.is_open()) throw Error(ErrorCode::Io, "cannot open '" + excerpt(output, 4096) + "' for writing");
     const std::string bytes = text.str();
     file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     file.close();
-    if (file.fail()) throw Error(ErrorCode::Io, "cannot write '" + output + "'");
+    if (file.fail()) throw Error(ErrorCode::Io, "cannot write '" + excerpt(output, 4096) + "'");
   }
   if (explain) err << result.report.text();
   return kOk;
@@ -492,9 +506,15 @@ int cmd_gen(Args& args, std::ostream& out, std::ostream& err) {
   }
   if (path.empty()) throw UsageError{"gfxq gen needs --out PATH.csv or PATH.gfxq"};
   if (!ends_with(path, ".csv") && !ends_with(path, ".gfxq"))
-    throw UsageError{"gfxq gen --out takes a .csv or .gfxq path, got '" + path + "'"};
+    throw UsageError{"gfxq gen --out takes a .csv or .gfxq path, got '" + excerpt(path) + "'"};
   if (columns.empty()) columns = default_columns();
-  const Table table = generate_table(columns, rows, seed);
+  Table table;
+  try {
+    table = generate_table(columns, rows, seed);
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::ResultTooLarge) throw;
+    throw UsageError{"--rows " + std::to_string(rows) + " is too many: " + e.what()};
+  }
   save_table(path, table, err);
   out << "wrote " << rows << " rows (" << table.schema() << ", seed " << seed << ") to " << path << "\n";
   return kOk;
@@ -650,7 +670,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (cmd == "gen") return cmd_gen(rest, out, err);
     if (cmd == "convert") return cmd_convert(rest, out, err);
     if (cmd == "demo") return cmd_demo(rest, out);
-    std::string message = "unknown command '" + cmd + "'";
+    std::string message = "unknown command '" + excerpt(cmd) + "'";
     if (const auto guess = closest(cmd, command_names())) message += "; did you mean '" + *guess + "'?";
     throw UsageError{message};
   } catch (const UsageError& e) {

@@ -8,7 +8,7 @@
 #include "gfxq/cpu.h"
 #include "gfxq/error.h"
 #include "gfxq/sql.h"
-#include "gl/select.h"
+#include "gl/execute.h"
 
 namespace gfxq::visual {
 

@@ -14,6 +14,18 @@
 
 namespace gfxq {
 
+//! Faults to inject, to test that failures come back as typed errors and leave the engine usable
+//! (docs/RELIABILITY.md). Counts start when the GPU context starts; 0 injects nothing.
+struct FaultInjection {
+  //! The k-th device buffer allocation (1-based, Vulkan) fails: Error(OutOfDeviceMemory).
+  uint64_t fail_device_allocation = 0;
+  //! The k-th GPU wait (a Vulkan submission) times out: Error(Timeout).
+  uint64_t time_out_gpu_wait = 0;
+  //! The k-th GPU wait (a Vulkan submission, or the start of a raster query) finds the device
+  //! lost: Error(DeviceLost), and every later query on that backend of the engine too.
+  uint64_t lose_device = 0;
+};
+
 //! How an Engine starts its GPU contexts.
 struct EngineOptions {
   //! Turns on synchronous GL debug output and the Vulkan validation layer. Every message is
@@ -22,11 +34,17 @@ struct EngineOptions {
   //! Vulkan device choice: an index or a substring of the device name. Empty: the environment
   //! variable GFXQ_VK_DEVICE, else the first discrete, then integrated, then CPU device.
   std::string vk_device;
+  //! The longest one GPU wait may take (a Vulkan submission, a raster query's results) before the
+  //! query fails with Error(Timeout).
+  uint32_t gpu_timeout_ms = 60000;
+  //! Faults to inject (tests); none by default.
+  FaultInjection faults;
 };
 
 //! Runs queries. GPU contexts start lazily, on the first query or capability request that
 //! needs them. An Engine is not thread-safe; use one per thread. After an Error the engine
-//! stays usable and the inputs are untouched.
+//! stays usable and the inputs are untouched; after Error(DeviceLost) that backend keeps failing
+//! with DeviceLost until the Engine is destroyed and a new one made.
 class Engine {
  public:
   //! An engine with the given options; starts no GPU context yet.
@@ -40,8 +58,12 @@ class Engine {
   //! backend on a GPU Vulkan device and the CPU reference engine otherwise (or when compute cannot
   //! run the query); the report's `reason` says which and why.
   Result execute(const Query& query, const Catalog& catalog, Backend backend = Backend::Auto);
-  //! Parses `sql` (see sql.h) and executes it.
+  //! Parses `sql` (the language of docs/SQL.md) and executes it. `EXPLAIN query` runs nothing: its
+  //! table holds the placed plan's lines (column `plan`) and its report the plan.
   Result execute_sql(std::string_view sql, const Catalog& catalog, Backend backend = Backend::Auto);
+  //! The placed plan of `sql` without running it: each node with the backend and algorithm it would
+  //! run on and why (what `gfxq sql --plan` prints). Error(Unsupported) as execute_sql would.
+  ExecutionReport explain_sql(std::string_view sql, const Catalog& catalog, Backend backend = Backend::Auto);
 
   //! The OpenGL capability record (starts the context on first call; available=false with the
   //! reason when no context can be created).
@@ -56,7 +78,6 @@ class Engine {
   struct Impl;  //!< backend state (contexts, devices); defined in src/
 
  private:
-  Result run_auto(const Query& query, const Catalog& catalog);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -2,8 +2,10 @@
 //! \file error.h
 //! The one exception type the library throws, with a machine-readable code.
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace gfxq {
 
@@ -23,6 +25,11 @@ enum class ErrorCode {
 
 //! Short stable name of a code, e.g. "InvalidQuery".
 const char* to_string(ErrorCode code) noexcept;
+
+//! `text` as an error message quotes it: control characters escaped (`\r`, `\n`, `\t`, `\x00`),
+//! and past `max_bytes` cut (at a UTF-8 character boundary) and marked with its full length, e.g.
+//! `abcabc... (10485760 bytes)`. Messages never repeat a whole bad field or line.
+std::string excerpt(std::string_view text, size_t max_bytes = 64);
 
 //! The typed error of gfxq. The library never calls exit() or abort(); every failure is one of these.
 class Error : public std::runtime_error {

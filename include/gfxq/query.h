@@ -60,10 +60,13 @@ struct Cnf {
   std::string text() const;
 };
 
-//! Limits on CNF normalisation; past them the parser says so instead of expanding.
+//! Limits on CNF normalisation; past them the parser says so instead of expanding. The defaults
+//! keep every backend well under a second on a condition at the limits (the raster path runs one
+//! or two stencil passes per comparison: 256 comparisons take about 0.3 s on llvmpipe).
 struct CnfLimits {
-  size_t max_clauses = 4096;           //!< clauses in the normalised CNF
+  size_t max_clauses = 256;            //!< clauses in the normalised CNF
   size_t max_terms_per_clause = 256;   //!< comparisons in one clause
+  size_t max_terms = 256;              //!< comparisons in the whole normalised CNF
 };
 
 //! Aggregate functions.
@@ -135,6 +138,10 @@ struct Query {
   //! Canonical SQL text of the query.
   std::string text() const;
 };
+
+//! A number literal as query texts write it: fixed notation from 1e-5 to 1e16 (0.0001, 250000), else
+//! the shortest round-trip form; "NaN", "Infinity", "-Infinity".
+std::string number_text(double v);
 
 //! ceil(q*n) computed exactly for q in (0,1] and n >= 1 (the 1-based rank QUANTILE selects), q taken
 //! as the shortest decimal that reads back to the same double (the literal the user wrote: 0.1 is

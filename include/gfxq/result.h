@@ -28,11 +28,28 @@ struct PassRecord {
   double wall_ms = 0;            //!< host wall-clock time
 };
 
-//! What ran: the backend, the algorithm, why, and every pass with counts and times.
+//! One node of the executed plan (EXPLAIN ANALYZE): where it ran, how, why, rows and time. A node a
+//! GPU backend ran together with nodes below it (one fused kernel) names the same algorithm, and
+//! the lower ones say "fused into" the node above.
+struct PlanNodeReport {
+  size_t depth = 0;                //!< depth in the plan tree (the root is 0)
+  std::string node;                //!< the logical node, e.g. "Filter d_year = 1993"
+  Backend backend = Backend::Cpu;  //!< where it ran (never Auto)
+  std::string algorithm;           //!< the physical algorithm
+  std::string reason;              //!< why this backend (the planner's rule)
+  uint64_t rows_in = 0;            //!< rows read from its inputs
+  uint64_t rows_out = 0;           //!< rows it produced
+  double wall_ms = 0;              //!< host wall-clock time of the node (its inputs excluded)
+  std::optional<double> gpu_ms;    //!< GPU time, when measured
+};
+
+//! What ran: the backend, the algorithm, why, the plan with each node's placement, and every pass
+//! with counts and times.
 struct ExecutionReport {
-  Backend backend = Backend::Cpu;  //!< the backend that ran (never Auto)
+  Backend backend = Backend::Cpu;  //!< the backend that ran: the GPU backend when any node ran on one
   std::string algorithm;           //!< e.g. "cpu-reference: filter + aggregate"
   std::string reason;              //!< why this backend/algorithm (planner's rule)
+  std::vector<PlanNodeReport> plan;  //!< the plan's nodes, root first (depth-first)
   std::vector<PassRecord> passes;  //!< in execution order
   double total_ms = 0;             //!< host wall-clock time of the whole query
   //! Multi-line human-readable form (what `gfxq sql --explain` prints).

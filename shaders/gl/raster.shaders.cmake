@@ -11,3 +11,6 @@ gfxq_gl_shader(raster_bitplane.frag)
 gfxq_gl_shader(raster_key_ge.frag)
 # Bit planes of a FLOAT column's exact fixed point per sign (SUM/AVG of FLOAT).
 gfxq_gl_shader(raster_float_plane.frag)
+# Batched join probes (src/gl/join.cpp): count(key < c) per fragment by a bitwise search of the
+# sorted inner keys.
+gfxq_gl_shader(join_search.frag)

@@ -387,17 +387,15 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 }  // namespace
 
 Table read_table_file(const std::string& path) {
-  if (ends_with(path, ".csv")) return read_csv_file(path);
   if (ends_with(path, ".gfxq")) return read_column_file(path);
-  throw Error(ErrorCode::InvalidInput,
-              "cannot tell the format of '" + path + "' from its name: use a .csv or .gfxq file (docs/FORMATS.md)");
+  return read_csv_file(path);  // .csv, and any other name (a pipe, /dev/stdin)
 }
 
 void write_table_file(const std::string& path, const Table& table) {
   if (ends_with(path, ".csv")) return write_csv_file(path, table);
   if (ends_with(path, ".gfxq")) return write_column_file(path, table);
-  throw Error(ErrorCode::InvalidInput,
-              "cannot tell the format for '" + path + "' from its name: use a .csv or .gfxq file (docs/FORMATS.md)");
+  throw Error(ErrorCode::InvalidInput, "cannot tell the format for '" + excerpt(path, 4096) +
+                                           "' from its name: use a .csv or .gfxq file (docs/FORMATS.md)");
 }
 
 }  // namespace gfxq

@@ -2,44 +2,62 @@
 //
 // Format read (docs/SQL.md, "CSV", says the same for users):
 // - The first record is the header: comma-separated `name:TYPE` or a bare `name`; TYPE is int,
-//   float, string or date (case-insensitive). Names match [A-Za-z_][A-Za-z0-9_]* and are unique. A
-//   header field may be quoted as a whole ("a:int").
+//   float, string, date, or the result types bigint and double (case-insensitive). A bare
+//   (unquoted) name starts with a letter or '_' and holds letters, digits, '_' and the characters
+//   of result names ('.', '(', ')', '*'): `a`, `r.a`, `SUM(a)`, `COUNT(*)`. A quoted header field
+//   ("QUANTILE(a, 0.5)", "QUANTILE(a, 0.5):int") may hold any printable name, kept as written; its
+//   type follows the last ':' inside the quotes. Names are unique. Only identifiers can be named in
+//   SQL.
 // - Fields are unquoted or quoted as RFC 4180 says: a quoted field starts with '"', ends at the
 //   next '"' not doubled, holds commas, line ends and doubled quotes ("" for one "). A '"' inside an
 //   unquoted field and text after a closing quote are errors.
 // - Spaces and tabs around every field (outside the quotes) are trimmed, and around the ':' of a
-//   header field. Records end in LF or CRLF; the final line end is optional; blank lines at the end
-//   are ignored, a blank line anywhere else is an error. A leading UTF-8 byte-order mark is skipped.
-// - int fields: optional '+' or '-', then decimal digits, within int32.
+//   bare header field. Records end in LF or CRLF; outside quotes a carriage return not followed by
+//   a line feed is an error (CR-only line ends are not supported). The final line end is optional;
+//   blank lines at the end are ignored, a blank line anywhere else is an error. A leading UTF-8
+//   byte-order mark is skipped. A NUL byte is an error (not a text file), and so is a line longer
+//   than kMaxLineBytes (a stream fails while it is read, so /dev/zero or an endless line fails at
+//   once).
+// - NULL: an empty unquoted field is NULL in every column. The quoted empty field "" is NULL in
+//   int, float, date, bigint and double columns and the empty string in string columns (write_csv
+//   writes a NULL alone on its line as ""). NULLs are Column::nulls flags over a zero value.
+// - int fields: optional '+' or '-', then decimal digits, within int32 (bigint: int64).
 // - float fields: decimal or scientific notation, or nan / inf / infinity (any case, optional
-//   sign), rounded to the nearest float. Values that round to infinity are an error; tiny values
-//   round to the nearest subnormal or zero.
+//   sign), rounded to the nearest float (double: the nearest double). Values that round to
+//   infinity are an error; tiny values round to the nearest subnormal or zero.
 // - date fields: YYYY-MM-DD (years 0001 to 9999, a real calendar day): days since 1970-01-01.
 // - string fields: the bytes as written (quoted: without the quotes, doubled quotes undoubled;
 //   unquoted: trimmed). The column's dictionary is the sorted distinct strings (gfxq::Dictionary).
 // - Quoted int, float and date fields are read as their text between the quotes (not trimmed).
 // - A bare column is int when every value is an int32 integer token; float when every value is a
 //   number and one is not an integer token (a '.', an exponent, nan, inf); date when every value is
-//   a date; else string. An integer outside int32 in an otherwise all-integer column, and a number
-//   beyond the float range in an otherwise all-number column, are errors (precision is never lost
-//   silently; the first asks for `name:float`). A bare column without values is int.
-// - An empty unquoted field is NULL, which is not supported yet: an error. "" is the empty string.
+//   a date; else string. NULLs (empty fields and "") are no evidence: a column without values or of
+//   NULLs only is int, and "" is the empty string only when the column ends up string. An integer
+//   outside int32 in an otherwise all-integer column, and a number beyond the float range in an
+//   otherwise all-number column, are errors (precision is never lost silently; the first asks for
+//   `name:float`).
 // - Every data error is Error(InvalidInput) with the prefix "<source>:<line>:<column>: ", 1-based,
 //   lines counted by their LF bytes (a line end inside quotes starts a new line too), the column a
 //   byte offset in its line, pointing where the field's text starts (after leading spaces; the
-//   opening quote of a quoted field). A wrong field count is reported before a bad value of the same
-//   record. Of several errors the one a one-thread read meets first is reported, whatever the
-//   thread count; the two inference errors above only when there is no other error (the first of
-//   them in the file). A file that cannot be opened or read is Error(Io).
+//   opening quote of a quoted field). Bad text is quoted through excerpt() (control characters
+//   escaped, cut after 64 bytes with its length). A wrong field count is reported before a bad value
+//   of the same record, and before any rows are reserved. A NUL byte or an overlong line is reported
+//   first; of other errors the one a one-thread read meets first is reported, whatever the thread
+//   count; the two inference errors above only when there is no other error (the first of them in
+//   the file). A file that cannot be opened or read is Error(Io).
 //
 // How: the input is read whole, the header parsed, and the rest cut into chunks at record starts
 // (a line end outside quotes: the parity of the quotes before a cut tells whether it is inside
 // quotes, since in valid input every '"' opens, closes or doubles). Threads parse chunks into
 // per-chunk vectors and string interners. A bare column's chunk starts as int and widens (int →
 // float, or → date, → string) when a value does not fit, reparsing the chunk; the column's type is
-// the widest over the chunks, and chunks read with a narrower guess are parsed again with it. The
-// string interners are merged into one sorted dictionary and the chunks' codes remapped while the
-// chunks are copied into the table's columns.
+// the widest over the chunks that hold values, and chunks read with another guess are parsed again
+// with it. NULLs are kept per chunk and column as a list of the chunk's NULL rows (nothing per
+// non-NULL row), turned into the column's flags at the end. The string interners are merged into
+// one sorted dictionary and the chunks' codes remapped while the chunks are copied into the table's
+// columns. Before the rows are reserved, their count is checked against the bytes: records of n
+// fields take at least n bytes each, so more records than that means a record with too few fields,
+// found by parsing without storing values.
 
 #include <algorithm>
 #include <array>
@@ -48,6 +66,7 @@
 #include <clocale>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <istream>
 #include <memory>
 #include <mutex>
@@ -56,6 +75,9 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+
+#include "core/csv_names.h"
 #include "core/huge_pages.h"
 #include "core/mapped_file.h"
 #include "core/parallel.h"
@@ -68,17 +90,24 @@ namespace gfxq {
 namespace {
 
 constexpr const char* kInt32Range = "(int32: -2147483648..2147483647)";
+constexpr const char* kInt64Range = "(int64: -9223372036854775808..9223372036854775807)";
+//! The longest line read accepts (a 100,000-column header takes about 1 MiB).
+constexpr uint64_t kMaxLineBytes = 16ull << 20;
 
+// Blanks trimmed around fields. A carriage return is no blank: outside quotes it belongs only
+// right before a line feed (CRLF).
 bool is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\r';
+  return c == ' ' || c == '\t';
 }
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
 
+// Trims blanks and a CR (of a CRLF): for header names and error positions.
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
+  const auto blank_or_cr = [](char c) { return is_blank(c) || c == '\r'; };
+  while (!s.empty() && blank_or_cr(s.front())) s.remove_prefix(1);
+  while (!s.empty() && blank_or_cr(s.back())) s.remove_suffix(1);
   return s;
 }
 
@@ -93,49 +122,56 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
-bool is_identifier(std::string_view s) {
-  if (s.empty() || is_digit(s.front())) return false;
+//! A quoted name: not empty, no control characters.
+bool is_printable_name(std::string_view s) {
+  if (s.empty()) return false;
   for (char c : s)
-    if (!(is_digit(c) || (lower(c) >= 'a' && lower(c) <= 'z') || c == '_')) return false;
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
   return true;
 }
 
-// A field's text as error messages show it.
+// A field's text as error messages show it: 'text', control characters escaped, long text cut.
 std::string shown(std::string_view text) {
-  std::string s(1, '\'');
-  s += text;
-  s += '\'';
-  return s;
+  return "'" + excerpt(text) + "'";
+}
+
+std::string cr_only() {
+  return "carriage return without a line feed: CR-only line ends are not supported (use LF or CRLF)";
 }
 
 enum class IntParse { Ok, NotInteger, OutOfRange };
 
-// An integer token: optional sign, then one or more digits, nothing else.
-IntParse parse_int(std::string_view s, int32_t& out) {
+// An integer token: optional sign, then one or more digits, nothing else; in [-2^(bits-1), 2^(bits-1)-1].
+template <class T>
+IntParse parse_int(std::string_view s, T& out) {
+  constexpr int kBits = sizeof(T) * 8;
   size_t i = 0;
   const bool negative = !s.empty() && s[0] == '-';
   if (!s.empty() && (s[0] == '-' || s[0] == '+')) i = 1;
   if (i == s.size()) return IntParse::NotInteger;
+  constexpr uint64_t kLimit = uint64_t{1} << (kBits - 1);
   uint64_t magnitude = 0;
   bool overflow = false;
   for (; i < s.size(); ++i) {
     if (!is_digit(s[i])) return IntParse::NotInteger;
-    magnitude = magnitude * 10 + static_cast<uint64_t>(s[i] - '0');
-    if (magnitude > (uint64_t{1} << 31)) {
-      overflow = true;
-      magnitude = uint64_t{1} << 32;  // saturate; keep checking that the rest are digits
+    const auto digit = static_cast<uint64_t>(s[i] - '0');
+    if (overflow || magnitude > (kLimit - digit) / 10) {
+      overflow = true;  // saturate; keep checking that the rest are digits
+      continue;
     }
+    magnitude = magnitude * 10 + digit;
   }
-  if (overflow || magnitude > (negative ? (uint64_t{1} << 31) : (uint64_t{1} << 31) - 1)) return IntParse::OutOfRange;
-  out = negative ? static_cast<int32_t>(-static_cast<int64_t>(magnitude)) : static_cast<int32_t>(magnitude);
+  if (overflow || magnitude > (negative ? kLimit : kLimit - 1)) return IntParse::OutOfRange;
+  out = negative ? static_cast<T>(0 - magnitude) : static_cast<T>(magnitude);
   return IntParse::Ok;
 }
 
 enum class FloatParse { Ok, NotNumber, OutOfRange };
 
 // Fallback for from_chars' result_out_of_range (libstdc++ reports it on underflow, and some
-// versions on subnormal results): strtof in the "C" locale gives the correctly rounded value.
-float strtof_c(std::string_view s) {
+// versions on subnormal results): strtof/strtod in the "C" locale give the correctly rounded value.
+template <class T>
+T strto_c(std::string_view s) {
   static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", locale_t{});
   char buf[512];
   std::string long_buf;
@@ -147,11 +183,15 @@ float strtof_c(std::string_view s) {
     long_buf.assign(s);
     text = long_buf.c_str();
   }
-  return strtof_l(text, nullptr, c_locale);
+  if constexpr (std::is_same_v<T, float>)
+    return strtof_l(text, nullptr, c_locale);
+  else
+    return strtod_l(text, nullptr, c_locale);
 }
 
 // A float token: decimal, scientific, nan, inf or infinity, with an optional sign.
-FloatParse parse_float(std::string_view s, float& out) {
+template <class T>
+FloatParse parse_float(std::string_view s, T& out) {
   std::string_view body = s;
   if (!body.empty() && body[0] == '+') {
     body.remove_prefix(1);
@@ -162,15 +202,15 @@ FloatParse parse_float(std::string_view s, float& out) {
   const auto [ptr, ec] = std::from_chars(body.data(), end, out, std::chars_format::general);
   if (ptr != end || ec == std::errc::invalid_argument) return FloatParse::NotNumber;
   if (ec == std::errc::result_out_of_range) {
-    out = strtof_c(body);
+    out = strto_c<T>(body);
     if (std::isinf(out)) return FloatParse::OutOfRange;
   }
   return FloatParse::Ok;
 }
 
 // How a chunk reads a column. Bare columns move up the lattice Int < Float < String,
-// Date < String (join()); typed columns stay at their type.
-enum class Kind : uint8_t { Int, Float, Date, String };
+// Date < String (join()); typed columns stay at their type (BigInt and Double are never inferred).
+enum class Kind : uint8_t { Int, Float, Date, String, BigInt, Double };
 
 Kind join(Kind a, Kind b) {
   if (a == b) return a;
@@ -195,6 +235,8 @@ Type type_of(Kind k) {
     case Kind::Float: return Type::Float32;
     case Kind::Date: return Type::Date;
     case Kind::String: return Type::String;
+    case Kind::BigInt: return Type::Int64;
+    case Kind::Double: return Type::Float64;
   }
   return Type::Int32;
 }
@@ -207,7 +249,7 @@ struct ColumnDef {
 };
 
 std::string describe(const ColumnDef& c) {
-  return "column '" + c.name + "' (" + (c.bare ? std::string("untyped") : to_string(type_of(c.kind))) + ")";
+  return "column " + shown(c.name) + " (" + (c.bare ? std::string("untyped") : to_string(type_of(c.kind))) + ")";
 }
 
 // The input after its byte-order mark, without trailing blank lines; turns positions into
@@ -258,35 +300,50 @@ std::string unclosed_quote() {
 
 // ---- The header ----
 
-ColumnDef parse_header_field(std::string_view field, const Text& text, const char* at) {
+// Whether a record or line ends at `p`: the input's end, LF, or the CR of a CRLF.
+bool at_line_end(const char* p, const char* end) {
+  return p == end || *p == '\n' || (*p == '\r' && p + 1 < end && p[1] == '\n');
+}
+
+// One header field: `field` is the unquoted text (trimmed) or the text between the quotes
+// (undoubled, as written). `at`: where the field starts, for errors.
+ColumnDef parse_header_field(std::string_view field, bool quoted, const Text& text, const char* at) {
   ColumnDef def;
   std::string_view name = field;
   std::string_view type;
-  const size_t colon = field.find(':');
+  // A quoted field may hold ':' in its name: its type follows the last ':'.
+  const size_t colon = quoted ? field.rfind(':') : field.find(':');
   if (colon != std::string_view::npos) {
-    name = trim(field.substr(0, colon));
+    name = quoted ? field.substr(0, colon) : trim(field.substr(0, colon));
     type = trim(field.substr(colon + 1));
   }
   if (name.empty()) throw text.error_at(at, "empty column name in the header");
-  if (!is_identifier(name))
-    throw text.error_at(
-        at, "invalid column name " + shown(name) + " (a name is a letter or '_', then letters, digits or '_')");
+  if (quoted ? !is_printable_name(name) : !detail::is_bare_csv_name(name))
+    throw text.error_at(at, "invalid column name " + shown(name) +
+                                (quoted ? " (a quoted name holds no control characters)"
+                                        : " (a bare name is a letter or '_', then letters, digits, '_', '.', '(', "
+                                          "')' or '*'; quote other names)"));
   def.name = std::string(name);
   if (colon == std::string_view::npos) {
     def.bare = true;
-  } else if (iequals(type, "int")) {
-    def.kind = Kind::Int;
-  } else if (iequals(type, "float")) {
-    def.kind = Kind::Float;
-  } else if (iequals(type, "string")) {
-    def.kind = Kind::String;
-  } else if (iequals(type, "date")) {
-    def.kind = Kind::Date;
-  } else {
-    throw text.error_at(at, "unknown type " + shown(type) + " for column '" + def.name +
-                                "' (types: int, float, string, date; or a bare name to infer it)");
+    return def;
   }
-  return def;
+  static constexpr std::pair<std::string_view, Kind> kTypes[] = {{"int", Kind::Int},       {"float", Kind::Float},
+                                                                 {"string", Kind::String}, {"date", Kind::Date},
+                                                                 {"bigint", Kind::BigInt}, {"double", Kind::Double}};
+  for (const auto& [type_name, kind] : kTypes)
+    if (iequals(type, type_name)) {
+      def.kind = kind;
+      return def;
+    }
+  throw text.error_at(at, "unknown type " + shown(type) + " for column " + shown(def.name) +
+                              " (types: int, float, string, date, bigint, double; or a bare name to infer int, "
+                              "float, date or string)");
+}
+
+std::string text_after_quote() {
+  return "text after the closing quote of a quoted field (a field is either quoted as a whole or not at all; a "
+         "'\"' inside quotes is written twice)";
 }
 
 // Parses the header record; returns where the data starts.
@@ -294,36 +351,31 @@ const char* parse_header(const Text& text, std::vector<ColumnDef>& defs) {
   const char* p = text.begin;
   const char* const end = text.end;
   while (p < end && is_blank(*p)) ++p;
-  if (p < end && *p == '\n') throw text.error_at(text.begin, "blank line where the header is expected");
+  if (p < end && at_line_end(p, end)) throw text.error_at(text.begin, "blank line where the header is expected");
   std::set<std::string> names;
   std::string unquoted;
   for (;;) {
     while (p < end && is_blank(*p)) ++p;
     const char* start = p;
-    std::string_view field;
-    bool whole = false;  // a quoted field with nothing but blanks after its closing quote
     if (p < end && *p == '"') {
       bool doubled = false;
       const char* close = quoted_end(p, end, doubled);
       if (!close) throw text.error_at(start, unclosed_quote());
-      const char* after = close;
-      while (after < end && is_blank(*after)) ++after;
-      if (after == end || *after == ',' || *after == '\n') {
-        undouble(std::string_view(start + 1, static_cast<size_t>(close - 1 - (start + 1))), unquoted);
-        field = trim(unquoted);
-        whole = true;
-        p = after;
-      } else {
-        p = close;  // text after the quotes: the field is read as written, and fails as a name
-      }
+      undouble(std::string_view(start + 1, static_cast<size_t>(close - 1 - (start + 1))), unquoted);
+      p = close;
+      while (p < end && is_blank(*p)) ++p;
+      if (p < end && *p == '\r' && !at_line_end(p, end)) throw text.error_at(p, cr_only());
+      if (p < end && *p != ',' && !at_line_end(p, end)) throw text.error_at(p, text_after_quote());
+      defs.push_back(parse_header_field(unquoted, true, text, start));
+    } else {
+      while (p < end && *p != ',' && *p != '\n' && *p != '\r') ++p;
+      if (p < end && *p == '\r' && !at_line_end(p, end)) throw text.error_at(p, cr_only());
+      defs.push_back(
+          parse_header_field(trim(std::string_view(start, static_cast<size_t>(p - start))), false, text, start));
     }
-    if (!whole) {
-      while (p < end && *p != ',' && *p != '\n') ++p;
-      field = trim(std::string_view(start, static_cast<size_t>(p - start)));
-    }
-    defs.push_back(parse_header_field(field, text, start));
     if (!names.insert(defs.back().name).second)
-      throw text.error_at(start, "duplicate column name '" + defs.back().name + "' in the header");
+      throw text.error_at(start, "duplicate column name " + shown(defs.back().name) + " in the header");
+    if (p < end && *p == '\r') ++p;  // the CR of a CRLF
     if (p < end && *p == ',') {
       ++p;
       continue;
@@ -345,6 +397,12 @@ struct ChunkColumn {
   // columns, the vectors above for bare ones).
   int32_t* int_out = nullptr;
   float* float_out = nullptr;
+  int64_t* int64_out = nullptr;  // bigint and double columns (always typed)
+  double* double_out = nullptr;
+  // The chunk's records that are NULL in this column, ascending (their values are zero).
+  std::vector<uint64_t> null_rows;
+  // Whether a value (not NULL) was seen: a bare column's guess is evidence only then.
+  bool seen = false;
   // Bare columns: the first integer token outside int32 and the first number beyond the float
   // range (errors unless the column ends up wider), with their text.
   const char* big_int_at = nullptr;
@@ -369,6 +427,11 @@ struct Chunk {
 struct Outputs {
   std::vector<int32_t*> ints;
   std::vector<float*> floats;
+  std::vector<int64_t*> int64s;
+  std::vector<double*> doubles;
+  // Parse without storing values or NULLs: the input has more records than it could hold with the
+  // header's field count, so it fails (a record with too few fields) before any row is reserved.
+  bool dry = false;
 };
 
 enum class Outcome { Done, Widened, Failed };
@@ -380,7 +443,7 @@ class ChunkParser {
   ChunkParser(const Text& text, const std::vector<ColumnDef>& defs, const Outputs& outputs,
               std::vector<detail::StringInterner>& strings, Chunk& chunk)
       : text_(text), defs_(defs), outputs_(outputs), strings_(strings), chunk_(chunk) {
-    for (unsigned char c : {',', '\n', '"'}) stop_[c] = true;
+    for (unsigned char c : {',', '\n', '"', '\r'}) stop_[c] = true;
   }
 
   // Parses until done or failed, widening bare columns (and starting over) as values demand;
@@ -400,13 +463,20 @@ class ChunkParser {
   void reset() {
     const size_t n = defs_.size();
     chunk_.columns.resize(n);
+    capacity_ = outputs_.dry ? 0 : chunk_.records;
     for (size_t i = 0; i < n; ++i) {
       ChunkColumn& c = chunk_.columns[i];
       c.kind = chunk_.kinds[i];
       c.big_int_at = c.float_overflow_at = nullptr;
+      c.null_rows.clear();
+      c.seen = false;
+      if (outputs_.dry) continue;
       if (!defs_[i].bare) {
-        c.int_out = outputs_.ints[i] ? outputs_.ints[i] + chunk_.first_row : nullptr;
-        c.float_out = outputs_.floats[i] ? outputs_.floats[i] + chunk_.first_row : nullptr;
+        const auto at = [&](auto* column) { return column ? column + chunk_.first_row : nullptr; };
+        c.int_out = at(outputs_.ints[i]);
+        c.float_out = at(outputs_.floats[i]);
+        c.int64_out = at(outputs_.int64s[i]);
+        c.double_out = at(outputs_.doubles[i]);
       } else if (c.kind == Kind::Float) {
         c.ints = {};
         detail::resize_huge(c.floats, chunk_.records);
@@ -465,21 +535,69 @@ class ChunkParser {
   // A bare column's value does not fit the chunk's guess: the guess widens to take it, or becomes
   // the value's kind when this is the column's first value (int was a guess without evidence).
   Outcome widen(size_t i, std::string_view token) {
-    chunk_.kinds[i] = row_ == 0 ? kind_of(token) : join(chunk_.kinds[i], kind_of(token));
+    const ChunkColumn& c = chunk_.columns[i];
+    chunk_.kinds[i] = c.seen ? join(chunk_.kinds[i], kind_of(token)) : kind_of(token);
     return Outcome::Widened;
   }
 
   // Where the current record's value of column i goes (a scratch cell past the counted records,
-  // which only invalid input reaches: it fails before the chunk ends).
-  int32_t& int_slot(const ChunkColumn& c) { return row_ < chunk_.records ? c.int_out[row_] : scratch_int_; }
-  float& float_slot(const ChunkColumn& c) { return row_ < chunk_.records ? c.float_out[row_] : scratch_float_; }
+  // which only invalid input reaches: it fails before the chunk ends; and every record in a dry run).
+  int32_t& int_slot(const ChunkColumn& c) { return row_ < capacity_ ? c.int_out[row_] : scratch_int_; }
+  float& float_slot(const ChunkColumn& c) { return row_ < capacity_ ? c.float_out[row_] : scratch_float_; }
+  int64_t& int64_slot(const ChunkColumn& c) { return row_ < capacity_ ? c.int64_out[row_] : scratch_int64_; }
+  double& double_slot(const ChunkColumn& c) { return row_ < capacity_ ? c.double_out[row_] : scratch_double_; }
+
+  // The current record is NULL in column i: a zero value, and the row listed.
+  Outcome store_null(size_t i) {
+    ChunkColumn& c = chunk_.columns[i];
+    switch (c.kind) {
+      case Kind::Float: float_slot(c) = 0; break;
+      case Kind::BigInt: int64_slot(c) = 0; break;
+      case Kind::Double: double_slot(c) = 0; break;
+      default: int_slot(c) = 0; break;
+    }
+    if (row_ < capacity_) c.null_rows.push_back(row_);
+    return Outcome::Done;
+  }
 
   Outcome store(size_t i, std::string_view token, bool quoted, const char* at, const char* record) {
     ChunkColumn& c = chunk_.columns[i];
+    // An empty field is NULL; "" too, except in a string column, where it is the empty string. In a
+    // bare column neither is evidence of a type.
+    if (token.empty() && (!quoted || c.kind != Kind::String)) return store_null(i);
+    const Outcome o = store_value(i, token, at, record);
+    if (o == Outcome::Done) c.seen = true;
+    return o;
+  }
+
+  Outcome store_value(size_t i, std::string_view token, const char* at, const char* record) {
+    ChunkColumn& c = chunk_.columns[i];
     const ColumnDef& def = defs_[i];
-    if (token.empty() && !quoted)
-      return value_error(record, at, "empty field: NULLs are not supported yet; in " + describe(def));
     switch (c.kind) {
+      case Kind::BigInt: {
+        int64_t v = 0;
+        switch (parse_int(token, v)) {
+          case IntParse::Ok: int64_slot(c) = v; return Outcome::Done;
+          case IntParse::OutOfRange:
+            return value_error(
+                record, at,
+                "integer " + shown(token) + " out of range for bigint " + kInt64Range + " in " + describe(def));
+          case IntParse::NotInteger:
+            return value_error(record, at, "unparsable number " + shown(token) + " in " + describe(def));
+        }
+        break;
+      }
+      case Kind::Double: {
+        double v = 0;
+        switch (parse_float(token, v)) {
+          case FloatParse::Ok: double_slot(c) = v; return Outcome::Done;
+          case FloatParse::OutOfRange:
+            return value_error(record, at, "number " + shown(token) + " out of range for double in " + describe(def));
+          case FloatParse::NotNumber:
+            return value_error(record, at, "unparsable number " + shown(token) + " in " + describe(def));
+        }
+        break;
+      }
       case Kind::Int: {
         int32_t v = 0;
         switch (parse_int(token, v)) {
@@ -491,7 +609,7 @@ class ChunkParser {
                   "integer " + shown(token) + " out of range for int " + kInt32Range + " in " + describe(def));
             if (!c.big_int_at) {
               c.big_int_at = at;
-              c.big_int = std::string(token);
+              c.big_int = excerpt(token);
             }
             int_slot(c) = 0;
             return Outcome::Done;
@@ -512,7 +630,7 @@ class ChunkParser {
                   "number " + shown(token) + " out of range for float (beyond +-3.4028235e+38) in " + describe(def));
             if (!c.float_overflow_at) {
               c.float_overflow_at = at;
-              c.float_overflow = std::string(token);
+              c.float_overflow = excerpt(token);
             }
             float_slot(c) = f;
             return Outcome::Done;
@@ -546,7 +664,7 @@ class ChunkParser {
       const char* record = p;
       for (size_t i = 0; i < n; ++i) {
         while (p < end && is_blank(*p)) ++p;
-        if (i == 0 && (p == end || *p == '\n'))
+        if (i == 0 && at_line_end(p, end))
           return fail(record, "blank line inside the data (only trailing blank lines are ignored)");
         const char* start = p;
         std::string_view token;
@@ -563,10 +681,11 @@ class ChunkParser {
           quoted = true;
           p = close;
           while (p < end && is_blank(*p)) ++p;
-          if (p < end && *p != ',' && *p != '\n')
-            return fail(p,
-                        "text after the closing quote of a quoted field (a field is either quoted as a whole or "
-                        "not at all; a '\"' inside quotes is written twice)");
+          if (p < end && *p == '\r') {
+            if (!at_line_end(p, end)) return fail(p, cr_only());
+            ++p;  // to the LF of the CRLF
+          }
+          if (p < end && *p != ',' && *p != '\n') return fail(p, text_after_quote());
         } else {
           while (p < end && !stop_[static_cast<unsigned char>(*p)]) ++p;
           if (p < end && *p == '"') {
@@ -576,6 +695,10 @@ class ChunkParser {
                                    " (quote the whole field and write each '\"' in it twice)");
           }
           const char* e = p;
+          if (p < end && *p == '\r') {
+            if (!at_line_end(p, end)) return fail(p, cr_only());
+            ++p;  // to the LF of the CRLF
+          }
           while (e > start && is_blank(e[-1])) --e;
           token = std::string_view(start, static_cast<size_t>(e - start));
         }
@@ -602,8 +725,11 @@ class ChunkParser {
   uint64_t row_ = 0;  // the record being parsed, counted from the chunk's first
   std::array<bool, 256> stop_{};
   std::string scratch_;
+  uint64_t capacity_ = 0;  // records whose values are stored: the chunk's, or none in a dry run
   int32_t scratch_int_ = 0;
   float scratch_float_ = 0;
+  int64_t scratch_int64_ = 0;
+  double scratch_double_ = 0;
 };
 
 // Chunk starts: about every `chunk_bytes` from `begin`, moved to the next record start.
@@ -709,15 +835,23 @@ Table parse(const Text& text, const CsvReadOptions& options) {
   }
 
   Table table;
-  Outputs outputs{std::vector<int32_t*>(n, nullptr), std::vector<float*>(n, nullptr)};
+  Outputs outputs{std::vector<int32_t*>(n, nullptr), std::vector<float*>(n, nullptr), std::vector<int64_t*>(n, nullptr),
+                  std::vector<double*>(n, nullptr)};
+  // Records of n fields take n bytes at least (n - 1 commas and a line end, the last record none):
+  // more records than that means a record with too few fields. Then nothing is reserved (a wide
+  // header over many short lines would ask for far more memory than the input's size); the parse
+  // below meets that record and fails.
+  outputs.dry = rows > 0 && rows > (bytes + 1) / n;
   for (size_t i = 0; i < n; ++i) {
     table.columns.push_back(Column::make(defs[i].name, type_of(defs[i].kind)));
-    if (defs[i].bare) continue;
+    if (defs[i].bare || outputs.dry) continue;
     std::visit([&](auto& v) { detail::resize_huge(v, rows); }, table.columns[i].data);
-    if (defs[i].kind == Kind::Float)
-      outputs.floats[i] = table.columns[i].as<float>().data();
-    else
-      outputs.ints[i] = table.columns[i].as<int32_t>().data();
+    switch (defs[i].kind) {
+      case Kind::Float: outputs.floats[i] = table.columns[i].as<float>().data(); break;
+      case Kind::BigInt: outputs.int64s[i] = table.columns[i].as<int64_t>().data(); break;
+      case Kind::Double: outputs.doubles[i] = table.columns[i].as<double>().data(); break;
+      default: outputs.ints[i] = table.columns[i].as<int32_t>().data(); break;
+    }
   }
   // Each thread interns the strings of the chunks it parses into its own interners: a string
   // repeated across its chunks is stored and hashed into one table. Every string interned is a
@@ -747,15 +881,18 @@ Table parse(const Text& text, const CsvReadOptions& options) {
   std::vector<size_t> all(chunks.size());
   for (size_t c = 0; c < chunks.size(); ++c) all[c] = c;
   parse_chunks(all, false);
+  if (outputs.dry)
+    throw Error(ErrorCode::Internal, "CSV reader: " + std::to_string(rows) + " records of " + std::to_string(n) +
+                                         " fields in " + std::to_string(bytes) + " bytes parsed without an error");
 
-  // Each bare column's type: the widest of its chunks' guesses (int without values). Chunks that
-  // guessed narrower are parsed again.
+  // Each bare column's type: the widest of the guesses of the chunks holding values in it (int
+  // without values). Chunks that guessed otherwise are parsed again.
   std::vector<Kind> kinds = initial;
   for (size_t i = 0; i < n; ++i) {
     if (!defs[i].bare) continue;
     bool seen = false;
     for (const Chunk& chunk : chunks) {
-      if (chunk.records == 0) continue;
+      if (chunk.records == 0 || !chunk.columns[i].seen) continue;
       kinds[i] = seen ? join(kinds[i], chunk.kinds[i]) : chunk.kinds[i];
       seen = true;
     }
@@ -786,6 +923,9 @@ Table parse(const Text& text, const CsvReadOptions& options) {
       merged[i] = detail::merge_dictionaries(parts, threads, defs[i].name);
       column.dictionary = merged[i].dictionary;
     }
+    const bool has_nulls = std::any_of(
+        chunks.begin(), chunks.end(), [&](const Chunk& c) { return c.records > 0 && !c.columns[i].null_rows.empty(); });
+    if (has_nulls) detail::resize_huge(column.nulls, rows);
   }
   detail::parallel_for(chunks.size(), threads, [&](size_t c) {
     Chunk& chunk = chunks[c];
@@ -793,6 +933,7 @@ Table parse(const Text& text, const CsvReadOptions& options) {
     for (size_t i = 0; i < n; ++i) {
       ChunkColumn& from = chunk.columns[i];
       Column& column = table.columns[i];
+      for (const uint64_t k : from.null_rows) column.nulls[chunk.first_row + k] = 1;
       if (defs[i].bare && filled == 1) {  // one chunk: its vector becomes the column
         if (kinds[i] == Kind::Float) {
           column.data = std::move(from.floats);
@@ -807,11 +948,17 @@ Table parse(const Text& text, const CsvReadOptions& options) {
           std::copy(from.ints.begin(), from.ints.end(),
                     column.as<int32_t>().begin() + static_cast<ptrdiff_t>(chunk.first_row));
       }
-      if (kinds[i] == Kind::String) {  // local codes to dictionary codes, in place
+      if (kinds[i] == Kind::String) {  // local codes to dictionary codes, in place; NULLs stay 0
         const std::vector<int32_t>& code_of = merged[i].code_of[chunk.worker];
-        auto codes = column.as<int32_t>().begin() + static_cast<ptrdiff_t>(chunk.first_row);
-        for (uint64_t k = 0; k < chunk.records; ++k)
-          codes[static_cast<ptrdiff_t>(k)] = code_of[static_cast<size_t>(codes[static_cast<ptrdiff_t>(k)])];
+        int32_t* codes = column.as<int32_t>().data() + chunk.first_row;
+        auto null = from.null_rows.begin();
+        for (uint64_t k = 0; k < chunk.records; ++k) {
+          if (null != from.null_rows.end() && *null == k) {
+            ++null;
+            continue;
+          }
+          codes[k] = code_of[static_cast<size_t>(codes[k])];
+        }
       }
       from = ChunkColumn{};  // free the chunk's memory as soon as it is used
     }
@@ -823,6 +970,45 @@ std::string io_reason() {
   return errno ? std::strerror(errno) : "unknown error";
 }
 
+// The input's first NUL byte or line longer than kMaxLineBytes, as an error (the NUL when it comes
+// before that line has gone kMaxLineBytes past its start, as a stream read meets them).
+void check_text(const Text& text, unsigned threads) {
+  const auto bytes = static_cast<uint64_t>(text.end - text.begin);
+  constexpr uint64_t kPiece = 4u << 20;
+  const uint64_t pieces = (bytes + kPiece - 1) / kPiece;
+  std::vector<const char*> nul(pieces, nullptr);
+  detail::parallel_for(pieces, threads, [&](size_t i) {
+    const uint64_t first = i * kPiece;
+    nul[i] = static_cast<const char*>(std::memchr(text.begin + first, '\0', std::min(kPiece, bytes - first)));
+  });
+  const char* first_nul = nullptr;
+  for (const char* p : nul)
+    if (p) {
+      first_nul = p;
+      break;
+    }
+  // A line longer than kMaxLineBytes covers a whole aligned window of half that length: only a
+  // window without a line end needs a closer look.
+  constexpr uint64_t kWindow = kMaxLineBytes / 2;
+  const char* long_line = nullptr;
+  for (uint64_t w = 0; w + kWindow <= bytes && !long_line; w += kWindow) {
+    const char* window = text.begin + w;
+    if (std::memchr(window, '\n', kWindow)) continue;
+    const char* start = window;
+    while (start > text.begin && start[-1] != '\n') --start;
+    const auto* nl = static_cast<const char*>(std::memchr(window + kWindow, '\n', bytes - w - kWindow));
+    const char* line_end = nl ? nl : text.end;
+    if (static_cast<uint64_t>(line_end - start) > kMaxLineBytes) long_line = start;
+  }
+  if (first_nul && (!long_line || first_nul <= long_line + kMaxLineBytes))
+    throw text.error_at(first_nul, "NUL byte: this is not a text CSV file");
+  if (long_line) {
+    const uint64_t line = 1 + static_cast<uint64_t>(std::count(text.begin, long_line, '\n'));
+    throw text.error_at(long_line, "line " + std::to_string(line) + " is longer than " +
+                                       std::to_string(kMaxLineBytes >> 20) + " MiB (no line end found)");
+  }
+}
+
 }  // namespace
 
 Table read_csv_text(std::string_view data, std::string_view source, const CsvReadOptions& options) {
@@ -831,20 +1017,52 @@ Table read_csv_text(std::string_view data, std::string_view source, const CsvRea
   text.begin = data.data();
   text.end = data.data() + data.size();
   if (data.substr(0, 3) == "\xEF\xBB\xBF") text.begin += 3;
+  check_text(text, detail::worker_count(options.threads));
   // Trailing blank lines go: keep everything up to the last character that is not blank.
-  while (text.end > text.begin && (is_blank(text.end[-1]) || text.end[-1] == '\n')) --text.end;
+  while (text.end > text.begin && (is_blank(text.end[-1]) || text.end[-1] == '\n' || text.end[-1] == '\r')) --text.end;
   return parse(text, options);
 }
 
 Table read_csv(std::istream& in, std::string_view source, const CsvReadOptions& options) {
+  // Read whole, failing as soon as the input cannot be a CSV text: a NUL byte, or a line longer
+  // than kMaxLineBytes (so an endless or binary input fails at once instead of filling memory).
   std::string data;
   char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) data.append(buffer, static_cast<size_t>(in.gcount()));
-  if (in.bad()) throw Error(ErrorCode::Io, "cannot read '" + std::string(source) + "': " + io_reason());
+  uint64_t line = 1;
+  size_t line_start = 0;  // offset of the current line's first byte
+  const auto error = [&](uint64_t column, const std::string& what) {
+    return Error(ErrorCode::InvalidInput,
+                 std::string(source) + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + what);
+  };
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    const size_t offset = data.size();
+    data.append(buffer, static_cast<size_t>(in.gcount()));
+    for (size_t i = offset; i < data.size(); ++i) {
+      if (data[i] == '\n') {
+        ++line;
+        line_start = i + 1;
+      } else if (data[i] == '\0') {
+        throw error(i - line_start + 1, "NUL byte: this is not a text CSV file");
+      }
+    }
+    if (data.size() - line_start > kMaxLineBytes)
+      throw error(1, "line " + std::to_string(line) + " is longer than " + std::to_string(kMaxLineBytes >> 20) +
+                         " MiB (no line end found)");
+  }
+  if (in.bad()) throw Error(ErrorCode::Io, "cannot read '" + excerpt(source, 4096) + "': " + io_reason());
   return read_csv_text(data, source, options);
 }
 
 Table read_csv_file(const std::string& path, const CsvReadOptions& options) {
+  // Pipes and devices are read as streams (checked while they are read: /dev/zero fails at once);
+  // regular files are mapped.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    errno = 0;
+    std::ifstream in(path, std::ios::binary);
+    if (!in.is_open()) throw Error(ErrorCode::Io, "cannot open '" + excerpt(path, 4096) + "': " + io_reason());
+    return read_csv(in, path, options);
+  }
   const detail::FileBytes file(path);
   return read_csv_text(file.bytes(), path, options);
 }

@@ -3,10 +3,13 @@
 // Format written: the header (`a:int,b:float` when typed, else names), then one line per row, '\n'
 // line endings. Integers in decimal; floats and doubles in the shortest form that reads back to the
 // same value (std::to_chars), "nan", "inf", "-inf", "-0"; dates as YYYY-MM-DD; NULL as an empty
-// field. Strings, and header fields, are quoted as RFC 4180 says where they must be: holding ',',
-// '"', CR or LF (names such as `QUANTILE(a, 0.5)`), and also when empty (an empty field is NULL) or
-// with a space or tab at either end (the reader trims unquoted fields). read_csv reads back exactly
-// what write_csv writes for int, float, string and date tables.
+// field, or as "" in a table of one column that is not STRING (an empty line would read as no row;
+// a one-column STRING table's NULL has no text of its own and stays an empty line). Strings are
+// quoted as RFC 4180 says where they must be: holding ',', '"', CR or LF, and also when empty (an
+// empty field is NULL) or with a space or tab at either end (the reader trims unquoted fields).
+// Header fields are quoted (name and type together) when the name is no bare name
+// (detail::is_bare_csv_name): `"QUANTILE(a, 0.5):double"`. read_csv reads back exactly what
+// write_csv writes (one-column STRING tables with NULLs excepted).
 //
 // How: the rows are cut into blocks formatted on all threads, a batch of blocks at a time, and
 // written in order. A string column's dictionary entries are formatted (quoted) once when the
@@ -22,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "core/csv_names.h"
 #include "core/parallel.h"
 #include "gfxq/error.h"
 #include "gfxq/table.h"
@@ -126,6 +130,9 @@ void format_rows(const Table& table, const std::vector<std::vector<std::string>>
         }
       }
     }
+    // A NULL alone on its line would be a blank line: it is written as the quoted empty field
+    // (which is the empty string in a STRING column, so there the line stays blank).
+    if (n == 1 && table.columns[0].is_null(row) && table.columns[0].type != Type::String) out += "\"\"";
     out += '\n';
   }
 }
@@ -163,9 +170,21 @@ void write_csv(std::ostream& out, const Table& table, const CsvWriteOptions& opt
   std::string header;
   for (size_t i = 0; i < table.columns.size(); ++i) {
     if (i) header += ',';
-    std::string field = table.columns[i].name;
+    // A name the reader would not read bare (`QUANTILE(a, 0.5)`, a name with blanks) is quoted with
+    // its type as RFC 4180 does; the reader takes the type after the last ':' inside the quotes.
+    const std::string& name = table.columns[i].name;
+    std::string field = name;
     if (options.typed_header) field += std::string(":") + to_string(table.columns[i].type);
-    append_quoted(header, field);
+    if (detail::is_bare_csv_name(name)) {
+      header += field;
+      continue;
+    }
+    header += '"';
+    for (char c : field) {
+      if (c == '"') header += '"';
+      header += c;
+    }
+    header += '"';
   }
   header += '\n';
   out.write(header.data(), static_cast<std::streamsize>(header.size()));

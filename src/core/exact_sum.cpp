@@ -11,10 +11,10 @@
 
 namespace gfxq {
 
-double exact_sum(std::span<const ExactTerm> terms) {
+double exact_sum(std::span<const ExactTerm> terms, int unit_exponent) {
   int max_shift = 0;
   for (const ExactTerm& t : terms) {
-    if (t.shift < 0 || t.shift > 1024)
+    if (t.shift < 0 || t.shift > 2200)
       throw Error(ErrorCode::Internal, "exact_sum: bit position " + std::to_string(t.shift) + " out of range");
     max_shift = std::max(max_shift, t.shift);
   }
@@ -56,7 +56,7 @@ double exact_sum(std::span<const ExactTerm> terms) {
     for (int i = low - 2; i >= 0 && !sticky; --i) sticky = bit(i);
     if (sticky || (mantissa & 1)) ++mantissa;  // 2^53 after a carry is still exact
   }
-  const double magnitude = std::ldexp(double(mantissa), low - 149);
+  const double magnitude = std::ldexp(double(mantissa), low + unit_exponent);
   return negative ? -magnitude : magnitude;
 }
 
@@ -98,6 +98,42 @@ double ExactFloatSum::result() const {
   for (size_t i = 0; i < bins_.size(); ++i)
     if (bins_[i] != 0) terms.push_back({bins_[i], int(i)});
   return exact_sum(terms);
+}
+
+void ExactDoubleSum::add(double v) noexcept {
+  const auto bits = std::bit_cast<uint64_t>(v);
+  const uint32_t exponent = uint32_t(bits >> 52) & 0x7ff;
+  const int64_t fraction = int64_t(bits & ((uint64_t(1) << 52) - 1));
+  const bool negative = (bits >> 63) != 0;
+  if (exponent == 0x7ff) {
+    if (fraction != 0)
+      nan_ = true;
+    else
+      (negative ? negative_inf_ : positive_inf_) = true;
+    return;
+  }
+  // significand * 2^(bin - 1074), bin = max(exponent - 1, 0); each bin holds at most 2^72 summands of
+  // 2^53 before it could pass 2^126, far more than any table has rows.
+  const int64_t significand = exponent == 0 ? fraction : fraction | (int64_t(1) << 52);
+  const size_t bin = exponent == 0 ? 0 : exponent - 1;
+  bins_[bin] += negative ? -significand : significand;
+  low_ = std::min(low_, bin);
+  high_ = std::max(high_, bin + 1);
+}
+
+double ExactDoubleSum::result() const {
+  if (const auto special = special_sum(nan_, positive_inf_, negative_inf_)) return *special;
+  std::vector<ExactTerm> terms;
+  for (size_t i = low_; i < high_; ++i)
+    if (bins_[i] != 0) terms.push_back({bins_[i], int(i)});
+  return exact_sum(terms, -1074);
+}
+
+void ExactDoubleSum::clear() noexcept {
+  for (size_t i = low_; i < high_; ++i) bins_[i] = 0;
+  low_ = bins_.size();
+  high_ = 0;
+  nan_ = positive_inf_ = negative_inf_ = false;
 }
 
 }  // namespace gfxq

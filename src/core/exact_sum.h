@@ -12,16 +12,17 @@
 
 namespace gfxq {
 
-//! One term of an exact sum: count * 2^shift units of 2^-149.
+//! One term of an exact sum: count * 2^shift units (a unit is 2^-149 for float32 sums, 2^-1074 for
+//! double sums).
 struct ExactTerm {
   __int128 count = 0;  //!< signed multiplier, |count| < 2^126
-  int shift = 0;       //!< bit position of the fixed point, 0 <= shift <= 1024
+  int shift = 0;       //!< bit position of the fixed point, 0 <= shift <= 2200
 };
 
-//! The sum of `terms` (count * 2^(shift - 149) each), computed exactly in a wide fixed point and
-//! rounded once to the nearest double, ties to even; +0.0 when it is zero, +-inf past the double
-//! range.
-double exact_sum(std::span<const ExactTerm> terms);
+//! The sum of `terms` (count * 2^(shift + unit_exponent) each), computed exactly in a wide fixed
+//! point and rounded once to the nearest double, ties to even; +0.0 when it is zero, +-inf past the
+//! double range.
+double exact_sum(std::span<const ExactTerm> terms, int unit_exponent = -149);
 
 //! What IEEE addition of the summands gives when some are not finite: NaN when a NaN was summed or
 //! both infinities, else +inf or -inf; nullopt when every summand is finite.
@@ -42,6 +43,24 @@ class ExactFloatSum {
 
  private:
   std::array<__int128, 254> bins_{};  // bin e: signed significands of exponent field e + 1 (0: denormals too)
+  bool nan_ = false, positive_inf_ = false, negative_inf_ = false;
+};
+
+//! The exact sum of double values (SUM of DOUBLE expressions), as ExactFloatSum does for float32:
+//! order-independent, rounded once. clear() resets only the bins used since the last clear, so one
+//! accumulator serves many groups cheaply.
+class ExactDoubleSum {
+ public:
+  //! Adds one value.
+  void add(double v) noexcept;
+  //! The exact sum rounded once to the nearest double; special_sum's rule for NaN and infinities.
+  double result() const;
+  //! Back to no summands.
+  void clear() noexcept;
+
+ private:
+  std::array<__int128, 2046> bins_{};  // bin e: signed significands of exponent field e + 1 (0: denormals too)
+  size_t low_ = bins_.size(), high_ = 0;  // the bins touched: [low_, high_)
   bool nan_ = false, positive_inf_ = false, negative_inf_ = false;
 };
 

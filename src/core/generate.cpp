@@ -25,6 +25,7 @@
 #include <set>
 #include <string>
 
+#include "core/host_memory.h"
 #include "gfxq/error.h"
 #include "gfxq/table.h"
 
@@ -93,7 +94,7 @@ uint64_t zipf_rank(Rng& rng, const std::vector<uint64_t>& cdf) {
 }
 
 Error spec_error(const ColumnSpec& spec, const std::string& what) {
-  return Error(ErrorCode::InvalidQuery, "generated column '" + spec.name + "': " + what);
+  return Error(ErrorCode::InvalidQuery, "generated column '" + excerpt(spec.name) + "': " + what);
 }
 
 std::string bounds_text(const ColumnSpec& spec) {
@@ -178,7 +179,7 @@ Distribution parse_distribution(std::string_view text) {
   if (s == "sorted") return Distribution::Sorted;
   if (s == "all-equal" || s == "allequal") return Distribution::AllEqual;
   throw Error(ErrorCode::InvalidQuery,
-              "unknown distribution '" + std::string(text) + "' (distributions: uniform, skewed, sorted, all-equal)");
+              "unknown distribution '" + excerpt(text) + "' (distributions: uniform, skewed, sorted, all-equal)");
 }
 
 const char* to_string(Distribution d) noexcept {
@@ -203,6 +204,8 @@ Table generate_table(const std::vector<ColumnSpec>& columns, uint64_t rows, uint
       throw spec_error(spec, "bounds " + bounds_text(spec) + " contain NaN");
     if (spec.lo > spec.hi) throw spec_error(spec, "lo > hi in bounds " + bounds_text(spec));
   }
+  check_host_bytes(rows, 4 * columns.size(), 0,
+                   "generating " + std::to_string(rows) + " rows of " + std::to_string(columns.size()) + " columns");
   Table table;
   for (uint64_t i = 0; i < columns.size(); ++i) {
     Rng rng(seed, i);

@@ -22,19 +22,19 @@ std::string reason(int error) {
 
 FileBytes::FileBytes(const std::string& path, bool populate) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error(ErrorCode::Io, "cannot open '" + path + "': " + reason(errno));
+  if (fd < 0) throw Error(ErrorCode::Io, "cannot open '" + excerpt(path, 4096) + "': " + reason(errno));
   struct Close {
     int fd;
     ~Close() { ::close(fd); }
   } close{fd};
   struct stat st {};
-  if (::fstat(fd, &st) != 0) throw Error(ErrorCode::Io, "cannot read '" + path + "': " + reason(errno));
-  if (S_ISDIR(st.st_mode)) throw Error(ErrorCode::Io, "cannot read '" + path + "': " + reason(EISDIR));
+  if (::fstat(fd, &st) != 0) throw Error(ErrorCode::Io, "cannot read '" + excerpt(path, 4096) + "': " + reason(errno));
+  if (S_ISDIR(st.st_mode)) throw Error(ErrorCode::Io, "cannot read '" + excerpt(path, 4096) + "': " + reason(EISDIR));
   if (S_ISREG(st.st_mode)) {
     if (st.st_size == 0) return;
     void* map =
         ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
-    if (map == MAP_FAILED) throw Error(ErrorCode::Io, "cannot map '" + path + "': " + reason(errno));
+    if (map == MAP_FAILED) throw Error(ErrorCode::Io, "cannot map '" + excerpt(path, 4096) + "': " + reason(errno));
     map_ = static_cast<const char*>(map);
     size_ = static_cast<uint64_t>(st.st_size);
     return;
@@ -48,7 +48,7 @@ FileBytes::FileBytes(const std::string& path, bool populate) {
     if (got == 0) break;
     if (got < 0) {
       if (errno == EINTR) continue;
-      throw Error(ErrorCode::Io, "cannot read '" + path + "': " + reason(errno));
+      throw Error(ErrorCode::Io, "cannot read '" + excerpt(path, 4096) + "': " + reason(errno));
     }
     used += static_cast<size_t>(got);
   }

@@ -67,19 +67,22 @@ const char* to_string(AggKind kind) noexcept {
   return "?";
 }
 
-namespace {
-
 std::string number_text(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
   char buf[64];
   // Fixed notation where people write it (0.0001, 250000), shortest round-trip digits either way.
+  // Large values in scientific notation: as digits alone they would read back as an integer
+  // literal, which SQL bounds to BIGINT.
   const double mag = std::fabs(v);
   const bool fixed = mag == 0 || (mag >= 1e-5 && mag < 1e16);
-  auto r = fixed ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
-                 : std::to_chars(buf, buf + sizeof buf, v);
+  auto r = fixed         ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
+           : mag >= 1e16 ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific)
+                         : std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
+
+namespace {
 
 std::string operand_text(const Operand& o) {
   if (const auto* c = std::get_if<ColumnRef>(&o)) return c->text();

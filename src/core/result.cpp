@@ -33,6 +33,20 @@ std::string ms(double v) {
 std::string ExecutionReport::text() const {
   std::string s = "backend: " + std::string(to_string(backend)) + "\nalgorithm: " + algorithm + "\n";
   if (!reason.empty()) s += "reason: " + reason + "\n";
+  if (!plan.empty()) {
+    s += "plan:\n";
+    const std::string* last_reason = nullptr;
+    for (const auto& n : plan) {
+      s += std::string(2 + 2 * n.depth, ' ') + n.node + "\n" + std::string(6 + 2 * n.depth, ' ') + "[" +
+           to_string(n.backend) + "] " + n.algorithm + "; rows " + std::to_string(n.rows_in) + " -> " +
+           std::to_string(n.rows_out);
+      if (n.gpu_ms) s += ", gpu " + ms(*n.gpu_ms);
+      s += ", " + ms(n.wall_ms);
+      if (!n.reason.empty() && (!last_reason || *last_reason != n.reason)) s += "; " + n.reason;
+      last_reason = &n.reason;
+      s += "\n";
+    }
+  }
   s += "passes: " + std::to_string(passes.size()) + "\n";
   for (size_t i = 0; i < passes.size(); ++i) {
     const auto& p = passes[i];

@@ -57,6 +57,14 @@ struct Group {
 //! `rows` grouped by their cells of `key`, groups ascending in the total order: FLOAT values
 //! equal in it (-0.0 and 0.0; every NaN) share a group.
 std::vector<Group> group_rows(const Column& key, const std::vector<uint64_t>& rows);
+//! The rows of one group of several key columns.
+struct MultiGroup {
+  std::vector<uint32_t> keys;  //!< order keys of the group's values, one per key column
+  std::vector<uint64_t> rows;  //!< its rows, ascending
+};
+//! `rows` grouped by their cells of every column of `keys` (one or more), groups ascending by
+//! their keys lexicographically, each compared in the total order as group_rows does.
+std::vector<MultiGroup> group_rows(const std::vector<const Column*>& keys, const std::vector<uint64_t>& rows);
 
 // --- join.cpp
 
@@ -68,6 +76,26 @@ struct Pairs {
 //! The pairs with  left_key + lo <= right_key <= left_key + hi  (double arithmetic, bounds
 //! compared in the total order), ordered by (left row, right row).
 Pairs join_pairs(const Column& left_key, const Column& right_key, double lo, double hi);
+
+//! One term of a join condition over key columns of both sides: `left op right` in the total order
+//! (compare_total of the cells as doubles), or with `band`,  left + lo <= right <= left + hi
+//! (double arithmetic, as join_pairs).
+struct JoinTermRef {
+  size_t left = 0;        //!< index of the left key column
+  size_t right = 0;       //!< index of the right key column
+  CmpOp op = CmpOp::Eq;   //!< Lt, Le, Gt, Ge or Eq (Ne is not a join term); ignored with `band`
+  bool band = false;      //!< the band form
+  double lo = 0, hi = 0;  //!< band offsets
+};
+//! Whether left cell `l` and right cell `r` satisfy `term`.
+bool join_term_holds(const JoinTermRef& term, double l, double r);
+//! The pairs of rows satisfying every term (a conjunction; at least one term), ordered by (left row,
+//! right row). `left_rows` / `right_rows`: the rows that take part (ascending), or nullptr for all.
+//! An Eq or band term is answered by join_pairs, the other terms filter its pairs; without one, every
+//! pair is tested.
+Pairs join_pairs_terms(const std::vector<const Column*>& left, const std::vector<const Column*>& right,
+                       const std::vector<JoinTermRef>& terms, const std::vector<uint64_t>* left_rows = nullptr,
+                       const std::vector<uint64_t>* right_rows = nullptr);
 
 // --- relational.cpp
 

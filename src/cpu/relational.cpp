@@ -2,8 +2,11 @@
 // gathering the query pipeline shares with them.
 
 #include <bit>
+#include <cstdint>
 #include <set>
+#include <string>
 
+#include "core/host_memory.h"
 #include "core/order_key.h"
 #include "cpu/internal.h"
 #include "gfxq/cpu.h"
@@ -108,6 +111,10 @@ Table project(const Table& table, const std::vector<std::string>& columns) {
 }
 
 Table product(const Table& a, std::string_view a_name, const Table& b, std::string_view b_name) {
+  // Refused before anything is allocated when the host could not hold it (two row ids per pair).
+  const unsigned __int128 pairs = static_cast<unsigned __int128>(a.rows()) * b.rows();
+  check_host_bytes(pairs >> 64 ? UINT64_MAX : static_cast<uint64_t>(pairs), 2 * sizeof(uint64_t), 0,
+                   "PRODUCT of " + std::to_string(a.rows()) + " and " + std::to_string(b.rows()) + " rows");
   std::vector<uint64_t> a_rows, b_rows;
   for (uint64_t i = 0; i < a.rows(); ++i)
     for (uint64_t j = 0; j < b.rows(); ++j) {

@@ -15,6 +15,7 @@
 #include "gl/check.h"
 #include "gl/context.h"
 #include "gl/count.h"
+#include "gl/select.h"
 
 namespace gfxq::gl {
 

@@ -19,7 +19,7 @@
 
 #include "core/bind.h"
 #include "gfxq/result.h"
-#include "gl/select.h"
+#include "gl/raster_input.h"
 
 namespace gfxq::gl {
 

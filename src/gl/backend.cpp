@@ -1,37 +1,136 @@
 // The raster backend (OpenGL, after Govindaraju et al. 2004): selections with a WHERE in CNF, every
 // comparison done by depth and stencil tests; aggregates without GROUP BY over the WHERE's stencil
-// (COUNT; SUM/AVG by bit planes; MIN/MAX/MEDIAN/QUANTILE/KTH_LARGEST by bitwise search); ORDER BY by
-// sorting networks; equi and band joins by sorted inner keys and occlusion counts (src/gl/select.h,
-// src/gl/aggregate.h, src/gl/sort.h, src/gl/join.h, docs/RASTER.md). Other operators are
-// Error(Unsupported) naming the operator.
-#include "plan/backend.h"
+// (COUNT; SUM/AVG by bit planes; MIN/MAX/MEDIAN/QUANTILE/KTH_LARGEST by bitwise search); GROUP BY by
+// blending; ORDER BY by sorting networks; equi and band joins by sorted inner keys and occlusion
+// counts (src/gl/execute.h routes to src/gl/select.h, aggregate.h, group_by.h, sort.h, join.h;
+// docs/RASTER.md). Other operators are Error(Unsupported) naming the operator.
+//
+// Its RasterOptions come from the device's calibration (gl/calibration.h), made at the first query
+// and cached in the user's cache folder. The one environment variable of the raster path is read
+// here, once, when the backend is created: GFXQ_RASTER_CALIBRATION=off runs with the default
+// options and measures nothing; GFXQ_RASTER_CALIBRATION=PATH caches in PATH instead of
+// $XDG_CACHE_HOME/gfxq or ~/.cache/gfxq.
+#include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <string>
+
 #include "gfxq/error.h"
-#include "gl/select.h"
-#include "plan/engine_state.h"
+#include "gl/calibration.h"
+#include "gl/execute.h"
+#include "engine/backend.h"
+#include "engine/spec_fragment.h"
+#include "gl/context.h"
 
 namespace gfxq {
 
 namespace {
 
-class RasterBackend final : public BackendImpl {
+class RasterBackend final : public engine::BackendImpl {
  public:
-  explicit RasterBackend(EngineState& state) : state_(state) {}
+  RasterBackend(EngineOptions options, bool calibrate, std::string cache_path)
+      : options_(std::move(options)), calibrate_(calibrate), cache_path_(std::move(cache_path)) {}
   Backend kind() const noexcept override { return Backend::Raster; }
-  Result execute(const Query& query, const Catalog& catalog) override {
-    gl::Context* context = state_.gl();
-    if (!context)
-      throw Error(ErrorCode::Unsupported, "raster backend unavailable: " + state_.gl_caps.unavailable_reason);
-    return gl::execute(*context, query, catalog);
+
+  // The context, started on first use; nullptr when none can be created (caps_ says why).
+  gl::Context* context() {
+    if (!tried_) {
+      tried_ = true;
+      try {
+        context_ = gl::Context::create_headless({.debug = options_.debug,
+                                                  .wait_timeout_ns = uint64_t(options_.gpu_timeout_ms) * 1000000,
+                                                  .faults = options_.faults});
+        caps_ = context_->caps();
+      } catch (const Error& e) {
+        caps_ = {};
+        caps_.unavailable_reason = e.what();
+      }
+    }
+    if (context_) context_->make_current();
+    return context_.get();
+  }
+  const GlCapabilities& caps() {
+    context();
+    return caps_;
+  }
+
+  // A fragment the Query spec expresses; the router (gl/execute.h) says Unsupported for the rest
+  // of that shape, which the claim reports.
+  std::optional<engine::Fragment> claim(const plan::Node& node, const Catalog& catalog, std::string& why) override {
+    if (!context()) {
+      why = "raster backend unavailable: " + caps_.unavailable_reason;
+      return std::nullopt;
+    }
+    auto sf = engine::spec_fragment(node, why);
+    if (!sf) return std::nullopt;
+    if (const std::string lack = gl::unsupported_operator(sf->query, catalog); !lack.empty()) {
+      why = lack;
+      return std::nullopt;
+    }
+    sf->fragment.algorithm = "raster: " + sf->query.text();
+    sf->fragment.spec = std::move(sf->query);
+    return std::move(sf->fragment);
+  }
+
+  engine::FragmentRun run(const engine::Fragment& f, const Catalog& catalog, std::vector<cpu::HostRelation>) override {
+    gl::Context* ctx = context();
+    ctx->check_alive();
+    if (!options_raster_) {
+      if (calibrate_) calibration_ = gl::calibrate(*ctx, cache_path_);
+      options_raster_ = calibration_ ? gl::calibrated_options(*calibration_) : gl::RasterOptions{};
+    }
+    const auto start = std::chrono::steady_clock::now();
+    Result r = gl::execute(*ctx, *f.spec, catalog, *options_raster_);
+    ctx->finish("raster query");
+    engine::FragmentRun out;
+    engine::NodeRun n;
+    n.algorithm = r.report.algorithm;
+    n.rows_in = catalog.get(f.spec->table).rows();
+    n.rows_out = r.table.rows();
+    double gpu = 0;
+    bool any = false;
+    for (const auto& p : r.report.passes)
+      if (p.gpu_ms) gpu += *p.gpu_ms, any = true;
+    if (any) n.gpu_ms = gpu;
+    n.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    out.nodes[f.root] = std::move(n);
+    out.passes = std::move(r.report.passes);
+    out.result = cpu::HostRelation::of(std::move(r.table));
+    return out;
+  }
+
+  std::vector<std::string> take_debug_messages() override {
+    if (!context_) return {};
+    context_->make_current();
+    std::vector<std::string> out;
+    for (auto& m : context_->take_debug_messages()) out.push_back("GL: " + m);
+    return out;
   }
 
  private:
-  EngineState& state_;
+  EngineOptions options_;
+  bool calibrate_;
+  std::string cache_path_;
+  bool tried_ = false;
+  std::unique_ptr<gl::Context> context_;
+  GlCapabilities caps_;
+  std::optional<gl::RasterCalibration> calibration_;  // measured or read at the first query
+  std::optional<gl::RasterOptions> options_raster_;   // the raster knobs, made once
 };
 
 }  // namespace
 
-std::unique_ptr<BackendImpl> create_raster_backend(EngineState& state) {
-  return std::make_unique<RasterBackend>(state);
+namespace engine {
+
+std::unique_ptr<BackendImpl> create_raster_backend(const EngineOptions& options) {
+  const char* setting = std::getenv("GFXQ_RASTER_CALIBRATION");
+  const std::string value = setting ? setting : "";
+  if (value == "off") return std::make_unique<RasterBackend>(options, false, std::string());
+  return std::make_unique<RasterBackend>(options, true, value.empty() ? gl::default_calibration_path() : value);
 }
+
+const GlCapabilities& raster_capabilities(BackendImpl& raster) { return static_cast<RasterBackend&>(raster).caps(); }
+
+}  // namespace engine
 
 }  // namespace gfxq

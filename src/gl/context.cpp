@@ -20,6 +20,10 @@ struct Context::Native {
   EGLDisplay display = EGL_NO_DISPLAY;  // EGL_NO_DISPLAY for an adopted context
   EGLContext context = EGL_NO_CONTEXT;  // EGL_NO_CONTEXT for an adopted context
   bool debug = false;
+  uint64_t wait_timeout_ns = 0;     // ContextOptions::wait_timeout_ns
+  FaultInjection faults;            // ContextOptions::faults
+  uint64_t checks = 0;              // check_alive() calls (fault injection counts them)
+  std::optional<std::string> lost;  // why the context is lost, once it is
   std::mutex log_mutex;
   std::vector<std::string> log;
   std::map<std::pair<std::string, std::string>, GLuint> programs;
@@ -401,6 +405,8 @@ std::unique_ptr<Context> Context::adopt_current(void* (*get_proc)(const char*), 
 }
 
 void Context::finish_setup(const ContextOptions& options) {
+  native_->wait_timeout_ns = options.wait_timeout_ns;
+  native_->faults = options.faults;
   if (options.debug) {
     native_->debug = true;
     glEnable(GL_DEBUG_OUTPUT);
@@ -490,6 +496,43 @@ void Context::make_current() {
     throw Error(e == EGL_CONTEXT_LOST ? ErrorCode::DeviceLost : ErrorCode::Internal,
                 std::string("eglMakeCurrent failed: ") + egl_error_name(e));
   }
+}
+
+void Context::check_alive() {
+  Native& n = *native_;
+  const uint64_t check = ++n.checks;
+  if (!n.lost) {
+    if (check == n.faults.lose_device)
+      n.lost = "injected: FaultInjection, check " + std::to_string(check);
+    else if (const GLenum status = glGetGraphicsResetStatus(); status != GL_NO_ERROR)
+      n.lost = std::string("glGetGraphicsResetStatus reported ") +
+               (status == GL_GUILTY_CONTEXT_RESET     ? "GL_GUILTY_CONTEXT_RESET"
+                : status == GL_INNOCENT_CONTEXT_RESET ? "GL_INNOCENT_CONTEXT_RESET"
+                                                      : "GL_UNKNOWN_CONTEXT_RESET");
+  }
+  if (n.lost)
+    throw Error(ErrorCode::DeviceLost,
+                "the OpenGL context on " + caps_.renderer + " was lost (" + *n.lost + "); create a new engine");
+}
+
+void Context::finish(const char* what) {
+  Native& n = *native_;
+  if (n.lost)
+    throw Error(ErrorCode::DeviceLost, std::string(what) + ": the OpenGL context on " + caps_.renderer +
+                                           " was lost earlier (" + *n.lost + ")");
+  GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+  if (!fence) check_error("glFenceSync");
+  // The first wait flushes the commands; later ones only wait (in slices, so a lost context shows).
+  const uint64_t slice = std::min<uint64_t>(n.wait_timeout_ns, 100ull * 1000 * 1000);
+  GLenum r = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, slice);
+  for (uint64_t waited = slice; (r == GL_TIMEOUT_EXPIRED) && waited < n.wait_timeout_ns; waited += slice)
+    r = glClientWaitSync(fence, 0, std::min(slice, n.wait_timeout_ns - waited));
+  glDeleteSync(fence);
+  if (r == GL_WAIT_FAILED) check_error(what);
+  if (r == GL_TIMEOUT_EXPIRED)
+    throw Error(ErrorCode::Timeout, std::string(what) + ": the GPU did not finish within " +
+                                        std::to_string(n.wait_timeout_ns / 1000000) +
+                                        " ms (EngineOptions::gpu_timeout_ms)");
 }
 
 std::vector<std::string> Context::take_debug_messages() {

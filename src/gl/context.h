@@ -13,12 +13,15 @@
 #include <vector>
 
 #include "gfxq/capabilities.h"
+#include "gfxq/engine.h"
 
 namespace gfxq::gl {
 
 //! How a context is created.
 struct ContextOptions {
   bool debug = false;  //!< synchronous KHR_debug output; every non-notification message is recorded
+  uint64_t wait_timeout_ns = 60ull * 1000 * 1000 * 1000;  //!< the longest finish() waits
+  FaultInjection faults;  //!< lose_device: the k-th check_alive() finds the context lost (tests)
 };
 
 //! A current OpenGL 4.6 (or 4.5) core context with its capability record.
@@ -43,6 +46,15 @@ class Context {
   const GlCapabilities& caps() const noexcept { return caps_; }
   //! Makes this context current on the calling thread (headless contexts only; no-op otherwise).
   void make_current();
+  //! Throws Error(DeviceLost) when the context is lost (a GPU reset reported by
+  //! glGetGraphicsResetStatus, or FaultInjection::lose_device at the k-th call); from then on every
+  //! call throws it (make a new context). The raster backend calls it before each query.
+  void check_alive();
+  //! Waits until the GPU has run every command issued so far (a fence and glClientWaitSync), at
+  //! most ContextOptions::wait_timeout_ns: Error(Timeout) past it, Error(DeviceLost) when the
+  //! context is lost. `what` names the wait in the message. Call it before blocking reads (query
+  //! results, glReadPixels) so that they cannot block longer than the timeout.
+  void finish(const char* what);
   //! Debug messages recorded since the last call (empty unless created with debug).
   std::vector<std::string> take_debug_messages();
   //! A linked program from embedded shaders (shaders/gl/...), compiled once and cached.

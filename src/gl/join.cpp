@@ -3,6 +3,7 @@
 #include <glad/gl.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include "gl/check.h"
 #include "gl/context.h"
 #include "gl/count.h"
+#include "gl/select.h"
 #include "gl/sort.h"
 
 namespace gfxq::gl {
@@ -24,8 +26,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr uint32_t kWindow = 1u << 24;  // depth values v < 2^24 are exact
-constexpr uint64_t kProbeBatch = 4096;  // probes whose passes are issued before any count is read
+constexpr uint32_t kWindow = 1u << 24;       // depth values v < 2^24 are exact
+constexpr uint64_t kProbeBatch = 4096;       // probes whose passes are issued before any count is read
+constexpr uint64_t kSearchBatch = 1u << 18;  // probes per search draw (2 counts each at most)
+constexpr uint32_t kSearchWidth = 1024;      // counts per row of a search draw
 
 // Resets the GL state (restore_default_state) and the viewport on return and on error.
 class JoinState {
@@ -73,42 +77,22 @@ class QueryPool {
   std::vector<GLuint> queries_;
 };
 
-// WHERE clauses that read only the left or only the right table; Unsupported for a clause
-// reading both.
-std::pair<BoundCnf, BoundCnf> split_where(const BoundCnf& where) {
-  BoundCnf left, right;
-  for (const auto& clause : where.clauses) {
-    bool reads_left = false, reads_right = false;
-    for (const auto& term : clause.terms) {
-      const auto use = [&](const BoundColumn& c) { (c.side == Side::Left ? reads_left : reads_right) = true; };
-      use(term.lhs);
-      if (const auto* c = std::get_if<BoundColumn>(&term.rhs)) use(*c);
-    }
-    if (reads_left && reads_right)
-      throw Error(ErrorCode::Unsupported,
-                  "raster backend cannot run a WHERE clause over a join that reads columns of both tables (the "
-                  "raster join filters each side before the probes; clauses that read one table each are supported)");
-    (reads_right ? right : left).clauses.push_back(clause);
+// Which tables a WHERE clause reads: (left, right).
+std::pair<bool, bool> clause_sides(const BoundClause& clause) {
+  bool reads_left = false, reads_right = false;
+  for (const auto& term : clause.terms) {
+    const auto use = [&](const BoundColumn& c) { (c.side == Side::Left ? reads_left : reads_right) = true; };
+    use(term.lhs);
+    if (const auto* c = std::get_if<BoundColumn>(&term.rhs)) use(*c);
   }
-  return {std::move(left), std::move(right)};
+  return {reads_left, reads_right};
 }
 
-void check_join_supported(const BoundQuery& bq) {
-  std::string missing;
-  if (bq.group_by) {
-    missing = "GROUP BY over a join";
-  } else if (bq.order_by) {
-    missing = "ORDER BY";
-  } else {
-    for (const auto& item : bq.items)
-      if (const auto* a = std::get_if<BoundAggregate>(&item); a && a->kind != AggKind::Count && missing.empty())
-        missing = "aggregate " + std::string(to_string(a->kind)) + " over a join";
-  }
-  if (!missing.empty())
-    throw Error(ErrorCode::Unsupported,
-                "raster backend cannot run " + missing +
-                    " (the raster join runs COUNT of the pairs and projections of both tables' columns, with "
-                    "WHERE clauses on one table each and LIMIT)");
+// WHERE clauses that read only the left or only the right table (join_unsupported refuses others).
+std::pair<BoundCnf, BoundCnf> split_where(const BoundCnf& where) {
+  BoundCnf left, right;
+  for (const auto& clause : where.clauses) (clause_sides(clause).second ? right : left).clauses.push_back(clause);
+  return {std::move(left), std::move(right)};
 }
 
 // The lowest key satisfying `p` (a lower bound: Ge or Gt), or nullopt for none.
@@ -151,6 +135,10 @@ class Inner {
         timed_(options.pass_queries && context.caps().timer_counter_bits > 0),
         vertex_depth_(options.vertex_constant_depth) {
     const auto start = Clock::now();
+    if (plan_.route == JoinRoute::Search) {
+      upload_search_keys(sorted, passes);
+      return;
+    }
     std::vector<int32_t> cells(sorted.keys.size());
     for (size_t i = 0; i < cells.size(); ++i) cells[i] = int_from_key(sorted.keys[i]);  // int_key(cell) = key
     store_.add(Column::ints("sorted key", std::move(cells)));
@@ -173,6 +161,7 @@ class Inner {
   // returns the counts. `record` gets the fragments drawn, the fragments passed and the times.
   std::vector<uint64_t> run(const std::vector<Count>& counts, bool bounds, PassRecord& record) {
     if (counts.empty()) return {};
+    if (plan_.route == JoinRoute::Search) return search(counts, record);
     const auto issued = Clock::now();
     const std::vector<GLuint>& queries = pool_.reserve(counts.size() * queries_per_count_);
     const GLuint timer = timed_ ? timers_.make(GL_TIME_ELAPSED) : 0;
@@ -256,6 +245,97 @@ class Inner {
   }
 
  private:
+  // Search: the sorted order keys as one R32UI texture, key i at (i mod width, i / width).
+  void upload_search_keys(const SortOutput& sorted, std::vector<PassRecord>& passes) {
+    const auto start = Clock::now();
+    const uint64_t m = sorted.keys.size();
+    search_width_ = uint32_t(std::min<uint64_t>(m, uint64_t(context_.caps().max_texture_size)));
+    const auto height = uint32_t((m + search_width_ - 1) / search_width_);
+    std::vector<uint32_t> texels(uint64_t(search_width_) * height, 0xffffffffu);
+    std::copy(sorted.keys.begin(), sorted.keys.end(), texels.begin());
+    search_keys_ = make_texture(search_width_, height);
+    glTextureSubImage2D(search_keys_, 0, 0, 0, GLsizei(search_width_), GLsizei(height), GL_RED_INTEGER, GL_UNSIGNED_INT,
+                        texels.data());
+    check_error("raster join: search keys upload");
+    PassRecord upload;
+    upload.kind = "upload";
+    upload.detail = "sorted inner order keys as one R32UI texture of " + std::to_string(search_width_) + "x" +
+                    std::to_string(height) + " for the batched search";
+    upload.items = m;
+    upload.wall_ms = ms_since(start);
+    passes.push_back(std::move(upload));
+  }
+
+  // An R32UI texture of width x height (nearest filtering), deleted with the join.
+  GLuint make_texture(uint32_t width, uint32_t height) {
+    GLuint texture = 0;
+    glCreateTextures(GL_TEXTURE_2D, 1, &texture);
+    textures_.ids.push_back(texture);
+    glTextureStorage2D(texture, 1, GL_R32UI, GLsizei(width), GLsizei(height));
+    glTextureParameteri(texture, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTextureParameteri(texture, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    check_error("raster join: R32UI texture");
+    return texture;
+  }
+
+  // Search: count(key < c) for every count of the batch in one draw of join_search.frag into an
+  // R32UI target, one fragment per count, read back.
+  std::vector<uint64_t> search(const std::vector<Count>& counts, PassRecord& record) {
+    const auto issued = Clock::now();
+    const uint64_t n = counts.size();
+    const auto width = uint32_t(std::min<uint64_t>(n, kSearchWidth));
+    const auto height = uint32_t((n + width - 1) / width);
+    std::vector<uint32_t> cells(uint64_t(width) * height, 0);
+    for (uint64_t i = 0; i < n; ++i) cells[i] = counts[i].a;
+    const size_t first_texture = textures_.ids.size();
+    const GLuint bounds = make_texture(width, height);
+    glTextureSubImage2D(bounds, 0, 0, 0, GLsizei(width), GLsizei(height), GL_RED_INTEGER, GL_UNSIGNED_INT,
+                        cells.data());
+    const GLuint target = make_texture(width, height);
+    GLuint framebuffer = 0;
+    glCreateFramebuffers(1, &framebuffer);
+    glNamedFramebufferTexture(framebuffer, GL_COLOR_ATTACHMENT0, target, 0);
+    if (glCheckNamedFramebufferStatus(framebuffer, GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+      glDeleteFramebuffers(1, &framebuffer);
+      throw Error(ErrorCode::Internal, "raster join: search target framebuffer incomplete");
+    }
+    const uint64_t m = layout_.rows;
+    const GLuint program = context_.program("fullscreen.vert", "join_search.frag");
+    glUseProgram(program);
+    glProgramUniform1ui(program, 1, uint32_t(m));
+    glProgramUniform1ui(program, 2, m ? uint32_t(std::bit_floor(m)) : 0u);
+    glProgramUniform1ui(program, 3, search_width_);
+    glBindTextureUnit(0, search_keys_);
+    glBindTextureUnit(1, bounds);
+    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+    glViewport(0, 0, GLsizei(width), GLsizei(height));
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_STENCIL_TEST);
+    glDisable(GL_DITHER);
+    const GLuint timer = timed_ ? timers_.make(GL_TIME_ELAPSED) : 0;
+    {
+      ScopedQuery timing(GL_TIME_ELAPSED, timer);
+      glDrawArrays(GL_TRIANGLES, 0, 3);
+    }
+    glGetTextureSubImage(target, 0, 0, 0, 0, GLsizei(width), GLsizei(height), 1, GL_RED_INTEGER, GL_UNSIGNED_INT,
+                         GLsizei(cells.size() * sizeof(uint32_t)), cells.data());
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDeleteFramebuffers(1, &framebuffer);
+    glBindTextureUnit(1, 0);
+    glEnable(GL_DITHER);
+    glDeleteTextures(GLsizei(textures_.ids.size() - first_texture), textures_.ids.data() + first_texture);
+    textures_.ids.resize(first_texture);
+    check_error("raster join search pass");
+    std::vector<uint64_t> result(cells.begin(), cells.begin() + ptrdiff_t(n));
+    uint64_t passed = 0;
+    for (uint64_t r : result) passed += r;
+    if (timed_) record.gpu_ms = record.gpu_ms.value_or(0) + double(timers_.result(timer)) / 1e6;
+    record.items += uint64_t(width) * height;
+    record.passed = record.passed.value_or(0) + passed;
+    record.wall_ms += ms_since(issued);
+    return result;
+  }
+
   static TileLayout inner_layout(Context& context, uint64_t m, const RasterOptions& options) {
     // Near-square tiles: a probe pass draws the tile's pixel rows, so little padding is drawn.
     const auto [w, h] = tile_size(context.caps(), options);
@@ -327,7 +407,19 @@ class Inner {
   uint64_t cap_;
   bool timed_;
   bool vertex_depth_;
-  KeptStencil framebuffers_;  // per inner tile (owns the GL objects)
+  KeptStencil framebuffers_;   // per inner tile (owns the GL objects)
+  GLuint search_keys_ = 0;     // Search: the sorted keys (in textures_)
+  uint32_t search_width_ = 1;  // Search: keys per row of search_keys_
+  // Search: the keys texture and a batch's textures while it runs, deleted with the join.
+  struct TextureList {
+    std::vector<GLuint> ids;
+    TextureList() = default;
+    TextureList(const TextureList&) = delete;
+    TextureList& operator=(const TextureList&) = delete;
+    ~TextureList() {
+      if (!ids.empty()) glDeleteTextures(GLsizei(ids.size()), ids.data());
+    }
+  } textures_;
   std::vector<std::vector<Band>> bands_;
   size_t queries_per_count_ = 0;
   QueryPool pool_;
@@ -347,6 +439,21 @@ struct Probe {
 
 JoinPlan plan_join(const KeyRange& keys, bool pairs, const RasterOptions& options, bool depth_bounds_test) {
   JoinPlan plan;
+  if (options.join_search) {
+    plan.route = JoinRoute::Search;
+    plan.base = keys.lo;
+    plan.algorithm =
+        "probes batched: count(key < klo) and count(key <= khi) of a batch of probes in one draw, one fragment per "
+        "distinct bound running a bitwise search of the sorted inner order keys (join_search.frag, log2 m exact "
+        "integer compares)";
+    PassRecord r;
+    r.kind = "probe search";
+    r.detail =
+        "join_search.frag over one R32UI pixel per count of the batch: pos += bit while key[pos + bit - 1] < c, "
+        "read back with glGetTextureSubImage; items: counts";
+    plan.passes.push_back(std::move(r));
+    return plan;
+  }
   const bool window = keys.span() < kWindow - 1;
   plan.base = keys.lo;
   if (!window) {
@@ -393,10 +500,32 @@ std::optional<std::pair<uint32_t, uint32_t>> probe_interval(double left, Type ri
   return std::make_pair(*a, *b);
 }
 
+std::string join_unsupported(const BoundQuery& bq) {
+  std::string missing;
+  if (bq.group_by) {
+    missing = "GROUP BY over a join";
+  } else if (bq.order_by) {
+    missing = "ORDER BY";
+  } else {
+    for (const auto& item : bq.items)
+      if (const auto* a = std::get_if<BoundAggregate>(&item); a && a->kind != AggKind::Count && missing.empty())
+        missing = "aggregate " + std::string(to_string(a->kind)) + " over a join";
+  }
+  if (!missing.empty())
+    return "raster backend cannot run " + missing +
+           " (the raster join runs COUNT of the pairs and projections of both tables' columns, with WHERE clauses "
+           "on one table each and LIMIT)";
+  for (const auto& clause : bq.where.clauses)
+    if (const auto [l, r] = clause_sides(clause); l && r)
+      return "raster backend cannot run a WHERE clause over a join that reads columns of both tables (the raster "
+             "join filters each side before the probes; clauses that read one table each are supported)";
+  return {};
+}
+
 Result execute_join(Context& context, const BoundQuery& bq, const RasterOptions& options) {
   const auto start = Clock::now();
   if (!bq.join || !bq.right) throw Error(ErrorCode::Internal, "raster: execute_join needs a join");
-  check_join_supported(bq);
+  if (const std::string lack = join_unsupported(bq); !lack.empty()) throw Error(ErrorCode::Unsupported, lack);
   const auto [left_where, right_where] = split_where(bq.where);
   const BoundJoin& join = *bq.join;
   const bool pairs = !bq.aggregate;
@@ -448,7 +577,11 @@ Result execute_join(Context& context, const BoundQuery& bq, const RasterOptions&
   uint64_t total = 0;
   if (m > 0 && !probes.empty() && (!limit || *limit > 0)) {
     const KeyRange keys{sorted.keys.front(), sorted.keys.back()};
-    const JoinPlan plan = plan_join(keys, pairs, options, context.caps().depth_bounds_test);
+    // The search reads every key from one texture: past its largest size, the per-probe passes.
+    const uint64_t texture_side = uint64_t(std::max(context.caps().max_texture_size, 1));
+    RasterOptions probe_options = options;
+    if (m > texture_side * texture_side) probe_options.join_search = false;
+    const JoinPlan plan = plan_join(keys, pairs, probe_options, context.caps().depth_bounds_test);
     algorithm += "; " + plan.algorithm;
     JoinState state(context.caps().depth_bounds_test);
     Inner inner(context, sorted, options, plan, passes);
@@ -458,7 +591,9 @@ Result execute_join(Context& context, const BoundQuery& bq, const RasterOptions&
     const Type right_type = join.right_key.type;
     const Column& left_key = bq.column(join.left_key);
     const bool left_float = left_key.type == Type::Float32;
-    const uint64_t batch = options.join_probe_batch ? options.join_probe_batch : kProbeBatch;
+    const uint64_t batch = options.join_probe_batch          ? options.join_probe_batch
+                           : plan.route == JoinRoute::Search ? kSearchBatch
+                                                             : kProbeBatch;
     std::vector<Probe> batch_probes;
     std::vector<Count> counts;
     std::vector<uint64_t> run;

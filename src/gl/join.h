@@ -14,6 +14,9 @@
 //          by one pass (pairs need the run's start too: they take DepthTest);
 //        - KeyCompare (keys spanning 2^24 or more): count(key >= c) by raster_key_ge.frag's exact
 //          integer compare, for c = klo and khi + 1;
+//        - Search (the default, RasterOptions::join_search): the counts of a whole batch of probes in
+//          one draw, one fragment per count running a bitwise search of the sorted keys (log2 m
+//          texel fetches) instead of two passes of m fragments per probe;
 //      bounds at or beyond the inner key range are folded on the host (count 0 or all), so a probe
 //      whose interval misses the range runs no pass, and probes with equal bounds share one count
 //      (RasterOptions::join_share_counts);
@@ -30,7 +33,7 @@
 
 #include "core/bind.h"
 #include "gfxq/result.h"
-#include "gl/select.h"
+#include "gl/raster_input.h"
 
 namespace gfxq::gl {
 
@@ -41,6 +44,9 @@ enum class JoinRoute {
   DepthTest,    //!< constant-depth passes against the keys in a 24-bit depth window
   DepthBounds,  //!< one GL_EXT_depth_bounds_test pass per probe (window keys, COUNT only)
   KeyCompare,   //!< raster_key_ge.frag's integer compare (keys spanning 2^24 or more)
+  //! A batch of counts in one draw: one fragment per count runs a bitwise search of the sorted keys
+  //! (join_search.frag); RasterOptions::join_search, any key span.
+  Search,
 };
 
 //! The probe plan of a join, made on the host.
@@ -51,7 +57,8 @@ struct JoinPlan {
   std::vector<PassRecord> passes;          //!< one record per kind of probe pass (kind, GL state)
 };
 
-//! The probe plan for sorted inner keys spanning `keys`: DepthBounds when only counts are needed
+//! The probe plan for sorted inner keys spanning `keys`: Search when options.join_search (the
+//! default); otherwise the paper's passes per probe: DepthBounds when only counts are needed
 //! (`pairs` false), the driver has the extension (`depth_bounds_test`, and options.depth_bounds)
 //! and the span is below 2^24; DepthTest for other spans below 2^24; else KeyCompare. Host only.
 JoinPlan plan_join(const KeyRange& keys, bool pairs, const RasterOptions& options, bool depth_bounds_test);
@@ -66,5 +73,9 @@ std::optional<std::pair<uint32_t, uint32_t>> probe_interval(double left, Type ri
 //! Error(Unsupported) naming the operator for the rest (other aggregates, GROUP BY, ORDER BY, a
 //! WHERE clause reading both sides). The GL state is reset on return and on error.
 Result execute_join(Context& context, const BoundQuery& bq, const RasterOptions& options);
+
+//! Why the raster join cannot run `bq` (GROUP BY, ORDER BY or aggregates other than COUNT over a
+//! join, a WHERE clause reading both tables), or empty when it can.
+std::string join_unsupported(const BoundQuery& bq);
 
 }  // namespace gfxq::gl

@@ -3,24 +3,17 @@
 #include <glad/gl.h>
 
 #include <algorithm>
-#include <bit>
 #include <charconv>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <span>
 
-#include "core/order_key.h"
 #include "core/trace_text.h"
 #include "gfxq/error.h"
-#include "gl/aggregate.h"
 #include "gl/check.h"
 #include "gl/context.h"
 #include "gl/count.h"
 #include "gl/depth_encode.h"
-#include "gl/join.h"
-#include "gl/sort.h"
-#include "plan/backend.h"
 
 namespace gfxq::gl {
 
@@ -32,7 +25,6 @@ using Clock = std::chrono::steady_clock;
 constexpr GLint kStateMask = 0x3;
 constexpr GLint kTie = 0x4;
 constexpr GLint kTieMask = 0x7;
-constexpr uint32_t kDefaultTile = 8192;
 constexpr uint32_t kWindowValues = 1u << 24;  // a depth part holds 0 .. 2^24 - 1 exactly
 
 std::string number_text(double v) {
@@ -77,11 +69,12 @@ PlanInput plan_input(const RasterInput& input) {
 // ---------------------------------------------------------------------------------------------
 // The plan: GPU passes of one WHERE, the same for every tile.
 
-enum class PassKind { CopyToDepth, Compare, DepthBounds, StencilResolve };
+enum class PassKind { CopyToDepth, DepthClear, Compare, DepthBounds, StencilResolve };
 
 const char* kind_name(PassKind kind) {
   switch (kind) {
     case PassKind::CopyToDepth: return "copy-to-depth";
+    case PassKind::DepthClear: return "depth-clear";
     case PassKind::Compare: return "compare";
     case PassKind::DepthBounds: return "depth-bounds";
     case PassKind::StencilResolve: return "stencil-resolve";
@@ -131,6 +124,7 @@ struct Pass {
   uint32_t bounds_lo = 0, bounds_hi = 0;  // DepthBounds: stored values kept, inclusive
   StencilState stencil;
   GLint satisfied = 1;  // state of the records satisfying this pass's clause so far (PassSnapshot)
+  bool counts = false;  // its passing fragments are qualifying records (a satisfying pass of the last clause)
 };
 
 // Two single-comparison clauses `c >= lo`, `c <= hi` on one 24-bit-window column, merged.
@@ -278,7 +272,16 @@ void lower_where(Plan& plan, const PlanInput& input, const BoundCnf& where) {
 // (REPLACE under write mask 0x4), the others lose it (zfail ZERO); the last part applies op itself.
 // Ne is satisfied by any part that differs. The tie bit is stale outside a comparison, which
 // is harmless: part 1 tests bits 0-1 only and rewrites the bit of every record it tests.
-void emit_passes(Plan& plan, const PlanInput& input, bool vertex_constant_depth) {
+void emit_passes(Plan& plan, const PlanInput& input, bool vertex_constant_depth, bool constant_by_clear) {
+  // The stored side of every part, in the order the passes use them: a part whose column the
+  // next part compares too keeps its copy-to-depth (one copy serves both).
+  std::vector<ColumnValue> order;
+  for (const GpuClause& clause : plan.clauses) {
+    if (clause.range) order.push_back(clause.range->stored);
+    for (const DepthCompare& d : clause.terms)
+      for (const Part& part : d.parts) order.push_back(part.stored);
+  }
+  size_t position = 0;  // the part being emitted, in `order`
   GLint cur = 1;
   std::optional<ColumnValue> held;  // what the depth buffer holds
   GLuint resolve = 0;               // stencil bits a pending clause resolve clears; 0: none pending
@@ -350,6 +353,7 @@ void emit_passes(Plan& plan, const PlanInput& input, bool vertex_constant_depth)
       // depth buffer when it runs (a copy-to-depth pass unless they already are; compare passes
       // never write depth).
       hold(r.stored);
+      ++position;
       flush_resolve();
       Pass p;
       p.kind = PassKind::DepthBounds;
@@ -366,9 +370,33 @@ void emit_passes(Plan& plan, const PlanInput& input, bool vertex_constant_depth)
       const size_t m = d.parts.size();
       for (size_t k = 0; k < m; ++k) {
         const Part& part = d.parts[k];
-        hold(part.stored);
         const std::string what =
             clause.texts[t] + (m > 1 ? " (part " + std::to_string(k + 1) + "/" + std::to_string(m) + ")" : "");
+        ++position;
+        const auto* constant = std::get_if<uint32_t>(&part.incoming);
+        if (constant_by_clear && constant && m == 1 && !(held == part.stored) && !resolve &&
+            !(position < order.size() && order[position] == part.stored)) {
+          // One comparison of a column with a constant: the constant goes in the depth buffer by a
+          // clear and the column's values are drawn as the incoming side (one draw instead of a
+          // copy-to-depth and a compare). `column op k` is `incoming op stored`.
+          Pass c;
+          c.kind = PassKind::DepthClear;
+          c.constant = *constant;
+          c.depth_test = false;
+          c.depth_write = true;
+          c.detail = "depth <- k*2^-24, k=" + hex(*constant, 6) + " by glClearBufferfv (the constant side of " +
+                     clause.texts[t] + ")";
+          plan.passes.push_back(std::move(c));
+          held.reset();
+          Part swapped{ColumnValue{}, part.stored};
+          const GLenum func = d.op == CmpOp::Ne ? GL_NOTEQUAL : depth_func(flip(d.op));
+          draw(what, swapped, func, satisfy_alive);
+          plan.passes.back().detail = what + ": depth " + std::string(func_name(func)) + " incoming " +
+                                      value_text(part.stored) + " vs stored constant k=" + hex(*constant, 6) + ", " +
+                                      stencil_text(satisfy_alive);
+          continue;
+        }
+        hold(part.stored);
         if (d.op == CmpOp::Ne) {
           draw(what, part, GL_NOTEQUAL, satisfy_alive);
           continue;
@@ -391,7 +419,13 @@ void emit_passes(Plan& plan, const PlanInput& input, bool vertex_constant_depth)
         }
       }
     }
-    for (size_t p = first_pass; p < plan.passes.size(); ++p) plan.passes[p].satisfied = 3 - cur;
+    for (size_t p = first_pass; p < plan.passes.size(); ++p) {
+      plan.passes[p].satisfied = 3 - cur;
+      // In the last clause, every record alive when it starts holds `cur` (the previous clause's
+      // failures are cleared by its first pass) and a satisfying pass (INVERT) flips it to the
+      // final state once: so those passes' passing fragments are exactly the qualifying records.
+      plan.passes[p].counts = i + 1 == plan.clauses.size() && plan.passes[p].stencil.zpass == GL_INVERT;
+    }
     cur = 3 - cur;
   }
   plan.final_state = cur;
@@ -406,7 +440,7 @@ Plan make_plan(const PlanInput& input, const BoundCnf& where, const RasterOption
   merge_ranges(plan, extension && options.depth_bounds,
                extension ? "depth bounds turned off" : "no GL_EXT_depth_bounds_test on this driver");
   if (plan.constant) return plan;
-  emit_passes(plan, input, options.vertex_constant_depth);
+  emit_passes(plan, input, options.vertex_constant_depth, options.constant_by_clear);
   return plan;
 }
 
@@ -432,32 +466,6 @@ std::string where_algorithm(const Plan& plan, WhereOutput output, uint64_t rows,
 
 // ---------------------------------------------------------------------------------------------
 // Execution.
-
-}  // namespace
-
-void restore_default_state(bool depth_bounds) {
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  glBindVertexArray(0);
-  glUseProgram(0);
-  glBindTextureUnit(0, 0);
-  glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-  glPixelStorei(GL_PACK_ALIGNMENT, 4);
-  glDisable(GL_DEPTH_TEST);
-  glDepthFunc(GL_LESS);
-  glDepthMask(GL_TRUE);
-  glDisable(GL_STENCIL_TEST);
-  glStencilFunc(GL_ALWAYS, 0, ~0u);
-  glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
-  glStencilMask(~0u);
-  glDisable(GL_SCISSOR_TEST);
-  if (depth_bounds) {
-    glDisable(GL_DEPTH_BOUNDS_TEST_EXT);
-    glDepthBoundsEXT(0.0, 1.0);
-  }
-  glClipControl(GL_LOWER_LEFT, GL_NEGATIVE_ONE_TO_ONE);
-}
-
-namespace {
 
 // Resets the GL state the raster path touches (restore_default_state) and the viewport, on return
 // and on error alike, so the next user of the context starts clean.
@@ -548,6 +556,13 @@ struct Programs {
 // Sets the GL state of `pass` and draws it over the tile's viewport.
 void draw_pass(const Pass& pass, const TextureStore& store, uint64_t tile, const Programs& programs,
                bool vertex_constant_depth) {
+  if (pass.kind == PassKind::DepthClear) {
+    // k * 2^-24 (k < 2^24) is exact in float32, and a GL_DEPTH32F_STENCIL8 buffer stores it unchanged.
+    const GLfloat depth = depth_of(pass.constant);
+    glDepthMask(GL_TRUE);
+    glClearBufferfv(GL_DEPTH, 0, &depth);
+    return;
+  }
   if (pass.depth_test) {
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(pass.depth);
@@ -611,13 +626,26 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
 
   StateGuard guard(caps.depth_bounds_test);
   Objects gl;
-  const auto make_framebuffer = [&](GLuint& framebuffer, GLuint& depth_stencil) {
-    glCreateRenderbuffers(1, &depth_stencil);
-    // Single-sample: occlusion queries count fragments.
-    glNamedRenderbufferStorage(depth_stencil, GL_DEPTH32F_STENCIL8, GLsizei(layout.width), GLsizei(layout.height));
-    check_error("glNamedRenderbufferStorage(GL_DEPTH32F_STENCIL8)");
+  // A single-sample depth-stencil buffer (occlusion queries count fragments) and its framebuffer:
+  // a texture when `texture` (a kept stencil that later passes may sample), else a renderbuffer.
+  const auto make_framebuffer = [&](GLuint& framebuffer, GLuint& depth_stencil, bool texture) {
+    if (texture) {
+      glCreateTextures(GL_TEXTURE_2D, 1, &depth_stencil);
+      glTextureStorage2D(depth_stencil, 1, GL_DEPTH32F_STENCIL8, GLsizei(layout.width), GLsizei(layout.height));
+      glTextureParameteri(depth_stencil, GL_DEPTH_STENCIL_TEXTURE_MODE, GL_STENCIL_INDEX);
+      glTextureParameteri(depth_stencil, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      glTextureParameteri(depth_stencil, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+      check_error("glTextureStorage2D(GL_DEPTH32F_STENCIL8)");
+    } else {
+      glCreateRenderbuffers(1, &depth_stencil);
+      glNamedRenderbufferStorage(depth_stencil, GL_DEPTH32F_STENCIL8, GLsizei(layout.width), GLsizei(layout.height));
+      check_error("glNamedRenderbufferStorage(GL_DEPTH32F_STENCIL8)");
+    }
     glCreateFramebuffers(1, &framebuffer);
-    glNamedFramebufferRenderbuffer(framebuffer, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, depth_stencil);
+    if (texture)
+      glNamedFramebufferTexture(framebuffer, GL_DEPTH_STENCIL_ATTACHMENT, depth_stencil, 0);
+    else
+      glNamedFramebufferRenderbuffer(framebuffer, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, depth_stencil);
     glNamedFramebufferDrawBuffer(framebuffer, GL_NONE);
     glNamedFramebufferReadBuffer(framebuffer, GL_NONE);
     const GLenum status = glCheckNamedFramebufferStatus(framebuffer, GL_FRAMEBUFFER);
@@ -625,7 +653,7 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
       throw Error(ErrorCode::Internal, "raster: depth-stencil framebuffer " + std::to_string(layout.width) + "x" +
                                            std::to_string(layout.height) + " incomplete (status " + hex(status) + ")");
   };
-  // Keep: one depth-stencil buffer per tile, handed to the caller; otherwise one for every tile.
+  // Keep: one depth-stencil texture per tile, handed to the caller; otherwise one buffer for every tile.
   std::shared_ptr<KeptStencil> kept;
   if (output == WhereOutput::Keep) {
     kept = std::make_shared<KeptStencil>();
@@ -633,11 +661,11 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
     kept->mask = GLuint(kStateMask);
     for (uint64_t t = 0; t < layout.tiles(); ++t) {
       kept->framebuffers.push_back(0);
-      kept->renderbuffers.push_back(0);
-      make_framebuffer(kept->framebuffers.back(), kept->renderbuffers.back());
+      kept->textures.push_back(0);
+      make_framebuffer(kept->framebuffers.back(), kept->textures.back(), true);
     }
   } else {
-    make_framebuffer(gl.framebuffer, gl.depth_stencil);
+    make_framebuffer(gl.framebuffer, gl.depth_stencil, false);
   }
   glCreateVertexArrays(1, &gl.vertex_array);  // core profile draws need a bound VAO, even an empty one
   const Programs programs{context.program("fullscreen.vert", "raster_value.frag"),
@@ -663,10 +691,19 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
   std::vector<std::pair<std::string, std::string>> labels{
       {"stencil-init", "stencil 1 on each tile's records, 0 past the last"}};
   for (const Pass& p : plan.passes) labels.emplace_back(kind_name(p.kind), p.detail);
-  if (output != WhereOutput::Rows)
-    labels.emplace_back("count", "occlusion queries (" + std::to_string(caps.occlusion_counter_bits) +
-                                     "-bit counters, at most " + std::to_string(cap) +
-                                     " fragments each, 64-bit host total) over " + final_text);
+  // The count: occlusion queries around the last clause's satisfying passes (fused), or a
+  // stencil-only count pass testing the final state.
+  const bool fused = output != WhereOutput::Rows && options.fuse_count &&
+                     std::any_of(plan.passes.begin(), plan.passes.end(), [](const Pass& p) { return p.counts; });
+  const std::string counters = std::to_string(caps.occlusion_counter_bits) + "-bit counters, at most " +
+                               std::to_string(cap) + " fragments each, 64-bit host total";
+  if (fused)
+    labels.emplace_back("count", "occlusion queries (" + counters +
+                                     ") around the last clause's satisfying passes, whose passing fragments are the "
+                                     "records reaching " +
+                                     final_text + " (no count pass)");
+  else if (output != WhereOutput::Rows)
+    labels.emplace_back("count", "occlusion queries (" + counters + ") over " + final_text);
   else
     labels.emplace_back("readback",
                         "glReadPixels GL_STENCIL_INDEX per tile into one buffer; row ids where " + final_text);
@@ -722,15 +759,39 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
       read_buffers(s);
       options.observer->on_pass(s);
     };
+    const size_t tile_counts = count_queries.size();  // this tile's first count query
     timed_pass(0, false, [&] { init_stencil(framebuffer, layout.width, h, layout.records(t)); });
     observe(0, {});
     for (size_t p = 0; p < plan.passes.size(); ++p) {
-      const GLuint samples = timed_pass(
-          p + 1, counted, [&] { draw_pass(plan.passes[p], store, t, programs, options.vertex_constant_depth); });
+      const Pass& pass = plan.passes[p];
+      if (fused && pass.counts) {
+        // Counted in bands of at most `cap` fragments, each its own query (also the trace's `passed`).
+        const size_t tile_queries = count_queries.size();
+        timed_pass(p + 1, false, [&] {
+          const std::vector<Band> bands = count_bands(layout.width, h, cap);
+          const bool scissored = bands.size() > 1;
+          if (scissored) glEnable(GL_SCISSOR_TEST);
+          for (const Band& b : bands) {
+            if (scissored) glScissor(b.x, b.y, b.width, b.height);
+            count_queries.push_back(batch.make(GL_SAMPLES_PASSED));
+            ScopedQuery counted_band(GL_SAMPLES_PASSED, count_queries.back());
+            draw_pass(pass, store, t, programs, options.vertex_constant_depth);
+          }
+          if (scissored) glDisable(GL_SCISSOR_TEST);
+        });
+        const std::span<const GLuint> queries = std::span<const GLuint>(count_queries).subspan(tile_queries);
+        timing[p + 1].samples.insert(timing[p + 1].samples.end(), queries.begin(), queries.end());
+        observe(p + 1, queries);
+        continue;
+      }
+      const GLuint samples = timed_pass(p + 1, counted && pass.kind != PassKind::DepthClear,
+                                        [&] { draw_pass(pass, store, t, programs, options.vertex_constant_depth); });
       observe(p + 1, std::span<const GLuint>(&samples, samples ? 1 : 0));
     }
     const size_t last = labels.size() - 1;
-    if (output != WhereOutput::Rows) {
+    if (fused) {
+      observe(last, std::span<const GLuint>(count_queries).subspan(tile_counts));
+    } else if (output != WhereOutput::Rows) {
       const size_t tile_queries = count_queries.size();
       timed_pass(last, false, [&] {
         glDisable(GL_DEPTH_TEST);
@@ -779,90 +840,7 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
   return result;
 }
 
-std::string join(const std::vector<std::string>& items) {
-  std::string s;
-  for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
-  return s;
-}
-
-// Throws Error(Unsupported) naming the first operator the raster path lacks.
-void check_supported(const Query& query, const BoundQuery& bq) {
-  if (bq.group_by)
-    throw Error(ErrorCode::Unsupported,
-                "raster backend cannot run GROUP BY (the query needs: " + join(required_operators(query)) +
-                    "; the raster path runs selection (WHERE), projection, ORDER BY, LIMIT, COUNT, SUM, AVG, "
-                    "MIN, MAX, MEDIAN, QUANTILE, KTH_LARGEST and joins)");
-}
-
 }  // namespace
-
-void init_stencil(unsigned framebuffer, uint32_t width, uint32_t height, uint64_t records) {
-  glStencilMask(0xff);
-  const GLint one = 1, zero = 0;
-  if (records == uint64_t(width) * height) {
-    glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &one);
-    return;
-  }
-  glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &zero);
-  glEnable(GL_SCISSOR_TEST);
-  const auto full_rows = static_cast<GLsizei>(records / width);
-  const auto rest = static_cast<GLsizei>(records % width);
-  if (full_rows > 0) {
-    glScissor(0, 0, GLsizei(width), full_rows);
-    glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &one);
-  }
-  if (rest > 0) {
-    glScissor(0, full_rows, rest, 1);
-    glClearNamedFramebufferiv(framebuffer, GL_STENCIL, 0, &one);
-  }
-  glDisable(GL_SCISSOR_TEST);
-}
-
-KeptStencil::~KeptStencil() {
-  if (!framebuffers.empty()) glDeleteFramebuffers(GLsizei(framebuffers.size()), framebuffers.data());
-  if (!renderbuffers.empty()) glDeleteRenderbuffers(GLsizei(renderbuffers.size()), renderbuffers.data());
-}
-
-std::pair<uint32_t, uint32_t> tile_size(const GlCapabilities& caps, const RasterOptions& options) {
-  const int max_width = std::min({caps.max_texture_size, caps.max_framebuffer_width, caps.max_renderbuffer_size});
-  const int max_height = std::min({caps.max_texture_size, caps.max_framebuffer_height, caps.max_renderbuffer_size});
-  const uint32_t width =
-      options.tile_width ? options.tile_width : std::min<uint32_t>(kDefaultTile, uint32_t(max_width));
-  const uint32_t height =
-      options.tile_height ? options.tile_height : std::min<uint32_t>(kDefaultTile, uint32_t(max_height));
-  if (width > uint32_t(max_width) || height > uint32_t(max_height))
-    throw Error(ErrorCode::InvalidQuery, "raster: tile " + std::to_string(width) + "x" + std::to_string(height) +
-                                             " is larger than the driver allows (" + std::to_string(max_width) + "x" +
-                                             std::to_string(max_height) + ")");
-  return {width, height};
-}
-
-RasterInput::RasterInput(Context& context, const Table& table, const std::vector<size_t>& columns,
-                         const RasterOptions& options)
-    : table_(&table), store_([&] {
-        const auto [w, h] = tile_size(context.caps(), options);
-        return tile_layout(table.rows(), w, h);
-      }()) {
-  const auto start = Clock::now();
-  std::string names;
-  for (size_t c : columns) {
-    store_.add(table.columns[c]);
-    columns_.push_back(c);
-    names += (names.empty() ? "" : ", ") + table.columns[c].name;
-  }
-  const TileLayout& layout = store_.layout();
-  upload_.kind = "upload";
-  upload_.detail = (names.empty() ? std::string("no columns") : names) + " as R32UI tiles of " +
-                   std::to_string(layout.width) + "x" + std::to_string(layout.height) + " (" +
-                   std::to_string(layout.tiles()) + " tile" + (layout.tiles() == 1 ? "" : "s") + ", " +
-                   std::to_string(store_.bytes() >> 10) + " KiB), key ranges scanned on the host";
-  upload_.items = table.rows() * columns.size();
-  upload_.wall_ms = ms_since(start);
-}
-
-size_t RasterInput::slot(size_t index) const {
-  return slot_of(columns_, index);
-}
 
 std::vector<size_t> where_columns(const BoundCnf& where) {
   std::vector<size_t> columns;
@@ -927,180 +905,6 @@ WhereResult evaluate_where(Context& context, const RasterInput& input, const Bou
   }
   result.algorithm = where_algorithm(plan, output, rows, where);
   result.passes = plan.notes;
-  return result;
-}
-
-namespace {
-
-// Values of a FLOAT column as a function of their order keys over some rows: the bits of the
-// zero and NaN values present (every other key decodes to one value). Empty when -0.0 sits next
-// to 0.0 or NaNs of different bits appear: then the keys do not give back the stored bits.
-struct KeyDecoder {
-  Type type = Type::Int32;
-  std::optional<uint32_t> zero_bits, nan_bits;
-  Value value(uint32_t key) const {
-    if (type == Type::Int32) return int_from_key(key);
-    if (zero_bits && key == float_key(0.0f)) return std::bit_cast<float>(*zero_bits);
-    if (nan_bits && key == float_key(std::bit_cast<float>(0x7fc00000u))) return std::bit_cast<float>(*nan_bits);
-    return float_from_key(key);
-  }
-};
-
-std::optional<KeyDecoder> key_decoder(const Column& column, const std::vector<uint64_t>* rows) {
-  KeyDecoder d{column.type, std::nullopt, std::nullopt};
-  if (column.type == Type::Int32) return d;
-  const auto& values = column.as<float>();
-  const uint64_t n = rows ? rows->size() : values.size();
-  for (uint64_t i = 0; i < n; ++i) {
-    const float v = values[rows ? (*rows)[i] : i];
-    const uint32_t bits = std::bit_cast<uint32_t>(v);
-    std::optional<uint32_t>* seen = v == 0.0f ? &d.zero_bits : (std::isnan(v) ? &d.nan_bits : nullptr);
-    if (!seen) continue;
-    if (*seen && **seen != bits) return std::nullopt;
-    *seen = bits;
-  }
-  return d;
-}
-
-// ORDER BY: the WHERE's row ids (stencil readback), then the sort of those rows by the order
-// column; the blending network where the result is only the order column and its values are a
-// function of their keys, else the pair network and a host gather at the sorted row ids.
-Result execute_order_by(Context& context, const BoundQuery& bq, const RasterOptions& options,
-                        std::chrono::steady_clock::time_point start) {
-  const BoundOrder& order = *bq.order_by;
-  std::vector<size_t> columns = where_columns(bq.where);
-  if (std::find(columns.begin(), columns.end(), order.column.index) == columns.end())
-    columns.push_back(order.column.index);
-  const RasterInput input(context, *bq.left, columns, options);
-  const size_t slot = input.slot(order.column.index);
-  // No WHERE: no row list (WhereOutput::Count runs no pass then).
-  WhereResult where =
-      evaluate_where(context, input, bq.where, bq.where.empty() ? WhereOutput::Count : WhereOutput::Rows, options);
-  // Every row selected: the sort builds its records from the column's textures on the GPU;
-  // otherwise from the selected rows' keys, uploaded.
-  const std::vector<uint64_t>* rows = where.count == bq.left->rows() ? nullptr : &where.rows;
-
-  Result result;
-  result.report.backend = Backend::Raster;
-  result.report.passes.push_back(input.upload());
-  for (auto& p : where.passes) result.report.passes.push_back(std::move(p));
-
-  const Column& key_column = bq.column(order.column);
-  const bool keys_only = std::all_of(bq.items.begin(), bq.items.end(), [&](const BoundItem& item) {
-    return std::get<BoundColumn>(item).index == order.column.index;
-  });
-  const std::optional<KeyDecoder> decoder = keys_only ? key_decoder(key_column, rows) : std::nullopt;
-  const ColumnInfo& info = input.store().info(slot);
-  const bool span_fits = where.count == 0 || blend_applicable(order.descending ? ~info.keys.hi : info.keys.lo,
-                                                              order.descending ? ~info.keys.lo : info.keys.hi);
-  std::string why;
-  if (!keys_only)
-    why = "pairs: the result has columns other than the order column";
-  else if (!decoder)
-    why = "pairs: the order column holds -0.0 and 0.0 or NaNs of different bits, so keys do not give back values";
-  else if (!span_fits)
-    why = "pairs: the key span exceeds the 2^32 - 2^25 normal floats blending compares exactly";
-
-  Table& out = result.table;
-  for (const auto& c : bq.output) out.columns.push_back(Column::make(c.name, c.type));
-  std::string sort_algorithm;
-  Clock::time_point gather_start;
-  PassRecord gather;
-  gather.kind = "gather";
-  if (why.empty()) {
-    // The column's key span bounds the selection's; sort_keys_blend checks the selection's again.
-    KeySortOutput sorted = sort_keys_blend(context, input, slot, order.descending, options, rows, bq.limit);
-    sort_algorithm = sorted.algorithm;
-    for (auto& p : sorted.passes) result.report.passes.push_back(std::move(p));
-    gather_start = Clock::now();
-    for (auto& c : out.columns)
-      for (uint32_t key : sorted.keys) c.push(decoder->value(key));
-    gather.detail = "values decoded from the sorted keys on the host (the result is the order column only)";
-    gather.items = sorted.keys.size();
-  } else {
-    SortOutput sorted = sort_rows(context, input, slot, order.descending, options, rows, bq.limit);
-    sort_algorithm = sorted.algorithm + " [" + why + "]";
-    for (auto& p : sorted.passes) result.report.passes.push_back(std::move(p));
-    gather_start = Clock::now();
-    for (size_t i = 0; i < bq.items.size(); ++i) {
-      const Column& src = bq.column(std::get<BoundColumn>(bq.items[i]));
-      std::visit(
-          [&](const auto& values) {
-            using V = std::decay_t<decltype(values)>;
-            V& d = std::get<V>(out.columns[i].data);
-            d.reserve(sorted.rows.size());
-            for (uint64_t r : sorted.rows) d.push_back(values[r]);
-          },
-          src.data);
-    }
-    gather.detail = "host gather of " + std::to_string(out.columns.size()) + " column(s) at the sorted row ids";
-    gather.items = sorted.rows.size();
-  }
-  if (bq.limit) gather.detail += " (LIMIT " + std::to_string(*bq.limit) + ": the first of the sorted order)";
-  gather.wall_ms = ms_since(gather_start);
-  result.report.passes.push_back(std::move(gather));
-  result.report.algorithm = where.algorithm + "; ORDER BY " + order.column.name +
-                            (order.descending ? " DESC" : " ASC") + ": " + sort_algorithm;
-  result.report.total_ms = ms_since(start);
-  return result;
-}
-
-}  // namespace
-
-Result execute(Context& context, const Query& query, const Catalog& catalog, const RasterOptions& options) {
-  const auto start = Clock::now();
-  const BoundQuery bq = bind(query, catalog);
-  if (bq.join) return execute_join(context, bq, options);
-  check_supported(query, bq);
-  if (bq.aggregate)
-    for (const auto& item : bq.items)
-      if (const auto* a = std::get_if<BoundAggregate>(&item); a && a->kind != AggKind::Count)
-        return execute_aggregates(context, bq, options);
-
-  if (bq.order_by) return execute_order_by(context, bq, options, start);
-
-  // The columns the WHERE reads, each uploaded once.
-  const std::vector<size_t> columns = where_columns(bq.where);
-  const RasterInput input(context, *bq.left, columns, options);
-  const std::optional<uint64_t> limit = bq.aggregate ? std::nullopt : bq.limit;
-  WhereResult where =
-      evaluate_where(context, input, bq.where, bq.aggregate ? WhereOutput::Count : WhereOutput::Rows, options, limit);
-
-  Result result;
-  result.report.backend = Backend::Raster;
-  result.report.algorithm = where.algorithm;
-  if (!columns.empty()) result.report.passes.push_back(input.upload());
-  for (auto& p : where.passes) result.report.passes.push_back(std::move(p));
-
-  const auto gather_start = Clock::now();
-  Table& out = result.table;
-  for (const auto& c : bq.output) out.columns.push_back(Column::make(c.name, c.type));
-  if (bq.aggregate) {
-    // COUNT(*) and COUNT(c) (no NULLs) are the qualifying rows; LIMIT 0 removes the one row.
-    if (!bq.limit || *bq.limit > 0)
-      for (auto& c : out.columns) c.push(static_cast<int64_t>(where.count));
-  } else {
-    for (size_t i = 0; i < bq.items.size(); ++i) {
-      const Column& src = bq.column(std::get<BoundColumn>(bq.items[i]));
-      Column& dst = out.columns[i];
-      std::visit(
-          [&](const auto& values) {
-            using V = std::decay_t<decltype(values)>;
-            V& d = std::get<V>(dst.data);
-            d.reserve(where.rows.size());
-            for (uint64_t r : where.rows) d.push_back(values[r]);
-          },
-          src.data);
-    }
-    PassRecord gather;
-    gather.kind = "gather";
-    gather.detail = "host gather of " + std::to_string(out.columns.size()) + " column(s) at the qualifying row ids" +
-                    (bq.limit ? " (LIMIT " + std::to_string(*bq.limit) + ": the first ids)" : "");
-    gather.items = where.rows.size();
-    gather.wall_ms = ms_since(gather_start);
-    result.report.passes.push_back(std::move(gather));
-  }
-  result.report.total_ms = ms_since(start);
   return result;
 }
 

@@ -23,6 +23,7 @@ using Clock = std::chrono::steady_clock;
 constexpr uint32_t kNormalsPerSign = 0x7f000000u;       // 2^31 - 2^24 normal floats of each sign
 constexpr uint32_t kPlusInf = 0x7f800000u;              // padding of the blending network
 constexpr uint64_t kMaxPadded = uint64_t(1) << 31;      // positions are 32-bit in the shaders
+constexpr uint32_t kStepsPerPass = 2;                   // pair network: texel steps per pass by default
 constexpr uint64_t kSyncFragments = uint64_t(1) << 29;  // fragments queued before the network waits (pass())
 
 // Power-of-two tiles of texels: texel q of the padded sequence lives in tile q / T at pixel
@@ -34,6 +35,7 @@ struct SortLayout {
   uint64_t count = 0;   // real records
   uint64_t padded = 0;  // the network's size: the power of two >= count (>= per_texel)
   uint32_t per_texel = 1;
+  uint32_t steps_per_pass = 1;  // pairs: texel steps one pass runs (1 to 3)
   uint32_t width = 1, height = 1;
   uint32_t log_width = 0;
   uint64_t tile_texels = 1;  // width * height, a power of two dividing texels()
@@ -43,9 +45,16 @@ struct SortLayout {
   uint32_t log_padded() const { return uint32_t(std::countr_zero(padded)); }
   // Comparator steps of the bitonic network: p (p + 1) / 2 for N = 2^p.
   uint32_t steps() const { return log_padded() * (log_padded() + 1) / 2; }
-  // Passes: one per step, except that two records per texel put stage 1 (j = 1) in one pass and
-  // fuse the steps j = 2 and j = 1 of every later stage: 1 + p (p - 1) / 2.
-  uint32_t passes() const { return per_texel == 1 ? steps() : 1 + log_padded() * (log_padded() - 1) / 2; }
+  // Passes: one per step for blending. Pairs: stage k = 2^s has s - 1 texel steps, run
+  // steps_per_pass to a pass, the last pass also taking the step within texels (j = 1), and stage 2
+  // is that step alone: 1 + sum over s = 2..p of ceil((s - 1) / steps_per_pass) (1 + p (p - 1) / 2
+  // for one step per pass).
+  uint32_t passes() const {
+    if (per_texel == 1) return steps();
+    uint32_t n = 1;
+    for (uint32_t s = 2; s <= log_padded(); ++s) n += (s - 1 + steps_per_pass - 1) / steps_per_pass;
+    return n;
+  }
 };
 
 SortLayout sort_layout(const GlCapabilities& caps, const RasterOptions& options, uint64_t count, uint32_t per_texel) {
@@ -53,6 +62,10 @@ SortLayout sort_layout(const GlCapabilities& caps, const RasterOptions& options,
   SortLayout l;
   l.count = count;
   l.per_texel = per_texel;
+  l.steps_per_pass =
+      per_texel == 2
+          ? std::clamp<uint32_t>(options.sort_steps_per_pass ? options.sort_steps_per_pass : kStepsPerPass, 1, 3)
+          : 1;
   l.padded = std::bit_ceil(std::max<uint64_t>(count, per_texel));
   if (l.padded > kMaxPadded)
     throw Error(ErrorCode::Unsupported, "raster sort: " + std::to_string(count) + " records pad to " +
@@ -69,8 +82,10 @@ SortLayout sort_layout(const GlCapabilities& caps, const RasterOptions& options,
 std::string layout_text(const SortLayout& l, bool blend) {
   const std::string steps = std::to_string(l.steps());
   return "n=" + std::to_string(l.count) + ", padded to " + std::to_string(l.padded) + ", " + steps + " steps in " +
-         (blend ? steps + " copies + " + std::to_string(2 * l.steps()) + " blended passes"
-                : std::to_string(l.passes()) + " passes (2 records per RGBA32UI texel, steps j = 2 and 1 fused)") +
+         (blend
+              ? steps + " copies + " + std::to_string(2 * l.steps()) + " blended passes"
+              : std::to_string(l.passes()) + " passes (2 records per RGBA32UI texel, up to " +
+                    std::to_string(l.steps_per_pass) + " texel steps per pass, step j = 1 fused into a stage's last)") +
          ", " + std::to_string(l.tiles()) + " tile(s) of " + std::to_string(l.width) + "x" + std::to_string(l.height) +
          " texels";
 }
@@ -96,7 +111,7 @@ class SortState {
     glDisable(GL_BLEND);
     glBlendEquation(GL_FUNC_ADD);
     glEnable(GL_DITHER);
-    glBindTextureUnit(1, 0);
+    for (GLuint unit = 1; unit < 8; ++unit) glBindTextureUnit(unit, 0);
     if (vertex_array_) glDeleteVertexArrays(1, &vertex_array_);
     glViewport(viewport_[0], viewport_[1], viewport_[2], viewport_[3]);
   }
@@ -227,8 +242,9 @@ struct Network {
   int current = 0;  // the set holding the records
   QueryBatch batch;
   bool timed_passes;
-  uint64_t queued = 0;  // fragments issued since the last glFinish
-  uint64_t syncs = 0;   // glFinish calls inside the network
+  GLuint program_of_pass = 0;  // the network's program (pass() sets its tile uniform)
+  uint64_t queued = 0;         // fragments issued since the last glFinish
+  uint64_t syncs = 0;          // glFinish calls inside the network
 
   // Fills set 0: from the column's tiles by draws per overlapping (sort tile, column tile) (and per
   // record of a texel, under a colour mask), or, for a subset of rows, from the host table (keys of
@@ -306,20 +322,27 @@ struct Network {
     check_error("raster sort init");
   }
 
-  // One pass over every tile into the other set: `partner_texels` is the partner distance in texels.
+  // One pass over every tile into the other set. `distances` are the pass's partner distances in
+  // texels (none, one, or up to 3 consecutive halvings): tile unit s gets the tile holding the
+  // texels q XOR D_s, D_s the XOR of the distances picked by the bits of s, which is tile
+  // t XOR (D_s / T) (T texels per tile, all powers of two).
   // Every kSyncFragments fragments issued, glFinish waits for the GPU: on NVIDIA (H200, driver 580)
   // a network of 2^28 records issued in one go (about 14 s of GPU work) came back with its last
   // tile wrong and later queries zero; waiting after every pass fixed it, and this bound keeps the
   // queued work near 0.1 s there at no measurable cost.
   template <class Draw>
-  void pass(GLuint program, uint64_t partner_texels, const Draw& draw) {
+  void pass(const std::vector<uint64_t>& distances, const Draw& draw) {
     const SortLayout& l = layout;
     const int next = 1 - current;
     for (uint64_t t = 0; t < l.tiles(); ++t) {
       glBindFramebuffer(GL_FRAMEBUFFER, targets.framebuffers[next][t]);
-      glProgramUniform1ui(program, 1, uint32_t(t * l.tile_texels));
-      glBindTextureUnit(0, targets.textures[current][t]);
-      glBindTextureUnit(1, targets.textures[current][t ^ (partner_texels / l.tile_texels)]);
+      glProgramUniform1ui(program_of_pass, 1, uint32_t(t * l.tile_texels));
+      for (uint64_t subset = 0; subset < (uint64_t(1) << distances.size()); ++subset) {
+        uint64_t offset = 0;
+        for (size_t i = 0; i < distances.size(); ++i)
+          if (subset >> i & 1) offset ^= distances[i];
+        glBindTextureUnit(GLuint(subset), targets.textures[current][t ^ (offset / l.tile_texels)]);
+      }
       draw(t, next);
     }
     current = next;
@@ -332,31 +355,27 @@ struct Network {
   }
 
   // The bitonic network: for k = 2, 4, ..., padded and j = k/2, ..., 1 one step over every tile.
-  // Pairs hold records 2q and 2q + 1 in texel q: a step j >= 4 compares texel q with q XOR j/2
-  // (both records alike, since their directions agree), the steps j = 2 and j = 1 of a stage run
-  // in one pass (texel q XOR 1, then the two records of the texel), stage k = 2 within texels.
+  // Pairs hold records 2q and 2q + 1 in texel q: a step j >= 2 compares texel q with q XOR j/2
+  // (both records alike, since their directions agree) and the step j = 1 the two records of a
+  // texel. A pass runs up to `steps_per_pass` consecutive texel steps of a stage (the first group
+  // of a stage takes the remainder), the last pass of a stage also the step j = 1; stage k = 2 is
+  // the step j = 1 alone.
   void run(Stage& stage) {
     const SortLayout& l = layout;
     const GLuint program = context.program("fullscreen.vert", blend ? "sort_blend.frag" : "sort_pairs.frag");
+    program_of_pass = program;
     glUseProgram(program);
     glProgramUniform1ui(program, 2, l.log_width);
     glProgramUniform1ui(program, 3, uint32_t(l.tile_texels - 1));
     glViewport(0, 0, GLsizei(l.width), GLsizei(l.height));
     uint32_t passes = 0;
+    const auto draw = [](uint64_t, int) { glDrawArrays(GL_TRIANGLES, 0, 3); };
     for (uint64_t k = 2; k <= l.padded; k *= 2) {
       glProgramUniform1ui(program, 5, uint32_t(k));
-      for (uint64_t j = k / 2; j >= 1; j /= 2) {
-        if (!blend) {
-          // Mode 0: texel step j >= 4; 1: j = 2 with j = 1 fused; 2: j = 1 alone (k = 2).
-          const uint32_t mode = j >= 4 ? 0 : (j == 2 ? 1 : 2);
-          if (mode == 1) j = 1;  // the fused pass ends the stage
-          glProgramUniform1ui(program, 4, uint32_t(mode == 0 ? j / 2 : 1));
-          glProgramUniform1ui(program, 6, mode);
-          pass(program, mode == 0 ? j / 2 : (mode == 1 ? 1 : 0),
-               [](uint64_t, int) { glDrawArrays(GL_TRIANGLES, 0, 3); });
-        } else {
+      if (blend) {
+        for (uint64_t j = k / 2; j >= 1; j /= 2) {
           glProgramUniform1ui(program, 4, uint32_t(j));
-          pass(program, j, [&](uint64_t t, int next) {
+          pass({j}, [&](uint64_t t, int next) {
             // Copy the keys, then blend the partners' keys in: MIN at the lower, MAX at the upper positions.
             glCopyImageSubData(targets.textures[current][t], GL_TEXTURE_2D, 0, 0, 0, 0, targets.textures[next][t],
                                GL_TEXTURE_2D, 0, 0, 0, 0, GLsizei(l.width), GLsizei(l.height), 1);
@@ -368,8 +387,29 @@ struct Network {
             }
             glDisable(GL_BLEND);
           });
+          ++passes;
         }
+        continue;
+      }
+      if (k == 2) {
+        glProgramUniform1ui(program, 6, 2u);  // mode 2: the records of a texel
+        pass({}, draw);
         ++passes;
+        continue;
+      }
+      // Texel distances k/4 .. 1, in groups of steps_per_pass (the first takes the remainder).
+      const uint32_t texel_steps = uint32_t(std::countr_zero(k)) - 1;
+      uint32_t group = texel_steps % l.steps_per_pass ? texel_steps % l.steps_per_pass : l.steps_per_pass;
+      for (uint64_t d = k / 4; d >= 1; d >>= group, group = l.steps_per_pass) {
+        std::vector<uint64_t> distances;
+        for (uint32_t i = 0; i < group; ++i) distances.push_back(d >> i);
+        const bool last = distances.back() == 1;
+        glProgramUniform1ui(program, 4, uint32_t(d));
+        glProgramUniform1ui(program, 6, last ? 1u : 0u);
+        glProgramUniform1ui(program, 7, group);
+        pass(distances, draw);
+        ++passes;
+        if (last) break;
       }
     }
     if (passes != l.passes()) throw Error(ErrorCode::Internal, "raster sort: pass count differs from the layout's");
@@ -380,9 +420,10 @@ struct Network {
                     "sort_blend.frag (partner key at i XOR j) with glBlendEquation GL_MIN (lower positions) and "
                     "GL_MAX (upper), R32F ping-pong; items: fragments of both draws"
               : std::to_string(l.steps()) + " bitonic steps in " + std::to_string(passes) +
-                    " passes, each one draw per tile of sort_pairs.frag: fetch own texel (2 records) and partner "
-                    "texel q XOR j/2 (its tile bound beside), keep min/max of (key, position), the steps j = 2 and "
-                    "1 of a stage in one pass, RGBA32UI ping-pong; items: fragments (texels)";
+                    " passes, each one draw per tile of sort_pairs.frag: up to " + std::to_string(l.steps_per_pass) +
+                    " texel steps per pass (fetch the 2^s texels q XOR the pass's distances, their tiles bound "
+                    "beside, run the steps in registers, keep texel q's min/max of (key, position)), the step j = 1 "
+                    "in a stage's last pass, RGBA32UI ping-pong; items: fragments (texels)";
     if (syncs) stage.detail += "; glFinish after every 2^29 fragments issued (" + std::to_string(syncs) + " waits)";
     check_error("raster sort network");
   }

@@ -9,6 +9,8 @@
 #include <tuple>
 #include <utility>
 
+#include "core/order_key.h"
+
 namespace gfxq::sql {
 
 Expr Expr::leaf(Comparison comparison) {
@@ -58,10 +60,11 @@ std::string text(Count c) {
   return c.over ? "at least 2^64" : std::to_string(c.n);
 }
 
-// Clause count and widest clause of a CNF, before duplicate removal.
+// Clause count, widest clause and comparison count of a CNF, before duplicate removal.
 struct Shape {
   Count clauses;
   Count width;
+  Count terms;
 };
 
 // Whether an And/Or node under `negated` acts as an AND once NOT is pushed down (De Morgan).
@@ -70,16 +73,17 @@ bool acts_as_and(const Expr& e, bool negated) {
 }
 
 Shape shape(const Expr& e, bool negated) {
-  if (e.kind == Expr::Kind::Leaf) return {{1}, {1}};
+  if (e.kind == Expr::Kind::Leaf) return {{1}, {1}, {1}};
   if (e.kind == Expr::Kind::Not) return shape(e.operands.front(), !negated);
   const bool conjunction = acts_as_and(e, negated);
   Shape s = shape(e.operands.front(), negated);
   for (size_t i = 1; i < e.operands.size(); ++i) {
     const Shape t = shape(e.operands[i], negated);
     if (conjunction)
-      s = {add(s.clauses, t.clauses), larger(s.width, t.width)};
-    else
-      s = {multiply(s.clauses, t.clauses), add(s.width, t.width)};
+      s = {add(s.clauses, t.clauses), larger(s.width, t.width), add(s.terms, t.terms)};
+    else  // every clause of s joins every clause of t: each s term appears t.clauses times, and vice versa
+      s = {multiply(s.clauses, t.clauses), add(s.width, t.width),
+           add(multiply(s.terms, t.clauses), multiply(t.terms, s.clauses))};
   }
   return s;
 }
@@ -127,7 +131,9 @@ struct TermLess {
       const auto& y = std::get<ColumnRef>(b.rhs);
       return std::tie(x->table, x->name) < std::tie(y.table, y.name);
     }
-    return std::get<double>(a.rhs) < std::get<double>(b.rhs);
+    // The total order (NaN above all, -0.0 = 0.0): with `<` a NaN literal would equal every other
+    // literal and a clause would lose a comparison.
+    return compare_total(std::get<double>(a.rhs), std::get<double>(b.rhs)) < 0;
   }
 };
 
@@ -177,6 +183,9 @@ Cnf to_cnf(const Expr& condition, const CnfLimits& limits, Position pos) {
   if (exceeds(s.width, limits.max_terms_per_clause))
     fail(pos, "condition's CNF would have a clause of " + text(s.width) + " comparisons (limit " +
                   std::to_string(limits.max_terms_per_clause) + " per clause)");
+  if (exceeds(s.terms, limits.max_terms))
+    fail(pos, "condition's CNF would have " + text(s.terms) + " comparisons (limit " +
+                  std::to_string(limits.max_terms) + " in all)");
   Cnf cnf{expand(condition, false)};
   drop_duplicates(cnf.clauses);
   return cnf;

@@ -33,7 +33,8 @@ struct Expr {
 //! duplicate clauses (the same set of comparisons) are dropped, keeping first appearances in order.
 //!
 //! Before expanding, the size of the CNF without duplicate removal is computed (an OR of two
-//! CNFs multiplies their clause counts and adds their clause widths; an AND adds the counts);
+//! CNFs multiplies their clause counts and adds their clause widths; an AND adds the counts; the
+//! comparison count of an OR is terms(a) * clauses(b) + terms(b) * clauses(a));
 //! past `limits` this throws Error(InvalidQuery) "at <pos>: condition's CNF would have ...".
 //! So the check is fast for any condition and the expansion is bounded by `limits`.
 Cnf to_cnf(const Expr& condition, const CnfLimits& limits, Position pos);

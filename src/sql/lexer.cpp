@@ -4,14 +4,23 @@
 #include <cstdio>
 
 #include "gfxq/error.h"
+#include "gfxq/sql.h"
 
 namespace gfxq::sql {
 
 namespace {
 
-// Reserved words: never identifiers. Function names (COUNT, SUM, ...) are not reserved.
-constexpr std::string_view kKeywords[] = {"SELECT", "FROM", "INNER", "JOIN",  "ON",  "WHERE", "GROUP", "BY",
-                                          "ORDER",  "ASC",  "DESC",  "LIMIT", "AND", "OR",    "NOT",   "BETWEEN"};
+// Reserved words: never identifiers. Function names (COUNT, SUM, ...), DATE (SSB has a table named
+// `date`; `DATE '...'` is a literal only where a string follows) and EXTRACT's YEAR, MONTH and DAY
+// are not reserved.
+constexpr std::string_view kKeywords[] = {
+    "SELECT",  "DISTINCT", "FROM", "AS",    "CROSS",  "INNER", "JOIN", "ON",        "WHERE",  "GROUP",  "BY", "HAVING",
+    "ORDER",   "ASC",      "DESC", "LIMIT", "OFFSET", "UNION", "ALL",  "INTERSECT", "EXCEPT", "AND",    "OR", "NOT",
+    "BETWEEN", "IN",       "CASE", "WHEN",  "THEN",   "ELSE",  "END",  "EXTRACT",   "NULL",   "EXPLAIN"};
+
+bool is_reserved(std::string_view word) {
+  return std::any_of(std::begin(kKeywords), std::end(kKeywords), [&](std::string_view k) { return iequals(word, k); });
+}
 
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
@@ -26,13 +35,16 @@ char to_upper(char c) {
   return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
 }
 
+//! The longest identifier or number token.
+constexpr size_t kMaxTokenBytes = 256;
+
 class Lexer {
  public:
-  explicit Lexer(std::string_view text) : text_(text) {}
+  Lexer(std::string_view text, Position origin) : text_(text), pos_(origin) {}
 
   std::vector<Token> run() {
     std::vector<Token> tokens;
-    Position end_pos;
+    Position end_pos = pos_;
     for (skip_space(); i_ < text_.size(); skip_space()) {
       tokens.push_back(next());
       end_pos = pos_;  // just past the token
@@ -42,9 +54,23 @@ class Lexer {
   }
 
  private:
+  // Skips blanks, `-- ...` to the end of the line and `/* ... */` (which does not nest).
   void skip_space() {
-    while (i_ < text_.size() && (text_[i_] == ' ' || text_[i_] == '\t' || text_[i_] == '\r' || text_[i_] == '\n'))
-      advance(1);
+    while (i_ < text_.size()) {
+      const char c = at(0);
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+        advance(1);
+      } else if (c == '-' && at(1) == '-') {
+        const size_t end = text_.find('\n', i_);
+        advance((end == std::string_view::npos ? text_.size() : end) - i_);
+      } else if (c == '/' && at(1) == '*') {
+        const size_t end = text_.find("*/", i_ + 2);
+        if (end == std::string_view::npos) fail(pos_, "unterminated comment ('/*' without '*/')");
+        advance(end + 2 - i_);
+      } else {
+        return;
+      }
+    }
   }
 
   void advance(size_t n) {
@@ -61,6 +87,10 @@ class Lexer {
   char at(size_t offset) const { return i_ + offset < text_.size() ? text_[i_ + offset] : '\0'; }
 
   Token make(TokenKind kind, size_t length) {
+    // Every token an error message may quote is bounded (a 10 MB name is not a query).
+    if (length > kMaxTokenBytes)
+      fail(pos_, std::string(kind == TokenKind::Number ? "number" : "name") + " '" + excerpt(text_.substr(i_, length)) +
+                     "' is longer than " + std::to_string(kMaxTokenBytes) + " bytes");
     Token t{kind, text_.substr(i_, length), pos_};
     advance(length);
     return t;
@@ -69,6 +99,7 @@ class Lexer {
   Token next() {
     const char c = at(0);
     if (is_ident_start(c)) return word();
+    if (c == '\'') return string();
     if (is_digit(c) || (c == '.' && is_digit(at(1)))) return number();
     switch (c) {
       case '*': return make(TokenKind::Star, 1);
@@ -79,6 +110,7 @@ class Lexer {
       case ';': return make(TokenKind::Semicolon, 1);
       case '+': return make(TokenKind::Plus, 1);
       case '-': return make(TokenKind::Minus, 1);
+      case '/': return make(TokenKind::Slash, 1);
       case '=': return make(TokenKind::Eq, 1);
       case '<':
         if (at(1) == '=') return make(TokenKind::Le, 2);
@@ -88,8 +120,8 @@ class Lexer {
       case '!':
         if (at(1) == '=') return make(TokenKind::Ne, 2);
         break;
-      case '\'':
-      case '"': fail(pos_, std::string("unexpected character '") + c + "' (string literals are not supported)");
+      case '"':
+        fail(pos_, "unexpected character '\"' (quoted names are not supported; string literals take single quotes)");
       default: break;
     }
     if (c > ' ' && c < 0x7f) fail(pos_, std::string("unexpected character '") + c + "'");
@@ -101,10 +133,24 @@ class Lexer {
   Token word() {
     size_t n = 1;
     while (is_ident_char(at(n))) ++n;
-    const std::string_view w = text_.substr(i_, n);
-    const bool keyword =
-        std::any_of(std::begin(kKeywords), std::end(kKeywords), [&](std::string_view k) { return iequals(w, k); });
-    return make(keyword ? TokenKind::Keyword : TokenKind::Identifier, n);
+    return make(is_reserved(text_.substr(i_, n)) ? TokenKind::Keyword : TokenKind::Identifier, n);
+  }
+
+  // '...' with '' for a quote inside; any bytes (UTF-8, newlines) between the quotes. Not bounded
+  // like names: messages quote strings through excerpt().
+  Token string() {
+    size_t n = 1;
+    for (;;) {
+      if (i_ + n >= text_.size()) fail(pos_, "unterminated string literal (no closing quote)");
+      if (at(n) == '\'') {
+        if (at(n + 1) != '\'') break;
+        ++n;
+      }
+      ++n;
+    }
+    Token t{TokenKind::String, text_.substr(i_, n + 1), pos_};
+    advance(n + 1);
+    return t;
   }
 
   // digits [. digits] [e [+-] digits]  or  . digits [e [+-] digits]
@@ -126,7 +172,7 @@ class Lexer {
     // A letter, digit or dot right after the literal (12abc, 1e, 1.2.3) makes it malformed.
     if (is_ident_char(at(n)) || at(n) == '.') {
       while (is_ident_char(at(n)) || at(n) == '.') ++n;
-      fail(pos_, "malformed number '" + std::string(text_.substr(i_, n)) + "'");
+      fail(pos_, "malformed number '" + excerpt(text_.substr(i_, n)) + "'");
     }
     return make(TokenKind::Number, n);
   }
@@ -138,8 +184,25 @@ class Lexer {
 
 }  // namespace
 
-std::vector<Token> tokenize(std::string_view text) {
-  return Lexer(text).run();
+std::vector<Token> tokenize(std::string_view text, Position origin) {
+  return Lexer(text, origin).run();
+}
+
+std::string string_value(const Token& token) {
+  std::string value;
+  const std::string_view inner = token.text.substr(1, token.text.size() - 2);
+  value.reserve(inner.size());
+  for (size_t i = 0; i < inner.size(); ++i) {
+    value += inner[i];
+    if (inner[i] == '\'') ++i;  // '' is one quote
+  }
+  return value;
+}
+
+bool is_identifier(std::string_view name) noexcept {
+  if (name.empty() || !is_ident_start(name.front())) return false;
+  if (!std::all_of(name.begin(), name.end(), is_ident_char)) return false;
+  return !is_reserved(name);
 }
 
 bool iequals(std::string_view a, std::string_view b) noexcept {
@@ -153,7 +216,10 @@ bool is_keyword(const Token& token, std::string_view word) noexcept {
 
 std::string describe(const Token& token) {
   if (token.kind == TokenKind::End) return "end of query";
-  return "'" + std::string(token.text) + "'";
+  std::string s = token.kind == TokenKind::String ? "string " : "'";
+  s += excerpt(token.text);
+  if (token.kind != TokenKind::String) s += '\'';
+  return s;
 }
 
 void fail(Position pos, const std::string& what) {

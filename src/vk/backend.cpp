@@ -3,13 +3,14 @@
 // sort or top-k, projections and LIMIT. GROUP BY and joins are Error(Unsupported), named.
 // How each operator runs: docs/COMPUTE.md and src/vk/relational/*.h.
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
 #include "core/bind.h"
 #include "gfxq/error.h"
-#include "plan/backend.h"
-#include "plan/engine_state.h"
+#include "engine/backend.h"
+#include "engine/spec_fragment.h"
 #include "vk/primitives/scratch.h"
 #include "vk/relational/aggregate.h"
 #include "vk/relational/order_by.h"
@@ -59,45 +60,112 @@ vk::ScanLimits scan_limits() {
   return limits;
 }
 
-class ComputeBackend final : public BackendImpl {
+class ComputeBackend final : public engine::BackendImpl {
  public:
-  explicit ComputeBackend(EngineState& state) : state_(state) {}
+  explicit ComputeBackend(EngineOptions options) : options_(std::move(options)) {}
   Backend kind() const noexcept override { return Backend::Compute; }
 
-  Result execute(const Query& query, const Catalog& catalog) override {
-    vk::Device* device = state_.vk();
-    if (!device)
-      throw Error(ErrorCode::Unsupported, "compute backend unavailable: " + state_.vk_caps.unavailable_reason);
-    const BoundQuery bound = bind(query, catalog);
-    if (bound.join || bound.group_by) {
-      const std::string op = bound.join ? (bound.join->equi() ? "join (equi)" : "join (band)") : "GROUP BY";
-      throw Error(ErrorCode::Unsupported, "compute backend cannot run " + op + " yet (not implemented)");
+  // The device, started on first use; nullptr when none can be created (caps_ says why).
+  vk::Device* device() {
+    if (!tried_) {
+      tried_ = true;
+      try {
+        device_ = vk::Device::create({.validation = options_.debug,
+                                      .sync_validation = false,
+                                      .choice = options_.vk_device,
+                                      .wait_timeout_ns = uint64_t(options_.gpu_timeout_ms) * 1000000,
+                                      .faults = options_.faults});
+        caps_ = device_->caps();
+      } catch (const Error& e) {
+        caps_ = {};
+        caps_.unavailable_reason = e.what();
+      }
     }
-    vk::prim::require_features(*device, "the compute backend", true);
+    return device_.get();
+  }
+  const VkCapabilities& caps() {
+    device();
+    return caps_;
+  }
+
+  // A fragment the Query spec expresses and the fused operators run (vk/relational): WHERE, COUNT,
+  // SUM, AVG, MIN, MAX, quantiles, ORDER BY one column, LIMIT, projections, over one table.
+  std::optional<engine::Fragment> claim(const plan::Node& node, const Catalog& catalog, std::string& why) override {
+    if (!device()) {
+      why = "compute backend unavailable: " + caps_.unavailable_reason;
+      return std::nullopt;
+    }
+    auto sf = engine::spec_fragment(node, why);
+    if (!sf) return std::nullopt;
+    const BoundQuery bound = bind(sf->query, catalog);
+    if (bound.join || bound.group_by) {
+      why = std::string(bound.join ? (bound.join->equi() ? "join (equi)" : "join (band)") : "GROUP BY") +
+            " is not wired into compute plans yet";
+      return std::nullopt;
+    }
+    sf->fragment.algorithm = "compute: " + sf->query.text();
+    sf->fragment.spec = std::move(sf->query);
+    return std::move(sf->fragment);
+  }
+
+  engine::FragmentRun run(const engine::Fragment& f, const Catalog& catalog, std::vector<cpu::HostRelation>) override {
+    const auto start = std::chrono::steady_clock::now();
+    vk::Device& dev = *device();
+    const BoundQuery bound = bind(*f.spec, catalog);
+    vk::prim::require_features(dev, "the compute backend", true);
     const uint64_t terms = vk::compile_cnf(bound.where).terms.size();
-    vk::QueryContext ctx(*device, bound, vk::fit_shader_loop_limit(*device, bound.left->rows(), terms, scan_limits()));
-    Result result;
+    vk::QueryContext ctx(dev, bound, vk::fit_shader_loop_limit(dev, bound.left->rows(), terms, scan_limits()));
+    engine::FragmentRun out;
     std::string algorithm;
+    Table table;
     if (bound.aggregate)
-      result.table = vk::run_aggregates(ctx, algorithm, env_number("GFXQ_COMPUTE_SORT_WINDOW"));
+      table = vk::run_aggregates(ctx, algorithm, env_number("GFXQ_COMPUTE_SORT_WINDOW"));
     else if (bound.order_by)
-      result.table = vk::run_order_by(ctx, algorithm, env_number("GFXQ_COMPUTE_SORT_WINDOW"));
+      table = vk::run_order_by(ctx, algorithm, env_number("GFXQ_COMPUTE_SORT_WINDOW"));
     else
-      result.table = vk::run_selection(ctx, algorithm);
-    result.report.backend = Backend::Compute;
-    result.report.algorithm = std::move(algorithm);
-    result.report.passes = std::move(ctx.passes());
-    return result;
+      table = vk::run_selection(ctx, algorithm);
+    engine::NodeRun r;
+    r.algorithm = algorithm;
+    r.rows_in = bound.left->rows();
+    r.rows_out = table.rows();
+    double gpu = 0;
+    bool any = false;
+    for (const auto& p : ctx.passes())
+      if (p.gpu_ms) gpu += *p.gpu_ms, any = true;
+    if (any) r.gpu_ms = gpu;
+    r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    out.nodes[f.root] = std::move(r);
+    out.passes = std::move(ctx.passes());
+    out.result = cpu::HostRelation::of(std::move(table));
+    return out;
+  }
+
+  std::vector<std::string> take_debug_messages() override {
+    if (!device_) return {};
+    std::vector<std::string> out;
+    for (auto& m : device_->take_debug_messages()) out.push_back("Vulkan: " + m);
+    return out;
   }
 
  private:
-  EngineState& state_;
+  EngineOptions options_;
+  bool tried_ = false;
+  std::unique_ptr<vk::Device> device_;
+  VkCapabilities caps_;
 };
 
 }  // namespace
 
-std::unique_ptr<BackendImpl> create_compute_backend(EngineState& state) {
-  return std::make_unique<ComputeBackend>(state);
+namespace engine {
+
+std::unique_ptr<BackendImpl> create_compute_backend(const EngineOptions& options) {
+  return std::make_unique<ComputeBackend>(options);
 }
+
+const VkCapabilities& compute_capabilities(BackendImpl& compute) {
+  return static_cast<ComputeBackend&>(compute).caps();
+}
+
+}  // namespace engine
 
 }  // namespace gfxq

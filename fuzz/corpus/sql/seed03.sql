@@ -1,0 +1,1 @@
+select count(*), sum(a), avg(x) from t where (a < 500000 or b = 0) and x >= 0.25 and not b > 900;

@@ -1,0 +1,1 @@
+SELECT b, COUNT(*), SUM(a) FROM t WHERE b < 5 GROUP BY b ORDER BY b

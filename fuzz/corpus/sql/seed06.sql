@@ -1,0 +1,1 @@
+SELECT COUNT(*) FROM t JOIN s ON t.b = s.b WHERE t.a < 1000

@@ -1,0 +1,1 @@
+SELECT * FROM r INNER JOIN s ON s.b BETWEEN r.a - 2 AND r.a + 3

@@ -1,0 +1,1 @@
+SELECT r.a, s.b FROM r JOIN s ON s.b >= r.a - 1.5 AND s.b <= r.a + 0.5 ORDER BY r.a

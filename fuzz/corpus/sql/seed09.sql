@@ -1,0 +1,1 @@
+SELECT COUNT(c) FROM t WHERE 3 > a AND a != 2 AND a <> -1e-400

@@ -1,0 +1,1 @@
+SELECT a FROM t WHERE ((((a = 1)))) OR (a = 2 AND (b = 3 OR (c = 4 AND NOT d = 5)))

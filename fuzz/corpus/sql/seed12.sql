@@ -1,0 +1,1 @@
+SELECT a FROM t WHERE a > .5 AND b < 5. AND c = 1E3 AND d >= +2

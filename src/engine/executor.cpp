@@ -1,0 +1,193 @@
+#include "engine/executor.h"
+
+#include <cctype>
+#include <chrono>
+
+#include "gfxq/error.h"
+
+namespace gfxq::engine {
+
+BackendImpl& Backends::get(Backend b) {
+  if (b == Backend::Auto) throw Error(ErrorCode::Internal, "Backends::get: Auto is not a concrete backend");
+  using Creator = std::unique_ptr<BackendImpl> (*)(const EngineOptions&);
+  // Indexed by gfxq::Backend; Auto is resolved by placement and has no creator.
+  static constexpr Creator kCreators[] = {create_cpu_backend, create_raster_backend, create_compute_backend};
+  static_assert(std::size(kCreators) == static_cast<size_t>(Backend::Auto), "one creator per concrete backend");
+  auto& slot = slots_[static_cast<size_t>(b)];
+  if (!slot) slot = kCreators[static_cast<size_t>(b)](options_);
+  return *slot;
+}
+
+std::vector<std::string> Backends::take_debug_messages() {
+  std::vector<std::string> all;
+  for (auto& s : slots_)
+    if (s)
+      for (auto& m : s->take_debug_messages()) all.push_back(std::move(m));
+  return all;
+}
+
+namespace {
+
+// A fragment placed on a backend, with the placements of its inputs.
+struct Placed {
+  Backend backend = Backend::Cpu;
+  Fragment fragment;
+  std::string reason;
+  std::vector<Placed> inputs;
+};
+
+// Why Auto cannot use the compute backend at all, or empty when it can.
+std::string compute_unusable(Backends& backends) {
+  const VkCapabilities& caps = compute_capabilities(backends.get(Backend::Compute));
+  if (!caps.available) return "no Vulkan device (" + caps.unavailable_reason + ")";
+  if (caps.device_type == "cpu")
+    return "the only Vulkan device, " + caps.device_name + ", is a CPU implementation (the CPU engine is faster there)";
+  return {};
+}
+
+Placed place(const plan::Node& node, const Catalog& catalog, Backend requested, Backends& backends,
+             const std::string& no_gpu) {
+  Placed p;
+  std::string why;
+  if (requested != Backend::Auto) {
+    auto f = backends.get(requested).claim(node, catalog, why);
+    if (!f)
+      throw Error(ErrorCode::Unsupported,
+                  std::string(to_string(requested)) + " backend cannot run " + node.label() + ": " + why);
+    p.backend = requested;
+    p.fragment = std::move(*f);
+    p.reason = "requested";
+  } else {
+    std::optional<Fragment> f;
+    if (no_gpu.empty()) {
+      f = backends.get(Backend::Compute).claim(node, catalog, why);
+      if (f) {
+        p.backend = Backend::Compute;
+        p.reason = "auto: compute backend on a GPU";
+      }
+    }
+    if (!f) {
+      f = backends.get(Backend::Cpu).claim(node, catalog, why);
+      if (!f) throw Error(ErrorCode::Internal, "the CPU engine cannot run " + node.label() + ": " + why);
+      p.backend = Backend::Cpu;
+      p.reason = no_gpu.empty() ? "auto: CPU engine, since the " + why : "auto: CPU engine, since " + no_gpu;
+    }
+    p.fragment = std::move(*f);
+  }
+  for (const plan::Node* in : p.fragment.inputs) p.inputs.push_back(place(*in, catalog, requested, backends, no_gpu));
+  return p;
+}
+
+struct Run {
+  Backend backend;
+  std::string reason;
+  std::string algorithm;
+  std::optional<NodeRun> run;  // empty when only placed
+  const plan::Node* fused_into = nullptr;
+};
+
+cpu::HostRelation run_placed(const Placed& p, const Catalog& catalog, Backends& backends,
+                             std::map<const plan::Node*, Run>& runs, std::vector<PassRecord>& passes) {
+  std::vector<cpu::HostRelation> inputs;
+  for (const Placed& in : p.inputs) inputs.push_back(run_placed(in, catalog, backends, runs, passes));
+  FragmentRun r = backends.get(p.backend).run(p.fragment, catalog, std::move(inputs));
+  for (const plan::Node* n : p.fragment.nodes) {
+    Run& entry = runs[n];
+    entry.backend = p.backend;
+    entry.reason = p.reason;
+    if (auto it = r.nodes.find(n); it != r.nodes.end()) {
+      entry.run = it->second;
+      entry.algorithm = it->second.algorithm;
+    } else {
+      entry.fused_into = p.fragment.root;
+      entry.algorithm = "fused into " + p.fragment.root->label();
+    }
+  }
+  for (auto& pass : r.passes) passes.push_back(std::move(pass));
+  return std::move(r.result);
+}
+
+void record_placement(const Placed& p, std::map<const plan::Node*, Run>& runs) {
+  for (const plan::Node* n : p.fragment.nodes) {
+    Run& entry = runs[n];
+    entry.backend = p.backend;
+    entry.reason = p.reason;
+    entry.algorithm = n == p.fragment.root ? p.fragment.algorithm : "fused into " + p.fragment.root->label();
+  }
+  for (const Placed& in : p.inputs) record_placement(in, runs);
+}
+
+void report_nodes(const plan::Node& node, size_t depth, const std::map<const plan::Node*, Run>& runs,
+                  std::vector<PlanNodeReport>& out) {
+  PlanNodeReport r;
+  r.depth = depth;
+  r.node = node.label();
+  if (auto it = runs.find(&node); it != runs.end()) {
+    r.backend = it->second.backend;
+    r.algorithm = it->second.algorithm;
+    r.reason = it->second.reason;
+    if (it->second.run) {
+      r.rows_in = it->second.run->rows_in;
+      r.rows_out = it->second.run->rows_out;
+      r.wall_ms = it->second.run->wall_ms;
+      r.gpu_ms = it->second.run->gpu_ms;
+    }
+  }
+  out.push_back(std::move(r));
+  for (const auto& c : node.children) report_nodes(*c, depth + 1, runs, out);
+}
+
+// The report's summary: the GPU backend when any node ran on one, and the algorithms bottom-up:
+// "cpu-reference: scan + filter + aggregate" for CPU nodes, each GPU fragment's own algorithm.
+void summarise(ExecutionReport& report, Backend requested) {
+  report.backend = Backend::Cpu;
+  for (const auto& n : report.plan)
+    if (n.backend != Backend::Cpu) report.backend = n.backend;
+  std::vector<std::string> parts;
+  std::string cpu;
+  for (auto it = report.plan.rbegin(); it != report.plan.rend(); ++it) {
+    if (it->algorithm.rfind("fused into", 0) == 0) continue;
+    if (it->backend == Backend::Cpu) {
+      std::string kind = it->node.substr(0, it->node.find(' '));
+      for (auto& ch : kind) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+      cpu += (cpu.empty() ? "cpu-reference: " : " + ") + kind;
+      continue;
+    }
+    if (!cpu.empty()) parts.push_back(std::move(cpu)), cpu.clear();
+    const std::string name = to_string(it->backend);
+    parts.push_back(it->algorithm.rfind(name + ":", 0) == 0 ? it->algorithm : name + ": " + it->algorithm);
+  }
+  if (!cpu.empty()) parts.push_back(std::move(cpu));
+  report.algorithm.clear();
+  for (const auto& p : parts) report.algorithm += (report.algorithm.empty() ? "" : "; ") + p;
+  report.reason = requested == Backend::Auto ? report.plan.front().reason : "requested";
+}
+
+}  // namespace
+
+Result execute_plan(const plan::Node& root, const Catalog& catalog, Backend requested, Backends& backends) {
+  const std::string no_gpu = requested == Backend::Auto ? compute_unusable(backends) : std::string();
+  const Placed placed = place(root, catalog, requested, backends, no_gpu);
+  std::map<const plan::Node*, Run> runs;
+  Result result;
+  cpu::HostRelation rel = run_placed(placed, catalog, backends, runs, result.report.passes);
+  result.table = rel.to_table();
+  for (size_t i = 0; i < root.schema.size() && i < result.table.columns.size(); ++i)
+    result.table.columns[i].name = root.schema[i].name;
+  report_nodes(root, 0, runs, result.report.plan);
+  summarise(result.report, requested);
+  return result;
+}
+
+ExecutionReport explain_plan(const plan::Node& root, const Catalog& catalog, Backend requested, Backends& backends) {
+  const std::string no_gpu = requested == Backend::Auto ? compute_unusable(backends) : std::string();
+  const Placed placed = place(root, catalog, requested, backends, no_gpu);
+  std::map<const plan::Node*, Run> runs;
+  record_placement(placed, runs);
+  ExecutionReport report;
+  report_nodes(root, 0, runs, report.plan);
+  summarise(report, requested);
+  return report;
+}
+
+}  // namespace gfxq::engine

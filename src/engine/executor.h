@@ -1,0 +1,44 @@
+#pragma once
+//! \file executor.h
+//! Placement and execution of a logical plan over the backends.
+//!
+//! Placement: with a requested backend, every fragment is that backend's claim, and a node it cannot
+//! claim is Error(Unsupported) naming the node and why. With Auto, each node goes to the compute
+//! backend when the Vulkan device is a GPU and it claims the node, else to the CPU engine; the
+//! report's per-node reason says which and why. Execution runs the fragments bottom-up; a fragment's
+//! inputs reach it as host relations (the compute and raster fragments read their base tables
+//! through their own device caches).
+
+#include <array>
+#include <memory>
+
+#include "engine/backend.h"
+#include "gfxq/result.h"
+#include "plan/logical.h"
+
+namespace gfxq::engine {
+
+//! The backends of one Engine, each created on first use.
+class Backends {
+ public:
+  //! Backends with `options`.
+  explicit Backends(EngineOptions options) : options_(std::move(options)) {}
+  //! The backend `b` (not Auto).
+  BackendImpl& get(Backend b);
+  //! Debug messages of every backend created so far.
+  std::vector<std::string> take_debug_messages();
+
+ private:
+  EngineOptions options_;
+  std::array<std::unique_ptr<BackendImpl>, 3> slots_;  // by Backend: Cpu, Raster, Compute
+};
+
+//! Places and runs `root` over `catalog` on `requested`: the result table (named as the root's schema)
+//! and its report (plan nodes with placement, passes, algorithm summary).
+Result execute_plan(const plan::Node& root, const Catalog& catalog, Backend requested, Backends& backends);
+
+//! The placement of `root` without running it, as a report whose nodes carry backend, algorithm and
+//! reason but no rows or times (EXPLAIN, `gfxq sql --plan`).
+ExecutionReport explain_plan(const plan::Node& root, const Catalog& catalog, Backend requested, Backends& backends);
+
+}  // namespace gfxq::engine

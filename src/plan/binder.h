@@ -1,0 +1,30 @@
+#pragma once
+//! \file binder.h
+//! The binder: a statement's syntax tree (or a Query spec) and a catalog in, the logical plan out.
+//!
+//! FROM tables and the conditions of WHERE and every `JOIN ... ON` are planned together: conditions
+//! on one table become Filters over its Scan; the tables are joined left-deep in FROM order, each
+//! table by the first conditions that connect it to the tables before it (a table that none
+//! connects waits for one that does; a product comes last); equalities of two columns become the
+//! join's keys, `r.b BETWEEN l.a - d AND l.a + d` (or the pair of comparisons) its band, the rest its
+//! residual. Then GROUP BY / aggregates, HAVING, the select list, DISTINCT, ORDER BY and LIMIT; only
+//! the columns some node reads are scanned.
+
+#include <memory>
+
+#include "gfxq/query.h"
+#include "gfxq/table.h"
+#include "plan/logical.h"
+#include "sql/ast.h"
+
+namespace gfxq::plan {
+
+//! The logical plan of `query` over `catalog`. Error(InvalidQuery) saying what is wrong and where
+//! ("at 1:8: unknown column 'x' in WHERE (tables: t has a, b)").
+std::unique_ptr<Node> bind(const sql::ast::Query& query, const Catalog& catalog);
+
+//! The syntax tree of a Query spec, so that specs and SQL share one binder. Literals keep their
+//! exact values (QUANTILE's q as the shortest decimal that reads back to it).
+sql::ast::Query to_ast(const Query& query);
+
+}  // namespace gfxq::plan

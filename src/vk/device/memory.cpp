@@ -1,0 +1,205 @@
+// Buffers: memory type choice, the pools (pools.cpp), uploads and downloads through staging buffers.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "gfxq/error.h"
+#include "vk/check.h"
+#include "vk/device/internal.h"
+
+namespace gfxq::vk {
+
+namespace {
+
+constexpr uint64_t kStagingChunk = 64ull << 20;
+
+const char* kind_name(MemoryKind kind) {
+  switch (kind) {
+    case MemoryKind::Device: return "device";
+    case MemoryKind::Upload: return "upload";
+    case MemoryKind::Readback: return "readback";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::optional<uint32_t> choose_memory_type(const VkPhysicalDeviceMemoryProperties& mem, uint32_t type_bits,
+                                           MemoryKind kind) {
+  struct Preference {
+    VkMemoryPropertyFlags want, avoid;
+  };
+  constexpr VkMemoryPropertyFlags kHostVisible =
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  // Types gfxq never wants: protected memory needs a feature, lazily allocated memory is for
+  // attachments, AMD device-coherent memory is slow.
+  constexpr VkMemoryPropertyFlags kNever = VK_MEMORY_PROPERTY_PROTECTED_BIT | VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT |
+                                           VK_MEMORY_PROPERTY_DEVICE_COHERENT_BIT_AMD;
+  std::vector<Preference> prefs;
+  switch (kind) {
+    case MemoryKind::Device:
+      // Pure VRAM first (not the host-visible BAR window); CPU devices have one heap for all.
+      prefs = {{VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT},
+               {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0},
+               {0, 0}};
+      break;
+    case MemoryKind::Upload: prefs = {{kHostVisible, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT}, {kHostVisible, 0}}; break;
+    case MemoryKind::Readback:
+      prefs = {{kHostVisible | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 0}, {kHostVisible, 0}};
+      break;
+  }
+  for (const auto& p : prefs)
+    for (uint32_t i = 0; i < mem.memoryTypeCount; ++i) {
+      const VkMemoryPropertyFlags f = mem.memoryTypes[i].propertyFlags;
+      if ((type_bits & (1u << i)) && (f & p.want) == p.want && !(f & (p.avoid | kNever))) return i;
+    }
+  return std::nullopt;
+}
+
+Buffer::Buffer(Buffer&& other) noexcept
+    : device_(std::exchange(other.device_, nullptr)),
+      buffer_(std::exchange(other.buffer_, VK_NULL_HANDLE)),
+      memory_(std::exchange(other.memory_, Allocation{})),
+      size_(std::exchange(other.size_, 0)) {}
+
+Buffer& Buffer::operator=(Buffer&& other) noexcept {
+  if (this != &other) {
+    if (device_) device_->free_buffer(*this);
+    device_ = std::exchange(other.device_, nullptr);
+    buffer_ = std::exchange(other.buffer_, VK_NULL_HANDLE);
+    memory_ = std::exchange(other.memory_, Allocation{});
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+Buffer::~Buffer() {
+  if (device_) device_->free_buffer(*this);
+}
+
+Buffer Device::create_buffer(uint64_t bytes, MemoryKind kind) {
+  Impl& m = *impl_;
+  check_not_lost("create_buffer");
+  const uint64_t size = std::max<uint64_t>(bytes, 4);
+  const std::string what = std::string(kind_name(kind)) + " buffer";
+  auto refuse = [&](const std::string& why) {
+    return Error(ErrorCode::OutOfDeviceMemory,
+                 "cannot allocate a " + std::to_string(size) + "-byte " + what + ": " + why);
+  };
+  const uint64_t request = ++m.buffer_requests;
+  if (m.max_buffer && size > m.max_buffer)
+    throw refuse("the device's largest buffer (maxBufferSize) is " + std::to_string(m.max_buffer) + " bytes");
+
+  Buffer b;
+  auto info = vk_struct<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+  info.size = size;
+  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  if (VkResult r = vkCreateBuffer(device_, &info, nullptr, &b.buffer_); r != VK_SUCCESS) {
+    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
+      throw refuse(std::string("vkCreateBuffer returned ") + result_name(r));
+    check(r, "vkCreateBuffer");
+  }
+  b.device_ = this;  // from here on, b's destructor releases what exists
+  b.size_ = size;
+  ++m.buffers;
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(device_, b.buffer_, &req);
+  const auto type = choose_memory_type(m.memory, req.memoryTypeBits, kind);
+  if (!type) throw Error(ErrorCode::Unsupported, std::string("no memory type fits a ") + what);
+  const uint32_t heap = m.memory.memoryTypes[*type].heapIndex;
+  const uint64_t heap_size = m.memory.memoryHeaps[heap].size;
+  const std::string where = "heap " + std::to_string(heap) + " holds " + std::to_string(heap_size) + " bytes";
+  // Checked here rather than left to the driver: over-sized requests are invalid usage (validation
+  // errors), and a CPU driver may try to reserve the memory before failing.
+  if (req.size > heap_size) throw refuse(where);
+  if (m.max_allocation && req.size > m.max_allocation)
+    throw refuse("the largest allocation (maxMemoryAllocationSize) is " + std::to_string(m.max_allocation) +
+                 " bytes; " + where);
+  if (request == m.faults.fail_device_allocation)
+    throw refuse("injected failure of buffer allocation " + std::to_string(request) + " (FaultInjection)");
+  b.memory_ = m.pools->allocate(req, *type, size, what);
+  // Device buffers are written through copies even where their block is host-visible (CPU devices).
+  if (kind == MemoryKind::Device) b.memory_.mapped = nullptr;
+  VK_CHECK(vkBindBufferMemory(device_, b.buffer_, b.memory_.memory, b.memory_.offset));
+  return b;
+}
+
+void Device::free_buffer(Buffer& b) noexcept {
+  Impl& m = *impl_;
+  // A submission that timed out or found the device lost may still use the buffer: its memory
+  // goes back to the pools only once every such submission has finished.
+  reap();
+  if (!m.abandoned.empty() && (b.buffer_ || b.memory_.memory)) {
+    m.deferred.push_back({b.buffer_, b.memory_});
+  } else {
+    if (b.buffer_) vkDestroyBuffer(device_, b.buffer_, nullptr);
+    if (m.pools) m.pools->free(b.memory_);
+  }
+  if (b.buffer_) --m.buffers;
+  b.device_ = nullptr;
+  b.buffer_ = VK_NULL_HANDLE;
+  b.memory_ = Allocation{};
+  b.size_ = 0;
+}
+
+void Device::check_range(const Buffer& b, uint64_t bytes, uint64_t offset, const char* what) const {
+  if (b.device_ != this || offset > b.size_ || bytes > b.size_ - offset)
+    throw Error(ErrorCode::Internal, std::string(what) + " of " + std::to_string(bytes) + " bytes at offset " +
+                                         std::to_string(offset) + " is outside the " + std::to_string(b.size_) +
+                                         "-byte buffer (or the buffer belongs to no/another device)");
+}
+
+namespace {
+
+//! `staging` grown (if needed) to hold min(bytes, kStagingChunk), at least 1 MiB.
+Buffer& staging_for(Device& device, Buffer& staging, uint64_t bytes, MemoryKind kind) {
+  const uint64_t wanted = std::min(kStagingChunk, std::max<uint64_t>(bytes, 1ull << 20));
+  if (staging.size() < std::min(bytes, kStagingChunk)) staging = device.create_buffer(wanted, kind);
+  return staging;
+}
+
+}  // namespace
+
+void Device::upload(const Buffer& dst, const void* src, uint64_t bytes, uint64_t offset) {
+  check_range(dst, bytes, offset, "upload");
+  if (bytes == 0) return;
+  const auto* from = static_cast<const uint8_t*>(src);
+  if (dst.mapped()) {
+    std::memcpy(static_cast<uint8_t*>(dst.mapped()) + offset, from, bytes);
+    return;
+  }
+  Buffer& staging = staging_for(*this, impl_->upload_staging, bytes, MemoryKind::Upload);
+  for (uint64_t done = 0; done < bytes;) {
+    const uint64_t n = std::min(bytes - done, staging.size());
+    std::memcpy(staging.mapped(), from + done, n);
+    submit([&](VkCommandBuffer cmd) {
+      const VkBufferCopy region{0, offset + done, n};
+      vkCmdCopyBuffer(cmd, staging.handle(), dst.handle(), 1, &region);
+    });
+    done += n;
+  }
+}
+
+void Device::download(const Buffer& src, void* dst, uint64_t bytes, uint64_t offset) {
+  check_range(src, bytes, offset, "download");
+  if (bytes == 0) return;
+  auto* to = static_cast<uint8_t*>(dst);
+  if (src.mapped()) {
+    std::memcpy(to, static_cast<const uint8_t*>(src.mapped()) + offset, bytes);
+    return;
+  }
+  Buffer& staging = staging_for(*this, impl_->readback_staging, bytes, MemoryKind::Readback);
+  for (uint64_t done = 0; done < bytes;) {
+    const uint64_t n = std::min(bytes - done, staging.size());
+    submit([&](VkCommandBuffer cmd) {
+      const VkBufferCopy region{offset + done, 0, n};
+      vkCmdCopyBuffer(cmd, src.handle(), staging.handle(), 1, &region);
+    });
+    std::memcpy(to + done, staging.mapped(), n);
+    done += n;
+  }
+}
+
+}  // namespace gfxq::vk

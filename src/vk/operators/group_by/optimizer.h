@@ -1,0 +1,103 @@
+#pragma once
+// The GROUP BY optimizer (after Karnagel et al.'s rule-based one): it estimates the number of
+// groups on the GPU, then picks the variant, the global table's size and the shared kernels'
+// table size and launch shape by rules.
+//
+// Estimate: a sample of up to GB_SAMPLE_MAX rows at evenly spaced positions is counted exactly in
+// a small hash table (keys known by 64-bit fingerprints), giving the sample's distinct keys d and
+// those seen once (f1) and twice (f2). When the sample is the whole input, d is the group count.
+// Otherwise Chao1 (d + f1^2 / (2 f2)) estimates it, which is unbiased for groups of equal size and
+// a lower bound under skew; where at least kMinDoubletons keys were seen once but fewer than
+// kMinDoubletons twice (groups far more numerous than the sample shows), one HyperLogLog pass over
+// every row (4096 registers, about 1.6% standard error) decides instead.
+//
+// Rules (the figures are constants below, to be tuned by the benchmark sweep on the GPU):
+// quantile aggregates, more than two key columns, or two key columns without 64-bit atomics: the
+// sort-based variant (the only one that can); at most kCombineGroups groups: the subgroup-combine
+// variant; at most half the shared table's slots: the shared table; a global table of at most
+// kCachedTableBytes (it stays in the GPU's L2 cache): the global table; more: the partitioned
+// variant, or sort where a global table of twice the estimate would not fit one binding. The
+// global table gets twice the estimate's slots (fill factor at most one half, as the paper's rule;
+// slots are addressed by the high word of hash * slots, so any count works), rounded up to a
+// multiple of kMinTableSlots.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vk/operators/group_by/common.h"
+#include "vk/operators/group_by/global_table.h"
+
+namespace gfxq::vk::gb {
+
+//! Groups at or below which the subgroup-combine variant is chosen: its rounds cost about a dozen
+//! subgroup operations per distinct key of a subgroup, which pays where a few hot shared words
+//! would serialise most atomics (one to four groups), not at 16 keys per 32 lanes.
+inline constexpr uint64_t kCombineGroups = 4;
+//! Largest global table (bytes) the global-table variant is chosen with.
+inline constexpr uint64_t kCachedTableBytes = uint64_t(32) << 20;
+//! Smallest global table (slots).
+inline constexpr uint64_t kMinTableSlots = 1024;
+//! Keys seen twice in the sample below which (with at least as many seen once) HyperLogLog runs.
+inline constexpr uint64_t kMinDoubletons = 64;
+//! Workgroups the shared-table variants aim for (each merges its table into the global one): one
+//! wave of resident workgroups on the H200 (132 SMs x 8 of 256 invocations; x 5 with the 44 KiB
+//! table, as 228 KiB of shared memory per SM hold five), so no SM idles behind a partial wave.
+inline constexpr uint64_t kSharedWorkgroups = 132 * 8;
+inline constexpr uint64_t kSharedWorkgroupsLarge = 132 * 5;
+
+//! What the optimizer decided.
+struct Choice {
+  GroupByVariant variant = GroupByVariant::Sort;  //!< the variant
+  uint64_t table_slots = 0;                       //!< hash variants: the global table's hashed slots
+  TableKernel shared = TableKernel::SharedS;      //!< shared variants: the kernel (table size)
+  uint32_t rows_per_group = 0;                    //!< shared variants: rows per workgroup
+  std::string reason;                             //!< the rule that chose it
+};
+
+//! The estimate's GPU work over one input: the sample's counts, then, when they do not suffice
+//! (or options.full_estimate), the HyperLogLog pass. Owns its buffers; the record_* steps let the
+//! benchmark record the same work again into one command buffer.
+class Estimator {
+ public:
+  //! The estimate of `input` (sample size and forcing from `options`): makes its buffers.
+  Estimator(Device& device, const GroupByInput& input, const Layout& layout, const GroupByOptions& options);
+  //! Records the sample's count (fills, insert per stride, statistics).
+  void record_sample(VkCommandBuffer cmd);
+  //! Records the HyperLogLog pass over every row.
+  void record_hll(VkCommandBuffer cmd);
+  //! Runs the sample, reads it, and the HyperLogLog pass when needed, into `runner`.
+  GroupCountEstimate run(StageRunner& runner);
+  //! Whether run() needed the HyperLogLog pass.
+  bool used_hll() const noexcept { return used_hll_; }
+
+ private:
+  Device& device_;
+  bool full_;
+  uint64_t rows_, samples_, cap_;
+  uint32_t config_;
+  std::vector<RowSource> strides_;
+  Buffer table_, ctrl_, registers_;
+  bool used_hll_ = false;
+};
+
+//! Slots of a global table for `groups` groups: twice as many, a multiple of kMinTableSlots.
+uint64_t table_slots_for(uint64_t groups);
+
+//! The Chao1 estimate of the groups of `rows` rows from a sample of `sample` rows with `distinct`
+//! keys, `f1` seen once and `f2` twice (the distinct count when the sample is every row), at most
+//! `rows`.
+uint64_t sample_estimate(uint64_t rows, uint64_t sample, uint64_t distinct, uint64_t f1, uint64_t f2);
+
+//! The HyperLogLog estimate of GB_HLL_REGISTERS registers (with the small-range correction).
+uint64_t hll_estimate(const std::vector<uint32_t>& registers);
+
+//! The largest shared kernel the device's shared memory holds.
+TableKernel largest_shared_kernel(const Device& device);
+
+//! Picks the variant and its sizes for `estimate` groups; a forced variant (options.variant) only
+//! gets its sizes. Error(Unsupported) when a forced variant cannot run the input (why).
+Choice choose(const Device& device, const GroupByInput& input, const Layout& layout, const GroupByOptions& options,
+              uint64_t estimate);
+
+}  // namespace gfxq::vk::gb

@@ -1,0 +1,96 @@
+#include "vk/operators/group_by/partitioned.h"
+
+#include <algorithm>
+
+#include "vk/primitives/gather_scatter.h"
+#include "vk/primitives/radix_sort.h"
+
+namespace gfxq::vk::gb {
+
+namespace {
+
+//! Partitions: the top 16 bits of the key's hash, two 8-bit digits.
+constexpr uint32_t kFanout = 65536;
+
+SortKeyType sort_type(Type t) {
+  return t == Type::Float32 ? SortKeyType::F32 : SortKeyType::I32;
+}
+
+}  // namespace
+
+StridePartitioner::StridePartitioner(Device& device, const GroupByInput& input, const Layout& layout,
+                                     uint64_t stride_rows)
+    : device_(device), input_(input), layout_(layout), capacity_(std::max<uint64_t>(1, stride_rows)) {
+  const uint64_t bytes = capacity_ * 4;
+  key0_ = device_buffer(device, bytes);
+  tmp_key_ = device_buffer(device, bytes);
+  const size_t payloads = (layout.keys == 2 ? 1 : 0) + layout.bindings.size();
+  if (payloads) tmp_value_ = device_buffer(device, bytes);
+  for (size_t p = 0; p < payloads; ++p) payloads_.push_back(device_buffer(device, bytes));
+  hist_ = device_buffer(device, detail::pass_hist_bytes(capacity_));
+  totals_ = device_buffer(device, 256 * 4);
+  if (input.selection)
+    for (size_t c = 0; c < 1 + payloads; ++c) dense_.push_back(device_buffer(device, bytes));
+}
+
+RowSource StridePartitioner::record(VkCommandBuffer cmd, const RowSource& source) {
+  const uint64_t n = source.count;
+  const uint64_t bytes = n * 4;
+  // The stride's columns: key 0, then the payloads (key 1, value bindings).
+  std::vector<BufferRange> columns = {source.keys[0]};
+  if (layout_.keys == 2) columns.push_back(source.keys[1]);
+  columns.insert(columns.end(), source.values.begin(), source.values.end());
+  if (source.rows.buffer) {
+    for (size_t c = 0; c < columns.size(); ++c) {
+      gather(device_, cmd, columns[c], input_.rows, source.rows, n, {&dense_[c], 0, bytes});
+      columns[c] = {&dense_[c], 0, bytes};
+    }
+    device_.barrier(cmd);
+  }
+  detail::DigitPass pass;
+  pass.n = n;
+  pass.key_type = sort_type(layout_.key_types[0]);
+  pass.hash = true;
+  pass.mask = 255;
+  pass.fanout = kFanout;
+  pass.block_hist = {&hist_, 0, 0};
+  pass.totals = {&totals_, 0, 0};
+  const size_t payloads = columns.size() - 1;
+  // Each payload travels with key 0 through the same two stable passes, so every column lands in
+  // the same order (the passes are deterministic); without payloads key 0 travels alone.
+  for (size_t p = 0; p < std::max<size_t>(1, payloads); ++p) {
+    const bool with_value = payloads > 0;
+    pass.shift = 0;
+    pass.keys_in = columns[0];
+    pass.keys_out = {&tmp_key_, 0, bytes};
+    pass.values_in = with_value ? columns[1 + p] : BufferRange{};
+    pass.values_out = with_value ? BufferRange{&tmp_value_, 0, bytes} : BufferRange{};
+    detail::record_digit_pass(device_, cmd, pass);
+    device_.barrier(cmd);
+    pass.shift = 8;
+    pass.keys_in = {&tmp_key_, 0, bytes};
+    pass.keys_out = {&key0_, 0, bytes};
+    pass.values_in = with_value ? BufferRange{&tmp_value_, 0, bytes} : BufferRange{};
+    pass.values_out = with_value ? BufferRange{&payloads_[p], 0, bytes} : BufferRange{};
+    detail::record_digit_pass(device_, cmd, pass);
+    device_.barrier(cmd);
+  }
+  RowSource out;
+  out.count = n;
+  out.first = source.first;
+  out.keys.push_back({&key0_, 0, bytes});
+  size_t p = 0;
+  if (layout_.keys == 2) out.keys.push_back({&payloads_[p++], 0, bytes});
+  for (size_t b = 0; b < layout_.bindings.size(); ++b) out.values.push_back({&payloads_[p++], 0, bytes});
+  return out;
+}
+
+std::string StridePartitioner::describe() const {
+  const std::string each = payloads_.empty()
+                               ? "of the key"
+                               : "of the key with each of " + std::to_string(payloads_.size()) + " payload column(s)";
+  return "2 stable 8-bit digit passes " + each + " into " + std::to_string(kFanout) + " partitions by the key's hash" +
+         (input_.selection ? " (selected rows gathered first)" : "");
+}
+
+}  // namespace gfxq::vk::gb

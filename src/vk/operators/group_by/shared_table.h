@@ -1,0 +1,26 @@
+#pragma once
+// The few-groups variants (Karnagel et al.'s workgroup-private tables): each workgroup aggregates
+// its run of rows in a hash table of its own in shared memory (shared atomics only in the hot
+// loop) and at the end merges each of its groups into the global table, one global update per
+// group and workgroup. A row whose key finds no room in the shared table goes to the global table
+// at once, so more groups than the table holds cost speed, never correctness. SubgroupCombine
+// first combines the rows of equal keys within a subgroup (one round of subgroup reductions per
+// distinct key, the round's leader updating the table): for very few groups, where many lanes of
+// a subgroup hit the same few shared words. Kernel: group_by_table.comp (group_by_shared_*).
+
+#include <string>
+
+#include "vk/operators/group_by/global_table.h"
+#include "vk/operators/group_by/optimizer.h"
+
+namespace gfxq::vk::gb {
+
+//! How the shared-table kernel runs for `choice` (SharedTable, SubgroupCombine or Partitioned).
+KernelLaunch shared_launch(const Choice& choice);
+
+//! The report's words for a shared-table launch over `rows` rows, e.g. "workgroup-private
+//! 44 KiB shared tables (2815 slots), 1024 workgroups x 262144 rows, merged into a global table of
+//! 2^11 slots".
+std::string describe_shared(const Layout& layout, const KernelLaunch& launch, uint64_t rows, uint64_t table_slots);
+
+}  // namespace gfxq::vk::gb

@@ -1,0 +1,53 @@
+#pragma once
+// The rule that picks a join algorithm (He et al. 2008 pick by sizes and selectivity; Karnagel et
+// al.'s optimizer by estimated groups): from the rows taking part, the condition's terms, the key
+// range when the caller knows it, the band width, the device's shared memory and the wanted
+// output. It also orients the join: which side is probed and which is built / indexed.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vk/operators/join/join.h"
+
+namespace gfxq::vk {
+
+//! What the chooser looks at.
+struct JoinShape {
+  uint64_t left_rows = 0;        //!< left rows taking part (after the selection)
+  uint64_t right_rows = 0;       //!< right rows taking part
+  std::vector<JoinTerm> terms;   //!< the condition
+  JoinKeyStats stats;            //!< key ranges the caller knows
+  bool ordered = false;          //!< pairs wanted in (left row, right row) order
+  bool count_only = false;       //!< only COUNT(*) is wanted
+  uint32_t hash_build_rows = 0;  //!< build rows a partitioned hash work item holds on the device (0: none)
+};
+
+//! The chooser's decision.
+struct JoinChoice {
+  JoinAlgorithm algorithm = JoinAlgorithm::NestedLoop;  //!< what runs
+  bool swap = false;                                    //!< probe the right side and build / index the left
+  std::string reason;                                   //!< the rule that decided, with its numbers
+};
+
+//! Inputs of at most this many row pairs run the nested loop (one count and one write dispatch).
+inline constexpr uint64_t kNestedLoopPairs = uint64_t(1) << 20;
+//! Build sides of at most this many rows use one global hash table (its slot arrays, about 20 bytes
+//! per slot at half load, stay within a GPU's L2 cache: 40 MiB at 2^20 rows; the H200 has 50 MiB).
+inline constexpr uint64_t kGlobalHashRows = uint64_t(1) << 20;
+
+//! The algorithm for `shape`: `forced` when not Auto (Error(Unsupported) when it cannot run the
+//! condition: sort-merge and hash joins need an equi term), else the rule:
+//!  1. at most kNestedLoopPairs row pairs: nested loop;
+//!  2. no equi term: indexed nested loop (a CSS-tree over the inner keys; band and range terms by two
+//!     searches per probe);
+//!  3. equi terms and pairs wanted in order: indexed nested loop (its pairs come in that order; the
+//!     others would sort them twice);
+//!  4. a build side (the smaller) of at most kGlobalHashRows rows, or dense known keys (range at most
+//!     twice its rows): global hash table;
+//!  5. shared memory for a partitioned work item: radix-partitioned hash join; else sort-merge.
+//! Orientation: the smaller side is built / indexed unless a band term fixes the sides, the nested
+//! loop keeps the left side as probes, and ordered pairs keep it for the indexed loop.
+JoinChoice choose_join(const JoinShape& shape, JoinAlgorithm forced);
+
+}  // namespace gfxq::vk

@@ -1,0 +1,242 @@
+#include "vk/operators/join/hash.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "gfxq/error.h"
+#include "join_config.glsl"
+#include "vk/primitives/map.h"
+#include "vk/primitives/reduce.h"
+#include "vk/primitives/scratch.h"
+#include "vk/primitives/split.h"
+
+namespace gfxq::vk::join {
+
+namespace {
+
+//! Push constants of join_hash_part.comp (group_offset last, set by dispatch).
+struct PartPush {
+  uint32_t items, mode, nterms, c0_lo, c0_hi, c1_lo, c1_hi, group_offset;
+};
+//! Push constants of join_hash_global.comp (group_offset last, set by dispatch).
+struct GlobalPush {
+  uint32_t n, cap, mode, direct, kmin, group_offset;
+};
+
+//! The seed of the partition hash (the shared tables hash keys without one, so partition bits and
+//! bucket bits are independent).
+constexpr uint32_t kPartitionSeed = 0x9747b28cu;
+
+//! Shared-memory words one build row takes in join_hash_part: two bucket heads, key, row id, link.
+constexpr uint32_t kWordsPerBuildRow = 5;
+
+void no_pairs(Context& ctx, Natural natural) {
+  if (ctx.out.count_only()) {
+    ctx.out.set_count(0);
+  } else {
+    ctx.out.write(0, natural, ctx.text, {});
+  }
+}
+
+//! A side split into `fanout` hash partitions: keys, row ids and the fanout + 1 offsets (downloaded).
+struct Partitioned {
+  Buffer key, rid;
+  std::vector<uint32_t> offsets;
+};
+
+Partitioned split_side(Stages& stages, const Prepared& side, uint32_t fanout, const std::string& name) {
+  Device& device = stages.device();
+  Partitioned out{words(device, side.count), words(device, side.count), {}};
+  const Buffer offsets = words(device, fanout + 1);
+  SplitArgs args;
+  args.n = side.count;
+  args.partitioner = Partitioner{PartitionKind::Hash, fanout, 0, kPartitionSeed};
+  args.keys_in = range32(side.key, side.count);
+  args.keys_out = range32(out.key, side.count);
+  args.values_in = range32(side.rid, side.count);
+  args.values_out = range32(out.rid, side.count);
+  args.offsets = range32(offsets, fanout + 1);
+  const Buffer scratch = device.create_buffer(
+      std::max<uint64_t>(16, split_scratch_bytes(device, side.count, args.partitioner, true)), MemoryKind::Device);
+  args.scratch = {&scratch, 0, scratch.size()};
+  stages.run("join-partition",
+             name + " side into " + std::to_string(fanout) + " hash partitions (" +
+                 (fanout > 256 ? "two passes" : "one pass") + " of the split primitive)",
+             side.count, [&](VkCommandBuffer cmd) { record_split(device, cmd, args); });
+  out.offsets = stages.download<uint32_t>(offsets, fanout + 1, name + " partition offsets");
+  return out;
+}
+
+}  // namespace
+
+uint32_t hash_build_rows(const Device& device, uint32_t forced) {
+  if (forced) {
+    if (!std::has_single_bit(forced) || forced < 16)
+      throw Error(ErrorCode::InvalidQuery, "join: JoinOptions::hash_build_rows " + std::to_string(forced) +
+                                               " is not a power of two of at least 16");
+    return forced;
+  }
+  // Leave 1 KiB of the shared memory to the driver.
+  const uint64_t budget = device.caps().max_shared_memory > 1024 ? device.caps().max_shared_memory - 1024 : 0;
+  const uint64_t rows = budget / (4 * kWordsPerBuildRow);
+  return rows >= 16 ? std::bit_floor(uint32_t(std::min<uint64_t>(rows, 1u << 14))) : 0;
+}
+
+void hash_partitioned(Context& ctx) {
+  Stages& stages = ctx.stages;
+  Device& device = stages.device();
+  const Oriented& o = ctx.o;
+  const std::string a_name = o.swapped ? "right" : "left", b_name = o.swapped ? "left" : "right";
+  const uint32_t cap = hash_build_rows(device, ctx.options.hash_build_rows);
+  if (cap == 0)
+    throw Error(ErrorCode::Unsupported, "join: the partitioned hash join needs shared memory for 16 build rows (" +
+                                            std::to_string(device.caps().max_shared_memory) + " bytes here)");
+  bool hashed = false;
+  const auto [a_spec, b_spec] = equi_keys(o, hashed);
+  const std::vector<JoinTerm> residual = residual_terms(o, hashed);
+  const Prepared a = prepare(stages, *o.a, a_spec, a_name);
+  const Prepared b = prepare(stages, *o.b, b_spec, b_name);
+  uint32_t fanout = ctx.options.hash_partitions;
+  if (fanout == 0)
+    fanout = uint32_t(
+        std::clamp<uint64_t>(std::bit_ceil(std::max<uint64_t>(1, prim::div_up(b.count, cap / 2))), 2, kSplitMaxFanout));
+  if (!std::has_single_bit(fanout) || fanout > kSplitMaxFanout)
+    throw Error(ErrorCode::InvalidQuery, "join: JoinOptions::hash_partitions " + std::to_string(fanout) +
+                                             " is not a power of two up to " + std::to_string(kSplitMaxFanout));
+  ctx.text = std::string("radix-partitioned hash join: ") + (hashed ? "hashed multi-column equi keys" : "equi key") +
+             ", " + std::to_string(fanout) + " hash partitions of both sides, shared-memory tables of up to " +
+             std::to_string(cap) + " " + b_name + " rows per work item";
+  if (a.count == 0 || b.count == 0) return no_pairs(ctx, Natural::Unordered);
+  const Partitioned pa = split_side(stages, a, fanout, a_name);
+  const Partitioned pb = split_side(stages, b, fanout, b_name);
+  // Work items: every partition with rows on both sides, cut into build and probe chunks.
+  std::vector<uint32_t> items;
+  uint64_t split_partitions = 0, largest = 0;
+  for (uint32_t p = 0; p < fanout; ++p) {
+    const uint32_t b0 = pb.offsets[p], b_rows = pb.offsets[p + 1] - b0;
+    const uint32_t a0 = pa.offsets[p], a_rows = pa.offsets[p + 1] - a0;
+    largest = std::max<uint64_t>(largest, b_rows);
+    if (b_rows == 0 || a_rows == 0) continue;
+    if (b_rows > cap) ++split_partitions;
+    for (uint32_t bs = 0; bs < b_rows; bs += cap)
+      for (uint32_t as = 0; as < a_rows; as += JOIN_HASH_PROBE_CHUNK)
+        items.insert(items.end(), {b0 + bs, std::min(cap, b_rows - bs), a0 + as,
+                                   std::min<uint32_t>(JOIN_HASH_PROBE_CHUNK, a_rows - as)});
+  }
+  const uint64_t n_items = items.size() / JOIN_HASH_ITEM_WORDS;
+  ctx.text += ", " + std::to_string(n_items) + " work items (largest " + b_name + " partition " +
+              std::to_string(largest) + " rows; " + std::to_string(split_partitions) + " partition(s) past " +
+              std::to_string(cap) + " split into several)" +
+              (residual.empty() ? "" : ", " + std::to_string(residual.size()) + " residual term(s)");
+  if (n_items == 0) return no_pairs(ctx, Natural::Unordered);
+  const uint64_t slots = n_items * JOIN_WG;
+  if (slots >= (uint64_t(1) << 32) || slots * 8 > device.caps().max_storage_buffer_range)
+    throw Error(ErrorCode::Unsupported,
+                "join: " + std::to_string(n_items) + " hash work items need more counts than one binding holds");
+  const Buffer item_buffer = words(device, items.size());
+  device.upload(item_buffer, items.data(), items.size() * 4);
+  const Buffer terms = upload_terms(device, o, residual);
+  const Buffer counts = words(device, slots);
+  const Buffer dummy = words(device, 4);
+  CountScan scan(device, slots);
+  const std::vector<BufferRange> a_cols = column_ranges(*o.a), b_cols = column_ranges(*o.b);
+  const Pipeline& pipe = device.pipeline(terms_pipeline("join_hash_part", residual), 18, sizeof(PartPush), true, cap);
+  auto dispatch = [&](VkCommandBuffer cmd, uint32_t mode, uint64_t c0, uint64_t c1, const Buffer& out_a,
+                      const Buffer& out_b) {
+    const PartPush push{uint32_t(n_items),  mode,         uint32_t(residual.size()), uint32_t(c0),
+                        uint32_t(c0 >> 32), uint32_t(c1), uint32_t(c1 >> 32),        0};
+    std::vector<BufferRange> r{range32(item_buffer, items.size()), range32(pa.key, a.count), range32(pa.rid, a.count),
+                               range32(pb.key, b.count),           range32(pb.rid, b.count), range32(counts, slots),
+                               range64(scan.offsets, slots),       range32(out_a, c1 - c0),  range32(out_b, c1 - c0),
+                               {&terms, 0, terms.size()}};
+    r.insert(r.end(), a_cols.begin(), a_cols.end());
+    r.insert(r.end(), b_cols.begin(), b_cols.end());
+    device.dispatch_ranges(cmd, pipe, r, &push, uint32_t(n_items));
+  };
+  PassRecord& count =
+      stages.run("join-count", "shared-memory tables per work item: pairs per invocation, then prefix sums", a.count,
+                 [&](VkCommandBuffer cmd) {
+                   dispatch(cmd, JOIN_SLOT_COUNT, 0, 0, dummy, dummy);
+                   device.barrier(cmd);
+                   scan.record(device, cmd, counts);
+                 });
+  const uint64_t total = scan.total(stages, "join pairs");
+  count.passed = total;
+  if (ctx.out.count_only()) return ctx.out.set_count(total);
+  ctx.out.write(total, Natural::Unordered, "shared-memory tables per work item: the pairs at their offsets",
+                [&](VkCommandBuffer cmd, uint64_t c0, uint64_t c1, const Buffer& out_a, const Buffer& out_b) {
+                  dispatch(cmd, JOIN_SLOT_WRITE, c0, c1, out_a, out_b);
+                });
+}
+
+void hash_global(Context& ctx) {
+  Stages& stages = ctx.stages;
+  Device& device = stages.device();
+  const Oriented& o = ctx.o;
+  const std::string a_name = o.swapped ? "right" : "left", b_name = o.swapped ? "left" : "right";
+  bool hashed = false;
+  const auto [a_spec, b_spec] = equi_keys(o, hashed);
+  const std::vector<JoinTerm> residual = residual_terms(o, hashed);
+  const Prepared a = prepare(stages, *o.a, a_spec, a_name);
+  const Prepared b = prepare(stages, *o.b, b_spec, b_name);
+  ctx.text = std::string("global-table hash join: ") + (hashed ? "hashed multi-column equi keys" : "equi key");
+  if (a.count == 0 || b.count == 0) {
+    emit_runs(ctx.out, o, Runs{0, nullptr, nullptr, nullptr, nullptr, ctx.text}, residual, Natural::Unordered);
+    return;
+  }
+  // The build keys' range: direct addressing when it is at most twice the build rows.
+  const Buffer range = dwords(device, 64);  // minimum at byte 0, maximum at byte 256 (binding offsets)
+  const Buffer reduce_scratch = device.create_buffer(reduce_scratch_bytes(device, b.count), MemoryKind::Device);
+  stages.run("join-range", b_name + " keys: smallest and largest", b.count, [&](VkCommandBuffer cmd) {
+    reduce(device, cmd, ReduceOp::Min, ElemType::U32, range32(b.key, b.count), b.count, {&range, 0, 16},
+           {&reduce_scratch, 0, reduce_scratch.size()});
+    device.barrier(cmd);
+    reduce(device, cmd, ReduceOp::Max, ElemType::U32, range32(b.key, b.count), b.count, {&range, 256, 16},
+           {&reduce_scratch, 0, reduce_scratch.size()});
+  });
+  const std::vector<uint64_t> minmax = stages.download<uint64_t>(range, 33, b_name + " key range");
+  const uint64_t span = minmax[32] - minmax[0] + 1;
+  const bool direct = !hashed && span <= 2 * b.count;
+  const uint64_t cap = direct ? span : std::bit_ceil(std::max<uint64_t>(64, 2 * b.count));
+  if (cap >= (uint64_t(1) << 31))
+    throw Error(ErrorCode::Unsupported, "join: a global hash table for " + std::to_string(b.count) +
+                                            " build rows is past 2^31 slots (use the partitioned hash join)");
+  ctx.text += direct ? ", direct addressing over the " + b_name + " keys' range of " + std::to_string(span)
+                     : ", open addressing, " + std::to_string(cap) + " slots for " + std::to_string(b.count) + " " +
+                           b_name + " rows";
+  ctx.text += ", build rows grouped by key: one run per probe" +
+              (residual.empty() ? std::string() : ", " + std::to_string(residual.size()) + " residual term(s)");
+  const Buffer table = words(device, direct ? 1 : cap);
+  const Buffer slot_count = words(device, cap + 1), slot_fill = words(device, cap + 1);
+  const Buffer build_rid = words(device, b.count);
+  const Buffer unit_start = words(device, a.count), counts = words(device, a.count);
+  CountScan starts(device, cap + 1);
+  const Pipeline& pipe = device.pipeline("join_hash_global", 9, sizeof(GlobalPush), true);
+  auto dispatch = [&](VkCommandBuffer cmd, uint32_t mode, const Prepared& side) {
+    const GlobalPush push{uint32_t(side.count), uint32_t(cap), mode, direct ? 1u : 0u, uint32_t(minmax[0]), 0};
+    device.dispatch_ranges(
+        cmd, pipe,
+        {range32(side.key, side.count), range32(side.rid, side.count), range32(table, direct ? 1 : cap),
+         range32(slot_count, cap + 1), range64(starts.offsets, cap + 1), range32(slot_fill, cap + 1),
+         range32(build_rid, b.count), range32(unit_start, a.count), range32(counts, a.count)},
+        &push, uint32_t(prim::div_up(side.count, JOIN_WG)));
+  };
+  stages.run("join-build", "global table: slots per key, prefix sums, build rows grouped by slot", b.count,
+             [&](VkCommandBuffer cmd) {
+               if (!direct) vkCmdFillBuffer(cmd, table.handle(), 0, VK_WHOLE_SIZE, JOIN_EMPTY);
+               vkCmdFillBuffer(cmd, slot_count.handle(), 0, VK_WHOLE_SIZE, 0);
+               vkCmdFillBuffer(cmd, slot_fill.handle(), 0, VK_WHOLE_SIZE, 0);
+               device.barrier(cmd);
+               dispatch(cmd, JOIN_GLOBAL_INSERT, b);
+               device.barrier(cmd);
+               starts.record(device, cmd, slot_count);
+               device.barrier(cmd);
+               dispatch(cmd, JOIN_GLOBAL_SCATTER, b);
+             });
+  stages.run("join-probe", "global table: the run of each probe's key", a.count,
+             [&](VkCommandBuffer cmd) { dispatch(cmd, JOIN_GLOBAL_PROBE, a); });
+  emit_runs(ctx.out, o, Runs{a.count, &a.rid, &unit_start, &counts, &build_rid, ctx.text}, residual,
+            Natural::Unordered);
+}
+
+}  // namespace gfxq::vk::join

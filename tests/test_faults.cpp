@@ -1,0 +1,213 @@
+// Faults as typed errors (issue 26): device memory exhaustion, GPU waits past their timeout and
+// device loss, injected through EngineOptions::faults and swept over every allocation and wait a
+// query makes; the error names what failed, the inputs are untouched, and the next query on the
+// same engine answers like the CPU (after a loss: a new engine does). Results larger than the host
+// can hold are refused before anything is allocated. The device-memory sub-allocator's blocks.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gfxq/cpu.h"
+#include "gfxq/gfxq.h"
+#include "gpu_support.h"
+#include "random_queries.h"
+#include "test_support.h"
+#include "vk/device.h"
+
+namespace {
+
+using namespace gfxq;
+
+//! A catalog whose tables the fault tests query: t (4,000 rows of every kind of value).
+Catalog fault_catalog() {
+  return test::catalog_of(test::random_table(4000, Distribution::Uniform, 26));
+}
+
+//! Bit-exact copies of every column of `c`, to check that a failed query left its inputs alone.
+std::vector<std::vector<uint8_t>> snapshot(const Catalog& c) {
+  std::vector<std::vector<uint8_t>> out;
+  for (const std::string& name : c.names())
+    for (const Column& col : c.get(name).columns)
+      std::visit(
+          [&](const auto& v) {
+            std::vector<uint8_t> bytes(v.size() * sizeof(v[0]));
+            if (!v.empty()) std::memcpy(bytes.data(), v.data(), bytes.size());
+            out.push_back(std::move(bytes));
+          },
+          col.data);
+  return out;
+}
+
+//! Queries that exercise different compute operators (selection with row ids, aggregates with a
+//! radix select, ORDER BY with a radix sort).
+const std::vector<std::string>& fault_queries() {
+  static const std::vector<std::string> q = {
+      "SELECT a, x FROM t WHERE x < 0.5 OR b > 0",
+      "SELECT COUNT(*), SUM(b), MEDIAN(a), QUANTILE(y, 0.9) FROM t WHERE b < 500",
+      "SELECT a, b FROM t WHERE a > 0 ORDER BY b DESC LIMIT 50",
+  };
+  return q;
+}
+
+//! Runs `sql` on `backend` with faults injected at the k-th event for k = 1, 2, ... until the query
+//! gets through untouched; each failure must be `code` with `words` in its message, leave the
+//! catalog alone and be followed by a right answer on the same engine (`after_loss`: on a new one).
+template <class Inject>
+void sweep(const std::string& sql, Backend backend, Inject inject, ErrorCode code, const char* words, bool after_loss) {
+  const Catalog catalog = fault_catalog();
+  const auto before = snapshot(catalog);
+  const Table want = cpu::execute(sql::parse(sql), catalog).table;
+  int failures = 0;
+  for (uint64_t k = 1; k < 500; ++k) {
+    CAPTURE(sql);
+    CAPTURE(k);
+    EngineOptions options;
+    options.debug = test::vk_validation_wanted();
+    inject(options.faults, k);
+    Engine engine(options);
+    try {
+      const Result r = engine.execute_sql(sql, catalog, backend);
+      CHECK(test::table_difference(want, r.table) == "");
+      MESSAGE(sql << " on " << std::string(to_string(backend)) << ": " << failures
+                  << " injected faults, each reported");
+      const auto messages = engine.take_debug_messages();
+      CHECK_MESSAGE(messages.empty(), test::joined(messages));
+      CHECK(failures > 0);
+      return;  // k passed every event the query has
+    } catch (const Error& e) {
+      ++failures;
+      INFO("message: " << e.what());
+      CHECK(e.code() == code);
+      CHECK(std::string(e.what()).find(words) != std::string::npos);
+    }
+    CHECK(snapshot(catalog) == before);
+    if (after_loss) {
+      CHECK_ERROR(engine.execute_sql(sql, catalog, backend), ErrorCode::DeviceLost, "lost");
+      CHECK(test::table_difference(want, engine.execute_sql(sql, catalog, Backend::Cpu).table) == "");
+      Engine fresh({.debug = test::vk_validation_wanted()});
+      CHECK(test::table_difference(want, fresh.execute_sql(sql, catalog, backend).table) == "");
+    } else {
+      CHECK(test::table_difference(want, engine.execute_sql(sql, catalog, backend).table) == "");
+    }
+    const auto messages = engine.take_debug_messages();
+    CHECK_MESSAGE(messages.empty(), test::joined(messages));
+  }
+  FAIL("more than 500 faults for one query");
+}
+
+}  // namespace
+
+TEST_CASE("faults: every device allocation of a compute query can fail: OutOfDeviceMemory naming the size") {
+  for (const std::string& sql : fault_queries())
+    sweep(
+        sql, Backend::Compute, [](FaultInjection& f, uint64_t k) { f.fail_device_allocation = k; },
+        ErrorCode::OutOfDeviceMemory, "-byte", false);
+}
+
+// Waits: the ORDER BY query (uploads, a sort in several submissions, downloads) times out at each
+// of its waits in turn, and the aggregate query (a fused scan, then radix selects) loses the device
+// at each of its waits; each sweep makes one engine per wait, so one query each keeps CI short.
+TEST_CASE("faults: every GPU wait of a compute query can time out: Timeout, and the engine goes on") {
+  sweep(
+      fault_queries()[2], Backend::Compute, [](FaultInjection& f, uint64_t k) { f.time_out_gpu_wait = k; },
+      ErrorCode::Timeout, "did not finish within", false);
+}
+
+TEST_CASE("faults: a device lost at any GPU wait is DeviceLost, and a new engine works") {
+  sweep(
+      fault_queries()[1], Backend::Compute, [](FaultInjection& f, uint64_t k) { f.lose_device = k; },
+      ErrorCode::DeviceLost, "was lost", true);
+}
+
+TEST_CASE("faults: a raster context lost at a query start is DeviceLost, and a new engine works") {
+  sweep(
+      "SELECT COUNT(*) FROM t WHERE a < 0 AND x > 0.5", Backend::Raster,
+      [](FaultInjection& f, uint64_t k) { f.lose_device = k; }, ErrorCode::DeviceLost, "was lost", true);
+}
+
+TEST_CASE("faults: a real GPU wait past gpu_timeout_ms is Timeout, and the engine is torn down cleanly") {
+  const Catalog catalog = test::catalog_of(test::random_table(1 << 21, Distribution::Uniform, 7));
+  const auto before = snapshot(catalog);
+  {
+    // Zero: no wait may block; the query's first submission is still running when it is waited for.
+    Engine engine({.debug = test::vk_validation_wanted(), .gpu_timeout_ms = 0});
+    CHECK_ERROR(engine.execute_sql("SELECT a, b FROM t WHERE x < 0.5 ORDER BY a", catalog, Backend::Compute),
+                ErrorCode::Timeout, "did not finish within 0 ms", "gpu_timeout_ms");
+    const auto messages = engine.take_debug_messages();
+    CHECK_MESSAGE(messages.empty(), test::joined(messages));
+  }  // ~Engine waits for the abandoned work before it frees the buffers it uses
+  CHECK(snapshot(catalog) == before);
+}
+
+TEST_CASE("faults: results larger than the host can hold are refused before allocating: ResultTooLarge") {
+  // 100,000 x 100,000 equal keys: 10^10 pairs (160 GB of row ids) from 800 KB of input.
+  Catalog catalog;
+  catalog.add("r", Table{{Column::ints("k", std::vector<int32_t>(100000, 7))}});
+  catalog.add("s", Table{{Column::ints("k", std::vector<int32_t>(100000, 7))}});
+  CHECK_ERROR(cpu::execute(sql::parse("SELECT COUNT(*) FROM r JOIN s ON r.k = s.k"), catalog),
+              ErrorCode::ResultTooLarge, "the join's 10000000000 row pairs", "host limit");
+  CHECK_ERROR(cpu::product(catalog.get("r"), "r", catalog.get("s"), "s"), ErrorCode::ResultTooLarge,
+              "PRODUCT of 100000 and 100000 rows", "host limit");
+  // A join within the limit still answers.
+  Catalog small;
+  small.add("r", Table{{Column::ints("k", {1, 2, 2})}});
+  small.add("s", Table{{Column::ints("k", {2, 2, 3})}});
+  const Result r = cpu::execute(sql::parse("SELECT COUNT(*) FROM r JOIN s ON r.k = s.k"), small);
+  CHECK(std::get<int64_t>(r.table.columns[0].value(0)) == 4);
+}
+
+TEST_CASE("faults: the sub-allocator shares blocks, reuses freed ranges and keeps buffers apart") {
+  vk::Device& dev = test::vk_device();
+  {
+    // The staging buffers of uploads and downloads live as long as the device: make them first.
+    vk::Buffer warm = dev.create_buffer(64, vk::MemoryKind::Device);
+    uint32_t word = 1;
+    dev.upload(warm, &word, 4);
+    dev.download(warm, &word, 4);
+  }
+  const vk::MemoryStats start = dev.memory_stats();
+  std::mt19937_64 rng(0x5ab);
+  {
+    // 300 small buffers of odd sizes, each filled with its own pattern through the staging path.
+    std::vector<vk::Buffer> buffers;
+    std::vector<std::vector<uint32_t>> patterns;
+    for (int i = 0; i < 300; ++i) {
+      const uint64_t words = 1 + rng() % 5000;
+      buffers.push_back(dev.create_buffer(words * 4, vk::MemoryKind::Device));
+      std::vector<uint32_t> p(words);
+      for (auto& w : p) w = uint32_t(rng());
+      dev.upload(buffers.back(), p.data(), words * 4);
+      patterns.push_back(std::move(p));
+    }
+    const vk::MemoryStats full = dev.memory_stats();
+    CHECK(full.buffers >= start.buffers + 300);
+    CHECK(full.allocations - start.allocations < 20);  // blocks, not one allocation per buffer
+    // Free every other buffer, allocate as many again: the freed ranges are reused.
+    for (size_t i = 0; i < buffers.size(); i += 2) buffers[i] = vk::Buffer();
+    const uint64_t allocations = dev.memory_stats().allocations;
+    for (size_t i = 0; i < buffers.size(); i += 2) {
+      buffers[i] = dev.create_buffer(patterns[i].size() * 4, vk::MemoryKind::Device);
+      dev.upload(buffers[i], patterns[i].data(), patterns[i].size() * 4);
+    }
+    CHECK(dev.memory_stats().allocations == allocations);
+    // Every buffer still holds exactly its own pattern (no two ranges overlap).
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      std::vector<uint32_t> back(patterns[i].size());
+      dev.download(buffers[i], back.data(), back.size() * 4);
+      CHECK(back == patterns[i]);
+    }
+    // A buffer larger than half a block has memory of its own.
+    const uint64_t dedicated = dev.memory_stats().dedicated;
+    vk::Buffer big = dev.create_buffer(48ull << 20, vk::MemoryKind::Device);
+    CHECK(dev.memory_stats().dedicated == dedicated + 1);
+  }
+  const vk::MemoryStats end = dev.memory_stats();
+  CHECK(end.buffers == start.buffers);
+  CHECK(end.pooled_bytes == start.pooled_bytes);
+  CHECK(end.dedicated == start.dedicated);
+  CHECK(end.blocks <= start.blocks + 2);  // at most one empty block per memory type is kept
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
