@@ -43,6 +43,11 @@ struct Case {
 //! All registered cases, in registration order.
 std::vector<Case>& registry();
 
+//! `gfxq_bench --io-child ENGINE PATH`: loads one file in this fresh process (ENGINE gfxq or duckdb:
+//! a CSV file; column: a gfxq column file; read: read() of the bytes) and prints the load's wall
+//! seconds; the io.* cases time loads this way (cases_io.cpp). Returns the exit status.
+int io_child(int argc, char** argv);
+
 //! Registers a case at static-initialisation time: `static Registrar r{{...}};`
 struct Registrar {
   explicit Registrar(Case c) { registry().push_back(std::move(c)); }

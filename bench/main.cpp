@@ -4,6 +4,7 @@
 // Each line: case, backend, rows, seconds, bytes, items, GB/s, items/s, ceiling, ratio, device, date.
 // --cases keeps the cases whose names contain one of the substrings (plus their ceilings): "sort"
 // takes compute.sort_* and raster.sort_*; --list prints what a run would run, and runs nothing.
+// --io-child ENGINE PATH: internal, one CSV load in a fresh process for the io.csv_* cases.
 // --pipeline-stats: the Vulkan device captures its compiler's statistics of every pipeline
 // (VK_KHR_pipeline_executable_properties: registers, spills, ...), printed after the cases as one
 // line {"pipeline": name, "statistics": text} per pipeline the cases used.
@@ -64,6 +65,7 @@ double rate(const Case& c, const Measurement& m) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "--io-child") return gfxq::bench::io_child(argc - 2, argv + 2);
   std::vector<std::string> filters;
   std::vector<int> log2_sizes = {20, 24, 28};
   Env env;

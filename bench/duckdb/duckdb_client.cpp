@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "gfxq/arrow.h"
 #include "gfxq/error.h"
 
 namespace gfxq::duckdb {
@@ -95,6 +96,13 @@ struct Client::Api {
   bool (*value_is_null)(ResultAbi*, uint64_t, uint64_t);
   char* (*value_varchar)(ResultAbi*, uint64_t, uint64_t);
   void (*free)(void*);
+  // The Arrow functions of the C API (nullptr when the library lacks them).
+  int (*arrow_scan)(void*, const char*, void*) = nullptr;
+  int (*query_arrow)(void*, const char*, void**) = nullptr;
+  int (*query_arrow_schema)(void*, void**) = nullptr;
+  int (*query_arrow_array)(void*, void**) = nullptr;
+  const char* (*query_arrow_error)(void*) = nullptr;
+  void (*destroy_arrow)(void**) = nullptr;
 };
 
 std::string default_library_path() {
@@ -136,6 +144,15 @@ Client::Client(const std::string& library_path) : api_(std::make_unique<Api>()) 
   bind(a.value_is_null, "duckdb_value_is_null");
   bind(a.value_varchar, "duckdb_value_varchar");
   bind(a.free, "duckdb_free");
+  const auto bind_optional = [&](auto& fn, const char* name) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
+  };
+  bind_optional(a.arrow_scan, "duckdb_arrow_scan");
+  bind_optional(a.query_arrow, "duckdb_query_arrow");
+  bind_optional(a.query_arrow_schema, "duckdb_query_arrow_schema");
+  bind_optional(a.query_arrow_array, "duckdb_query_arrow_array");
+  bind_optional(a.query_arrow_error, "duckdb_query_arrow_error");
+  bind_optional(a.destroy_arrow, "duckdb_destroy_arrow");
   if (a.open(nullptr, &database_) != kDuckDbSuccess)
     throw Error(ErrorCode::Internal, "DuckDB could not open an in-memory database");
   if (a.connect(database_, &connection_) != kDuckDbSuccess) {
@@ -215,6 +232,52 @@ QueryResult Client::query(const std::string& sql) {
     }
   }
   return out;
+}
+
+void Client::scan_arrow(const std::string& name, ArrowArrayStream* stream) {
+  if (!api_->arrow_scan) throw Error(ErrorCode::Unsupported, "this DuckDB library has no duckdb_arrow_scan");
+  if (api_->arrow_scan(connection_, name.c_str(), stream) != kDuckDbSuccess)
+    throw Error(ErrorCode::InvalidQuery, "DuckDB could not register the Arrow stream as '" + name + "'");
+}
+
+void Client::query_arrow(const std::string& sql,
+                         const std::function<void(const ArrowSchema&, const ArrowArray&)>& batch) {
+  Api& a = *api_;
+  if (!a.query_arrow || !a.query_arrow_schema || !a.query_arrow_array || !a.query_arrow_error || !a.destroy_arrow)
+    throw Error(ErrorCode::Unsupported, "this DuckDB library lacks the duckdb_query_arrow functions");
+  void* result = nullptr;
+  struct Destroy {
+    Api& api;
+    void*& result;
+    ~Destroy() { api.destroy_arrow(&result); }
+  } destroy{a, result};
+  if (a.query_arrow(connection_, sql.c_str(), &result) != kDuckDbSuccess)
+    throw Error(ErrorCode::InvalidQuery, std::string("DuckDB: ") + a.query_arrow_error(result) + "\n  in: " + sql);
+  // duckdb_query_arrow_schema/array write into the struct their argument points at.
+  ArrowSchema schema{};
+  void* schema_out = &schema;
+  if (a.query_arrow_schema(result, &schema_out) != kDuckDbSuccess)
+    throw Error(ErrorCode::InvalidQuery, "DuckDB could not give the Arrow schema of: " + sql);
+  struct ReleaseSchema {
+    ArrowSchema& s;
+    ~ReleaseSchema() {
+      if (s.release) s.release(&s);
+    }
+  } release_schema{schema};
+  for (;;) {
+    ArrowArray array{};
+    void* array_out = &array;
+    if (a.query_arrow_array(result, &array_out) != kDuckDbSuccess)
+      throw Error(ErrorCode::InvalidQuery, "DuckDB could not give an Arrow chunk of: " + sql);
+    if (!array.release) return;  // no more chunks
+    struct ReleaseArray {
+      ArrowArray& a;
+      ~ReleaseArray() {
+        if (a.release) a.release(&a);
+      }
+    } release_array{array};
+    batch(schema, array);
+  }
 }
 
 Table to_table(const QueryResult& result) {

@@ -4,12 +4,17 @@
 // in /opt/gfxq/duckdb) loaded at run time with dlopen, so nothing about DuckDB is needed to build.
 // The C API functions it calls are declared in duckdb_client.cpp from DuckDB's published C API.
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "gfxq/table.h"
+
+struct ArrowSchema;
+struct ArrowArray;
+struct ArrowArrayStream;
 
 namespace gfxq::duckdb {
 
@@ -49,6 +54,14 @@ class Client {
   double load_csv(const std::string& name, const std::string& path);
   //! Runs `sql` and returns its whole result; Error(InvalidQuery) with DuckDB's message on failure.
   QueryResult query(const std::string& sql);
+  //! Registers `stream` (the Arrow C Stream Interface, gfxq/arrow.h) as the view `name`
+  //! (duckdb_arrow_scan): DuckDB reads it during the next query of the view, once. The caller keeps
+  //! the stream alive until then and releases it. Error(Unsupported) when the library lacks the
+  //! function.
+  void scan_arrow(const std::string& name, ArrowArrayStream* stream);
+  //! Runs `sql` and hands each chunk of its result to `batch` as Arrow structs (duckdb_query_arrow);
+  //! they are released after each call. Error(InvalidQuery) with DuckDB's message on failure.
+  void query_arrow(const std::string& sql, const std::function<void(const ArrowSchema&, const ArrowArray&)>& batch);
 
  private:
   struct Api;

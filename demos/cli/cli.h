@@ -1,7 +1,9 @@
 #pragma once
 // The gfxq command line, callable in-process (tests) and from main().
 
+#include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,5 +14,13 @@ enum ExitCode : int { kOk = 0, kFailure = 1, kBadInput = 2, kUnsupported = 3 };
 
 //! Runs `gfxq args...` (args excludes the program name), writing to `out` and `err`.
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+//! The candidate closest to a mistyped `word` (a prefix of at least 3 characters, or within an
+//! edit distance of a third of the shorter word), or nullopt when none is close.
+std::optional<std::string> closest(const std::string& word, const std::vector<std::string>& candidates);
+
+//! The text of a progress line: "what: done of total (p%), rate/s, ETA s"; unit "B" prints bytes
+//! as kB/MB/GB, any other unit is printed after the counts.
+std::string progress_line(const std::string& what, uint64_t done, uint64_t total, const char* unit, double seconds);
 
 }  // namespace gfxq::cli

@@ -2,7 +2,9 @@
 //! \file gfxq.h
 //! Umbrella header: everything a host program needs.
 
+#include "gfxq/arrow.h"
 #include "gfxq/capabilities.h"
+#include "gfxq/column_file.h"
 #include "gfxq/cpu.h"
 #include "gfxq/engine.h"
 #include "gfxq/error.h"

@@ -3,6 +3,7 @@
 //! Columnar host tables, the catalog of named tables, CSV input/output and seeded generators.
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <memory>
@@ -137,16 +138,46 @@ class Catalog {
   std::map<std::string, Table, std::less<>> tables_;
 };
 
-//! Reads a CSV table. Header fields are `name:int`, `name:float` or a bare `name`
-//! (bare: INT when every value is an int32 integer, else FLOAT). Errors are
-//! Error(InvalidInput) naming `source`, line and column; Error(Io) when the file cannot be read.
-Table read_csv(std::istream& in, std::string_view source = "<stream>");
-//! Reads a CSV file (see read_csv(std::istream&)).
-Table read_csv_file(const std::string& path);
-//! Writes `table` as CSV: typed header (`a:int`), then rows. Floats are written in the shortest
-//! form that reads back to the same bits; NULL is an empty field.
+//! How read_csv works; the defaults suit every input (tests make chunks tiny to cross many cuts).
+struct CsvReadOptions {
+  unsigned threads = 0;      //!< worker threads; 0: std::thread::hardware_concurrency()
+  uint64_t chunk_bytes = 0;  //!< bytes per unit of work, cut at the next record start; 0: automatic
+  //! Called as chunks are parsed with (bytes parsed, bytes in all), from worker threads but never
+  //! two calls at once; empty: no calls. For progress lines (gfxq's CLI).
+  std::function<void(uint64_t done, uint64_t total)> progress;
+};
+
+//! Reads a CSV table (RFC 4180 quoting). Header fields are `name:int`, `name:float`,
+//! `name:string`, `name:date` or a bare `name` (bare: INT when every value is an int32 integer,
+//! else FLOAT when every value is a number, else DATE when every value is YYYY-MM-DD, else
+//! STRING). docs/SQL.md ("CSV") gives every rule. Errors are Error(InvalidInput) naming `source`,
+//! line and column (the first error in the input, whatever the thread count); Error(Io) when the
+//! input cannot be read. The result does not depend on `options`.
+Table read_csv(std::istream& in, std::string_view source = "<stream>", const CsvReadOptions& options = {});
+//! Reads a CSV file (see read_csv(std::istream&)), on all cores.
+Table read_csv_file(const std::string& path, const CsvReadOptions& options = {});
+//! Reads CSV text held in memory (see read_csv(std::istream&)).
+Table read_csv_text(std::string_view text, std::string_view source = "<text>", const CsvReadOptions& options = {});
+
+//! How write_csv works.
+struct CsvWriteOptions {
+  bool typed_header = true;  //!< `a:int` rather than `a` in the header
+  unsigned threads = 0;      //!< formatting threads; 0: std::thread::hardware_concurrency()
+  uint64_t chunk_rows = 0;   //!< rows per unit of work; 0: automatic
+  //! Called on the calling thread after each batch of rows is written, with (rows written, rows).
+  std::function<void(uint64_t done, uint64_t total)> progress;
+};
+
+//! Writes `table` as CSV: the header (typed: `a:int`), then rows. Floats are written in the
+//! shortest form that reads back to the same bits, dates as YYYY-MM-DD, strings quoted as RFC 4180
+//! needs; NULL is an empty field. read_csv reads back the same table. Rows are formatted on all
+//! cores and written in order.
+void write_csv(std::ostream& out, const Table& table, const CsvWriteOptions& options);
+//! write_csv with default options but the header's form.
 void write_csv(std::ostream& out, const Table& table, bool typed_header = true);
 //! Writes a CSV file; Error(Io) on failure.
+void write_csv_file(const std::string& path, const Table& table, const CsvWriteOptions& options);
+//! write_csv_file with default options but the header's form.
 void write_csv_file(const std::string& path, const Table& table, bool typed_header = true);
 //! Formats one cell exactly as write_csv does.
 std::string format_value(const Value& v);
