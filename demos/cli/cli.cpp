@@ -13,7 +13,9 @@
 #include <ostream>
 #include <sstream>
 
+#include "cli/format.h"
 #include "cli/gen_ssb.h"
+#include "cli/shell.h"
 #include "gfxq/gfxq.h"
 
 #ifndef GFXQ_VERSION
@@ -28,9 +30,13 @@ constexpr const char* kUsage =
     R"(usage: gfxq COMMAND [OPTIONS]   (gfxq help COMMAND, or COMMAND --help, for its options)
   gfxq info
       OpenGL and Vulkan devices and their capability records.
-  gfxq sql [--backend cpu|raster|compute|auto] [--explain] --table NAME=PATH ... "SELECT ..."
+  gfxq sql [--backend cpu|raster|compute|auto] [--explain|--plan] --table NAME=PATH ... "SELECT ..."
       Runs a query; prints the result (CSV, or --format table|json, to --output FILE), the
-      execution report on stderr (--explain). PATH is a .csv file or a gfxq column file (.gfxq).
+      execution report on stderr (--explain), or only the placed plan (--plan, runs nothing).
+      PATH is a .csv file or a gfxq column file (.gfxq).
+  gfxq shell [--backend B] [--table NAME=PATH ...] [-f FILE]
+      Reads SQL statements (ending in ';') and dot commands from the terminal, a pipe or FILE;
+      tables stay loaded (and resident on the GPU) across statements. .help lists the commands.
   gfxq gen --out PATH [--rows N] [--seed S] [--column NAME:TYPE[:DIST[:LO:HI]]] ...
       Writes a generated table as CSV (PATH.csv) or a gfxq column file (PATH.gfxq).
   gfxq gen ssb --sf N --out DIR [--seed S] [--threads T]
@@ -55,13 +61,30 @@ constexpr const char* kSqlHelp = R"(usage: gfxq sql [OPTIONS] --table NAME=PATH 
 options:
   --table NAME=PATH    a table: PATH is .csv (docs/SQL.md, "CSV") or .gfxq (docs/FORMATS.md); repeatable
   --backend B          cpu | raster | compute | auto (default auto: compute on a GPU, else cpu)
-  --explain            the execution report on stderr: backend, algorithm, why, every pass
+  --explain            the execution report on stderr: the plan with each node's backend,
+                       algorithm, rows and time, why it was placed there, and every pass
+  --plan               print the plan with each node's placement and why, and run nothing
   --output FILE        write the result to FILE instead of stdout
   --format F           csv (default; header, then rows) | table (aligned columns) | json (an array of
                        row objects); without --format, an --output FILE ending in .json or .txt
                        picks json or table
 exit status: 0 ok, 2 bad query or input (the message says what and where), 3 the backend cannot
 run the query (it names the operator and why), 1 other failure.
+)";
+
+constexpr const char* kShellHelp = R"(usage: gfxq shell [OPTIONS]
+  Reads SQL statements and dot commands, one process, one engine: tables stay loaded, and their
+  columns resident on the GPU, across statements. Statements end with ';' and may span lines.
+  In a terminal: prompts and aligned tables; from a pipe or -f FILE: CSV, no prompts.
+options:
+  --table NAME=PATH    load a table first (.csv or .gfxq); repeatable
+  --backend B          cpu | raster | compute | auto (default auto); .backend changes it
+  --format F           table | csv | json; .mode changes it
+  -f FILE              read the statements from FILE instead of standard input
+dot commands: .load NAME PATH, .drop NAME, .tables, .schema NAME, .backend B, .explain on|off,
+  .timer on|off, .mode table|csv|json, .read FILE, .help, .quit
+exit status: 0 when every statement succeeded, else the status of the first that failed (2 bad
+query or input, 3 the backend cannot run it, 1 other failure); the shell goes on after an error.
 )";
 
 constexpr const char* kGenHelp =
@@ -321,102 +344,11 @@ int cmd_info(Args& args, std::ostream& out) {
   return kOk;
 }
 
-// ---- Result formats ----
-
-enum class Format { Csv, Table, Json };
-
 Format parse_format(const std::string& text) {
-  if (text == "csv") return Format::Csv;
-  if (text == "table") return Format::Table;
-  if (text == "json") return Format::Json;
+  if (const auto f = format_named(text)) return *f;
   std::string message = "--format takes csv, table or json, got '" + excerpt(text) + "'";
   if (const auto guess = closest(text, {"csv", "table", "json"})) message += "; did you mean '" + *guess + "'?";
   throw UsageError{message};
-}
-
-// A cell as text (NULL as "NULL", strings as they are).
-std::string cell_text(const Column& c, uint64_t row) {
-  if (c.is_null(row)) return "NULL";
-  if (c.type == Type::String) return c.string_at(row);
-  return format_value(c.value(row));
-}
-
-// Columns padded to their widest cell (counted in UTF-8 characters); numbers right-aligned.
-void write_table(std::ostream& out, const Table& table) {
-  const size_t n = table.columns.size();
-  const auto width = [](const std::string& s) {
-    return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
-  };
-  std::vector<size_t> widths(n);
-  for (size_t i = 0; i < n; ++i) {
-    widths[i] = width(table.columns[i].name);
-    for (uint64_t r = 0; r < table.rows(); ++r) widths[i] = std::max(widths[i], width(cell_text(table.columns[i], r)));
-  }
-  const auto line = [&](const auto& text_of) {
-    for (size_t i = 0; i < n; ++i) {
-      const std::string text = text_of(i);
-      const std::string pad(widths[i] - width(text), ' ');
-      const Type t = table.columns[i].type;
-      const bool right = t != Type::String && t != Type::Date;  // numbers, and their names
-      out << (i ? "  " : "") << (right ? pad + text : text + (i + 1 < n ? pad : ""));
-    }
-    out << "\n";
-  };
-  line([&](size_t i) { return table.columns[i].name; });
-  line([&](size_t i) { return std::string(widths[i], '-'); });
-  for (uint64_t r = 0; r < table.rows(); ++r) line([&](size_t i) { return cell_text(table.columns[i], r); });
-}
-
-void json_string(std::ostream& out, const std::string& s) {
-  out << '"';
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out << '\\' << c;
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out << buf;
-    } else {
-      out << c;
-    }
-  }
-  out << '"';
-}
-
-// An array of row objects; numbers as JSON numbers (nan, inf and -inf, which JSON lacks, as
-// strings), dates and strings as strings, NULL as null.
-void write_json(std::ostream& out, const Table& table) {
-  out << "[";
-  for (uint64_t r = 0; r < table.rows(); ++r) {
-    out << (r ? ",\n " : "\n ") << "{";
-    for (size_t i = 0; i < table.columns.size(); ++i) {
-      const Column& c = table.columns[i];
-      if (i) out << ", ";
-      json_string(out, c.name);
-      out << ": ";
-      if (c.is_null(r)) {
-        out << "null";
-      } else if (c.type == Type::String || c.type == Type::Date) {
-        json_string(out, cell_text(c, r));
-      } else {
-        const std::string v = format_value(c.value(r));
-        if (v == "nan" || v == "inf" || v == "-inf")
-          json_string(out, v);
-        else
-          out << v;
-      }
-    }
-    out << "}";
-  }
-  out << (table.rows() ? "\n]\n" : "]\n");
-}
-
-void write_result(std::ostream& out, const Table& table, Format format) {
-  switch (format) {
-    case Format::Csv: write_csv(out, table, /*typed_header=*/false); break;
-    case Format::Table: write_table(out, table); break;
-    case Format::Json: write_json(out, table); break;
-  }
 }
 
 //! The value of --backend: its names as to_string(Backend) gives them.
@@ -428,11 +360,24 @@ Backend backend_option(const std::string& text) {
   }
 }
 
+// Loads the table of a --table NAME=PATH option into `catalog`.
+void add_table(Catalog& catalog, const std::string& v, std::ostream& err) {
+  const auto eq = v.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+    throw UsageError{"--table needs NAME=PATH (a .csv or .gfxq file), got '" + excerpt(v) + "'"};
+  const std::string name = v.substr(0, eq);
+  if (!sql::is_identifier(name))
+    throw UsageError{"--table name '" + excerpt(name) +
+                     "' cannot be named in a query (a letter or '_', then letters, digits or '_'; not a keyword)"};
+  if (catalog.contains(name)) throw UsageError{"--table " + name + " is given twice"};
+  catalog.add(name, load_table(v.substr(eq + 1), err));
+}
+
 int cmd_sql(Args& args, std::ostream& out, std::ostream& err) {
-  static const std::vector<std::string> kOptions = {"--backend", "--explain", "--table",
+  static const std::vector<std::string> kOptions = {"--backend", "--explain", "--plan", "--table",
                                                     "--output",  "--format",  "--help"};
   Backend backend = Backend::Auto;
-  bool explain = false;
+  bool explain = false, plan = false;
   Catalog catalog;
   std::string query, output;
   std::optional<Format> format;
@@ -442,17 +387,10 @@ int cmd_sql(Args& args, std::ostream& out, std::ostream& err) {
       backend = backend_option(args.value(a));
     } else if (a == "--explain") {
       explain = true;
+    } else if (a == "--plan") {
+      plan = true;
     } else if (a == "--table") {
-      const std::string& v = args.value(a);
-      const auto eq = v.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
-        throw UsageError{"--table needs NAME=PATH (a .csv or .gfxq file), got '" + excerpt(v) + "'"};
-      const std::string name = v.substr(0, eq);
-      if (!sql::is_identifier(name))
-        throw UsageError{"--table name '" + excerpt(name) +
-                         "' cannot be named in a query (a letter or '_', then letters, digits or '_'; not a keyword)"};
-      if (catalog.contains(name)) throw UsageError{"--table " + name + " is given twice"};
-      catalog.add(name, load_table(v.substr(eq + 1), err));
+      add_table(catalog, args.value(a), err);
     } else if (a == "--output") {
       output = args.value(a);
     } else if (a == "--format") {
@@ -469,6 +407,10 @@ int cmd_sql(Args& args, std::ostream& out, std::ostream& err) {
   if (!format)
     format = ends_with(output, ".json") ? Format::Json : ends_with(output, ".txt") ? Format::Table : Format::Csv;
   Engine engine;
+  if (plan) {
+    out << engine.explain_sql(query, catalog, backend).text();
+    return kOk;
+  }
   Result result = engine.execute_sql(query, catalog, backend);
   if (output.empty()) {
     write_result(out, result.table, *format);
@@ -484,6 +426,41 @@ int cmd_sql(Args& args, std::ostream& out, std::ostream& err) {
   }
   if (explain) err << result.report.text();
   return kOk;
+}
+
+int cmd_shell(Args& args, std::ostream& out, std::ostream& err) {
+  static const std::vector<std::string> kOptions = {"--backend", "--table", "-f", "--format", "--help"};
+  ShellOptions options;
+  Catalog catalog;
+  std::string file;
+  bool format_given = false;
+  while (!args.done()) {
+    const std::string& a = args.next();
+    if (a == "--backend") {
+      options.backend = backend_option(args.value(a));
+    } else if (a == "--table") {
+      add_table(catalog, args.value(a), err);
+    } else if (a == "-f") {
+      file = args.value(a);
+    } else if (a == "--format") {
+      options.format = parse_format(args.value(a));
+      format_given = true;
+    } else {
+      throw unknown("option", a, "shell", kOptions);
+    }
+  }
+  Engine engine;
+  if (!file.empty()) {
+    std::ifstream in(file);
+    if (!in) throw Error(ErrorCode::Io, "cannot open '" + excerpt(file, 4096) + "'");
+    if (!format_given) options.format = Format::Csv;
+    return run_shell(in, out, err, catalog, engine, options);
+  }
+  // A terminal gets prompts and aligned tables; a pipe gets CSV.
+  const bool terminal = &out == &std::cout && ::isatty(STDIN_FILENO) && ::isatty(STDOUT_FILENO);
+  options.prompt = terminal;
+  if (!format_given && !terminal) options.format = Format::Csv;
+  return run_shell(std::cin, out, err, catalog, engine, options);
 }
 
 int cmd_gen(Args& args, std::ostream& out, std::ostream& err) {
@@ -608,18 +585,8 @@ int cmd_demo(Args& args, std::ostream& out) {
   return kOk;
 }
 
-int exit_code(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::InvalidQuery:
-    case ErrorCode::InvalidInput:
-    case ErrorCode::Io: return kBadInput;
-    case ErrorCode::Unsupported: return kUnsupported;
-    default: return kFailure;
-  }
-}
-
 const std::vector<std::string>& command_names() {
-  static const std::vector<std::string> names = {"info", "sql", "gen", "convert", "demo", "help", "version"};
+  static const std::vector<std::string> names = {"info", "sql", "shell", "gen", "convert", "demo", "help", "version"};
   return names;
 }
 
@@ -629,6 +596,7 @@ const char* help_of(const std::vector<std::string>& words) {
   const std::string& c = words[0];
   if (c == "info") return kInfoHelp;
   if (c == "sql") return kSqlHelp;
+  if (c == "shell") return kShellHelp;
   if (c == "gen") return words.size() > 1 && words[1] == "ssb" ? kGenSsbHelp : kGenHelp;
   if (c == "convert") return kConvertHelp;
   if (c == "demo") return kDemoHelp;
@@ -637,6 +605,16 @@ const char* help_of(const std::vector<std::string>& words) {
 }
 
 }  // namespace
+
+int exit_code(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::InvalidQuery:
+    case ErrorCode::InvalidInput:
+    case ErrorCode::Io: return kBadInput;
+    case ErrorCode::Unsupported: return kUnsupported;
+    default: return kFailure;
+  }
+}
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   try {
@@ -666,6 +644,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     Args rest(args, 1);
     if (cmd == "info") return cmd_info(rest, out);
     if (cmd == "sql") return cmd_sql(rest, out, err);
+    if (cmd == "shell") return cmd_shell(rest, out, err);
     if (ssb) return cmd_gen_ssb(args, out, err);
     if (cmd == "gen") return cmd_gen(rest, out, err);
     if (cmd == "convert") return cmd_convert(rest, out, err);

@@ -7,10 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "gfxq/error.h"
+
 namespace gfxq::cli {
 
 //! Exit statuses of the CLI.
 enum ExitCode : int { kOk = 0, kFailure = 1, kBadInput = 2, kUnsupported = 3 };
+
+//! The exit status of an error of `code`: kBadInput for a bad query, input or file, kUnsupported
+//! when the backend cannot run it, else kFailure.
+int exit_code(ErrorCode code);
 
 //! Runs `gfxq args...` (args excludes the program name), writing to `out` and `err`.
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

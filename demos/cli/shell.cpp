@@ -11,7 +11,7 @@
 #include "cli/cli.h"
 #include "gfxq/column_file.h"
 #include "gfxq/error.h"
-#include "sql/parse_statement.h"
+#include "gfxq/sql.h"
 
 namespace gfxq::cli {
 
@@ -74,15 +74,15 @@ class Shell {
       } else {
         pending += line;
         pending += '\n';
-        const auto statements = sql::split_statements(pending);
+        const auto statements = sql::split_script(pending);
         if (!statements.empty() && statements.back().terminated) {
-          for (const auto& s : statements) guard([&] { return statement(std::string(s.text)); });
+          for (const auto& s : statements) guard([&] { return statement(s.text); });
           pending.clear();
         }
       }
       prompt(pending);
     }
-    for (const auto& s : sql::split_statements(pending)) guard([&] { return statement(std::string(s.text)); });
+    for (const auto& s : sql::split_script(pending)) guard([&] { return statement(s.text); });
     return true;
   }
 
@@ -164,7 +164,9 @@ class Shell {
       timer_ = on_off(w, c);
     } else if (c == ".mode") {
       if (w.size() != 2) throw Error(ErrorCode::InvalidInput, ".mode takes table, csv or json");
-      options_.format = parse_format(w[1]);
+      const auto f = format_named(w[1]);
+      if (!f) throw Error(ErrorCode::InvalidInput, ".mode takes table, csv or json, got '" + excerpt(w[1]) + "'");
+      options_.format = *f;
     } else if (c == ".read") {
       if (w.size() != 2) throw Error(ErrorCode::InvalidInput, ".read takes FILE");
       if (depth >= 16) throw Error(ErrorCode::InvalidInput, ".read nested more than 16 deep");
@@ -176,7 +178,7 @@ class Shell {
       options_.prompt = prompt;
       return go_on;
     } else {
-      throw Error(ErrorCode::InvalidInput, "unknown command '" + c + "' (.help lists the commands)");
+      throw Error(ErrorCode::InvalidInput, "unknown command '" + excerpt(c) + "' (.help lists the commands)");
     }
     return true;
   }

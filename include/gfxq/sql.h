@@ -11,7 +11,9 @@
 //!          parentheses; normalised to CNF.
 //!   join:  ON r.a = s.b, ON s.b BETWEEN r.a - d AND r.a + d, or the pair of comparisons.
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "gfxq/query.h"
 
@@ -25,5 +27,17 @@ Query parse(std::string_view text, const CnfLimits& limits = {});
 //! Whether `name` can name a table or column in a query: an identifier ([A-Za-z_][A-Za-z0-9_]*)
 //! that is not a keyword (SELECT, FROM, ...).
 bool is_identifier(std::string_view name) noexcept;
+
+//! One statement of a script: its text (from its first token to just before its ';') and whether
+//! a ';' ended it (else the end of the script did).
+struct ScriptPart {
+  std::string text;         //!< the statement
+  size_t line = 1;          //!< line of its first character in the script (1-based)
+  bool terminated = false;  //!< ended by ';'
+};
+
+//! Splits a script at each ';' outside string literals and comments; statements without a token
+//! are left out. Never throws (a broken statement is reported when it is run).
+std::vector<ScriptPart> split_script(std::string_view script);
 
 }  // namespace gfxq::sql

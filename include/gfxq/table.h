@@ -127,6 +127,8 @@ class Catalog {
  public:
   //! Adds or replaces table `name` (validated first).
   void add(std::string name, Table table);
+  //! Removes table `name`; throws Error(InvalidQuery) if absent.
+  void remove(std::string_view name);
   //! The table named `name`; throws Error(InvalidQuery) if absent.
   const Table& get(std::string_view name) const;
   //! True when a table of that name exists.

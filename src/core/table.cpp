@@ -292,6 +292,12 @@ void Catalog::add(std::string name, Table table) {
   tables_.insert_or_assign(std::move(name), std::move(table));
 }
 
+void Catalog::remove(std::string_view name) {
+  const auto it = tables_.find(name);
+  if (it == tables_.end()) throw Error(ErrorCode::InvalidQuery, "no table '" + excerpt(std::string(name)) + "' to remove");
+  tables_.erase(it);
+}
+
 const Table& Catalog::get(std::string_view name) const {
   auto it = tables_.find(name);
   if (it == tables_.end()) {

@@ -4,6 +4,8 @@
 
 #include "sql/parse_statement.h"
 
+#include "gfxq/sql.h"
+
 #include <algorithm>
 #include <charconv>
 #include <clocale>
@@ -765,6 +767,13 @@ std::vector<ScriptStatement> split_statements(std::string_view script) {
     }
   }
   finish(false);
+  return out;
+}
+
+std::vector<ScriptPart> split_script(std::string_view script) {
+  std::vector<ScriptPart> out;
+  for (const ScriptStatement& st : split_statements(script))
+    out.push_back({std::string(st.text), st.pos.line, st.terminated});
   return out;
 }
 
