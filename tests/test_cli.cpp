@@ -83,7 +83,10 @@ TEST_CASE("cli: exit status 2 for a bad query or input, with the reason on stder
 TEST_CASE("cli: exit status 3 when the chosen backend cannot run the query, naming the operator") {
   const auto t = scratch_file("t3.csv", "a:int\n1\n2\n");
   for (const char* backend : {"raster", "compute"}) {
-    auto r = cli({"sql", "--backend", backend, "--table", "t=" + t, "SELECT a, MEDIAN(a) FROM t GROUP BY a"});
+    // Raster has no MEDIAN per group; compute has, but groups by columns only.
+    const std::string sql = std::string(backend) == "raster" ? "SELECT a, MEDIAN(a) FROM t GROUP BY a"
+                                                             : "SELECT a + 1, MEDIAN(a) FROM t GROUP BY a + 1";
+    auto r = cli({"sql", "--backend", backend, "--table", "t=" + t, sql});
     CAPTURE(backend);
     CHECK(r.status == 3);
     CHECK(r.out.empty());  // never runs on the CPU behind the user's back

@@ -146,6 +146,30 @@ bool scan_input(const Node& n, bool qualify, Query& q, Source& src, Cnf& where, 
 
 }  // namespace
 
+std::optional<Query> scan_filter_spec(const Node& filter, std::string& why) {
+  const Node* scan = filter.kind == NodeKind::Filter ? filter.children[0].get() : nullptr;
+  if (!scan || scan->kind != NodeKind::Scan) {
+    why = "it is not a Filter over a table";
+    return std::nullopt;
+  }
+  Source src;
+  for (const auto& c : scan->schema) src.columns.push_back(ColumnRef{"", c.name});
+  Query q;
+  q.table = scan->table_name;
+  for (size_t c : filter.predicate->columns()) {
+    if (!plain_column_type(scan->schema[c], scan->table)) {
+      why = "its condition reads " + scan->schema[c].name + ", which is " + to_string(scan->schema[c].type) +
+            " or has NULLs (the CNF kernels read INT and FLOAT)";
+      return std::nullopt;
+    }
+    q.items.push_back(src.columns[c]);
+  }
+  auto cnf = cnf_of(*filter.predicate, src, why);
+  if (!cnf) return std::nullopt;
+  q.where = std::move(*cnf);
+  return q;
+}
+
 std::optional<SpecFragment> spec_fragment(const Node& node, std::string& why) {
   std::vector<const Node*> layers;  // top-down
   const Node* cur = &node;
@@ -249,7 +273,8 @@ std::optional<SpecFragment> spec_fragment(const Node& node, std::string& why) {
   // The select list, over the aggregate's output or the input.
   std::vector<SelectItem> items;  // per output column of `select` (or of the aggregate / input)
   if (aggregate) {
-    if (aggregate->group_keys.size() > 1 || (aggregate->group_keys.size() == 1 && !aggregate->group_keys[0].is_column())) {
+    if (aggregate->group_keys.size() > 1 ||
+        (aggregate->group_keys.size() == 1 && !aggregate->group_keys[0].is_column())) {
       why = "it groups by several keys or an expression";
       return std::nullopt;
     }
@@ -273,7 +298,8 @@ std::optional<SpecFragment> spec_fragment(const Node& node, std::string& why) {
       return std::nullopt;
     }
     for (const auto& e : select->exprs) items.push_back(agg_out.at(e.column));
-    if (std::none_of(items.begin(), items.end(), [](const SelectItem& i) { return std::holds_alternative<Aggregate>(i); }) &&
+    if (std::none_of(items.begin(), items.end(),
+                     [](const SelectItem& i) { return std::holds_alternative<Aggregate>(i); }) &&
         !q.group_by) {
       why = "no aggregate in the select list";
       return std::nullopt;
