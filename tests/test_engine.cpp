@@ -9,7 +9,8 @@ namespace {
 
 gfxq::Catalog small_catalog() {
   gfxq::Catalog c;
-  c.add("t", gfxq::Table{{gfxq::Column::ints("a", {5, 1, 4, 1, 3}), gfxq::Column::floats("x", {0.5f, 1.5f, -2.f, 0.f, 8.f})}});
+  c.add("t", gfxq::Table{
+                 {gfxq::Column::ints("a", {5, 1, 4, 1, 3}), gfxq::Column::floats("x", {0.5f, 1.5f, -2.f, 0.f, 8.f})}});
   return c;
 }
 
@@ -72,7 +73,8 @@ TEST_CASE("engine: backend names parse and print") {
 TEST_CASE("engine: with debug on, both GPU backends answer like the CPU and record no debug messages") {
   gfxq::Engine engine({.debug = gfxq::test::vk_validation_wanted()});
   const auto catalog = small_catalog();
-  for (const char* sql : {"SELECT COUNT(*) FROM t WHERE a > 1 AND x <= 1.5", "SELECT * FROM t WHERE a BETWEEN 1 AND 4"}) {
+  for (const char* sql :
+       {"SELECT COUNT(*) FROM t WHERE a > 1 AND x <= 1.5", "SELECT * FROM t WHERE a BETWEEN 1 AND 4"}) {
     CAPTURE(sql);
     const auto want = engine.execute_sql(sql, catalog, gfxq::Backend::Cpu);
     for (auto b : {gfxq::Backend::Raster, gfxq::Backend::Compute}) {

@@ -13,7 +13,9 @@ using test::check_sql;
 using test::random_floats;
 using test::random_ints;
 
-Engine& engine() { return test::debug_engine(); }
+Engine& engine() {
+  return test::debug_engine();
+}
 
 // t(k, k2, v, f, s, d): keys k in [0, groups), k2 in [0, 3], an INT and a FLOAT value, a STRING and
 // a DATE column.
@@ -23,7 +25,8 @@ Catalog group_table(std::mt19937_64& rng, size_t rows, int32_t groups, bool spec
   std::uniform_int_distribution<size_t> w(0, words.size() - 1);
   for (auto& x : s) x = words[w(rng)];
   Catalog c;
-  c.add("t", Table{{Column::ints("k", random_ints(rng, rows, 0, groups - 1)), Column::ints("k2", random_ints(rng, rows, 0, 3)),
+  c.add("t", Table{{Column::ints("k", random_ints(rng, rows, 0, groups - 1)),
+                    Column::ints("k2", random_ints(rng, rows, 0, 3)),
                     Column::ints("v", random_ints(rng, rows, -100000, 100000)),
                     Column::floats("f", random_floats(rng, rows, 1000, specials)), Column::strings("s", s),
                     Column::dates("d", random_ints(rng, rows, 9000, 9040))}});
@@ -38,17 +41,19 @@ TEST_CASE("engine-compute-group-by: random tables equal the CPU engine's") {
     const size_t rows = std::uniform_int_distribution<size_t>(1, 5000)(rng);
     const int32_t groups = std::uniform_int_distribution<int32_t>(1, 3000)(rng);
     const Catalog c = group_table(rng, rows, groups, seed % 2 == 0);
-    const std::string what = "seed " + std::to_string(seed) + ", " + std::to_string(rows) + " rows, keys 0.." +
-                             std::to_string(groups - 1);
-    const Result r = check_sql(engine(), "SELECT k, COUNT(*), SUM(v), MIN(v), MAX(v), AVG(v) FROM t GROUP BY k ORDER BY k",
-                               c, what);
+    const std::string what =
+        "seed " + std::to_string(seed) + ", " + std::to_string(rows) + " rows, keys 0.." + std::to_string(groups - 1);
+    const Result r =
+        check_sql(engine(), "SELECT k, COUNT(*), SUM(v), MIN(v), MAX(v), AVG(v) FROM t GROUP BY k ORDER BY k", c, what);
     const auto* agg = test::plan_node(r, "Aggregate");
     REQUIRE(agg);
     CHECK(agg->backend == Backend::Compute);
     CHECK(agg->algorithm.find("estimate") != std::string::npos);
-    check_sql(engine(), "SELECT k, SUM(f), AVG(f), MIN(f), MAX(f), COUNT(f) FROM t GROUP BY k", c, what + ", FLOAT values");
+    check_sql(engine(), "SELECT k, SUM(f), AVG(f), MIN(f), MAX(f), COUNT(f) FROM t GROUP BY k", c,
+              what + ", FLOAT values");
     check_sql(engine(), "SELECT k, k2, COUNT(*), SUM(v) FROM t GROUP BY k, k2 ORDER BY k, k2", c, what + ", two keys");
-    check_sql(engine(), "SELECT k2, k, MAX(f) FROM t GROUP BY k2, k ORDER BY k2", c, what + ", two keys, ORDER BY the first");
+    check_sql(engine(), "SELECT k2, k, MAX(f) FROM t GROUP BY k2, k ORDER BY k2", c,
+              what + ", two keys, ORDER BY the first");
     check_sql(engine(), "SELECT f, COUNT(*), MIN(v) FROM t GROUP BY f ORDER BY f", c, what + ", FLOAT key");
     check_sql(engine(), "SELECT s, d, COUNT(*), MIN(s), MAX(d), SUM(v) FROM t GROUP BY s, d ORDER BY s, d", c,
               what + ", STRING and DATE keys");
@@ -56,7 +61,8 @@ TEST_CASE("engine-compute-group-by: random tables equal the CPU engine's") {
               what + ", ranks per group");
     check_sql(engine(), "SELECT k, SUM(v) FROM t WHERE v > 0 AND f < 500 GROUP BY k ORDER BY k LIMIT 7", c,
               what + ", WHERE on the device, LIMIT");
-    check_sql(engine(), "SELECT SUM(v) AS total, k FROM t GROUP BY k LIMIT 5 OFFSET 2", c, what + ", reordered, OFFSET");
+    check_sql(engine(), "SELECT SUM(v) AS total, k FROM t GROUP BY k LIMIT 5 OFFSET 2", c,
+              what + ", reordered, OFFSET");
   }
 }
 
@@ -71,8 +77,10 @@ TEST_CASE("engine-compute-group-by: empty inputs, one row, all-equal keys") {
   one.add("t", Table{{Column::ints("k", {3}), Column::ints("v", {-8})}});
   check_sql(engine(), "SELECT k, COUNT(*), SUM(v), AVG(v), MEDIAN(v) FROM t GROUP BY k", one, "one row");
   Catalog same;
-  same.add("t", Table{{Column::ints("k", std::vector<int32_t>(4000, -7)), Column::ints("v", random_ints(rng, 4000, -5, 5))}});
-  check_sql(engine(), "SELECT k, COUNT(*), SUM(v), MIN(v), KTH_LARGEST(v, 4000) FROM t GROUP BY k", same, "all keys equal");
+  same.add("t", Table{{Column::ints("k", std::vector<int32_t>(4000, -7)),
+                       Column::ints("v", random_ints(rng, 4000, -5, 5))}});
+  check_sql(engine(), "SELECT k, COUNT(*), SUM(v), MIN(v), KTH_LARGEST(v, 4000) FROM t GROUP BY k", same,
+            "all keys equal");
 }
 
 TEST_CASE("engine-compute-group-by: what the compute GROUP BY refuses is named") {
@@ -103,8 +111,8 @@ TEST_CASE("engine-compute-group-by: what the compute GROUP BY refuses is named")
   refused("SELECT k, SUM(v) FROM t GROUP BY k ORDER BY k DESC", "is not the groups' key order");
   // Under auto the CPU engine runs what compute refuses; the results agree with the CPU's.
   const Result r = engine().execute_sql("SELECT k, SUM(v) FROM t GROUP BY k ORDER BY 2", c, Backend::Auto);
-  CHECK(test::table_difference(engine().execute_sql("SELECT k, SUM(v) FROM t GROUP BY k ORDER BY 2", c, Backend::Cpu).table,
-                               r.table)
+  CHECK(test::table_difference(
+            engine().execute_sql("SELECT k, SUM(v) FROM t GROUP BY k ORDER BY 2", c, Backend::Cpu).table, r.table)
             .empty());
   CHECK(engine().take_debug_messages().empty());
 }

@@ -13,17 +13,21 @@ using test::check_sql;
 using test::random_floats;
 using test::random_ints;
 
-Engine& engine() { return test::debug_engine(); }
+Engine& engine() {
+  return test::debug_engine();
+}
 
 // r(k, k2, a, x) and s(k, k2, b, y): keys in [0, range], `rows` rows each side.
 Catalog join_tables(std::mt19937_64& rng, size_t lrows, size_t rrows, int32_t range) {
   Catalog c;
-  c.add("r", Table{{Column::ints("k", random_ints(rng, lrows, 0, range)), Column::ints("k2", random_ints(rng, lrows, 0, 3)),
-                    Column::ints("a", random_ints(rng, lrows, -1000, 1000)),
-                    Column::floats("x", random_floats(rng, lrows, range, true))}});
-  c.add("s", Table{{Column::ints("k", random_ints(rng, rrows, 0, range)), Column::ints("k2", random_ints(rng, rrows, 0, 3)),
-                    Column::ints("b", random_ints(rng, rrows, -1000, 1000)),
-                    Column::floats("y", random_floats(rng, rrows, range, true))}});
+  c.add("r",
+        Table{{Column::ints("k", random_ints(rng, lrows, 0, range)), Column::ints("k2", random_ints(rng, lrows, 0, 3)),
+               Column::ints("a", random_ints(rng, lrows, -1000, 1000)),
+               Column::floats("x", random_floats(rng, lrows, range, true))}});
+  c.add("s",
+        Table{{Column::ints("k", random_ints(rng, rrows, 0, range)), Column::ints("k2", random_ints(rng, rrows, 0, 3)),
+               Column::ints("b", random_ints(rng, rrows, -1000, 1000)),
+               Column::floats("y", random_floats(rng, rrows, range, true))}});
   return c;
 }
 
@@ -85,8 +89,8 @@ TEST_CASE("engine-compute-join: STRING, DATE and NULL keys") {
   for (size_t i = 0; i < 900; i += 7) rk.nulls[i] = 1;  // every 7th left key NULL: matches nothing
   c.add("r", Table{{rn, Column::dates("d", random_ints(rng, 900, 8000, 8100)), rk,
                     Column::ints("a", random_ints(rng, 900, 0, 99))}});
-  c.add("s", Table{{sn, Column::dates("d", random_ints(rng, 700, 8000, 8100)), Column::ints("k", random_ints(rng, 700, 0, 50)),
-                    Column::ints("b", random_ints(rng, 700, 0, 99))}});
+  c.add("s", Table{{sn, Column::dates("d", random_ints(rng, 700, 8000, 8100)),
+                    Column::ints("k", random_ints(rng, 700, 0, 50)), Column::ints("b", random_ints(rng, 700, 0, 99))}});
   check_sql(engine(), "SELECT r.a, s.b, s.name FROM r JOIN s ON r.name = s.name WHERE r.a < 10", c, "STRING keys");
   check_sql(engine(), "SELECT r.d, s.b FROM r JOIN s ON r.d = s.d", c, "DATE keys");
   check_sql(engine(), "SELECT r.a, r.k, s.b FROM r JOIN s ON r.k = s.k", c, "NULL keys");
@@ -97,7 +101,8 @@ TEST_CASE("engine-compute-join: three tables and GROUP BY, the SSB shape, join i
   Catalog c;
   const size_t n = 4000;
   c.add("f", Table{{Column::ints("dk", random_ints(rng, n, 0, 99)), Column::ints("pk", random_ints(rng, n, 0, 49)),
-                    Column::ints("v", random_ints(rng, n, -100, 1000)), Column::floats("w", random_floats(rng, n, 50, false))}});
+                    Column::ints("v", random_ints(rng, n, -100, 1000)),
+                    Column::floats("w", random_floats(rng, n, 50, false))}});
   std::vector<int32_t> keys(100);
   for (int32_t i = 0; i < 100; ++i) keys[size_t(i)] = i;
   c.add("d", Table{{Column::ints("k", keys), Column::ints("y", random_ints(rng, 100, 1, 7))}});
@@ -108,9 +113,9 @@ TEST_CASE("engine-compute-join: three tables and GROUP BY, the SSB shape, join i
                       for (int i = 0; i < 50; ++i) b.push_back("MFGR#" + std::to_string(i % 9));
                       return b;
                     }())}});
-  const Result r = check_sql(engine(),
-                             "SELECT d.y, SUM(f.v) FROM f JOIN d ON f.dk = d.k WHERE d.y > 3 GROUP BY d.y ORDER BY d.y",
-                             c, "two tables and GROUP BY");
+  const Result r =
+      check_sql(engine(), "SELECT d.y, SUM(f.v) FROM f JOIN d ON f.dk = d.k WHERE d.y > 3 GROUP BY d.y ORDER BY d.y", c,
+                "two tables and GROUP BY");
   const auto* agg = test::plan_node(r, "Aggregate");
   REQUIRE(agg);
   CHECK(agg->backend == Backend::Compute);
