@@ -23,7 +23,7 @@ inline Result check_sql(Engine& engine, const std::string& sql, const Catalog& c
   try {
     got = engine.execute_sql(sql, catalog, Backend::Compute);
   } catch (const Error& e) {
-    FAIL("compute backend threw " << to_string(e.code()) << ": " << e.what());
+    FAIL("compute backend threw " << std::string(to_string(e.code())) << ": " << std::string(e.what()));
     return got;
   }
   CHECK(got.report.backend == Backend::Compute);

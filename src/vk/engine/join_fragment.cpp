@@ -1,10 +1,12 @@
 // Joins of logical plans on the compute backend (fragments.h): [Project of columns] over a Join of
-// key equalities and/or one band. Each key column pair is one term of vk::run_join (INT, FLOAT, DATE
-// or same-dictionary STRING keys, compared as 32-bit values in gfxq's total order; INT against FLOAT
-// exactly); the band is a Band term (double arithmetic, as the CPU engine's). NULL keys match
-// nothing: rows with a NULL key are left out of the side's selection. A residual condition (any
-// other condition over both sides) is refused: the operators would have to evaluate arbitrary
-// expressions per pair. The pairs come back in (left row, right row) order (JoinOptions::ordered),
+// key equalities, a band and comparisons of a left with a right column. Each key column pair is one
+// term of vk::run_join (INT, FLOAT, DATE or same-dictionary STRING keys, compared as 32-bit values in
+// gfxq's total order; INT against FLOAT exactly); the band is a Band term (double arithmetic, as the
+// CPU engine's); a residual condition that is a conjunction of column comparisons (<, <=, >, >=, =)
+// gives one term each. NULL keys match nothing: rows with a NULL in any column a term reads are left
+// out of the side's selection (a comparison with NULL is never true). Any other residual condition
+// is refused: the operators would have to evaluate arbitrary expressions per pair. The pairs come back
+// in (left row, right row) order (JoinOptions::ordered),
 // chunk by chunk, and the output columns (only those the Project keeps) are gathered on the host.
 
 #include <algorithm>
@@ -39,6 +41,53 @@ const Node* join_of(const Node& node) {
   return nullptr;
 }
 
+// A comparison of a left column with a right column: one JoinTerm.
+struct ColumnTerm {
+  size_t left = 0, right = 0;  // input columns
+  JoinOp op = JoinOp::Eq;
+};
+
+// The residual condition as comparisons of a left with a right column (a conjunction of them), or
+// nullopt with `why`. Both columns INT or FLOAT (compared exactly, also INT with FLOAT), both DATE, or
+// both STRING of one dictionary (codes in string order); `<>` has no join term.
+std::optional<std::vector<ColumnTerm>> residual_terms(const Node& j, std::string& why) {
+  const size_t lw = j.children[0]->schema.size();
+  std::vector<const plan::Expr*> conjuncts;
+  if (j.residual->kind == plan::ExprKind::And)
+    for (const auto& a : j.residual->args) conjuncts.push_back(&a);
+  else
+    conjuncts.push_back(&*j.residual);
+  std::vector<ColumnTerm> terms;
+  for (const plan::Expr* c : conjuncts) {
+    bool ok = c->kind == plan::ExprKind::Compare && c->cmp != CmpOp::Ne && c->args[0].is_column() &&
+              c->args[1].is_column() && (c->args[0].column < lw) != (c->args[1].column < lw);
+    if (ok) {
+      const bool left_first = c->args[0].column < lw;
+      const plan::SchemaColumn& a = j.schema[c->args[0].column];
+      const plan::SchemaColumn& b = j.schema[c->args[1].column];
+      const bool numbers =
+          (a.type == Type::Int32 || a.type == Type::Float32) && (b.type == Type::Int32 || b.type == Type::Float32);
+      ok = numbers || (a.type == b.type && a.type == Type::Date) ||
+           (a.type == b.type && a.type == Type::String && a.dictionary == b.dictionary);
+      if (ok) {
+        static constexpr JoinOp kOps[] = {JoinOp::Lt, JoinOp::Le, JoinOp::Gt, JoinOp::Ge, JoinOp::Eq};
+        const CmpOp op = left_first ? c->cmp : flip(c->cmp);
+        ColumnTerm t;
+        t.left = left_first ? c->args[0].column : c->args[1].column;
+        t.right = (left_first ? c->args[1].column : c->args[0].column) - lw;
+        t.op = kOps[size_t(op)];
+        terms.push_back(t);
+        continue;
+      }
+    }
+    why = "its condition " + c->text +
+          " is not a key equality, a band or a comparison of a left with a right column (the compute join "
+          "runs those; other conditions would be expressions evaluated per pair)";
+    return std::nullopt;
+  }
+  return terms;
+}
+
 std::string key_text(const Node& j, size_t l, size_t r) {
   const size_t lw = j.children[0]->schema.size();
   return j.schema[l].name + " = " + j.schema[lw + r].name;
@@ -50,19 +99,20 @@ std::optional<engine::Fragment> claim_join(const Node& node, const Catalog& cata
                                            std::string& why) {
   const Node* j = join_of(node);
   if (!j) return std::nullopt;  // not of this shape: no reason of its own
+  std::vector<ColumnTerm> residual;
   if (j->residual) {
-    why = "its condition " + j->residual->text +
-          " is not key equalities or one band (the compute join runs those; other conditions would be "
-          "evaluated per pair)";
+    auto r = residual_terms(*j, why);
+    if (!r) return std::nullopt;
+    residual = std::move(*r);
+  }
+  if (j->equi.empty() && !j->band && residual.empty()) {
+    why = "it is a product (no key equality, band or column comparison)";
     return std::nullopt;
   }
-  if (j->equi.empty() && !j->band) {
-    why = "it is a product (no key equality or band)";
-    return std::nullopt;
-  }
-  if (j->equi.size() + (j->band ? 1 : 0) > JOIN_MAX_TERMS) {
-    why = "its condition has " + std::to_string(j->equi.size() + (j->band ? 1 : 0)) +
-          " terms (the compute join takes " + std::to_string(JOIN_MAX_TERMS) + ")";
+  const size_t terms = j->equi.size() + (j->band ? 1 : 0) + residual.size();
+  if (terms > JOIN_MAX_TERMS) {
+    why = "its condition has " + std::to_string(terms) + " terms (the compute join takes " +
+          std::to_string(JOIN_MAX_TERMS) + ")";
     return std::nullopt;
   }
   const Node& left = *j->children[0];
@@ -92,7 +142,8 @@ std::optional<engine::Fragment> claim_join(const Node& node, const Catalog& cata
   claim_input(left, catalog, f.nodes, f.inputs);
   claim_input(right, catalog, f.nodes, f.inputs);
   f.algorithm = "compute: join on " + std::to_string(j->equi.size()) + (j->equi.size() == 1 ? " key" : " keys") +
-                (j->band ? std::string(j->equi.empty() ? "" : " and") + " a band" : "") +
+                (j->band ? ", a band" : "") +
+                (residual.empty() ? "" : ", " + std::to_string(residual.size()) + " column comparisons") +
                 " (the join chooser picks the algorithm at run time), pairs in (left, right) order, columns "
                 "gathered on the host";
   return f;
@@ -125,6 +176,15 @@ engine::FragmentRun run_join_fragment(FragmentEnv& env, const engine::Fragment& 
     terms.push_back(JoinTerm{uint32_t(lkeys.size()), uint32_t(rkeys.size()), JoinOp::Band, j.band->lo, j.band->hi});
     lkeys.push_back(j.band->left);
     rkeys.push_back(j.band->right);
+  }
+  if (j.residual) {
+    std::string why;
+    const std::vector<ColumnTerm> residual = *residual_terms(j, why);
+    for (const ColumnTerm& t : residual) {
+      terms.push_back(JoinTerm{uint32_t(lkeys.size()), uint32_t(rkeys.size()), t.op, 0, 0});
+      lkeys.push_back(t.left);
+      rkeys.push_back(t.right);
+    }
   }
   const auto lsel = left->live(lkeys);
   const auto rsel = right->live(rkeys);
