@@ -220,8 +220,7 @@ engine::FragmentRun run_group_by_fragment(FragmentEnv& env, const engine::Fragme
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
 
   engine::NodeRun run;
-  run.algorithm = "compute: " + r.algorithm + " (" + r.reason + "; estimate " + std::to_string(r.estimate.value) +
-                  " groups, " + r.estimate.method + "); input: " + in.describe();
+  run.algorithm = "compute: " + r.algorithm + " (" + r.reason + "); input: " + in.describe();
   run.rows_in = in.count();
   run.rows_out = r.groups;
   if (any) run.gpu_ms = gpu;
