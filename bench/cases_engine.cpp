@@ -6,14 +6,15 @@
 //   and v); warm: the default budget, one untimed run first, so the timed runs read both columns
 //   resident (the note counts the timed run's upload and resident passes). bytes = 8n for both, so
 //   the ratio is cold time / warm time.
-// - engine.sql_group_by_cpu / engine.sql_group_by_compute: `SELECT k, COUNT(*), SUM(v), MIN(v),
+// - engine.sql_group_by_cpu / engine.sql_group_by_gpu (the compute backend): `SELECT k, COUNT(*), SUM(v), MIN(v),
 //   MAX(v) FROM t GROUP BY k ORDER BY k` (k in [0, 4096)) on the CPU engine and on compute (warm);
 //   the ratio is the compute backend's speed-up over the CPU engine.
-// - engine.sql_join_cpu / engine.sql_join_compute: the SSB shape `SELECT d.y, SUM(f.v) FROM f JOIN d
+// - engine.sql_join_cpu / engine.sql_join_gpu: the SSB shape `SELECT d.y, SUM(f.v) FROM f JOIN d
 //   ON f.dk = d.k WHERE d.y > 3 GROUP BY d.y ORDER BY d.y` with f of n rows and d of n / 64 (unique
 //   keys, y in [1, 7]); the compute run places the join (with d's Filter) and the GROUP BY on compute.
 // Each compute result is compared with the CPU engine's (checked). The CPU cases take minutes past
-// 2^24 rows: run these at --log2 20,24.
+// 2^24 rows: run these at --log2 20,24 (`--cases engine.`); no case name holds "compute", so that
+// `--cases compute` does not take them along.
 #include <algorithm>
 #include <chrono>
 #include <optional>
@@ -117,13 +118,13 @@ const Registrar group_cpu{{"engine.sql_group_by_cpu", "cpu", "", false, [](Env& 
                              return run_sql(env, rows, kGroupBy, false, Backend::Cpu, std::nullopt);
                            }}};
 const Registrar group_compute{
-    {"engine.sql_group_by_compute", "compute", "engine.sql_group_by_cpu", false,
+    {"engine.sql_group_by_gpu", "compute", "engine.sql_group_by_cpu", false,
      [](Env& env, uint64_t rows) { return run_sql(env, rows, kGroupBy, false, Backend::Compute, std::nullopt); }}};
 const Registrar join_cpu{{"engine.sql_join_cpu", "cpu", "", false, [](Env& env, uint64_t rows) {
                             return run_sql(env, rows, kJoin, true, Backend::Cpu, std::nullopt);
                           }}};
 const Registrar join_compute{
-    {"engine.sql_join_compute", "compute", "engine.sql_join_cpu", false,
+    {"engine.sql_join_gpu", "compute", "engine.sql_join_cpu", false,
      [](Env& env, uint64_t rows) { return run_sql(env, rows, kJoin, true, Backend::Compute, std::nullopt); }}};
 
 }  // namespace
