@@ -6,8 +6,8 @@
 // gives one term each. NULL keys match nothing: rows with a NULL in any column a term reads are left
 // out of the side's selection (a comparison with NULL is never true). Any other residual condition
 // is refused: the operators would have to evaluate arbitrary expressions per pair. The pairs come back
-// in (left row, right row) order (JoinOptions::ordered),
-// chunk by chunk, and the output columns (only those the Project keeps) are gathered on the host.
+// in (left row, right row) order (JoinOptions::ordered), chunk by chunk, and the output columns (only
+// those the Project keeps) are gathered on the host.
 
 #include <algorithm>
 #include <chrono>
