@@ -273,8 +273,7 @@ std::optional<SpecFragment> spec_fragment(const Node& node, std::string& why) {
   // The select list, over the aggregate's output or the input.
   std::vector<SelectItem> items;  // per output column of `select` (or of the aggregate / input)
   if (aggregate) {
-    if (aggregate->group_keys.size() > 1 ||
-        (aggregate->group_keys.size() == 1 && !aggregate->group_keys[0].is_column())) {
+    if (aggregate->group_keys.size() > 1 || (aggregate->group_keys.size() == 1 && !aggregate->group_keys[0].is_column())) {
       why = "it groups by several keys or an expression";
       return std::nullopt;
     }
@@ -298,8 +297,7 @@ std::optional<SpecFragment> spec_fragment(const Node& node, std::string& why) {
       return std::nullopt;
     }
     for (const auto& e : select->exprs) items.push_back(agg_out.at(e.column));
-    if (std::none_of(items.begin(), items.end(),
-                     [](const SelectItem& i) { return std::holds_alternative<Aggregate>(i); }) &&
+    if (std::none_of(items.begin(), items.end(), [](const SelectItem& i) { return std::holds_alternative<Aggregate>(i); }) &&
         !q.group_by) {
       why = "no aggregate in the select list";
       return std::nullopt;
