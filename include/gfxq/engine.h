@@ -2,7 +2,9 @@
 //! \file engine.h
 //! The Engine: runs query specs on the CPU reference engine or a GPU backend.
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +41,11 @@ struct EngineOptions {
   uint32_t gpu_timeout_ms = 60000;
   //! Faults to inject (tests); none by default.
   FaultInjection faults;
+  //! Bytes of catalog columns the compute backend keeps on the device between queries (resident
+  //! columns: a later query reading them uploads nothing; least recently used evicted first; a
+  //! replaced table's columns are dropped). Unset: half of the device's largest device-local heap;
+  //! 0: nothing stays resident (every query uploads its columns).
+  std::optional<uint64_t> resident_bytes;
 };
 
 //! Runs queries. GPU contexts start lazily, on the first query or capability request that

@@ -125,12 +125,16 @@ struct Table {
 //! Named tables a query can refer to.
 class Catalog {
  public:
-  //! Adds or replaces table `name` (validated first).
+  //! Adds or replaces table `name` (validated first). It gets a new version (version()).
   void add(std::string name, Table table);
   //! Removes table `name`; throws Error(InvalidQuery) if absent.
   void remove(std::string_view name);
   //! The table named `name`; throws Error(InvalidQuery) if absent.
   const Table& get(std::string_view name) const;
+  //! The version of table `name`: an id unique over every Catalog::add of the process (so it changes
+  //! whenever the table is replaced; a copied catalog keeps it, with the same contents). Caches of
+  //! table data (the compute backend's resident columns) key on it. Error(InvalidQuery) if absent.
+  uint64_t version(std::string_view name) const;
   //! True when a table of that name exists.
   bool contains(std::string_view name) const;
   //! All table names, sorted.
@@ -138,6 +142,7 @@ class Catalog {
 
  private:
   std::map<std::string, Table, std::less<>> tables_;
+  std::map<std::string, uint64_t, std::less<>> versions_;
 };
 
 //! How read_csv works; the defaults suit every input (tests make chunks tiny to cross many cuts).

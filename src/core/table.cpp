@@ -1,6 +1,7 @@
 #include "gfxq/table.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cstdio>
 #include <set>
@@ -289,6 +290,9 @@ std::string Table::schema() const {
 void Catalog::add(std::string name, Table table) {
   if (name.empty()) throw Error(ErrorCode::InvalidInput, "a table needs a name");
   table.validate();
+  // One counter for every catalog, so that a version never names two different tables.
+  static std::atomic<uint64_t> next_version{1};
+  versions_.insert_or_assign(name, next_version.fetch_add(1));
   tables_.insert_or_assign(std::move(name), std::move(table));
 }
 
@@ -307,6 +311,11 @@ const Table& Catalog::get(std::string_view name) const {
                 "unknown table '" + std::string(name) + "' (tables: " + (have.empty() ? "none" : have) + ")");
   }
   return it->second;
+}
+
+uint64_t Catalog::version(std::string_view name) const {
+  get(name);  // the error for an unknown table
+  return versions_.find(name)->second;
 }
 
 bool Catalog::contains(std::string_view name) const {

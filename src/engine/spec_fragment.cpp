@@ -164,6 +164,30 @@ bool scan_input(const Node& n, bool qualify, Query& q, Source& src, Cnf& where, 
 
 }  // namespace
 
+std::optional<Query> scan_filter_spec(const Node& filter, std::string& why) {
+  const Node* scan = filter.kind == NodeKind::Filter ? filter.children[0].get() : nullptr;
+  if (!scan || scan->kind != NodeKind::Scan) {
+    why = "it is not a Filter over a table";
+    return std::nullopt;
+  }
+  Source src;
+  for (const auto& c : scan->schema) src.columns.push_back(ColumnRef{"", c.name});
+  Query q;
+  q.table = scan->table_name;
+  for (size_t c : filter.predicate->columns()) {
+    if (!plain_column_type(scan->schema[c], scan->table)) {
+      why = "its condition reads " + scan->schema[c].name + ", which is " + to_string(scan->schema[c].type) +
+            " or has NULLs (the CNF kernels read INT and FLOAT)";
+      return std::nullopt;
+    }
+    q.items.push_back(src.columns[c]);
+  }
+  auto cnf = cnf_of(*filter.predicate, src, why);
+  if (!cnf) return std::nullopt;
+  q.where = std::move(*cnf);
+  return q;
+}
+
 std::optional<SpecFragment> spec_fragment(const Node& node, std::string& why) {
   std::vector<const Node*> layers;  // top-down
   const Node* cur = &node;

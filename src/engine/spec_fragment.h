@@ -24,4 +24,9 @@ struct SpecFragment {
 //! construct it cannot express.
 std::optional<SpecFragment> spec_fragment(const plan::Node& node, std::string& why);
 
+//! The condition of `filter`, a Filter over a Scan, as a Query spec over that table (unqualified
+//! columns; its items: the columns the condition reads), or nullopt with `why` when the condition is
+//! not comparisons of NULL-free INT and FLOAT columns and number literals (the CNF kernels' shape).
+std::optional<Query> scan_filter_spec(const plan::Node& filter, std::string& why);
+
 }  // namespace gfxq::engine

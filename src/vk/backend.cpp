@@ -1,16 +1,21 @@
 // The compute backend (Vulkan, after He et al. 2008): WHERE with any CNF in one fused pass,
 // COUNT/SUM/AVG/MIN/MAX fused with it, quantiles by radix select, stable ORDER BY [LIMIT] by radix
-// sort or top-k, projections and LIMIT. GROUP BY and joins are Error(Unsupported), named.
-// How each operator runs: docs/COMPUTE.md and src/vk/relational/*.h.
+// sort or top-k, projections and LIMIT (fragments of the Query spec's shape, engine/spec_fragment.h);
+// joins on keys and bands and GROUP BY of plan fragments whose inputs may come from any backend
+// (vk/engine/fragments.h). Catalog columns stay resident on the device between queries within a byte
+// budget (vk/engine/resident.h). Other nodes are refused with the reason.
+// How each operator runs: docs/COMPUTE.md and src/vk/relational/*.h, src/vk/operators/*/.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <string>
 
 #include "core/bind.h"
-#include "gfxq/error.h"
 #include "engine/backend.h"
 #include "engine/spec_fragment.h"
+#include "gfxq/error.h"
+#include "vk/engine/fragments.h"
+#include "vk/engine/resident.h"
 #include "vk/primitives/scratch.h"
 #include "vk/relational/aggregate.h"
 #include "vk/relational/order_by.h"
@@ -60,6 +65,14 @@ vk::ScanLimits scan_limits() {
   return limits;
 }
 
+// The default budget of resident columns: half of the largest device-local heap.
+uint64_t default_resident_bytes(const VkCapabilities& caps) {
+  uint64_t largest = 0;
+  for (const auto& h : caps.heaps)
+    if (h.device_local) largest = std::max(largest, h.size);
+  return largest / 2;
+}
+
 class ComputeBackend final : public engine::BackendImpl {
  public:
   explicit ComputeBackend(EngineOptions options) : options_(std::move(options)) {}
@@ -76,6 +89,8 @@ class ComputeBackend final : public engine::BackendImpl {
                                       .wait_timeout_ns = uint64_t(options_.gpu_timeout_ms) * 1000000,
                                       .faults = options_.faults});
         caps_ = device_->caps();
+        resident_ = std::make_unique<vk::ResidentColumns>(options_.resident_bytes ? *options_.resident_bytes
+                                                                                  : default_resident_bytes(caps_));
       } catch (const Error& e) {
         caps_ = {};
         caps_.unavailable_reason = e.what();
@@ -89,32 +104,57 @@ class ComputeBackend final : public engine::BackendImpl {
   }
 
   // A fragment the Query spec expresses and the fused operators run (vk/relational): WHERE, COUNT,
-  // SUM, AVG, MIN, MAX, quantiles, ORDER BY one column, LIMIT, projections, over one table.
+  // SUM, AVG, MIN, MAX, quantiles, ORDER BY one column, LIMIT, projections, over one table. Else a
+  // join or GROUP BY fragment (vk/engine/fragments.h).
   std::optional<engine::Fragment> claim(const plan::Node& node, const Catalog& catalog, std::string& why) override {
     if (!device()) {
       why = "compute backend unavailable: " + caps_.unavailable_reason;
       return std::nullopt;
     }
-    auto sf = engine::spec_fragment(node, why);
-    if (!sf) return std::nullopt;
-    const BoundQuery bound = bind(sf->query, catalog);
-    if (bound.join || bound.group_by) {
-      why = std::string(bound.join ? (bound.join->equi() ? "join (equi)" : "join (band)") : "GROUP BY") +
-            " is not wired into compute plans yet";
-      return std::nullopt;
+    std::string spec_why;
+    if (auto sf = engine::spec_fragment(node, spec_why)) {
+      const BoundQuery bound = bind(sf->query, catalog);
+      if (!bound.join && !bound.group_by) {
+        sf->fragment.algorithm = "compute: " + sf->query.text();
+        sf->fragment.spec = std::move(sf->query);
+        return std::move(sf->fragment);
+      }
+      if (!bound.group_by)
+        spec_why =
+            "it computes over the output of a join (aggregates, ORDER BY or LIMIT), which the compute backend "
+            "does not fuse (under auto the join runs on compute, the rest on the CPU engine)";
     }
-    sf->fragment.algorithm = "compute: " + sf->query.text();
-    sf->fragment.spec = std::move(sf->query);
-    return std::move(sf->fragment);
+    std::string join_why, group_why;
+    if (auto f = vk::claim_join(node, catalog, caps_, join_why)) return f;
+    if (auto f = vk::claim_group_by(node, catalog, group_why)) return f;
+    why = !join_why.empty() ? join_why : !group_why.empty() ? group_why : spec_why;
+    return std::nullopt;
   }
 
-  engine::FragmentRun run(const engine::Fragment& f, const Catalog& catalog, std::vector<cpu::HostRelation>) override {
-    const auto start = std::chrono::steady_clock::now();
+  engine::FragmentRun run(const engine::Fragment& f, const Catalog& catalog,
+                          std::vector<cpu::HostRelation> inputs) override {
     vk::Device& dev = *device();
-    const BoundQuery bound = bind(*f.spec, catalog);
     vk::prim::require_features(dev, "the compute backend", true);
+    // Between fragments, the resident columns are trimmed to their budget (whether the fragment ran or
+    // failed): no fragment holds a column then.
+    struct Trim {
+      vk::ResidentColumns& resident;
+      ~Trim() { resident.trim(); }
+    } trim{*resident_};
+    if (!f.spec) {
+      vk::FragmentEnv env{dev, catalog, *resident_, scan_limits()};
+      const bool join = std::any_of(f.nodes.begin(), f.nodes.end(),
+                                    [](const plan::Node* n) { return n->kind == plan::NodeKind::Join; });
+      return join ? vk::run_join_fragment(env, f, std::move(inputs))
+                  : vk::run_group_by_fragment(env, f, std::move(inputs));
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const BoundQuery bound = bind(*f.spec, catalog);
     const uint64_t terms = vk::compile_cnf(bound.where).terms.size();
-    vk::QueryContext ctx(dev, bound, vk::fit_shader_loop_limit(dev, bound.left->rows(), terms, scan_limits()));
+    const vk::ResidentTables resident{resident_.get(), catalog.version(bound.left_name),
+                                      bound.right ? catalog.version(bound.right_name) : 0};
+    vk::QueryContext ctx(dev, bound, vk::fit_shader_loop_limit(dev, bound.left->rows(), terms, scan_limits()),
+                         resident);
     engine::FragmentRun out;
     std::string algorithm;
     Table table;
@@ -152,6 +192,7 @@ class ComputeBackend final : public engine::BackendImpl {
   bool tried_ = false;
   std::unique_ptr<vk::Device> device_;
   VkCapabilities caps_;
+  std::unique_ptr<vk::ResidentColumns> resident_;  // declared after device_: freed before it
 };
 
 }  // namespace

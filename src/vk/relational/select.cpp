@@ -11,6 +11,7 @@
 #include "cnf_mask_config.glsl"
 #include "cnf_select_config.glsl"
 #include "gfxq/error.h"
+#include "vk/engine/resident.h"
 #include "vk/primitives/scan.h"
 
 namespace gfxq::vk {
@@ -525,17 +526,28 @@ std::optional<std::vector<uint32_t>> select_counts(const SelectLayout& layout, c
 
 // --- the query context
 
-QueryContext::QueryContext(Device& device, const BoundQuery& query, const ScanLimits& limits)
-    : device_(device), query_(query), limits_(limits), plan_(plan_scan(device, query.left->rows(), limits)) {}
+QueryContext::QueryContext(Device& device, const BoundQuery& query, const ScanLimits& limits, ResidentTables resident)
+    : device_(device),
+      query_(query),
+      limits_(limits),
+      plan_(plan_scan(device, query.left->rows(), limits)),
+      resident_(resident) {}
 
 const DeviceColumn& QueryContext::column(const BoundColumn& c) {
   const auto key = std::make_pair(c.side, c.index);
-  if (auto it = columns_.find(key); it != columns_.end()) return it->second;
-  const auto start = Clock::now();
+  if (auto it = columns_.find(key); it != columns_.end()) return *it->second;
   const Column& column = query_.column(c);
+  if (resident_.cache) {
+    const bool left = c.side == Side::Left;
+    const ResidentKey rk{left ? query_.left_name : query_.right_name,
+                         left ? resident_.left_version : resident_.right_version, c.index};
+    return *columns_.emplace(key, &resident_.cache->get(device_, rk, column, passes_)).first->second;
+  }
+  const auto start = Clock::now();
   DeviceColumn d = upload_column(device_, column);
   add("upload", c.name + " (" + std::to_string(column.size() * 4) + " bytes)", column.size(), std::nullopt, start);
-  return columns_.emplace(key, std::move(d)).first->second;
+  const DeviceColumn& owned = owned_.emplace(key, std::move(d)).first->second;
+  return *columns_.emplace(key, &owned).first->second;
 }
 
 CnfInput QueryContext::bind(const CnfProgram& program, Buffer& words) {

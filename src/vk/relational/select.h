@@ -258,20 +258,33 @@ void record_cnf_select(Device& device, VkCommandBuffer cmd, const CnfInput& inpu
 //! bound (or a chunk's last descriptor is not PREFIX).
 std::optional<std::vector<uint32_t>> select_counts(const SelectLayout& layout, const std::vector<uint32_t>& ctrl);
 
-//! One query's execution on the device: the columns uploaded so far, the chunk limit, and the
-//! passes of its report (one per dispatch stage, upload and download).
+class ResidentColumns;  // vk/engine/resident.h
+
+//! Where a QueryContext finds its columns resident: the cache and the Catalog::version of the
+//! query's tables (the catalog names are the BoundQuery's).
+struct ResidentTables {
+  ResidentColumns* cache = nullptr;  //!< nullptr: every column is uploaded for this query alone
+  uint64_t left_version = 0;         //!< version of BoundQuery::left_name
+  uint64_t right_version = 0;        //!< version of BoundQuery::right_name (joins)
+};
+
+//! One query's execution on the device: the columns uploaded (or found resident) so far, the chunk
+//! limit, and the passes of its report (one per dispatch stage, upload, resident read and download).
 class QueryContext {
  public:
   using Clock = std::chrono::steady_clock;
 
-  //! A context over `query` (which must outlive it), planning its scans with `limits`.
-  QueryContext(Device& device, const BoundQuery& query, const ScanLimits& limits = {});
+  //! A context over `query` (which must outlive it), planning its scans with `limits`, reading its
+  //! columns through `resident` when it names a cache (which must outlive the context, untrimmed).
+  QueryContext(Device& device, const BoundQuery& query, const ScanLimits& limits = {},
+               ResidentTables resident = {});
 
   //! The device.
   Device& device() noexcept { return device_; }
   //! The bound query.
   const BoundQuery& query() const noexcept { return query_; }
-  //! The device copy of `c`, uploaded on first use (an "upload" pass).
+  //! The device copy of `c`: uploaded on first use (an "upload" pass), or the resident copy (a
+  //! "resident" pass) when the context reads through a cache.
   const DeviceColumn& column(const BoundColumn& c);
   //! The scan plan over the query's input rows.
   const ScanPlan& plan() const noexcept { return plan_; }
@@ -314,7 +327,9 @@ class QueryContext {
   const BoundQuery& query_;
   ScanLimits limits_;
   ScanPlan plan_;
-  std::map<std::pair<Side, size_t>, DeviceColumn> columns_;
+  ResidentTables resident_;
+  std::map<std::pair<Side, size_t>, DeviceColumn> owned_;  // uploaded for this query alone
+  std::map<std::pair<Side, size_t>, const DeviceColumn*> columns_;
   std::vector<PassRecord> passes_;
 };
 

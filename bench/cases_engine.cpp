@@ -1,0 +1,131 @@
+// Benchmark cases of whole SQL queries through the Engine (plans placed on the compute backend):
+// wall time of Engine::execute_sql, uploads and downloads included, best of --repeats.
+//
+// - engine.sql_cold / engine.sql_warm: `SELECT COUNT(*), SUM(v) FROM t WHERE k < 1000` over n rows.
+//   Cold: an Engine without resident columns (EngineOptions::resident_bytes = 0: every run uploads k
+//   and v); warm: the default budget, one untimed run first, so the timed runs read both columns
+//   resident (the note counts the timed run's upload and resident passes). bytes = 8n for both, so
+//   the ratio is cold time / warm time.
+// - engine.sql_group_by_cpu / engine.sql_group_by_gpu (the compute backend): `SELECT k, COUNT(*), SUM(v), MIN(v),
+//   MAX(v) FROM t GROUP BY k ORDER BY k` (k in [0, 4096)) on the CPU engine and on compute (warm);
+//   the ratio is the compute backend's speed-up over the CPU engine.
+// - engine.sql_join_cpu / engine.sql_join_gpu: the SSB shape `SELECT d.y, SUM(f.v) FROM f JOIN d
+//   ON f.dk = d.k WHERE d.y > 3 GROUP BY d.y ORDER BY d.y` with f of n rows and d of n / 64 (unique
+//   keys, y in [1, 7]); the compute run places the join (with d's Filter) and the GROUP BY on compute.
+// Each compute result is compared with the CPU engine's (checked). The CPU cases take minutes past
+// 2^24 rows: run these at --log2 20,24 (`--cases engine.`); no case name holds "compute", so that
+// `--cases compute` does not take them along.
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench.h"
+#include "gfxq/engine.h"
+#include "gfxq/error.h"
+
+namespace gfxq::bench {
+namespace {
+
+std::vector<int32_t> ints(std::mt19937_64& rng, uint64_t n, int32_t lo, int32_t hi) {
+  std::uniform_int_distribution<int32_t> d(lo, hi);
+  std::vector<int32_t> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+Catalog scan_catalog(const Env& env, uint64_t rows) {
+  std::mt19937_64 rng(env.seed);
+  Catalog c;
+  c.add("t",
+        Table{{Column::ints("k", ints(rng, rows, 0, 4095)), Column::ints("v", ints(rng, rows, -1000000, 1000000))}});
+  return c;
+}
+
+Catalog join_catalog(const Env& env, uint64_t rows) {
+  std::mt19937_64 rng(env.seed);
+  const uint64_t dims = std::max<uint64_t>(1, rows / 64);
+  std::vector<int32_t> keys(dims);
+  for (uint64_t i = 0; i < dims; ++i) keys[i] = int32_t(i);
+  Catalog c;
+  c.add("f", Table{{Column::ints("dk", ints(rng, rows, 0, int32_t(dims - 1))),
+                    Column::ints("v", ints(rng, rows, 0, 1000))}});
+  c.add("d", Table{{Column::ints("k", keys), Column::ints("y", ints(rng, dims, 1, 7))}});
+  return c;
+}
+
+bool same(const Table& a, const Table& b) {
+  if (a.columns.size() != b.columns.size()) return false;
+  for (size_t i = 0; i < a.columns.size(); ++i)
+    if (a.columns[i].type != b.columns[i].type || a.columns[i].data != b.columns[i].data ||
+        a.columns[i].nulls != b.columns[i].nulls)
+      return false;
+  return true;
+}
+
+size_t passes(const Result& r, const std::string& kind) {
+  return size_t(std::count_if(r.report.passes.begin(), r.report.passes.end(),
+                              [&](const PassRecord& p) { return p.kind == kind; }));
+}
+
+// Best wall time of `sql` on `backend` of `engine` over the repeats, after one untimed run (whose
+// result is compared with the CPU engine's); `note` receives the report's algorithm and passes.
+Measurement time_sql(Env& env, Engine& engine, const std::string& sql, const Catalog& catalog, Backend backend,
+                     uint64_t rows, uint64_t bytes) {
+  if (backend == Backend::Compute && !engine.vk_capabilities().available)
+    throw Error(ErrorCode::Unsupported, "no Vulkan device: " + engine.vk_capabilities().unavailable_reason);
+  Measurement m;
+  const Result first = engine.execute_sql(sql, catalog, backend);
+  m.checked = backend == Backend::Cpu || same(engine.execute_sql(sql, catalog, Backend::Cpu).table, first.table);
+  if (!m.checked) throw Error(ErrorCode::Internal, "engine bench: compute result differs from the CPU engine's");
+  double best = 1e300;
+  Result last;
+  for (int r = 0; r < env.repeats; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    last = engine.execute_sql(sql, catalog, backend);
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  m.seconds = best;
+  m.bytes = bytes;
+  m.items = rows;
+  m.note = last.report.algorithm + " | upload passes " + std::to_string(passes(last, "upload")) + ", resident passes " +
+           std::to_string(passes(last, "resident")) + " (wall time, host included)";
+  return m;
+}
+
+const std::string kScan = "SELECT COUNT(*), SUM(v) FROM t WHERE k < 1000";
+const std::string kGroupBy = "SELECT k, COUNT(*), SUM(v), MIN(v), MAX(v) FROM t GROUP BY k ORDER BY k";
+const std::string kJoin = "SELECT d.y, SUM(f.v) FROM f JOIN d ON f.dk = d.k WHERE d.y > 3 GROUP BY d.y ORDER BY d.y";
+
+Measurement run_sql(Env& env, uint64_t rows, const std::string& sql, bool join, Backend backend,
+                    std::optional<uint64_t> resident) {
+  EngineOptions options;
+  options.resident_bytes = resident;
+  Engine engine(options);
+  const Catalog catalog = join ? join_catalog(env, rows) : scan_catalog(env, rows);
+  return time_sql(env, engine, sql, catalog, backend, rows, rows * 8);
+}
+
+const Registrar cold{{"engine.sql_cold", "compute", "", false, [](Env& env, uint64_t rows) {
+                        return run_sql(env, rows, kScan, false, Backend::Compute, uint64_t(0));
+                      }}};
+const Registrar warm{{"engine.sql_warm", "compute", "engine.sql_cold", false, [](Env& env, uint64_t rows) {
+                        return run_sql(env, rows, kScan, false, Backend::Compute, std::nullopt);
+                      }}};
+const Registrar group_cpu{{"engine.sql_group_by_cpu", "cpu", "", false, [](Env& env, uint64_t rows) {
+                             return run_sql(env, rows, kGroupBy, false, Backend::Cpu, std::nullopt);
+                           }}};
+const Registrar group_compute{
+    {"engine.sql_group_by_gpu", "compute", "engine.sql_group_by_cpu", false,
+     [](Env& env, uint64_t rows) { return run_sql(env, rows, kGroupBy, false, Backend::Compute, std::nullopt); }}};
+const Registrar join_cpu{{"engine.sql_join_cpu", "cpu", "", false, [](Env& env, uint64_t rows) {
+                            return run_sql(env, rows, kJoin, true, Backend::Cpu, std::nullopt);
+                          }}};
+const Registrar join_compute{
+    {"engine.sql_join_gpu", "compute", "engine.sql_join_cpu", false,
+     [](Env& env, uint64_t rows) { return run_sql(env, rows, kJoin, true, Backend::Compute, std::nullopt); }}};
+
+}  // namespace
+}  // namespace gfxq::bench

@@ -1,0 +1,69 @@
+#include "vk/engine/resident.h"
+
+#include <chrono>
+
+#include "gfxq/error.h"
+
+namespace gfxq::vk {
+
+DeviceColumn upload_column32(Device& device, const Column& column) {
+  const Type storage = storage_type(column.type);
+  if (storage != Type::Int32 && storage != Type::Float32)
+    throw Error(ErrorCode::Internal,
+                "upload_column32: column '" + column.name + "' is " + to_string(column.type) + ", not a 32-bit column");
+  DeviceColumn c;
+  c.type = storage;
+  c.rows = column.size();
+  c.buffer = device.create_buffer(padded_bytes(c.rows), MemoryKind::Device);
+  const void* data = storage == Type::Int32 ? static_cast<const void*>(column.as<int32_t>().data())
+                                            : static_cast<const void*>(column.as<float>().data());
+  device.upload(c.buffer, data, c.rows * 4);
+  return c;
+}
+
+const DeviceColumn& ResidentColumns::get(Device& device, const ResidentKey& key, const Column& column,
+                                         std::vector<PassRecord>& passes) {
+  const auto start = std::chrono::steady_clock::now();
+  ++clock_;
+  // Columns of another version of this table: it was replaced (or a copy of the catalog replaced it).
+  for (auto it = entries_.lower_bound(ResidentKey{key.table, 0, 0});
+       it != entries_.end() && it->first.table == key.table;) {
+    if (it->first.version != key.version) {
+      bytes_ -= it->second.bytes;
+      it = entries_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  PassRecord p;
+  p.items = column.size();
+  auto it = entries_.find(key);
+  if (it != entries_.end()) {
+    p.kind = "resident";
+    p.detail = key.table + "." + column.name + " on the device (0 bytes)";
+  } else {
+    Entry e;
+    e.column = upload_column32(device, column);
+    e.bytes = e.column.buffer.size();
+    it = entries_.emplace(key, std::move(e)).first;
+    bytes_ += it->second.bytes;
+    p.kind = "upload";
+    p.detail = key.table + "." + column.name + " (" + std::to_string(column.size() * 4) + " bytes)";
+  }
+  it->second.last_use = clock_;
+  p.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  passes.push_back(std::move(p));
+  return it->second.column;
+}
+
+void ResidentColumns::trim() {
+  while (bytes_ > budget_ && !entries_.empty()) {
+    auto oldest = entries_.begin();
+    for (auto it = entries_.begin(); it != entries_.end(); ++it)
+      if (it->second.last_use < oldest->second.last_use) oldest = it;
+    bytes_ -= oldest->second.bytes;
+    entries_.erase(oldest);
+  }
+}
+
+}  // namespace gfxq::vk
