@@ -229,7 +229,7 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 
 // A table file read with a progress line for CSV.
 Table load_table(const std::string& path, std::ostream& err) {
-  if (!ends_with(path, ".gfxq")) {
+  if (ends_with(path, ".csv")) {
     Progress progress(err, "reading " + excerpt(path, 4096), "B");
     CsvReadOptions options;
     options.progress = progress.callback();

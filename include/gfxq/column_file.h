@@ -27,8 +27,8 @@ void write_column_file(const std::string& path, const Table& table);
 //! outside its dictionary; Error(Io) when it cannot be opened or mapped.
 Table read_column_file(const std::string& path, const ColumnFileReadOptions& options = {});
 
-//! Reads a table by its file name's extension: `.gfxq` (read_column_file), else CSV
-//! (read_csv_file: `.csv`, and names without either extension such as a pipe or /dev/stdin).
+//! Reads a table by its file name's extension: `.csv` (read_csv_file), `.gfxq` (read_column_file);
+//! a pipe or device (/dev/stdin) as CSV; Error(InvalidInput) for any other name, naming the two.
 Table read_table_file(const std::string& path);
 
 //! Writes a table by its file name's extension: `.csv` (write_csv_file, typed header), `.gfxq`

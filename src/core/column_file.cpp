@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -387,8 +389,13 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 }  // namespace
 
 Table read_table_file(const std::string& path) {
+  if (ends_with(path, ".csv")) return read_csv_file(path);
   if (ends_with(path, ".gfxq")) return read_column_file(path);
-  return read_csv_file(path);  // .csv, and any other name (a pipe, /dev/stdin)
+  // A pipe or device (/dev/stdin, a named pipe) is read as CSV, checked while it streams.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return read_csv_file(path);
+  throw Error(ErrorCode::InvalidInput, "cannot tell the format of '" + excerpt(path, 4096) +
+                                           "' from its name: use a .csv or .gfxq file (docs/FORMATS.md)");
 }
 
 void write_table_file(const std::string& path, const Table& table) {
