@@ -15,6 +15,7 @@ struct Input {
   std::string_view name;
   const Table* table;
   Side side;
+  bool codes_as_int = false;  // STRING and DATE columns read as their int32 storage
 };
 using Scope = std::vector<Input>;
 
@@ -59,7 +60,8 @@ std::string tables_text(const Scope& scope) {
 void check_readable(const Input& in, size_t index) {
   const Column& c = in.table->columns[index];
   const std::string where = "column '" + c.name + "' of table " + std::string(in.name);
-  if (c.type != Type::Int32 && c.type != Type::Float32)
+  const Type t = in.codes_as_int ? storage_type(c.type) : c.type;
+  if (t != Type::Int32 && t != Type::Float32)
     throw Error(ErrorCode::InvalidInput,
                 where + " is " + to_string(c.type) + "; queries read int and float columns only");
   for (uint8_t is_null : c.nulls)
@@ -68,7 +70,7 @@ void check_readable(const Input& in, size_t index) {
 
 BoundColumn make_column(const Input& in, size_t index, std::string name) {
   check_readable(in, index);
-  return BoundColumn{in.side, index, in.table->columns[index].type, std::move(name)};
+  return BoundColumn{in.side, index, storage_type(in.table->columns[index].type), std::move(name)};
 }
 
 BoundColumn resolve(const Scope& scope, const ColumnRef& ref, std::string_view context) {
@@ -198,12 +200,12 @@ OutputColumn output_of(const BoundItem& item) {
 
 }  // namespace
 
-BoundQuery bind(const Query& query, const Catalog& catalog) {
+BoundQuery bind(const Query& query, const Catalog& catalog, bool codes_as_int) {
   if (query.items.empty()) fail("the select list is empty");
   BoundQuery bound;
   bound.left_name = query.table;
   bound.left = &lookup_table(catalog, query.table, "FROM");
-  Scope scope{{query.table, bound.left, Side::Left}};
+  Scope scope{{query.table, bound.left, Side::Left, codes_as_int}};
   if (query.join) {
     if (query.join->right == query.table)
       fail("table '" + query.table + "' is joined with itself; the SQL subset has no aliases: " +

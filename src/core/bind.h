@@ -129,8 +129,10 @@ struct BoundQuery {
 
 //! Resolves and validates `query` against `catalog`. Error(InvalidQuery) saying what is wrong
 //! and where (e.g. "unknown column 'x' in WHERE (table t has: a, b)"); Error(InvalidInput) when
-//! a column the query reads is not a NULL-free int or float column.
-BoundQuery bind(const Query& query, const Catalog& catalog);
+//! a column the query reads is not a NULL-free int or float column. With `codes_as_int`, NULL-free
+//! STRING and DATE columns read as INT (their dictionary codes and day numbers): for selections
+//! whose answer is row ids (a filter under a GPU join or GROUP BY), never for values shown.
+BoundQuery bind(const Query& query, const Catalog& catalog, bool codes_as_int = false);
 
 //! Binds a WHERE condition against one table named `name` (qualifier of its columns);
 //! the same rules and errors as bind(). Every column is Side::Left.

@@ -175,9 +175,12 @@ std::optional<Query> scan_filter_spec(const Node& filter, std::string& why) {
   Query q;
   q.table = scan->table_name;
   for (size_t c : filter.predicate->columns()) {
-    if (!plain_column_type(scan->schema[c], scan->table)) {
+    // STRING codes and DATE days compare as INT (the binder made string literals codes).
+    plan::SchemaColumn as_int = scan->schema[c];
+    as_int.type = storage_type(as_int.type);
+    if (!plain_column_type(as_int, scan->table)) {
       why = "its condition reads " + scan->schema[c].name + ", which is " + to_string(scan->schema[c].type) +
-            " or has NULLs (the CNF kernels read INT and FLOAT)";
+            " or has NULLs (the CNF kernels read INT, FLOAT, STRING codes and DATE days without NULLs)";
       return std::nullopt;
     }
     q.items.push_back(src.columns[c]);

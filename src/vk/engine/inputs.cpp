@@ -59,7 +59,7 @@ std::optional<FilterProgram> filter_program(const plan::Node& filter, const Cata
   if (!q) return std::nullopt;
   FilterProgram p;
   p.query = std::move(*q);
-  p.bound = bind(p.query, catalog);
+  p.bound = bind(p.query, catalog, /*codes_as_int=*/true);
   p.program = compile_cnf(p.bound.where);
   return p;
 }

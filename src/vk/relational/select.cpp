@@ -235,14 +235,15 @@ uint64_t padded_bytes(uint64_t elements) noexcept {
 }
 
 DeviceColumn upload_column(Device& device, const Column& column) {
-  if (column.type != Type::Int32 && column.type != Type::Float32)
-    throw Error(ErrorCode::Internal, "upload_column: column '" + column.name + "' is not INT or FLOAT");
+  const Type t = storage_type(column.type);  // STRING codes and DATE days are int32
+  if (t != Type::Int32 && t != Type::Float32)
+    throw Error(ErrorCode::Internal, "upload_column: column '" + column.name + "' is not stored as int32 or float32");
   DeviceColumn c;
-  c.type = column.type;
+  c.type = t;
   c.rows = column.size();
   c.buffer = device.create_buffer(padded_bytes(c.rows), MemoryKind::Device);
-  const void* data = column.type == Type::Int32 ? static_cast<const void*>(column.as<int32_t>().data())
-                                                : static_cast<const void*>(column.as<float>().data());
+  const void* data = t == Type::Int32 ? static_cast<const void*>(column.as<int32_t>().data())
+                                      : static_cast<const void*>(column.as<float>().data());
   device.upload(c.buffer, data, c.rows * 4);
   return c;
 }
