@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The Star Schema Benchmark on this machine: generates SF N once (kept in DATA_DIR, reused while
 # its SF and seed match), then times the 13 queries on DuckDB, the CPU peer (in-process, all cores,
-# one untimed run per query, then REPEATS timed runs: best and median). gfxq's engines join here
-# once they run SSB (docs/SSB.md).
+# one untimed run per query, then REPEATS timed runs: best and median), and on gfxq's engines
+# ($SSB_ENGINES, default gfxq-auto,gfxq-compute: the tables loaded once, columns resident after the
+# untimed first run; docs/SSB.md).
 #
 #   bash bench/ssb/run_ssb.sh BUILD_DIR SF [DATA_DIR] [REPEATS]
 #
 # BUILD_DIR holds gfxq and gfxq_ssb_bench (a Release build). DATA_DIR defaults to
 # ${TMPDIR:-/tmp}/gfxq_ssb_sf<SF>; the CSV files take about 100 bytes per lineorder row (SF 20: 12 GB).
-# Output under $OUT (default ./out): ssb_sf<SF>_gen.txt and ssb_sf<SF>_duckdb.jsonl (one JSON line per
+# Output under $OUT (default ./out): ssb_sf<SF>_gen.txt and ssb_sf<SF>_duckdb.jsonl and ssb_sf<SF>_gfxq.jsonl (one JSON line per
 # query, see bench/ssb/ssb_bench.cpp). DuckDB's library: $GFXQ_DUCKDB_LIB, else /opt/gfxq/duckdb
 # (.ci/install-deps); a path ending in .xz is unpacked first (a compressed copy carried to a machine
 # without the npm registry).
@@ -36,3 +37,5 @@ fi
 
 "$build/gfxq_ssb_bench" --data "$data" --sf "$sf" --repeats "$repeats" --engines duckdb |
   tee "$out/ssb_sf${sf}_duckdb.jsonl"
+"$build/gfxq_ssb_bench" --data "$data" --sf "$sf" --repeats "$repeats" --engines "${SSB_ENGINES:-gfxq-auto,gfxq-compute}" |
+  tee "$out/ssb_sf${sf}_gfxq.jsonl"

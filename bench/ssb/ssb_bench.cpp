@@ -4,8 +4,14 @@
 // {"engine", "query", "sf", "threads", "rows", "best_s", "median_s", "runs", "version", "date"}:
 // the query runs once untimed (hot caches), then R times; best and median of those R wall times.
 // DuckDB runs in-process on T threads (default: all cores). --sf only labels the lines.
-// Engines: duckdb (the CPU peer). gfxq's backends join here once the engine runs SSB (docs/SSB.md).
+// Engines: duckdb (the CPU peer) and gfxq-auto, gfxq-compute, gfxq-cpu (gfxq's Engine with that
+// backend over the tables loaded once into one catalog: the untimed first run is cold, uploading
+// the columns, which then stay resident; its wall time is "cold_s"). gfxq lines add "gpu_ms" (the
+// GPU time of the best run's passes), "nodes" (plan nodes per backend) and, for a query the backend
+// refuses, "error" instead of times.
 #include <algorithm>
+#include <chrono>
+#include <map>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -13,6 +19,8 @@
 #include <sstream>
 #include <thread>
 
+#include "gfxq/engine.h"
+#include "gfxq/ssb.h"
 #include "gfxq/error.h"
 #include "ssb/ssb_harness.h"
 
@@ -40,7 +48,7 @@ bool is_number(const std::string& text) {
 int usage(const std::string& message) {
   std::cerr << "gfxq_ssb_bench: " << message
             << "\nusage: gfxq_ssb_bench --data DIR [--sf N] [--repeats R] [--threads T] [--queries DIR] "
-               "[--engines duckdb]\n";
+               "[--engines duckdb,gfxq-auto,gfxq-compute,gfxq-cpu]\n";
   return 2;
 }
 
@@ -61,6 +69,56 @@ void run_duckdb(const Settings& s, const std::vector<gfxq::ssb::Query>& queries)
               << ", \"threads\": " << threads << ", \"rows\": " << rows << ", \"best_s\": " << times.front()
               << ", \"median_s\": " << times[times.size() / 2] << ", \"runs\": " << s.repeats << ", \"version\": \""
               << version << "\", \"date\": \"" << today() << "\"}" << std::endl;
+  }
+}
+
+// A JSON string literal of `text` (quotes and backslashes escaped, control characters dropped).
+std::string json(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20) out += c;
+  }
+  return out + "\"";
+}
+
+void run_gfxq(const Settings& s, const std::vector<gfxq::ssb::Query>& queries, const std::string& engine) {
+  const gfxq::Backend backend = gfxq::parse_backend(engine.substr(5));
+  const auto start = std::chrono::steady_clock::now();
+  gfxq::Catalog catalog;
+  for (const std::string& t : gfxq::ssb_table_names()) catalog.add(t, gfxq::read_csv_file(s.data + "/" + t + ".csv"));
+  const double load = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "{\"engine\": \"" << engine << "\", \"sf\": " << s.sf << ", \"load_s\": " << load
+            << ", \"date\": \"" << today() << "\"}" << std::endl;
+  gfxq::Engine gfxq_engine;
+  for (const auto& q : queries) {
+    std::cout << "{\"engine\": \"" << engine << "\", \"query\": \"" << q.name << "\", \"sf\": " << s.sf;
+    try {
+      auto t0 = std::chrono::steady_clock::now();
+      gfxq::Result first = gfxq_engine.execute_sql(q.sql, catalog, backend);
+      const double cold = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::vector<std::pair<double, double>> runs;  // (wall s, GPU ms)
+      for (int r = 0; r < s.repeats; ++r) {
+        t0 = std::chrono::steady_clock::now();
+        const gfxq::Result res = gfxq_engine.execute_sql(q.sql, catalog, backend);
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        double gpu = 0;
+        for (const auto& p : res.report.passes) gpu += p.gpu_ms.value_or(0);
+        runs.emplace_back(wall, gpu);
+      }
+      std::sort(runs.begin(), runs.end());
+      std::map<std::string, int> nodes;
+      for (const auto& n : first.report.plan) ++nodes[gfxq::to_string(n.backend)];
+      std::string placed;
+      for (const auto& [b, n] : nodes) placed += (placed.empty() ? "" : ", ") + json(b) + ": " + std::to_string(n);
+      std::cout << ", \"rows\": " << first.table.rows() << ", \"cold_s\": " << cold << ", \"best_s\": "
+                << runs.front().first << ", \"median_s\": " << runs[runs.size() / 2].first
+                << ", \"gpu_ms\": " << runs.front().second << ", \"nodes\": {" << placed
+                << "}, \"runs\": " << s.repeats;
+    } catch (const gfxq::Error& e) {
+      std::cout << ", \"error\": " << json(e.what());
+    }
+    std::cout << ", \"date\": \"" << today() << "\"}" << std::endl;
   }
 }
 
@@ -95,13 +153,17 @@ int main(int argc, char** argv) {
   std::vector<std::string> engines;
   std::stringstream list(s.engines);
   for (std::string engine; std::getline(list, engine, ',');) {
-    if (engine != "duckdb") return usage("unknown engine '" + engine + "' (duckdb)");
+    if (engine != "duckdb" && engine != "gfxq-auto" && engine != "gfxq-compute" && engine != "gfxq-cpu")
+      return usage("unknown engine '" + engine + "' (duckdb, gfxq-auto, gfxq-compute, gfxq-cpu)");
     engines.push_back(engine);
   }
   try {
     const auto queries = gfxq::ssb::load_queries(s.queries);
     for (const std::string& engine : engines)
-      if (engine == "duckdb") run_duckdb(s, queries);
+      if (engine == "duckdb")
+        run_duckdb(s, queries);
+      else
+        run_gfxq(s, queries, engine);
   } catch (const gfxq::Error& e) {
     std::cerr << "gfxq_ssb_bench: " << gfxq::to_string(e.code()) << ": " << e.what() << "\n";
     return 1;
