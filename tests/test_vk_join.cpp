@@ -458,6 +458,13 @@ TEST_CASE("vk-join: chunked output, in order, and ResultTooLarge") {
       JoinOptions o;
       o.algorithm = a;
       o.chunk_pairs = chunk;
+      if (a == JoinAlgorithm::HashPartitioned) {
+        // A known bug (wrong pairs in chunks on NVIDIA): refused past one chunk, never wrong.
+        o.consume = [](const gfxq::vk::JoinChunk&) {};
+        CHECK_THROWS_WITH_AS(gfxq::vk::run_join(vk_device(), dl.side, dr.side, equi(), o),
+                             doctest::Contains("at most one chunk"), Error);
+        continue;
+      }
       GpuJoin g = run_gpu(dl, dr, equi(), o);
       CHECK(g.result.count == want.size());
       CHECK(g.result.chunks == (want.size() + chunk - 1) / chunk);
@@ -499,6 +506,12 @@ TEST_CASE("vk-join: chunked output, in order, and ResultTooLarge") {
     JoinOptions o;
     o.algorithm = a;
     o.chunk_pairs = 777;
+    if (a == JoinAlgorithm::HashPartitioned) {
+      o.consume = [](const gfxq::vk::JoinChunk&) {};
+      CHECK_THROWS_WITH_AS(gfxq::vk::run_join(vk_device(), dl2.side, dr2.side, residual, o),
+                           doctest::Contains("at most one chunk"), Error);
+      continue;
+    }
     GpuJoin g = run_gpu(dl2, dr2, residual, o);
     CHECK(g.result.chunks == (want2.size() + 776) / 777);
     std::sort(g.pairs.begin(), g.pairs.end());

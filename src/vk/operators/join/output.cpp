@@ -62,6 +62,11 @@ void Output::set_count(uint64_t total) {
   result_.ordered = true;
 }
 
+uint64_t Output::chunk_capacity() const {
+  Device& device = stages_.device();
+  return std::min(options_.chunk_pairs ? options_.chunk_pairs : default_chunk(device), device.max_binding_elements());
+}
+
 void Output::write(uint64_t total, Natural natural, const std::string& what, const WritePass& write) {
   Device& device = stages_.device();
   result_.count = total;
@@ -69,8 +74,7 @@ void Output::write(uint64_t total, Natural natural, const std::string& what, con
   result_.ordered = options_.ordered || in_order || total <= 1;
   if (total == 0) return;
   const bool sort = options_.ordered && !in_order;
-  uint64_t chunk =
-      std::min(options_.chunk_pairs ? options_.chunk_pairs : default_chunk(device), device.max_binding_elements());
+  uint64_t chunk = chunk_capacity();
   if (total > chunk && !options_.consume)
     throw Error(ErrorCode::ResultTooLarge, "join result of " + pairs_text(total) + " exceeds one chunk of " +
                                                std::to_string(chunk) +

@@ -47,6 +47,10 @@ class Output {
   bool count_only() const noexcept { return options_.output == JoinOutputMode::Count; }
   //! The stages.
   Stages& stages() noexcept { return stages_; }
+  //! Whether the caller receives the pairs chunk by chunk (JoinOptions::consume).
+  bool chunked() const noexcept { return bool(options_.consume); }
+  //! Most pairs one write pass holds (JoinOptions::chunk_pairs, else one binding and allocation).
+  uint64_t chunk_capacity() const;
   //! Count mode: records the total as the result.
   void set_count(uint64_t total);
   //! Writes `total` pairs through `write` (one pass per chunk), delivers them, and orders them when
