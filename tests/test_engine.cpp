@@ -91,3 +91,27 @@ TEST_CASE("engine: with debug on, both GPU backends answer like the CPU and reco
   const auto messages = engine.take_debug_messages();
   CHECK_MESSAGE(messages.empty(), gfxq::test::joined(messages));
 }
+
+TEST_CASE("engine: filtered tables join first, SELECT * keeps FROM order, answers stay the CPU's") {
+  gfxq::Catalog c;
+  c.add("f", gfxq::Table{{gfxq::Column::ints("k1", {1, 2, 3, 1}), gfxq::Column::ints("k2", {5, 6, 5, 6})}});
+  c.add("d1", gfxq::Table{{gfxq::Column::ints("a", {1, 2, 3}), gfxq::Column::ints("x", {10, 20, 30})}});
+  c.add("d2", gfxq::Table{{gfxq::Column::ints("b", {5, 6}), gfxq::Column::ints("y", {0, 1})}});
+  gfxq::Engine engine;
+  const std::string sql = "SELECT * FROM f, d1, d2 WHERE f.k1 = d1.a AND f.k2 = d2.b AND d2.y = 1";
+  // The plan joins d2 (it has a condition of its own) before d1.
+  const gfxq::ExecutionReport plan = engine.explain_sql(sql, c, gfxq::Backend::Cpu);
+  std::vector<std::string> joins;
+  for (const auto& n : plan.plan)
+    if (n.node.rfind("Join", 0) == 0) joins.push_back(n.node);
+  REQUIRE(joins.size() == 2);
+  CHECK(joins[0].find("d1") != std::string::npos);  // the upper join adds d1
+  CHECK(joins[1].find("d2") != std::string::npos);  // the lower one d2
+  const gfxq::Result r = engine.execute_sql(sql, c, gfxq::Backend::Cpu);
+  std::vector<std::string> names;
+  for (const auto& col : r.table.columns) names.push_back(col.name);
+  CHECK(names == std::vector<std::string>{"f.k1", "f.k2", "d1.a", "d1.x", "d2.b", "d2.y"});
+  REQUIRE(r.table.rows() == 2);
+  CHECK(r.table.columns[0].as<int32_t>() == std::vector<int32_t>{2, 1});  // f rows 1 and 3 (k2 = 6)
+  CHECK(r.table.columns[3].as<int32_t>() == std::vector<int32_t>{20, 10});
+}

@@ -4,6 +4,7 @@
 #include "plan/binder.h"
 
 #include <algorithm>
+#include <numeric>
 #include <charconv>
 #include <cmath>
 #include <set>
@@ -765,7 +766,10 @@ std::unique_ptr<Node> Binder::bind_from(const ast::Select& s, Scope& scope) {
     return false;
   };
   for (size_t step = 1; step < sources.size(); ++step) {
+    // Tables with conditions of their own first (they shrink the join's input), then FROM order.
     size_t next = sources.size();
+    for (size_t t = 1; t < sources.size() && next == sources.size(); ++t)
+      if (!joined[t] && connects(t) && sources[t].node->kind == NodeKind::Filter) next = t;
     for (size_t t = 1; t < sources.size() && next == sources.size(); ++t)
       if (!joined[t] && connects(t)) next = t;
     for (size_t t = 1; t < sources.size() && next == sources.size(); ++t)
@@ -915,7 +919,12 @@ std::unique_ptr<Node> Binder::bind_select(const ast::Select& s, const std::vecto
       if (it.star) {
         if (mode) sql::fail(it.pos, "* cannot be used with GROUP BY or aggregates");
         bool any = false;
-        for (size_t i = 0; i < scope.columns.size(); ++i) {
+        // FROM order, whatever order the tables were joined in.
+        std::vector<size_t> columns(scope.columns.size());
+        std::iota(columns.begin(), columns.end(), size_t{0});
+        std::stable_sort(columns.begin(), columns.end(),
+                         [&](size_t a, size_t b) { return scope.columns[a].source < scope.columns[b].source; });
+        for (size_t i : columns) {
           const auto& c = scope.columns[i];
           if (!it.star_table.empty() && c.qualifier != it.star_table) continue;
           any = true;

@@ -3,9 +3,10 @@
 //! The binder: a statement's syntax tree (or a Query spec) and a catalog in, the logical plan out.
 //!
 //! FROM tables and the conditions of WHERE and every `JOIN ... ON` are planned together: conditions
-//! on one table become Filters over its Scan; the tables are joined left-deep in FROM order, each
-//! table by the first conditions that connect it to the tables before it (a table that none
-//! connects waits for one that does; a product comes last); equalities of two columns become the
+//! on one table become Filters over its Scan; the tables are joined left-deep from the first FROM
+//! table, next the first table (in FROM order) that conditions connect to those joined and that has
+//! conditions of its own, else the first connected one (a table that none connects waits; a product
+//! comes last); `*` still lists the columns in FROM order; equalities of two columns become the
 //! join's keys, `r.b BETWEEN l.a - d AND l.a + d` (or the pair of comparisons) its band, the rest its
 //! residual. Then GROUP BY / aggregates, HAVING, the select list, DISTINCT, ORDER BY and LIMIT; only
 //! the columns some node reads are scanned.
