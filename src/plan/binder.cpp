@@ -751,12 +751,24 @@ std::unique_ptr<Node> Binder::bind_from(const ast::Select& s, Scope& scope) {
   }
 
   // Left-deep joins in FROM order; a table no condition connects to the tables so far waits.
-  std::vector<size_t> order = {0};
+  // The base of the left-deep tree: the first FROM table, or with three tables or more the largest
+  // (a star schema's fact table, so that every dimension joins it once).
+  size_t base = 0;
+  if (sources.size() >= 3) {
+    auto rows = [&](size_t i) {
+      const Node* n = sources[i].node.get();
+      while (n->kind != NodeKind::Scan) n = n->children[0].get();
+      return n->table ? n->table->rows() : 0;
+    };
+    for (size_t i = 1; i < sources.size(); ++i)
+      if (rows(i) > rows(base)) base = i;
+  }
+  std::vector<size_t> order = {base};
   std::vector<bool> joined(sources.size(), false);
-  joined[0] = true;
-  std::unique_ptr<Node> tree = std::move(sources[0].node);
+  joined[base] = true;
+  std::unique_ptr<Node> tree = std::move(sources[base].node);
   Scope cur;
-  for (const auto& c : tree->schema) cur.columns.push_back({c.qualifier, c.name, c.type, c.dictionary, 0});
+  for (const auto& c : tree->schema) cur.columns.push_back({c.qualifier, c.name, c.type, c.dictionary, base});
   cur.tables = all.tables;
   auto connects = [&](size_t t) {
     for (const auto& c : cs)
@@ -768,11 +780,11 @@ std::unique_ptr<Node> Binder::bind_from(const ast::Select& s, Scope& scope) {
   for (size_t step = 1; step < sources.size(); ++step) {
     // Tables with conditions of their own first (they shrink the join's input), then FROM order.
     size_t next = sources.size();
-    for (size_t t = 1; t < sources.size() && next == sources.size(); ++t)
+    for (size_t t = 0; t < sources.size() && next == sources.size(); ++t)
       if (!joined[t] && connects(t) && sources[t].node->kind == NodeKind::Filter) next = t;
-    for (size_t t = 1; t < sources.size() && next == sources.size(); ++t)
+    for (size_t t = 0; t < sources.size() && next == sources.size(); ++t)
       if (!joined[t] && connects(t)) next = t;
-    for (size_t t = 1; t < sources.size() && next == sources.size(); ++t)
+    for (size_t t = 0; t < sources.size() && next == sources.size(); ++t)
       if (!joined[t]) next = t;
     joined[next] = true;
     auto join = std::make_unique<Node>();
