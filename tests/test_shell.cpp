@@ -41,8 +41,10 @@ Catalog small_catalog() {
 
 TEST_CASE("shell: statements span lines and several share a line; results print in the chosen mode") {
   Catalog catalog = small_catalog();
-  const auto r = shell("SELECT COUNT(*)\n  FROM t\n WHERE a > 1;\nSELECT s, COUNT(*) AS n FROM t GROUP BY s ORDER BY s; SELECT MAX(a) FROM t;\n",
-                       catalog);
+  const auto r = shell(
+      "SELECT COUNT(*)\n  FROM t\n WHERE a > 1;\nSELECT s, COUNT(*) AS n FROM t GROUP BY s ORDER BY s; SELECT MAX(a) "
+      "FROM t;\n",
+      catalog);
   CHECK(r.status == 0);
   CHECK(r.err == "");
   CHECK(r.out == "COUNT(*)\n3\ns,n\nx,2\ny,1\nz,1\nMAX(a)\n5\n");
@@ -50,8 +52,9 @@ TEST_CASE("shell: statements span lines and several share a line; results print 
 
 TEST_CASE("shell: an error prints its message, the shell goes on, the status is the first error's") {
   Catalog catalog = small_catalog();
-  const auto r = shell("SELEC a FROM t;\nSELECT a FROM t WHERE a = 5;\nSELECT nope FROM t;\n.frobnicate\nSELECT 1 + a FROM t LIMIT 1;\n",
-                       catalog);
+  const auto r = shell(
+      "SELEC a FROM t;\nSELECT a FROM t WHERE a = 5;\nSELECT nope FROM t;\n.frobnicate\nSELECT 1 + a FROM t LIMIT 1;\n",
+      catalog);
   CHECK(r.status == cli::kBadInput);
   CHECK(r.out == "a\n5\n\"1 + a\"\n4\n");
   CHECK(r.err.find("at 1:1") != std::string::npos);
@@ -60,7 +63,8 @@ TEST_CASE("shell: an error prints its message, the shell goes on, the status is 
   // A forced backend that cannot run a node: status 3 when it is the first failure.
   Catalog c2 = small_catalog();
   cli::ShellOptions o;
-  const auto u = shell(".backend raster\nSELECT a FROM t UNION SELECT a FROM t;\n.backend cpu\nSELECT COUNT(*) FROM t;\n", c2, o);
+  const auto u =
+      shell(".backend raster\nSELECT a FROM t UNION SELECT a FROM t;\n.backend cpu\nSELECT COUNT(*) FROM t;\n", c2, o);
   CHECK(u.status == cli::kUnsupported);
   CHECK(u.err.find("raster backend cannot run") != std::string::npos);
   CHECK(u.out == "COUNT(*)\n4\n");
@@ -74,10 +78,10 @@ TEST_CASE("shell: .load, .tables, .schema, .drop, .mode, .explain, .timer, .read
   const std::string script = (dir / "s.sql").string();
   std::ofstream(script) << "SELECT name FROM u WHERE d < DATE '2000-01-01';\n";
   Catalog catalog;
-  const auto r = shell(".load u " + csv +
-                           "\n.tables\n.schema u\n.mode json\nSELECT k FROM u ORDER BY k DESC;\n.mode csv\n.read " +
-                           script + "\n.explain on\n.timer on\nSELECT COUNT(*) FROM u;\n.drop u\n.tables\n.quit\nSELECT 1 FROM u;\n",
-                       catalog);
+  const auto r = shell(
+      ".load u " + csv + "\n.tables\n.schema u\n.mode json\nSELECT k FROM u ORDER BY k DESC;\n.mode csv\n.read " +
+          script + "\n.explain on\n.timer on\nSELECT COUNT(*) FROM u;\n.drop u\n.tables\n.quit\nSELECT 1 FROM u;\n",
+      catalog);
   CHECK(r.status == 0);
   CHECK(r.out ==
         "loaded u: 2 rows, 3 columns\nname,rows,columns\nu,2,3\nk INT\nname STRING\nd DATE\n"
@@ -99,8 +103,8 @@ TEST_CASE("shell: gfxq shell -f FILE and --table, and gfxq sql --plan runs nothi
   CHECK(cli::run({"shell", "--table", "t=" + csv, "-f", script}, out, err) == 0);
   CHECK(out.str() == "SUM(a)\n15\na\n5\n6\n");
   std::ostringstream pout, perr;
-  CHECK(cli::run({"sql", "--plan", "--backend", "cpu", "--table", "t=" + csv, "SELECT a FROM t WHERE a > 4"}, pout, perr) ==
-        0);
+  CHECK(cli::run({"sql", "--plan", "--backend", "cpu", "--table", "t=" + csv, "SELECT a FROM t WHERE a > 4"}, pout,
+                 perr) == 0);
   CHECK(pout.str().find("Filter") != std::string::npos);
   CHECK(pout.str().find("cpu") != std::string::npos);
   std::filesystem::remove_all(dir);

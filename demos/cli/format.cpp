@@ -102,5 +102,4 @@ void write_result(std::ostream& out, const Table& table, Format format) {
   }
 }
 
-
 }  // namespace gfxq::cli

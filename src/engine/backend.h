@@ -44,9 +44,9 @@ struct NodeRun {
 
 //! A fragment's result and the report of each node it covers.
 struct FragmentRun {
-  cpu::HostRelation result;                  //!< the root's output
+  cpu::HostRelation result;                    //!< the root's output
   std::map<const plan::Node*, NodeRun> nodes;  //!< per covered node
-  std::vector<PassRecord> passes;            //!< GPU passes, uploads and downloads, in order
+  std::vector<PassRecord> passes;              //!< GPU passes, uploads and downloads, in order
 };
 
 //! One backend.

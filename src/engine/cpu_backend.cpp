@@ -62,6 +62,8 @@ class CpuBackend final : public BackendImpl {
 
 }  // namespace
 
-std::unique_ptr<BackendImpl> create_cpu_backend(const EngineOptions&) { return std::make_unique<CpuBackend>(); }
+std::unique_ptr<BackendImpl> create_cpu_backend(const EngineOptions&) {
+  return std::make_unique<CpuBackend>();
+}
 
 }  // namespace gfxq::engine

@@ -66,6 +66,8 @@ const VkCapabilities& Engine::vk_capabilities() {
   return engine::compute_capabilities(impl_->backends.get(Backend::Compute));
 }
 
-std::vector<std::string> Engine::take_debug_messages() { return impl_->backends.take_debug_messages(); }
+std::vector<std::string> Engine::take_debug_messages() {
+  return impl_->backends.take_debug_messages();
+}
 
 }  // namespace gfxq

@@ -110,9 +110,9 @@ std::optional<Cnf> cnf_of(const Expr& predicate, const Source& src, std::string&
   auto tree = condition(predicate, src, why);
   if (!tree) return std::nullopt;
   try {
-    const CnfLimits limits = cnf_shaped(*tree)
-                                 ? CnfLimits{.max_clauses = SIZE_MAX, .max_terms_per_clause = SIZE_MAX, .max_terms = SIZE_MAX}
-                                 : CnfLimits{};
+    const CnfLimits limits =
+        cnf_shaped(*tree) ? CnfLimits{.max_clauses = SIZE_MAX, .max_terms_per_clause = SIZE_MAX, .max_terms = SIZE_MAX}
+                          : CnfLimits{};
     return sql::to_cnf(*tree, limits, sql::Position{});
   } catch (const Error& e) {
     why = e.what();
@@ -294,7 +294,8 @@ std::optional<SpecFragment> spec_fragment(const Node& node, std::string& why) {
   // The select list, over the aggregate's output or the input.
   std::vector<SelectItem> items;  // per output column of `select` (or of the aggregate / input)
   if (aggregate) {
-    if (aggregate->group_keys.size() > 1 || (aggregate->group_keys.size() == 1 && !aggregate->group_keys[0].is_column())) {
+    if (aggregate->group_keys.size() > 1 ||
+        (aggregate->group_keys.size() == 1 && !aggregate->group_keys[0].is_column())) {
       why = "it groups by several keys or an expression";
       return std::nullopt;
     }
@@ -318,7 +319,8 @@ std::optional<SpecFragment> spec_fragment(const Node& node, std::string& why) {
       return std::nullopt;
     }
     for (const auto& e : select->exprs) items.push_back(agg_out.at(e.column));
-    if (std::none_of(items.begin(), items.end(), [](const SelectItem& i) { return std::holds_alternative<Aggregate>(i); }) &&
+    if (std::none_of(items.begin(), items.end(),
+                     [](const SelectItem& i) { return std::holds_alternative<Aggregate>(i); }) &&
         !q.group_by) {
       why = "no aggregate in the select list";
       return std::nullopt;

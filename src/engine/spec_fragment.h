@@ -26,7 +26,8 @@ std::optional<SpecFragment> spec_fragment(const plan::Node& node, std::string& w
 
 //! The condition of `filter`, a Filter over a Scan, as a Query spec over that table (unqualified
 //! columns; its items: the columns the condition reads), or nullopt with `why` when the condition is
-//! not comparisons of NULL-free INT, FLOAT, STRING (codes) and DATE columns and number literals (the CNF kernels' shape).
+//! not comparisons of NULL-free INT, FLOAT, STRING (codes) and DATE columns and number literals (the CNF kernels'
+//! shape).
 std::optional<Query> scan_filter_spec(const plan::Node& filter, std::string& why);
 
 }  // namespace gfxq::engine

@@ -4,9 +4,9 @@
 #include "plan/binder.h"
 
 #include <algorithm>
-#include <numeric>
 #include <charconv>
 #include <cmath>
+#include <numeric>
 #include <set>
 
 #include "gfxq/error.h"
@@ -39,7 +39,9 @@ Scope scope_of(const Schema& schema, size_t source) {
   return s;
 }
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string quoted(const std::string& s) {
+  return "'" + s + "'";
+}
 
 // "t has a, b; s has c" for messages.
 std::string scope_listing(const Scope& scope) {
@@ -317,26 +319,30 @@ Expr Binder::compare(CmpOp op, Expr l, Expr r, const ast::Expr& at, std::string 
 }
 
 Expr Binder::arith(ast::Op op, Expr l, Expr r, const ast::Expr& at, std::string text) {
-  if (l.boolean) l = [&] {
-    Expr b;
-    b.kind = ExprKind::ToBool;
-    b.type = Type::Int32;
-    b.text = l.text;
-    b.args.push_back(l);
-    return b;
-  }();
-  if (r.boolean) r = [&] {
-    Expr b;
-    b.kind = ExprKind::ToBool;
-    b.type = Type::Int32;
-    b.text = r.text;
-    b.args.push_back(r);
-    return b;
-  }();
+  if (l.boolean)
+    l = [&] {
+      Expr b;
+      b.kind = ExprKind::ToBool;
+      b.type = Type::Int32;
+      b.text = l.text;
+      b.args.push_back(l);
+      return b;
+    }();
+  if (r.boolean)
+    r = [&] {
+      Expr b;
+      b.kind = ExprKind::ToBool;
+      b.type = Type::Int32;
+      b.text = r.text;
+      b.args.push_back(r);
+      return b;
+    }();
   Expr e;
   e.kind = ExprKind::Arith;
-  e.arith = op == ast::Op::Add ? ArithOp::Add : op == ast::Op::Sub ? ArithOp::Sub : op == ast::Op::Mul ? ArithOp::Mul
-                                                                                                       : ArithOp::Div;
+  e.arith = op == ast::Op::Add   ? ArithOp::Add
+            : op == ast::Op::Sub ? ArithOp::Sub
+            : op == ast::Op::Mul ? ArithOp::Mul
+                                 : ArithOp::Div;
   e.text = std::move(text);
   const bool lnull = is_null_literal(l), rnull = is_null_literal(r);
   if (lnull && rnull) {
@@ -446,14 +452,14 @@ AggCall Binder::bind_aggregate(const ast::Expr& e, const Scope& scope) {
   AggCall a;
   a.text = e.text();
   const std::string& n = e.name;
-  a.kind = n == "COUNT" ? AggKind::Count
-           : n == "SUM" ? AggKind::Sum
-           : n == "AVG" ? AggKind::Avg
-           : n == "MIN" ? AggKind::Min
-           : n == "MAX" ? AggKind::Max
-           : n == "MEDIAN" ? AggKind::Median
+  a.kind = n == "COUNT"      ? AggKind::Count
+           : n == "SUM"      ? AggKind::Sum
+           : n == "AVG"      ? AggKind::Avg
+           : n == "MIN"      ? AggKind::Min
+           : n == "MAX"      ? AggKind::Max
+           : n == "MEDIAN"   ? AggKind::Median
            : n == "QUANTILE" ? AggKind::Quantile
-                              : AggKind::KthLargest;
+                             : AggKind::KthLargest;
   a.distinct = e.distinct;
   if (e.distinct && a.kind != AggKind::Count)
     sql::fail(e.pos, "DISTINCT is supported inside COUNT only, not in " + quoted(a.text));
@@ -536,11 +542,16 @@ Expr Binder::bind_expr(const ast::Expr& e, const Scope& scope, const char* claus
       return std::visit(
           [&](const auto& v) -> Expr {
             using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, std::monostate>) return literal_expr(v, Type::Int64, "NULL");
-            else if constexpr (std::is_same_v<T, int64_t>) return literal_expr(v, Type::Int64, text);
-            else if constexpr (std::is_same_v<T, double>) return literal_expr(v, Type::Float64, text);
-            else if constexpr (std::is_same_v<T, std::string>) return literal_expr(v, Type::String, text);
-            else if constexpr (std::is_same_v<T, Date>) return literal_expr(v, Type::Date, text);
+            if constexpr (std::is_same_v<T, std::monostate>)
+              return literal_expr(v, Type::Int64, "NULL");
+            else if constexpr (std::is_same_v<T, int64_t>)
+              return literal_expr(v, Type::Int64, text);
+            else if constexpr (std::is_same_v<T, double>)
+              return literal_expr(v, Type::Float64, text);
+            else if constexpr (std::is_same_v<T, std::string>)
+              return literal_expr(v, Type::String, text);
+            else if constexpr (std::is_same_v<T, Date>)
+              return literal_expr(v, Type::Date, text);
             else
               sql::fail(e.pos, "unexpected literal " + quoted(text));
           },
@@ -558,8 +569,8 @@ Expr Binder::bind_expr(const ast::Expr& e, const Scope& scope, const char* claus
       }
       Expr a = bind_expr(e.args.at(0), scope, clause, agg);
       if (a.boolean || (!is_numeric(a.type) && !is_null_literal(a)))
-        sql::fail(e.pos, "cannot negate " + quoted(a.text) + " (" + (a.boolean ? "a condition" : to_string(a.type)) +
-                             ")");
+        sql::fail(e.pos,
+                  "cannot negate " + quoted(a.text) + " (" + (a.boolean ? "a condition" : to_string(a.type)) + ")");
       Expr n;
       n.kind = ExprKind::Neg;
       n.type = a.type == Type::Int32 ? Type::Int64 : a.type;
@@ -629,8 +640,7 @@ Expr Binder::bind_expr(const ast::Expr& e, const Scope& scope, const char* claus
       return n;
     }
     case ast::ExprKind::Function:
-      if (is_aggregate_name(e.name))
-        sql::fail(e.pos, "aggregate " + quoted(e.text()) + " is not allowed in " + clause);
+      if (is_aggregate_name(e.name)) sql::fail(e.pos, "aggregate " + quoted(e.text()) + " is not allowed in " + clause);
       sql::fail(e.pos, "unknown function " + quoted(e.name) +
                            " (functions: COUNT, SUM, AVG, MIN, MAX, MEDIAN, QUANTILE, KTH_LARGEST, EXTRACT)");
   }
@@ -710,8 +720,8 @@ std::unique_ptr<Node> Binder::bind_from(const ast::Select& s, Scope& scope) {
   for (size_t i = 0; i < sources.size(); ++i)
     for (size_t k = 0; k < i; ++k)
       if (sources[i].qualifier == sources[k].qualifier)
-        sql::fail(sources[i].pos, "table name " + quoted(sources[i].qualifier) +
-                                      " appears twice in FROM; give one of them an alias");
+        sql::fail(sources[i].pos,
+                  "table name " + quoted(sources[i].qualifier) + " appears twice in FROM; give one of them an alias");
 
   // The scope of all tables together, to see which tables each condition reads.
   Scope all;
@@ -793,7 +803,8 @@ std::unique_ptr<Node> Binder::bind_from(const ast::Select& s, Scope& scope) {
     join->schema = tree->schema;
     for (const auto& c : sources[next].node->schema) join->schema.push_back(c);
     Scope js = cur;
-    for (const auto& c : sources[next].node->schema) js.columns.push_back({c.qualifier, c.name, c.type, c.dictionary, next});
+    for (const auto& c : sources[next].node->schema)
+      js.columns.push_back({c.qualifier, c.name, c.type, c.dictionary, next});
     // The conditions now covered: column equalities across the two sides are keys, a band pair is the
     // band, the rest is the residual.
     std::vector<Expr> rest;
@@ -1106,7 +1117,7 @@ std::unique_ptr<Node> Binder::bind_query(const ast::Query& q) {
   op->kind = NodeKind::SetOp;
   op->set_op = q.set_op == ast::SetOpKind::Union       ? SetOpKind::Union
                : q.set_op == ast::SetOpKind::Intersect ? SetOpKind::Intersect
-                                                        : SetOpKind::Except;
+                                                       : SetOpKind::Except;
   op->all = q.all;
   op->schema = left->schema;
   for (size_t i = 0; i < op->schema.size(); ++i) {
@@ -1137,8 +1148,7 @@ std::unique_ptr<Node> Binder::bind_query(const ast::Query& q) {
           if (node->schema[i].name == x.name) col = i;
       }
       if (col == SIZE_MAX)
-        sql::fail(x.pos, "ORDER BY of a set operation must name a result column or position, not " +
-                             quoted(x.text()));
+        sql::fail(x.pos, "ORDER BY of a set operation must name a result column or position, not " + quoted(x.text()));
       so->sort_keys.push_back({col, o.descending});
     }
     so->children.push_back(std::move(node));

@@ -4,12 +4,12 @@
 //!
 //! FROM tables and the conditions of WHERE and every `JOIN ... ON` are planned together: conditions
 //! on one table become Filters over its Scan; the tables are joined left-deep from the first FROM
-//! table (with three tables or more, from the largest: a star schema's fact table), next the first table (in FROM order) that conditions connect to those joined and that has
-//! conditions of its own, else the first connected one (a table that none connects waits; a product
-//! comes last); `*` still lists the columns in FROM order; equalities of two columns become the
-//! join's keys, `r.b BETWEEN l.a - d AND l.a + d` (or the pair of comparisons) its band, the rest its
-//! residual. Then GROUP BY / aggregates, HAVING, the select list, DISTINCT, ORDER BY and LIMIT; only
-//! the columns some node reads are scanned.
+//! table (with three tables or more, from the largest: a star schema's fact table), next the first table (in FROM
+//! order) that conditions connect to those joined and that has conditions of its own, else the first connected one (a
+//! table that none connects waits; a product comes last); `*` still lists the columns in FROM order; equalities of two
+//! columns become the join's keys, `r.b BETWEEN l.a - d AND l.a + d` (or the pair of comparisons) its band, the rest
+//! its residual. Then GROUP BY / aggregates, HAVING, the select list, DISTINCT, ORDER BY and LIMIT; only the columns
+//! some node reads are scanned.
 
 #include <memory>
 

@@ -64,7 +64,9 @@ bool is_numeric(Type type) noexcept {
   return type == Type::Int32 || type == Type::Int64 || type == Type::Float32 || type == Type::Float64;
 }
 
-bool is_integer(Type type) noexcept { return type == Type::Int32 || type == Type::Int64; }
+bool is_integer(Type type) noexcept {
+  return type == Type::Int32 || type == Type::Int64;
+}
 
 Type agg_result_type(AggKind kind, Type arg) noexcept {
   switch (kind) {

@@ -65,8 +65,8 @@ std::string Node::label() const {
     case NodeKind::Join: {
       for (const auto& [l, r] : equi) parts.push_back(input_name(*this, 0, l) + " = " + input_name(*this, 1, r));
       if (band)
-        parts.push_back(input_name(*this, 0, band->left) + " + " + number(band->lo) + " <= " +
-                        input_name(*this, 1, band->right) + " <= " + input_name(*this, 0, band->left) + " + " +
+        parts.push_back(input_name(*this, 0, band->left) + " + " + number(band->lo) +
+                        " <= " + input_name(*this, 1, band->right) + " <= " + input_name(*this, 0, band->left) + " + " +
                         number(band->hi));
       if (residual) parts.push_back(residual->text);
       return parts.empty() ? "Join (product)" : "Join " + join_list(parts);

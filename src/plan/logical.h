@@ -22,8 +22,8 @@ namespace gfxq::plan {
 
 //! One output column of a node.
 struct SchemaColumn {
-  std::string name;       //!< result name (an alias, the column's name, or the expression's text)
-  std::string qualifier;  //!< the table alias a column came from (resolves `t.c`), or empty
+  std::string name;         //!< result name (an alias, the column's name, or the expression's text)
+  std::string qualifier;    //!< the table alias a column came from (resolves `t.c`), or empty
   Type type = Type::Int32;  //!< value type
   //! String columns: the dictionary their codes index.
   std::shared_ptr<const Dictionary> dictionary;
@@ -57,7 +57,7 @@ enum class SetOpKind { Union, Intersect, Except };
 
 //! A node of the logical plan.
 struct Node {
-  NodeKind kind = NodeKind::Scan;              //!< what it does
+  NodeKind kind = NodeKind::Scan;               //!< what it does
   std::vector<std::unique_ptr<Node>> children;  //!< inputs (Join, SetOp: two; Scan: none; else one)
   Schema schema;                                //!< output columns
 

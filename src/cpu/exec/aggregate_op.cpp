@@ -113,7 +113,8 @@ class AggEval {
       case AggKind::Max: {
         if (n == 0) return std::monostate{};
         uint64_t best = keys_.key[live[0]];
-        for (uint64_t r : live) best = call_.kind == AggKind::Min ? std::min(best, keys_.key[r]) : std::max(best, keys_.key[r]);
+        for (uint64_t r : live)
+          best = call_.kind == AggKind::Min ? std::min(best, keys_.key[r]) : std::max(best, keys_.key[r]);
         return value_of_key(arg_.type, best);
       }
       case AggKind::Median:

@@ -44,14 +44,16 @@ Table HostRelation::to_table() const {
 
 namespace {
 
-bool integer_storage(Type t) { return t == Type::Int32 || t == Type::Int64 || t == Type::Date || t == Type::String; }
+bool integer_storage(Type t) {
+  return t == Type::Int32 || t == Type::Int64 || t == Type::Date || t == Type::String;
+}
 
 // One evaluated vector.
 struct Vec {
   Type type = Type::Int64;
-  std::vector<int64_t> i;  // integer storage
-  std::vector<float> f;    // FLOAT
-  std::vector<double> d;   // DOUBLE
+  std::vector<int64_t> i;     // integer storage
+  std::vector<float> f;       // FLOAT
+  std::vector<double> d;      // DOUBLE
   std::vector<uint8_t> null;  // empty when no row is NULL
   std::shared_ptr<const Dictionary> dict;
 
@@ -197,8 +199,10 @@ Vec arith(const Expr& e, const HostRelation& in) {
       case ArithOp::Div:
         if (y == 0)
           throw Error(ErrorCode::InvalidInput, "division by zero in " + e.text + " at row " + std::to_string(r));
-        if (x == std::numeric_limits<int64_t>::min() && y == -1) bad = true;
-        else z = x / y;
+        if (x == std::numeric_limits<int64_t>::min() && y == -1)
+          bad = true;
+        else
+          z = x / y;
         break;
     }
     if (bad) overflow(e, r, "integer overflow (the result is outside BIGINT)");
@@ -221,7 +225,9 @@ int compare_int_double(int64_t i, double d) {
   return d > t ? -1 : 1;  // i == trunc(d): d's fraction decides
 }
 
-int three_way(int64_t x, int64_t y) { return x < y ? -1 : (x > y ? 1 : 0); }
+int three_way(int64_t x, int64_t y) {
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
 
 Truth compare(const Expr& e, const HostRelation& in) {
   const size_t n = in.rows();
@@ -425,7 +431,9 @@ Column evaluate(const Expr& e, const HostRelation& in, const std::string& name) 
   return c;
 }
 
-Truth evaluate_condition(const Expr& e, const HostRelation& in) { return truth(e, in); }
+Truth evaluate_condition(const Expr& e, const HostRelation& in) {
+  return truth(e, in);
+}
 
 std::vector<uint64_t> true_rows(const Expr& e, const HostRelation& in) {
   const Truth t = truth(e, in);

@@ -95,7 +95,8 @@ HostRelation run_join(const plan::Node& node, const HostRelation& left, const Ho
         rrows.push_back(r);
       }
     }
-    how = "hash table of the right side's " + std::to_string(node.equi.size()) + "-column keys, probed by each left row";
+    how =
+        "hash table of the right side's " + std::to_string(node.equi.size()) + "-column keys, probed by each left row";
     if (node.band) {
       // Keys and a band: the band filters the key matches.
       const plan::Band& b = *node.band;

@@ -32,8 +32,7 @@ HostRelation run_limit(const plan::Node& node, const HostRelation& in, std::stri
 //! Distinct: the first row of each set of equal rows, in order.
 HostRelation run_distinct(const plan::Node& node, const HostRelation& in, std::string& how);
 //! SetOp: UNION / INTERSECT / EXCEPT, set or bag (ALL) semantics, left rows first.
-HostRelation run_set_op(const plan::Node& node, const HostRelation& left, const HostRelation& right,
-                        std::string& how);
+HostRelation run_set_op(const plan::Node& node, const HostRelation& left, const HostRelation& right, std::string& how);
 
 //! The cells of `rows` of `src` as a new column named `name` (NULL flags and dictionary kept).
 Column gather_column(const Column& src, const std::vector<uint64_t>& rows, const std::string& name);

@@ -103,7 +103,8 @@ HostRelation run_scan(const plan::Node& node, std::string& how) {
 HostRelation run_filter(const plan::Node& node, const HostRelation& in, std::string& how) {
   const std::vector<uint64_t> rows = true_rows(*node.predicate, in);
   Table out;
-  for (size_t i = 0; i < node.schema.size(); ++i) out.columns.push_back(gather_column(in.column(i), rows, node.schema[i].name));
+  for (size_t i = 0; i < node.schema.size(); ++i)
+    out.columns.push_back(gather_column(in.column(i), rows, node.schema[i].name));
   how = "expression evaluated a column at a time, rows gathered";
   HostRelation r = HostRelation::of(std::move(out));
   r.row_count = rows.size();
@@ -134,7 +135,8 @@ HostRelation run_limit(const plan::Node& node, const HostRelation& in, std::stri
   std::vector<uint64_t> rows(count);
   for (uint64_t i = 0; i < count; ++i) rows[i] = first + i;
   Table out;
-  for (size_t i = 0; i < node.schema.size(); ++i) out.columns.push_back(gather_column(in.column(i), rows, node.schema[i].name));
+  for (size_t i = 0; i < node.schema.size(); ++i)
+    out.columns.push_back(gather_column(in.column(i), rows, node.schema[i].name));
   how = "rows " + std::to_string(first) + " to " + std::to_string(first + count) + " kept";
   HostRelation r = HostRelation::of(std::move(out));
   r.row_count = count;

@@ -52,9 +52,12 @@ HostRelation rows_of(const std::vector<Column>& cols, const std::vector<uint64_t
     Column c = gather_column(cols[i], pick, cols[i].name);
     if (cols2) {
       const Column d = gather_column((*cols2)[i], *more, cols[i].name);
-      std::visit([&](auto& dst) { dst.insert(dst.end(), std::get<std::decay_t<decltype(dst)>>(d.data).begin(),
-                                             std::get<std::decay_t<decltype(dst)>>(d.data).end()); },
-                 c.data);
+      std::visit(
+          [&](auto& dst) {
+            dst.insert(dst.end(), std::get<std::decay_t<decltype(dst)>>(d.data).begin(),
+                       std::get<std::decay_t<decltype(dst)>>(d.data).end());
+          },
+          c.data);
       if (!c.nulls.empty() || !d.nulls.empty()) {
         c.nulls.resize(pick.size(), 0);
         if (d.nulls.empty())
@@ -83,8 +86,7 @@ HostRelation run_distinct(const plan::Node& node, const HostRelation& in, std::s
   return rows_of(cols, keep);
 }
 
-HostRelation run_set_op(const plan::Node& node, const HostRelation& left, const HostRelation& right,
-                        std::string& how) {
+HostRelation run_set_op(const plan::Node& node, const HostRelation& left, const HostRelation& right, std::string& how) {
   const auto lc = columns_of(node, left), rc = columns_of(node, right);
   const auto lk = row_keys(lc, left.rows()), rk = row_keys(rc, right.rows());
   std::vector<uint64_t> lkeep, rkeep;
@@ -122,9 +124,9 @@ HostRelation run_set_op(const plan::Node& node, const HostRelation& left, const 
       break;
     }
   }
-  const char* name = node.set_op == plan::SetOpKind::Union ? "UNION" : node.set_op == plan::SetOpKind::Intersect
-                                                                            ? "INTERSECT"
-                                                                            : "EXCEPT";
+  const char* name = node.set_op == plan::SetOpKind::Union       ? "UNION"
+                     : node.set_op == plan::SetOpKind::Intersect ? "INTERSECT"
+                                                                 : "EXCEPT";
   how = std::string(name) + (node.all ? " ALL" : "") + " by hash tables of whole rows";
   return rows_of(lc, lkeep, &rc, &rkeep);
 }

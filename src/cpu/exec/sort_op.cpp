@@ -21,7 +21,8 @@ HostRelation run_sort(const plan::Node& node, const HostRelation& in, std::strin
     return false;
   });
   Table out;
-  for (size_t i = 0; i < node.schema.size(); ++i) out.columns.push_back(gather_column(in.column(i), rows, node.schema[i].name));
+  for (size_t i = 0; i < node.schema.size(); ++i)
+    out.columns.push_back(gather_column(in.column(i), rows, node.schema[i].name));
   how = "stable sort of row ids by " + std::to_string(keys.size()) + " key" + (keys.size() > 1 ? "s" : "");
   HostRelation r = HostRelation::of(std::move(out));
   r.row_count = rows.size();
