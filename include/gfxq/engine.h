@@ -60,10 +60,10 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  //! Runs `query` over `catalog` on `backend`. A backend that cannot answer exactly throws
-  //! Error(Unsupported) naming the operator; it never falls back silently. Auto runs the compute
-  //! backend on a GPU Vulkan device and the CPU reference engine otherwise (or when compute cannot
-  //! run the query); the report's `reason` says which and why.
+  //! Runs `query` over `catalog` on `backend`. A forced backend that cannot run a node of the plan
+  //! exactly throws Error(Unsupported) naming the node; it never falls back silently. Auto places each
+  //! node: on the compute backend on a GPU Vulkan device when it has an operator for it, else on the
+  //! CPU reference engine; the report says per node which backend ran it and why.
   Result execute(const Query& query, const Catalog& catalog, Backend backend = Backend::Auto);
   //! Parses `sql` (the language of docs/SQL.md) and executes it. `EXPLAIN query` runs nothing: its
   //! table holds the placed plan's lines (column `plan`) and its report the plan.

@@ -6,6 +6,7 @@
 #include "gfxq/capabilities.h"
 #include "gfxq/column_file.h"
 #include "gfxq/cpu.h"
+#include "gfxq/database.h"
 #include "gfxq/engine.h"
 #include "gfxq/error.h"
 #include "gfxq/query.h"

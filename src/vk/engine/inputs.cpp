@@ -139,7 +139,7 @@ const DeviceColumn& InputRows::column(size_t c) {
     columns_[c] = &env_.resident.get(env_.device, key, host, passes_);
   } else {
     const auto start = std::chrono::steady_clock::now();
-    owned_.push_back(std::make_unique<DeviceColumn>(upload_column32(env_.device, host)));
+    owned_.push_back(std::make_unique<DeviceColumn>(upload_column(env_.device, host)));
     PassRecord p;
     p.kind = "upload";
     p.detail =

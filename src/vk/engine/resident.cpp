@@ -6,21 +6,6 @@
 
 namespace gfxq::vk {
 
-DeviceColumn upload_column32(Device& device, const Column& column) {
-  const Type storage = storage_type(column.type);
-  if (storage != Type::Int32 && storage != Type::Float32)
-    throw Error(ErrorCode::Internal,
-                "upload_column32: column '" + column.name + "' is " + to_string(column.type) + ", not a 32-bit column");
-  DeviceColumn c;
-  c.type = storage;
-  c.rows = column.size();
-  c.buffer = device.create_buffer(padded_bytes(c.rows), MemoryKind::Device);
-  const void* data = storage == Type::Int32 ? static_cast<const void*>(column.as<int32_t>().data())
-                                            : static_cast<const void*>(column.as<float>().data());
-  device.upload(c.buffer, data, c.rows * 4);
-  return c;
-}
-
 const DeviceColumn& ResidentColumns::get(Device& device, const ResidentKey& key, const Column& column,
                                          std::vector<PassRecord>& passes) {
   const auto start = std::chrono::steady_clock::now();
@@ -43,7 +28,7 @@ const DeviceColumn& ResidentColumns::get(Device& device, const ResidentKey& key,
     p.detail = key.table + "." + column.name + " on the device (0 bytes)";
   } else {
     Entry e;
-    e.column = upload_column32(device, column);
+    e.column = upload_column(device, column);
     e.bytes = e.column.buffer.size();
     it = entries_.emplace(key, std::move(e)).first;
     bytes_ += it->second.bytes;

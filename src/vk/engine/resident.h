@@ -60,8 +60,4 @@ class ResidentColumns {
   std::map<ResidentKey, Entry> entries_;
 };
 
-//! Uploads a 32-bit column of any storage-int32 type (INT, DATE, STRING codes) or FLOAT; the device
-//! copy is typed Int32 for all but FLOAT (what the join and GROUP BY operators take).
-DeviceColumn upload_column32(Device& device, const Column& column);
-
 }  // namespace gfxq::vk

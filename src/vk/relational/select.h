@@ -60,7 +60,8 @@ struct DeviceColumn {
 //! Bytes of a buffer of `elements` 4-byte values padded to whole 16-byte vectors (at least 16).
 uint64_t padded_bytes(uint64_t elements) noexcept;
 
-//! Uploads an INT or FLOAT column (synchronously).
+//! Uploads a 32-bit column (synchronously): INT, FLOAT, or the int32 storage of STRING codes and
+//! DATE days (typed Int32 on the device).
 DeviceColumn upload_column(Device& device, const Column& column);
 
 //! One chunk of a CNF pass: rows one binding holds.
