@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_support.h"
 #include "cli/cli.h"
 #include "gfxq/gfxq.h"
 #include "test_support.h"
@@ -22,17 +23,8 @@ namespace {
 
 using gfxq::ErrorCode;
 
-struct CliRun {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-CliRun cli(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int status = gfxq::cli::run(args, out, err);
-  return {status, out.str(), err.str()};
-}
+using gfxq::test::cli;
+using gfxq::test::CliRun;
 
 std::string scratch_file(const std::string& name, const std::string& content) {
   const auto dir = std::filesystem::temp_directory_path() / ("gfxq_bad_input_" + std::to_string(getpid()));

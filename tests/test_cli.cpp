@@ -5,22 +5,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli_support.h"
 #include "cli/cli.h"
 #include "gfxq/gfxq.h"
 
 namespace {
 
-struct CliRun {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-CliRun cli(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int status = gfxq::cli::run(args, out, err);
-  return {status, out.str(), err.str()};
-}
+using gfxq::test::cli;
+using gfxq::test::CliRun;
 
 std::string scratch_file(const std::string& name, const std::string& content) {
   const auto dir = std::filesystem::temp_directory_path() / "gfxq_cli_test";

@@ -9,22 +9,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli_support.h"
 #include "cli/cli.h"
 #include "gfxq/gfxq.h"
 
 namespace {
 
-struct CliRun {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-CliRun cli(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int status = gfxq::cli::run(args, out, err);
-  return {status, out.str(), err.str()};
-}
+using gfxq::test::cli;
+using gfxq::test::CliRun;
 
 struct TempDir {
   std::filesystem::path path;

@@ -1,5 +1,6 @@
 #include "cli/shell.h"
 
+#include <cctype>
 #include <chrono>
 #include <fstream>
 #include <iomanip>
@@ -32,16 +33,11 @@ constexpr const char* kShellHelp = R"(Statements end with ';' and may span lines
   .quit                  leave (also .exit, or the end of the input)
 )";
 
-const char* type_name(Type t) {
-  switch (t) {
-    case Type::Int32: return "INT";
-    case Type::Float32: return "FLOAT";
-    case Type::Int64: return "BIGINT";
-    case Type::Float64: return "DOUBLE";
-    case Type::String: return "STRING";
-    case Type::Date: return "DATE";
-  }
-  return "?";
+// A type's name as SQL writes it: "INT", "STRING", ...
+std::string type_name(Type t) {
+  std::string name = to_string(t);
+  for (char& c : name) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return name;
 }
 
 std::vector<std::string> words_of(const std::string& line) {

@@ -283,6 +283,13 @@ const void* data_or_empty(const void* p) {
   return p ? p : kEmptyBuffer;
 }
 
+// Releases and frees a child array or schema this module allocated.
+template <class T>
+void release_owned(T* p) {
+  if (p->release) p->release(p);
+  delete p;
+}
+
 struct ArrayData {
   std::shared_ptr<Shared> shared;
   std::vector<const void*> buffers;
@@ -293,14 +300,8 @@ struct ArrayData {
 
 void release_array(ArrowArray* a) {
   auto* data = static_cast<ArrayData*>(a->private_data);
-  for (ArrowArray* c : data->children) {
-    if (c->release) c->release(c);
-    delete c;
-  }
-  if (data->dictionary) {
-    if (data->dictionary->release) data->dictionary->release(data->dictionary);
-    delete data->dictionary;
-  }
+  for (ArrowArray* c : data->children) release_owned(c);
+  if (data->dictionary) release_owned(data->dictionary);
   delete data;
   a->release = nullptr;
 }
@@ -314,14 +315,8 @@ struct SchemaData {
 
 void release_schema(ArrowSchema* s) {
   auto* data = static_cast<SchemaData*>(s->private_data);
-  for (ArrowSchema* c : data->children) {
-    if (c->release) c->release(c);
-    delete c;
-  }
-  if (data->dictionary) {
-    if (data->dictionary->release) data->dictionary->release(data->dictionary);
-    delete data->dictionary;
-  }
+  for (ArrowSchema* c : data->children) release_owned(c);
+  if (data->dictionary) release_owned(data->dictionary);
   delete data;
   s->release = nullptr;
 }
