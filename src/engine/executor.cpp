@@ -70,7 +70,7 @@ Placed place(const plan::Node& node, const Catalog& catalog, Backend requested, 
       f = backends.get(Backend::Cpu).claim(node, catalog, why);
       if (!f) throw Error(ErrorCode::Internal, "the CPU engine cannot run " + node.label() + ": " + why);
       p.backend = Backend::Cpu;
-      p.reason = no_gpu.empty() ? "auto: CPU engine, since the " + why : "auto: CPU engine, since " + no_gpu;
+      p.reason = no_gpu.empty() ? "auto: CPU engine (compute cannot: " + why + ")" : "auto: CPU engine, since " + no_gpu;
     }
     p.fragment = std::move(*f);
   }
