@@ -163,17 +163,37 @@ void hash_partitioned(Context& ctx) {
   const uint64_t total = scan.total(stages, "join pairs");
   count.passed = total;
   if (ctx.out.count_only()) return ctx.out.set_count(total);
-  // Known bug: written in several chunks, this join's pairs are wrong on NVIDIA (H200, driver 580;
-  // right on lavapipe; tests/test_vk_join.cpp "chunked output"). Refused until found.
-  if (ctx.out.chunked() && total > ctx.out.chunk_capacity())
-    throw Error(ErrorCode::Unsupported, "join: the partitioned hash join writes at most one chunk of " +
-                                            std::to_string(ctx.out.chunk_capacity()) + " pairs (its chunked output " +
-                                            "is wrong on NVIDIA, a known bug); " + std::to_string(total) +
-                                            " pairs: force another algorithm");
-  ctx.out.write(total, Natural::Unordered, "shared-memory tables per work item: the pairs at their offsets",
-                [&](VkCommandBuffer cmd, uint64_t c0, uint64_t c1, const Buffer& out_a, const Buffer& out_b) {
-                  dispatch(cmd, JOIN_SLOT_WRITE, c0, c1, out_a, out_b);
-                });
+  // Chunks end between work items. A workgroup links its shared table's chains by atomic
+  // exchanges, so the order of a slot's pairs may differ from one dispatch to the next (it did on
+  // the H200; lavapipe runs them in one order): a slot split between two write passes would lose
+  // some pairs and repeat others. A work item is written whole by one pass.
+  auto cuts = [&](uint64_t chunk) {
+    const Buffer starts = dwords(device, n_items);
+    std::vector<VkBufferCopy> regions(n_items);
+    for (uint64_t g = 0; g < n_items; ++g) regions[g] = {g * JOIN_WG * 8, g * 8, 8};
+    stages.run("join-cuts", "each work item's first output position", n_items, [&](VkCommandBuffer cmd) {
+      vkCmdCopyBuffer(cmd, scan.offsets.handle(), starts.handle(), uint32_t(n_items), regions.data());
+    });
+    std::vector<uint64_t> first = stages.download<uint64_t>(starts, n_items, "work items' first output positions");
+    first.push_back(total);
+    std::vector<uint64_t> bounds{0};
+    for (uint64_t g = 0; g < n_items; ++g) {
+      if (first[g + 1] - first[g] > chunk)
+        throw Error(ErrorCode::Unsupported,
+                    "join: work item " + std::to_string(g) + " of the partitioned hash join has " +
+                        std::to_string(first[g + 1] - first[g]) + " pairs, more than one output chunk of " +
+                        std::to_string(chunk) + " pairs (an item is written by one pass): give a larger chunk");
+      if (first[g + 1] - bounds.back() > chunk) bounds.push_back(first[g]);
+    }
+    bounds.push_back(total);
+    return bounds;
+  };
+  ctx.out.write(
+      total, Natural::Unordered, "shared-memory tables per work item: the pairs at their offsets",
+      [&](VkCommandBuffer cmd, uint64_t c0, uint64_t c1, const Buffer& out_a, const Buffer& out_b) {
+        dispatch(cmd, JOIN_SLOT_WRITE, c0, c1, out_a, out_b);
+      },
+      cuts);
 }
 
 void hash_global(Context& ctx) {

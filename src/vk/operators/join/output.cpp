@@ -67,7 +67,7 @@ uint64_t Output::chunk_capacity() const {
   return std::min(options_.chunk_pairs ? options_.chunk_pairs : default_chunk(device), device.max_binding_elements());
 }
 
-void Output::write(uint64_t total, Natural natural, const std::string& what, const WritePass& write) {
+void Output::write(uint64_t total, Natural natural, const std::string& what, const WritePass& write, const Cuts& cuts) {
   Device& device = stages_.device();
   result_.count = total;
   const bool in_order = natural == Natural::AB && !swapped_;
@@ -104,9 +104,16 @@ void Output::write(uint64_t total, Natural natural, const std::string& what, con
   }
   const Buffer& left = swapped_ ? out_b : out_a;
   const Buffer& right = swapped_ ? out_a : out_b;
-  const uint64_t chunks = prim::div_up(total, chunk);
+  std::vector<uint64_t> bounds;  // chunk c holds the pairs at [bounds[c], bounds[c + 1])
+  if (cuts && total > chunk) {
+    bounds = cuts(chunk);
+  } else {
+    for (uint64_t c0 = 0; c0 < total; c0 += chunk) bounds.push_back(c0);
+    bounds.push_back(total);
+  }
+  const uint64_t chunks = bounds.size() - 1;
   for (uint64_t c = 0; c < chunks; ++c) {
-    const uint64_t c0 = c * chunk, c1 = std::min(total, c0 + chunk);
+    const uint64_t c0 = bounds[c], c1 = bounds[c + 1];
     PassRecord& pass = stages_.run(
         "join-write",
         what + (chunks > 1 ? " (chunk " + std::to_string(c + 1) + " of " + std::to_string(chunks) + ")" : ""), c1 - c0,

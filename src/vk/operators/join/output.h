@@ -38,6 +38,11 @@ enum class Natural {
 using WritePass =
     std::function<void(VkCommandBuffer cmd, uint64_t c0, uint64_t c1, const Buffer& out_a, const Buffer& out_b)>;
 
+//! Chunk windows for a write pass that must not split some unit of its slots: given the chunk
+//! capacity, the ascending bounds 0 = b0 < b1 < ... < bk = total, each window [bi, bi+1) at most the
+//! capacity (or Error(Unsupported) naming the unit that does not fit).
+using Cuts = std::function<std::vector<uint64_t>(uint64_t chunk)>;
+
 //! A join's output: chunks, ordering, and the JoinResult's count, buffers and chunk count.
 class Output {
  public:
@@ -54,8 +59,9 @@ class Output {
   //! Count mode: records the total as the result.
   void set_count(uint64_t total);
   //! Writes `total` pairs through `write` (one pass per chunk), delivers them, and orders them when
-  //! asked and `natural` is not already the order. `what` names the write stage.
-  void write(uint64_t total, Natural natural, const std::string& what, const WritePass& write);
+  //! asked and `natural` is not already the order. `what` names the write stage. Past one chunk,
+  //! `cuts` (when given) places the chunks' bounds, else every chunk but the last is full.
+  void write(uint64_t total, Natural natural, const std::string& what, const WritePass& write, const Cuts& cuts = {});
 
  private:
   Stages& stages_;
