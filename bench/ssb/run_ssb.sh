@@ -9,8 +9,10 @@
 #
 # BUILD_DIR holds gfxq and gfxq_ssb_bench (a Release build). DATA_DIR defaults to
 # ${TMPDIR:-/tmp}/gfxq_ssb_sf<SF>; the CSV files take about 100 bytes per lineorder row (SF 20: 12 GB).
-# Output under $OUT (default ./out): ssb_sf<SF>_gen.txt and ssb_sf<SF>_duckdb.jsonl and ssb_sf<SF>_gfxq.jsonl (one JSON line per
-# query, see bench/ssb/ssb_bench.cpp). DuckDB's library: $GFXQ_DUCKDB_LIB, else /opt/gfxq/duckdb
+# Output under $OUT (default ./out): ssb_sf<SF>_gen.txt, ssb_sf<SF>_ceiling.jsonl (the copy bandwidth,
+# gfxq_bench compute.ceiling_copy at 2^28), ssb_sf<SF>_duckdb.jsonl and ssb_sf<SF>_gfxq.jsonl (one JSON
+# line per query, see bench/ssb/ssb_bench.cpp); bench/ssb/plot_ssb.py makes the table and chart.
+# DuckDB's library: $GFXQ_DUCKDB_LIB, else /opt/gfxq/duckdb
 # (.ci/install-deps); a path ending in .xz is unpacked first (a compressed copy carried to a machine
 # without the npm registry).
 set -euo pipefail
@@ -35,6 +37,9 @@ if [ "$(cat "$data/GENERATED" 2>/dev/null)" != "$stamp" ]; then
   echo "$stamp" > "$data/GENERATED"
 fi
 
+# The copy bandwidth of this device in the same run: the per-query bound of plot_ssb.py.
+"$build/gfxq_bench" --cases compute.ceiling_copy --log2 28 --repeats 10 > "$out/ssb_sf${sf}_ceiling.jsonl" ||
+  echo "no copy ceiling (no Vulkan device?)" >&2
 "$build/gfxq_ssb_bench" --data "$data" --sf "$sf" --repeats "$repeats" --engines duckdb |
   tee "$out/ssb_sf${sf}_duckdb.jsonl"
 "$build/gfxq_ssb_bench" --data "$data" --sf "$sf" --repeats "$repeats" --engines "${SSB_ENGINES:-gfxq-auto,gfxq-compute}" |

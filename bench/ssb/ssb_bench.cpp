@@ -7,21 +7,25 @@
 // Engines: duckdb (the CPU peer) and gfxq-auto, gfxq-compute, gfxq-cpu (gfxq's Engine with that
 // backend over the tables loaded once into one catalog: the untimed first run is cold, uploading
 // the columns, which then stay resident; its wall time is "cold_s"). gfxq lines add "gpu_ms" (the
-// GPU time of the best run's passes), "nodes" (plan nodes per backend) and, for a query the backend
-// refuses, "error" instead of times.
+// GPU time of the best run's passes), "nodes" (plan nodes per backend), "bytes" (the columns the query
+// names, whole, at their storage width: the bytes a scan of its inputs reads, the bound
+// bench/ssb/plot_ssb.py divides by the copy bandwidth) and, for a query the backend refuses, "error"
+// instead of times.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
-#include <map>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include "gfxq/engine.h"
-#include "gfxq/ssb.h"
 #include "gfxq/error.h"
+#include "gfxq/ssb.h"
 #include "ssb/ssb_harness.h"
 
 namespace {
@@ -82,14 +86,37 @@ std::string json(const std::string& text) {
   return out + "\"";
 }
 
+// Bytes of the catalog's columns that `sql` names (SSB column names are unique across its tables), at
+// their storage width (4 bytes; 8 for BIGINT and DOUBLE).
+uint64_t named_column_bytes(const std::string& sql, const gfxq::Catalog& catalog) {
+  std::set<std::string> words;
+  std::string word;
+  for (const char c : sql + " ") {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+      word += c;
+    } else if (!word.empty()) {
+      words.insert(word);
+      word.clear();
+    }
+  }
+  uint64_t bytes = 0;
+  for (const std::string& t : gfxq::ssb_table_names()) {
+    const gfxq::Table& table = catalog.get(t);
+    for (const gfxq::Column& c : table.columns)
+      if (words.count(c.name))
+        bytes += table.rows() * (c.type == gfxq::Type::Int64 || c.type == gfxq::Type::Float64 ? 8 : 4);
+  }
+  return bytes;
+}
+
 void run_gfxq(const Settings& s, const std::vector<gfxq::ssb::Query>& queries, const std::string& engine) {
   const gfxq::Backend backend = gfxq::parse_backend(engine.substr(5));
   const auto start = std::chrono::steady_clock::now();
   gfxq::Catalog catalog;
   for (const std::string& t : gfxq::ssb_table_names()) catalog.add(t, gfxq::read_csv_file(s.data + "/" + t + ".csv"));
   const double load = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << "{\"engine\": \"" << engine << "\", \"sf\": " << s.sf << ", \"load_s\": " << load
-            << ", \"date\": \"" << today() << "\"}" << std::endl;
+  std::cout << "{\"engine\": \"" << engine << "\", \"sf\": " << s.sf << ", \"load_s\": " << load << ", \"date\": \""
+            << today() << "\"}" << std::endl;
   gfxq::Engine gfxq_engine;
   for (const auto& q : queries) {
     std::cout << "{\"engine\": \"" << engine << "\", \"query\": \"" << q.name << "\", \"sf\": " << s.sf;
@@ -111,10 +138,10 @@ void run_gfxq(const Settings& s, const std::vector<gfxq::ssb::Query>& queries, c
       for (const auto& n : first.report.plan) ++nodes[gfxq::to_string(n.backend)];
       std::string placed;
       for (const auto& [b, n] : nodes) placed += (placed.empty() ? "" : ", ") + json(b) + ": " + std::to_string(n);
-      std::cout << ", \"rows\": " << first.table.rows() << ", \"cold_s\": " << cold << ", \"best_s\": "
-                << runs.front().first << ", \"median_s\": " << runs[runs.size() / 2].first
+      std::cout << ", \"rows\": " << first.table.rows() << ", \"cold_s\": " << cold
+                << ", \"best_s\": " << runs.front().first << ", \"median_s\": " << runs[runs.size() / 2].first
                 << ", \"gpu_ms\": " << runs.front().second << ", \"nodes\": {" << placed
-                << "}, \"runs\": " << s.repeats;
+                << "}, \"bytes\": " << named_column_bytes(q.sql, catalog) << ", \"runs\": " << s.repeats;
     } catch (const gfxq::Error& e) {
       std::cout << ", \"error\": " << json(e.what());
     }
