@@ -180,7 +180,8 @@ TEST_CASE("vk-skeletons: DISTINCT and set operations keep the rows the CPU engin
     for (const SetKind kind : {SetKind::Distinct, SetKind::Union, SetKind::Intersect, SetKind::IntersectAll,
                                SetKind::Except, SetKind::ExceptAll}) {
       CAPTURE(seed);
-      CAPTURE(vk::skel::to_string(kind));
+      const std::string kind_name = vk::skel::to_string(kind);
+      CAPTURE(kind_name);
       const bool distinct = kind == SetKind::Distinct;
       vk::skel::RowsInput in;
       in.columns = row_columns(l, distinct ? nullptr : &r, pick, asc);

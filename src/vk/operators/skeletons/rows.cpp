@@ -289,14 +289,15 @@ std::vector<uint32_t> set_rows(Device& device, const RowsInput& input, SetKind k
         device.barrier(cmd);
         CompactOutputs out;
         out.ids = {&ids, 0, n * 4};
-        out.count = {&counts, 8, 8};
+        out.count = {&counts, 16, 8};
         out.capacity = n;
         compact(device, cmd, ElemType::U32, {&flags, 0, total_rows * 4}, total_rows, Predicate::nonzero(), {}, out,
                 {&compact_scratch, 0, 0});
       });
-  const std::vector<uint64_t> c = sorter.stages().download<uint64_t>(counts, 2, "run and row counts");
+  // The run count at byte 0 (the scan's total), the kept rows' at byte 16 (the compaction's).
+  const std::vector<uint64_t> c = sorter.stages().download<uint64_t>(counts, 3, "run and row counts");
   how += " (" + std::to_string(c[0]) + " distinct rows)";
-  return sorter.stages().download<uint32_t>(ids, c[1], "kept row ids");
+  return sorter.stages().download<uint32_t>(ids, c[2], "kept row ids");
 }
 
 }  // namespace gfxq::vk::skel
