@@ -6,7 +6,8 @@
 //!
 //! Join fragment:     [Project of columns] Join
 //! Sort fragment:     [Project of columns | Limit]... Sort (issue 23)
-//! Set fragment:      [Project of columns | Limit]... Distinct [Project of columns], or ... SetOp
+//! Set fragment:      [Project of columns | Limit]... Distinct or SetOp
+//! (below a Sort, Distinct or SetOp, a Project of columns over a covered input is covered too)
 //! PRODUCT fragment:  [Project of columns] Join without keys, band or residual (CROSS JOIN)
 //! GROUP BY fragment: [Project of columns] [Limit] [Sort in the groups' key order] [Project of columns]
 //!                    Aggregate with GROUP BY
@@ -66,8 +67,8 @@ std::optional<engine::Fragment> claim_sort(const plan::Node& node, const Catalog
 engine::FragmentRun run_sort_fragment(FragmentEnv& env, const engine::Fragment& fragment,
                                       std::vector<cpu::HostRelation> inputs);
 
-//! The DISTINCT or set-operation fragment rooted at `node`: `[Project of columns | Limit]... Distinct
-//! [Project of columns]` or `[...] SetOp` over any inputs, or nullopt with `why` (a column type the
+//! The DISTINCT or set-operation fragment rooted at `node`: `[Project of columns | Limit]... Distinct`
+//! or `[...] SetOp` over any inputs, or nullopt with `why` (a column type the
 //! skeletons do not read, operand types that differ from the result's); `why` stays empty when
 //! `node` is not of that shape.
 std::optional<engine::Fragment> claim_set(const plan::Node& node, const Catalog& catalog, std::string& why);

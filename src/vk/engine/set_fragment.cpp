@@ -22,26 +22,6 @@ using plan::NodeKind;
 
 namespace {
 
-bool columns_only(const Node& p) {
-  for (const auto& e : p.exprs)
-    if (!e.is_column()) return false;
-  return true;
-}
-
-// The Distinct's input and which of its columns each output column is (a Project of columns right
-// below the Distinct is part of the fragment).
-const Node& distinct_input(const Node& distinct, std::vector<size_t>& map) {
-  const Node& child = *distinct.children[0];
-  map.clear();
-  if (child.kind == NodeKind::Project && columns_only(child)) {
-    for (const auto& e : child.exprs) map.push_back(e.column);
-    return *child.children[0];
-  }
-  map.resize(child.schema.size());
-  std::iota(map.begin(), map.end(), 0);
-  return child;
-}
-
 skel::SetKind set_kind(const Node& s) {
   switch (s.set_op) {
     case plan::SetOpKind::Union: return s.all ? skel::SetKind::UnionAll : skel::SetKind::Union;
@@ -109,17 +89,8 @@ std::optional<engine::Fragment> claim_set(const Node& node, const Catalog& catal
   f.nodes = layers;
   f.nodes.push_back(&core);
   std::string algorithm;
-  if (core.kind == NodeKind::Distinct) {
-    std::vector<size_t> map;
-    const Node& input = distinct_input(core, map);
-    if (&input != core.children[0].get()) f.nodes.push_back(core.children[0].get());
-    claim_input(input, catalog, f.nodes, f.inputs);
-    algorithm = "DISTINCT";
-  } else {
-    claim_input(*core.children[0], catalog, f.nodes, f.inputs);
-    claim_input(*core.children[1], catalog, f.nodes, f.inputs);
-    algorithm = skel::to_string(set_kind(core));
-  }
+  for (const auto& child : core.children) claim_skeleton_input(*child, catalog, f.nodes, f.inputs);
+  algorithm = core.kind == NodeKind::Distinct ? "DISTINCT" : skel::to_string(set_kind(core));
   f.algorithm = "compute: sort-based " + algorithm + " of whole rows (" + std::to_string(core.schema.size()) +
                 " columns; multi-column row sort, run heads, marks, compaction)";
   return f;
@@ -137,15 +108,9 @@ engine::FragmentRun run_set_fragment(FragmentEnv& env, const engine::Fragment& f
     return std::make_unique<InputRows>(env, child, covered ? nullptr : &inputs.at(next_input++), out.passes);
   };
   const bool distinct = core.kind == NodeKind::Distinct;
-  std::vector<size_t> map(core.schema.size());
-  std::iota(map.begin(), map.end(), 0);
-  std::unique_ptr<InputRows> left, right;
-  if (distinct) {
-    left = rows_of(distinct_input(core, map));
-  } else {
-    left = rows_of(*core.children[0]);
-    right = rows_of(*core.children[1]);
-  }
+  std::vector<size_t> map, rmap;
+  std::unique_ptr<InputRows> left = rows_of(skeleton_input(*core.children[0], f, map)), right;
+  if (!distinct) right = rows_of(skeleton_input(*core.children[1], f, rmap));
   SkeletonColumns lcols(env, *left, out.passes);
   std::optional<SkeletonColumns> rcols;
   if (right) rcols.emplace(env, *right, out.passes);
@@ -176,7 +141,7 @@ engine::FragmentRun run_set_fragment(FragmentEnv& env, const engine::Fragment& f
     c.type = core.schema[i].type;
     const auto& dictionary = core.schema[i].dictionary;
     c.left = lcols.source(map[i], dictionary);
-    if (right) c.right = rcols->source(i, dictionary);
+    if (right) c.right = rcols->source(rmap[i], dictionary);
     rows.columns.push_back(c);
   }
   const skel::SetKind kind = distinct ? skel::SetKind::Distinct : set_kind(core);

@@ -1,5 +1,6 @@
 #include "vk/engine/skeleton_inputs.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <variant>
@@ -68,13 +69,41 @@ void set_input_rows(const InputRows& in, skel::RowsInput& rows) {
   if (!rows.all) rows.ids = *in.selection();
 }
 
+namespace {
+
+bool columns_only(const plan::Node& p) {
+  for (const auto& e : p.exprs)
+    if (!e.is_column()) return false;
+  return true;
+}
+
+}  // namespace
+
+void claim_skeleton_input(const plan::Node& child, const Catalog& catalog, std::vector<const plan::Node*>& covered,
+                          std::vector<const plan::Node*>& inputs) {
+  if (child.kind == plan::NodeKind::Project && columns_only(child)) {
+    std::vector<const plan::Node*> below, none;
+    if (claim_input(*child.children[0], catalog, below, none)) {
+      covered.push_back(&child);
+      covered.insert(covered.end(), below.begin(), below.end());
+      return;
+    }
+  }
+  claim_input(child, catalog, covered, inputs);
+}
+
+const plan::Node& skeleton_input(const plan::Node& child, const engine::Fragment& f, std::vector<size_t>& map) {
+  map.clear();
+  if (child.kind == plan::NodeKind::Project && std::find(f.nodes.begin(), f.nodes.end(), &child) != f.nodes.end()) {
+    for (const auto& e : child.exprs) map.push_back(e.column);
+    return *child.children[0];
+  }
+  for (size_t i = 0; i < child.schema.size(); ++i) map.push_back(i);
+  return child;
+}
+
 const plan::Node& under_layers(const plan::Node& node, std::vector<const plan::Node*>& layers) {
   const plan::Node* cur = &node;
-  auto columns_only = [](const plan::Node& p) {
-    for (const auto& e : p.exprs)
-      if (!e.is_column()) return false;
-    return true;
-  };
   while ((cur->kind == plan::NodeKind::Project && columns_only(*cur)) || cur->kind == plan::NodeKind::Limit) {
     layers.push_back(cur);
     cur = cur->children[0].get();

@@ -46,6 +46,15 @@ class SkeletonColumns {
 //! The rows of `in` that take part, as RowsInput wants them (ids when a Filter selected some).
 void set_input_rows(const InputRows& in, skel::RowsInput& rows);
 
+//! Claims `child` of a fragment's core node as its input: a Project of columns over an input that
+//! claim_input() covers (a Scan, a Filter over a Scan) is covered with it (appended to `covered`), so
+//! that `SELECT a, b FROM t ORDER BY ...` reads t's resident columns; else as claim_input() does.
+void claim_skeleton_input(const plan::Node& child, const Catalog& catalog, std::vector<const plan::Node*>& covered,
+                          std::vector<const plan::Node*>& inputs);
+//! At run time: the node whose rows the fragment `f` reads for `child` (the covered Project's input,
+//! or `child`), and in `map` the column of those rows that each of `child`'s columns is.
+const plan::Node& skeleton_input(const plan::Node& child, const engine::Fragment& f, std::vector<size_t>& map);
+
 //! The Projects of columns and Limits above `node`, top-down (appended to `layers`), and the node
 //! below them.
 const plan::Node& under_layers(const plan::Node& node, std::vector<const plan::Node*>& layers);

@@ -33,7 +33,7 @@ std::optional<engine::Fragment> claim_sort(const Node& node, const Catalog& cata
   f.root = &node;
   f.nodes = layers;
   f.nodes.push_back(&sort);
-  claim_input(input, catalog, f.nodes, f.inputs);
+  claim_skeleton_input(input, catalog, f.nodes, f.inputs);
   f.algorithm = "compute: stable multi-column sort of row ids by " + std::to_string(sort.sort_keys.size()) +
                 " key(s) (one radix sort per 32-bit key plane)";
   return f;
@@ -44,7 +44,8 @@ engine::FragmentRun run_sort_fragment(FragmentEnv& env, const engine::Fragment& 
   const auto start = std::chrono::steady_clock::now();
   std::vector<const Node*> layers;
   const Node& sort = under_layers(*f.root, layers);
-  const Node& child = *sort.children[0];
+  std::vector<size_t> map;
+  const Node& child = skeleton_input(*sort.children[0], f, map);
   engine::FragmentRun out;
   const bool covered = std::find(f.nodes.begin(), f.nodes.end(), &child) != f.nodes.end();
   InputRows in(env, child, covered ? nullptr : &inputs.at(0), out.passes);
@@ -54,8 +55,8 @@ engine::FragmentRun run_sort_fragment(FragmentEnv& env, const engine::Fragment& 
   set_input_rows(in, rows);
   for (const auto& k : sort.sort_keys) {
     skel::RowColumn c;
-    c.type = child.schema[k.column].type;
-    c.left = columns.source(k.column);
+    c.type = sort.schema[k.column].type;
+    c.left = columns.source(map[k.column]);
     c.descending = k.descending;
     rows.columns.push_back(c);
   }
@@ -73,7 +74,7 @@ engine::FragmentRun run_sort_fragment(FragmentEnv& env, const engine::Fragment& 
   const std::vector<uint64_t> rows64(ids.begin(), ids.end());
   Table t;
   for (size_t i = 0; i < sort.schema.size(); ++i)
-    t.columns.push_back(cpu::gather_column(in.rows().column(i), rows64, sort.schema[i].name));
+    t.columns.push_back(cpu::gather_column(in.rows().column(map[i]), rows64, sort.schema[i].name));
   uint64_t n = ids.size();
   t = apply_layers(std::move(t), n, layers);
   const double host_ms =
