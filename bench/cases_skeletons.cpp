@@ -6,6 +6,8 @@
 //     same bytes (goal >= 0.9);
 //   compute.project_columns: PROJECT of two int32 columns through the ascending ids of every other
 //     row (the gather primitive): reads ids and values, writes the two output columns;
+//   compute.sort_rows_2keys: ORDER BY a, b DESC of the two int32 columns below (multi-column row
+//     sort: 2 key planes, two radix sorts of pairs); compare with compute.sort_pairs (one plane);
 //   compute.distinct_rows, compute.intersect_rows, compute.except_all_rows, compute.union_rows:
 //     rows of two int32 columns (a in [0, rows/16), b in [0, 4): about rows/4 distinct rows; each
 //     operand of a set operation has `rows` rows), by the sort-based skeleton. Time = the sum of the
@@ -18,7 +20,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
-#include <set>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -194,7 +196,48 @@ Measurement set_case(Env& env, uint64_t rows, vk::skel::SetKind kind) {
   return {best, bytes, in.left_rows + in.right_rows, note, ok};
 }
 
+Measurement sort_case(Env& env, uint64_t rows) {
+  vk::Device& device = device_of(env);
+  const auto [a, b] = set_data(rows, env.seed);
+  const vk::Buffer ab = upload(device, a), bb = upload(device, b);
+  vk::skel::RowsInput in;
+  in.left_rows = rows;
+  for (const auto& [buf, desc] : {std::pair{&ab, false}, std::pair{&bb, true}}) {
+    vk::skel::RowColumn c;
+    c.type = Type::Int32;
+    c.left.word0 = buf;
+    c.descending = desc;
+    in.columns.push_back(c);
+  }
+  const CopyReference copy(device, rows);
+  const double copy_s = best_seconds(env, [&](VkCommandBuffer cmd) { copy.record(device, cmd); });
+  std::vector<uint32_t> ids;
+  std::string how;
+  auto run = [&] {
+    std::vector<PassRecord> passes;
+    ids = vk::skel::sort_rows(device, in, UINT64_MAX, passes, how);
+    double s = 0;
+    for (const auto& p : passes) s += p.gpu_ms.value_or(0) / 1e3;
+    return s;
+  };
+  using clock = std::chrono::steady_clock;
+  const auto warm = clock::now();
+  while (clock::now() - warm < std::chrono::seconds(1)) run();
+  double best = 1e300;
+  for (int r = 0; r < std::max(1, env.repeats); ++r) best = std::min(best, run());
+  std::vector<uint32_t> want(rows);
+  std::iota(want.begin(), want.end(), 0u);
+  std::stable_sort(want.begin(), want.end(),
+                   [&](uint32_t x, uint32_t y) { return a[x] != a[y] ? a[x] < a[y] : b[x] > b[y]; });
+  const bool ok = ids == want;
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "; %s; %.4f ms, %.1f copies of the row ids' 4 bytes per row (copy %.4f ms)",
+                ok ? "checked" : "WRONG", best * 1e3, best / copy_s, copy_s * 1e3);
+  return {best, 8 * rows + 4 * rows, rows, "ORDER BY a, b DESC of two int32 columns: " + how + buf, ok};
+}
+
 const bool registered = [] {
+  Registrar{{"compute.sort_rows_2keys", "compute", "compute.ceiling_copy", false, sort_case}};
   Registrar{{"compute.product_columns", "compute", "compute.ceiling_copy", false, product_case}};
   Registrar{{"compute.project_columns", "compute", "compute.ceiling_copy", false, project_case}};
   using vk::skel::SetKind;
