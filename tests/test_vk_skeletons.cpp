@@ -254,3 +254,61 @@ TEST_CASE("vk-skeletons: PRODUCT pairs in (left row, right row) order, chunked, 
   CHECK_THROWS_AS(vk::skel::product(vk_device(), {2, 2, nullptr, nullptr}, none, passes), Error);
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
+
+TEST_CASE("vk-skeletons: hash DISTINCT equals the sort-based DISTINCT and the CPU rule; the rule picks it") {
+  using vk::skel::DistinctAlgorithm;
+  const std::vector<size_t> sizes{0, 1, 2, 255, 257, 5000, 40000};
+  for (size_t s = 0; s < sizes.size(); ++s) {
+    const uint64_t seed = 700 + s;
+    std::mt19937_64 rng(seed);
+    const size_t n = sizes[s];
+    const Rows rows = make_rows(rng, n, s % 2 ? 3 : 300, true);
+    // a, f, d (with NULLs): 4 planes; big: 2 planes; dbl, d (both with NULLs): 6 planes.
+    for (const std::vector<size_t>& pick : {std::vector<size_t>{0, 1, 4}, {2}, {3, 4}}) {
+      vk::skel::RowsInput in;
+      in.columns = row_columns(rows, nullptr, pick, std::vector<bool>(pick.size(), false));
+      in.left_rows = n;
+      for (const bool all : {true, false}) {
+        in.all = all;
+        in.ids.clear();
+        if (!all)
+          for (uint32_t i = 0; i < n; i += 2) in.ids.push_back(i);
+        CAPTURE(seed);
+        CAPTURE(n);
+        CAPTURE(pick.size());
+        CAPTURE(all);
+        std::vector<PassRecord> passes;
+        std::string how;
+        vk::skel::SkeletonOptions sort_opt;
+        sort_opt.distinct = DistinctAlgorithm::Sort;
+        const auto want = vk::skel::set_rows(vk_device(), in, vk::skel::SetKind::Distinct, passes, how, sort_opt);
+        CHECK(how.rfind("sort-based", 0) == 0);
+        // The CPU rule on the cell keys: first appearances.
+        std::map<std::vector<uint64_t>, bool> seen;
+        std::vector<uint32_t> cpu;
+        std::vector<cpu::CellKeys> keys;
+        for (size_t c : pick) keys.push_back(cpu::cell_keys(rows.columns[c]));
+        for (uint32_t i = 0; i < n; ++i) {
+          if (!all && i % 2) continue;
+          std::vector<uint64_t> k;
+          for (const auto& ck : keys) k.push_back(ck.is_null(i)), k.push_back(ck.is_null(i) ? 0 : ck.key[i]);
+          if (seen.emplace(k, true).second) cpu.push_back(i);
+        }
+        CHECK(want == cpu);
+        const bool hashable = vk::skel::key_planes(in.columns) <= 4;
+        vk::skel::SkeletonOptions hash_opt;
+        hash_opt.distinct = DistinctAlgorithm::Hash;
+        if (hashable) {
+          CHECK(vk::skel::set_rows(vk_device(), in, vk::skel::SetKind::Distinct, passes, how, hash_opt) == cpu);
+          CHECK(how.rfind("hash DISTINCT (forced)", 0) == 0);
+        } else {
+          CHECK_THROWS_AS(vk::skel::set_rows(vk_device(), in, vk::skel::SetKind::Distinct, passes, how, hash_opt),
+                          Error);
+        }
+        CHECK(vk::skel::set_rows(vk_device(), in, vk::skel::SetKind::Distinct, passes, how) == cpu);
+        CHECK(how.find(hashable ? "hash DISTINCT (rule" : "rule: not hashed") != std::string::npos);
+      }
+    }
+    GFXQ_CHECK_NO_VK_MESSAGES();
+  }
+}

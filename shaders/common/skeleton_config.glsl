@@ -23,4 +23,11 @@
 
 #define SKELETON_WG 256u
 
+// Hash DISTINCT (distinct_hash.comp): the most key planes a row may have, the empty slot, and the
+// most slots one insert probes before it gives up (the table is at most half full, so a probe
+// sequence that long means a bad hash; within lavapipe's 65,535 loop iterations per invocation).
+#define DISTINCT_HASH_PLANES 4u
+#define DISTINCT_HASH_EMPTY 0xffffffffu
+#define DISTINCT_HASH_MAX_PROBES 4096u
+
 #endif

@@ -1,6 +1,7 @@
 #include "vk/operators/skeletons/rows.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "gfxq/error.h"
 #include "skeleton_config.glsl"
@@ -101,14 +102,23 @@ class RowSorter {
     device.upload(perm_, input.ids.data(), n_ * 4);
   }
 
+  //! Records perm = 0, 1, ..., n - 1 (every row taking part).
+  void record_row_ids(VkCommandBuffer cmd) {
+    const IotaPush push{uint32_t(n_), 0, 0};
+    device_.dispatch_ranges(cmd, device_.pipeline("iota_u32", 1, sizeof(IotaPush), true), {whole(perm_)}, &push,
+                            uint32_t(prim::div_up(std::max<uint64_t>(n_, 1), 256)));
+  }
+
+  //! Records out[i] = plane p's key of row perm[i] (ascending).
+  void record_plane_keys(VkCommandBuffer cmd, size_t p, const Buffer& out) {
+    record_plane(cmd, planes_[p], false, out, false);
+  }
+
   //! Sorts perm by every plane (LSD: least significant first).
   void sort() {
     if (input_.all)
-      stages_.run("row-ids", "row ids 0.." + std::to_string(n_) + " generated", n_, [&](VkCommandBuffer cmd) {
-        const IotaPush push{uint32_t(n_), 0, 0};
-        device_.dispatch_ranges(cmd, device_.pipeline("iota_u32", 1, sizeof(IotaPush), true), {whole(perm_)}, &push,
-                                uint32_t(prim::div_up(std::max<uint64_t>(n_, 1), 256)));
-      });
+      stages_.run("row-ids", "row ids 0.." + std::to_string(n_) + " generated", n_,
+                  [&](VkCommandBuffer cmd) { record_row_ids(cmd); });
     if (n_ < 2) return;
     const Buffer scratch =
         device_.create_buffer(std::max<uint64_t>(16, radix_sort_scratch_bytes(device_, n_, true)), MemoryKind::Device);
@@ -208,7 +218,100 @@ uint32_t set_op_code(SetKind kind) {
   }
 }
 
+//! Slots of the hash DISTINCT's table for n rows: a power of two of at least 2n (and 256).
+uint64_t hash_slots(uint64_t n) {
+  return std::bit_ceil(std::max<uint64_t>(256, 2 * n));
+}
+
+//! Push constants of distinct_hash.comp.
+struct HashPush {
+  uint32_t n, planes, mask, has_ids, group_offset;
+};
+
+//! The hash DISTINCT of the left rows (the caller checked distinct_fits_hash); empty with
+//! `gave_up` set when an insert probed DISTINCT_HASH_MAX_PROBES slots.
+std::vector<uint32_t> hash_distinct(Device& device, const RowsInput& input, std::vector<PassRecord>& passes,
+                                    const SkeletonOptions& options, bool& gave_up) {
+  // The planes of every row by row id: a sorter over all rows whose order stays the identity.
+  RowsInput every = input;
+  every.all = true;
+  every.ids.clear();
+  every.right_rows = 0;
+  RowSorter rows(device, every, passes, options);
+  const uint64_t all_rows = input.left_rows, n = input.count();
+  const uint64_t slots = hash_slots(n);
+  const uint32_t planes = uint32_t(rows.planes());
+  std::vector<Buffer> keys;
+  for (uint32_t p = 0; p < planes; ++p)
+    keys.push_back(device.create_buffer(padded_bytes(all_rows), MemoryKind::Device));
+  Buffer table = device.create_buffer(slots * 4, MemoryKind::Device);
+  Buffer flags = device.create_buffer(padded_bytes(all_rows), MemoryKind::Device);
+  Buffer status = device.create_buffer(256, MemoryKind::Device);
+  Buffer ids = device.create_buffer(padded_bytes(n), MemoryKind::Device);
+  Buffer scratch =
+      device.create_buffer(std::max<uint64_t>(16, compact_scratch_bytes(device, all_rows)), MemoryKind::Device);
+  if (!input.all) device.upload(ids, input.ids.data(), n * 4);
+  const HashPush insert{uint32_t(n), planes, uint32_t(slots - 1), input.all ? 0u : 1u, 0};
+  const HashPush mark{uint32_t(slots), planes, uint32_t(slots - 1), 0, 0};
+  auto bindings = [&](const Buffer& out) {
+    std::vector<BufferRange> b;
+    for (uint32_t p = 0; p < DISTINCT_HASH_PLANES; ++p) b.push_back(whole(keys[p < planes ? p : 0]));
+    b.push_back(whole(ids));
+    b.push_back(whole(table));
+    b.push_back(whole(out));
+    return b;
+  };
+  rows.stages().run("distinct-hash",
+                    std::to_string(planes) + " key plane(s) of " + std::to_string(all_rows) + " rows, " +
+                        std::to_string(n) + " inserted into " + std::to_string(slots) +
+                        " slots, occupied slots marked, marks compacted",
+                    n, [&](VkCommandBuffer cmd) {
+                      vkCmdFillBuffer(cmd, table.handle(), 0, VK_WHOLE_SIZE, DISTINCT_HASH_EMPTY);
+                      vkCmdFillBuffer(cmd, flags.handle(), 0, VK_WHOLE_SIZE, 0);
+                      vkCmdFillBuffer(cmd, status.handle(), 0, VK_WHOLE_SIZE, 0);
+                      rows.record_row_ids(cmd);
+                      device.barrier(cmd);
+                      for (uint32_t p = 0; p < planes; ++p) rows.record_plane_keys(cmd, p, keys[p]);
+                      device.barrier(cmd);
+                      device.dispatch_ranges(cmd, device.pipeline("distinct_hash_insert", 7, sizeof(HashPush), true),
+                                             bindings(status), &insert, groups_of(n));
+                      device.barrier(cmd);
+                      device.dispatch_ranges(cmd, device.pipeline("distinct_hash_mark", 7, sizeof(HashPush), true),
+                                             bindings(flags), &mark, groups_of(slots));
+                      device.barrier(cmd);
+                      CompactOutputs out;
+                      out.ids = {&ids, 0, n * 4};
+                      out.count = {&status, 16, 8};
+                      out.capacity = n;
+                      compact(device, cmd, ElemType::U32, {&flags, 0, all_rows * 4}, all_rows, Predicate::nonzero(), {},
+                              out, {&scratch, 0, 0});
+                    });
+  const std::vector<uint32_t> words = rows.stages().download<uint32_t>(status, 6, "status and row count");
+  gave_up = words[0] != 0;
+  if (gave_up) return {};
+  return rows.stages().download<uint32_t>(ids, uint64_t(words[4]) | uint64_t(words[5]) << 32, "kept row ids");
+}
+
 }  // namespace
+
+const char* to_string(DistinctAlgorithm a) noexcept {
+  switch (a) {
+    case DistinctAlgorithm::Auto: return "auto";
+    case DistinctAlgorithm::Sort: return "sort";
+    case DistinctAlgorithm::Hash: return "hash";
+  }
+  return "?";
+}
+
+std::string distinct_hash_refusal(const Device& device, const RowsInput& input) {
+  const uint32_t planes = key_planes(input.columns);
+  if (planes > DISTINCT_HASH_PLANES)
+    return std::to_string(planes) + " key planes (the hash table compares at most " +
+           std::to_string(DISTINCT_HASH_PLANES) + ")";
+  if (hash_slots(input.count()) > device.max_binding_elements())
+    return "its table of " + std::to_string(hash_slots(input.count())) + " slots exceeds one binding";
+  return {};
+}
 
 const char* to_string(SetKind kind) noexcept {
   switch (kind) {
@@ -251,6 +354,32 @@ std::vector<uint32_t> set_rows(Device& device, const RowsInput& input, SetKind k
     std::vector<uint32_t> ids(total_rows);
     for (uint64_t i = 0; i < total_rows; ++i) ids[i] = uint32_t(i);
     return ids;
+  }
+  std::string rule;
+  if (kind == SetKind::Distinct && options.distinct != DistinctAlgorithm::Sort) {
+    const std::string refusal = distinct_hash_refusal(device, input);
+    if (options.distinct == DistinctAlgorithm::Hash && !refusal.empty())
+      throw Error(ErrorCode::Unsupported, "hash DISTINCT (forced): " + refusal);
+    if (refusal.empty()) {
+      bool gave_up = false;
+      std::vector<uint32_t> ids = hash_distinct(device, input, passes, options, gave_up);
+      if (!gave_up) {
+        how = "hash DISTINCT (" +
+              std::string(options.distinct == DistinctAlgorithm::Hash
+                              ? "forced"
+                              : "rule: at most " + std::to_string(DISTINCT_HASH_PLANES) +
+                                    " key planes and a table within one binding") +
+              "): " + std::to_string(key_planes(input.columns)) + " key plane(s), " +
+              std::to_string(hash_slots(input.count())) +
+              "-slot table of first row ids (compare-and-swap, atomicMin per equal row), occupied slots marked, "
+              "marks compacted in row order (" +
+              std::to_string(ids.size()) + " distinct rows)";
+        return ids;
+      }
+      rule = " (the hash DISTINCT gave up: an insert probed " + std::to_string(DISTINCT_HASH_MAX_PROBES) + " slots)";
+    } else {
+      rule = " (rule: not hashed, " + refusal + ")";
+    }
   }
   RowSorter sorter(device, input, passes, options);
   sorter.sort();
@@ -296,7 +425,7 @@ std::vector<uint32_t> set_rows(Device& device, const RowsInput& input, SetKind k
       });
   // The run count at byte 0 (the scan's total), the kept rows' at byte 16 (the compaction's).
   const std::vector<uint64_t> c = sorter.stages().download<uint64_t>(counts, 3, "run and row counts");
-  how += " (" + std::to_string(c[0]) + " distinct rows)";
+  how += " (" + std::to_string(c[0]) + " distinct rows)" + rule;
   return sorter.stages().download<uint32_t>(ids, c[2], "kept row ids");
 }
 

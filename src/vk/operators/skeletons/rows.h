@@ -14,6 +14,12 @@
 //! every NaN equal and largest; NULL cells equal and first ascending, last descending), as in the CPU
 //! engine's cell keys (cpu/exec/ops.h), so the order is the CPU engine's exactly.
 //!
+//! DISTINCT by hash (distinct_hash.comp): the key planes of every row by row id, then each row taking
+//! part inserted into a table of 2^k ≥ 2n row ids (open addressing, linear probing, compare-and-swap
+//! into an empty slot; a slot holding an equal row keeps the smaller id by atomicMin), so every
+//! distinct row's slot ends with its first appearance; occupied slots mark their row ids and a
+//! compaction gives them in row order. The rule picks it for rows of at most 4 key planes.
+//!
 //! DISTINCT and the set operations sort the concatenation of the operands (left row ids first), find
 //! the heads of runs of equal rows (row_heads: adjacent difference over every plane), number the
 //! runs (an inclusive scan of the heads), find where each run starts, where its right rows start and
@@ -64,11 +70,26 @@ enum class SetKind { Distinct, Union, UnionAll, Intersect, IntersectAll, Except,
 //! "DISTINCT", "UNION", "UNION ALL", ...
 const char* to_string(SetKind kind) noexcept;
 
-//! Knobs of the skeletons (tests).
+//! How DISTINCT runs.
+enum class DistinctAlgorithm {
+  Auto,  //!< the rule: hash when the rows have at most 4 key planes and the table fits one binding
+  Sort,  //!< the sort-based skeleton
+  Hash,  //!< a hash table of first row ids (Unsupported when the rule's limits are not met)
+};
+//! "auto", "sort", "hash".
+const char* to_string(DistinctAlgorithm a) noexcept;
+
+//! Knobs of the skeletons (tests, benchmarks).
 struct SkeletonOptions {
   //! Passed to the radix sorts (0: every tile but the first gives up, forcing the fallback).
   uint32_t lookback_limit = 16384;
+  //! DISTINCT's algorithm (Auto: the rule).
+  DistinctAlgorithm distinct = DistinctAlgorithm::Auto;
 };
+
+//! Why the hash DISTINCT cannot take `input` (more than DISTINCT_HASH_PLANES key planes, a table
+//! past one binding), or empty when it can.
+std::string distinct_hash_refusal(const Device& device, const RowsInput& input);
 
 //! Number of 32-bit key planes of `columns` (1 per 32-bit column, 2 per BIGINT/DOUBLE, + 1 per
 //! column with NULLs).
@@ -82,7 +103,9 @@ std::vector<uint32_t> sort_rows(Device& device, const RowsInput& input, uint64_t
                                 std::string& how, const SkeletonOptions& options = {});
 
 //! The row ids a set operation (or DISTINCT, over the left rows alone) keeps, ascending: left rows
-//! first, then right rows (ids from left_rows on), as the CPU engine orders its output. Whole rows
+//! first, then right rows (ids from left_rows on), as the CPU engine orders its output. DISTINCT
+//! hashes or sorts as options.distinct says (Auto: hash within its limits; a hash insert that probes
+//! too long falls back to the sort, and `how` says so); the set operations sort. Whole rows
 //! compare equal when every column's cells are (NULLs equal, −0.0 = +0.0, NaN = NaN). UNION ALL
 //! keeps every row taking part without GPU work.
 std::vector<uint32_t> set_rows(Device& device, const RowsInput& input, SetKind kind, std::vector<PassRecord>& passes,
