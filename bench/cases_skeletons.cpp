@@ -24,6 +24,7 @@
 #include <numeric>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "bench.h"
@@ -119,7 +120,14 @@ std::pair<std::vector<uint32_t>, std::vector<uint32_t>> set_data(uint64_t rows, 
   return {a, b};
 }
 
+//! The set and sort cases check their rows on the host: sized for 2^24 and 2^26 rows.
+void check_size(uint64_t rows) {
+  if (rows > (uint64_t(1) << 26))
+    throw Error(ErrorCode::Unsupported, "the skeleton cases are sized for up to 2^26 rows (their host check)");
+}
+
 Measurement set_case(Env& env, uint64_t rows, vk::skel::SetKind kind, vk::skel::DistinctAlgorithm algorithm) {
+  check_size(rows);
   vk::Device& device = device_of(env);
   const bool distinct = kind == vk::skel::SetKind::Distinct;
   const auto [la, lb] = set_data(rows, env.seed);
@@ -169,7 +177,9 @@ Measurement set_case(Env& env, uint64_t rows, vk::skel::SetKind kind, vk::skel::
     if (total < best) best = total, best_marks = marks, how = h, stages = st;
   }
   // Check against a host set of the rows (the CPU engine's rule for each kind).
-  std::map<uint64_t, uint64_t> right_count, used;
+  std::unordered_map<uint64_t, uint64_t> right_count, used;
+  right_count.reserve(in.right_rows);
+  used.reserve(rows);
   for (uint64_t i = 0; i < in.right_rows; ++i) ++right_count[uint64_t(ra[i]) << 32 | rb[i]];
   std::vector<uint32_t> want;
   for (uint64_t i = 0; i < rows + (kind == vk::skel::SetKind::Union ? rows : 0); ++i) {
@@ -201,6 +211,7 @@ Measurement set_case(Env& env, uint64_t rows, vk::skel::SetKind kind, vk::skel::
 }
 
 Measurement sort_case(Env& env, uint64_t rows) {
+  check_size(rows);
   vk::Device& device = device_of(env);
   const auto [a, b] = set_data(rows, env.seed);
   const vk::Buffer ab = upload(device, a), bb = upload(device, b);
