@@ -31,8 +31,6 @@ class SkeletonColumns {
   //! column whose dictionary is not `dictionary` (when given) is moved to it on the host first, so that
   //! both operands of a set operation compare codes of one dictionary.
   skel::PlaneSource source(size_t c, const std::shared_ptr<const Dictionary>& dictionary = nullptr);
-  //! The input's rows.
-  InputRows& input() noexcept { return in_; }
 
  private:
   const Buffer& upload(const void* words, uint64_t count, const std::string& what);

@@ -294,15 +294,6 @@ std::vector<uint32_t> hash_distinct(Device& device, const RowsInput& input, std:
 
 }  // namespace
 
-const char* to_string(DistinctAlgorithm a) noexcept {
-  switch (a) {
-    case DistinctAlgorithm::Auto: return "auto";
-    case DistinctAlgorithm::Sort: return "sort";
-    case DistinctAlgorithm::Hash: return "hash";
-  }
-  return "?";
-}
-
 std::string distinct_hash_refusal(const Device& device, const RowsInput& input) {
   const uint32_t planes = key_planes(input.columns);
   if (planes > DISTINCT_HASH_PLANES)

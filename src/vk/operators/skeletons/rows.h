@@ -76,8 +76,6 @@ enum class DistinctAlgorithm {
   Sort,  //!< the sort-based skeleton
   Hash,  //!< a hash table of first row ids (Unsupported when the rule's limits are not met)
 };
-//! "auto", "sort", "hash".
-const char* to_string(DistinctAlgorithm a) noexcept;
 
 //! Knobs of the skeletons (tests, benchmarks).
 struct SkeletonOptions {
