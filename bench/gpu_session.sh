@@ -4,14 +4,18 @@
 # each part writing its output under $OUT (the device tool brings that folder back).
 #
 #   . .gl/gpu-env.sh; bash bench/gpu_session.sh BUILD_DIR [tests] [compute] [raster] [sorts] [peers] [joins]
-#                                                         [engine] [groupby] [io]
+#                                                         [engine] [groupby] [io] [skeletons]
 #
-# BUILD_DIR holds gfxq_bench and tests/gfxq_tests (a Release build). No part named: all of them but
-# joins (the joins' cases at the issue's sizes, their raster comparison and their peers), engine (the
-# engine's tests on the real driver and its SQL cases: warm vs cold, GROUP BY and join through SQL),
-# groupby (the GROUP BY sweep at 2^28 over a spread of group counts, and its torch/CuPy peers) and io
-# (CSV loads against DuckDB at 2^24 rows, the column file at 2^28; DuckDB's library from
-# $GFXQ_DUCKDB_LIB, a path ending in .xz unpacked first).
+# BUILD_DIR holds gfxq_bench and tests/gfxq_tests (a Release build). No part named: tests, compute,
+# raster, sorts and peers. The others, by name:
+# - joins: the joins' cases at the issue's sizes, their raster comparison and their peers;
+# - engine: the engine's tests on the real driver and its SQL cases (warm vs cold, GROUP BY and join
+#   through SQL);
+# - groupby: the GROUP BY sweep at 2^28 over a spread of group counts, and its torch/CuPy peers;
+# - io: CSV loads against DuckDB at 2^24 rows, the column file at 2^28 (DuckDB's library from
+#   $GFXQ_DUCKDB_LIB, a path ending in .xz unpacked first);
+# - skeletons (issue 23): multi-column sort, DISTINCT, set operations, PROJECT, PRODUCT at 2^24 and
+#   2^26 with the sort of pairs beside them, and their torch peers.
 # Each part has its own time limit, so one slow part cannot take the others' output with it.
 set -u
 build=${1:?usage: gpu_session.sh BUILD_DIR [part...]}
@@ -65,6 +69,12 @@ for part in $parts; do
       fi
       run io_csv.jsonl 360 "$bench" --cases io.csv --log2 24 --repeats 3
       run io_column.jsonl 120 "$bench" --cases io.column --log2 28 --repeats 3 ;;
-    *) echo "unknown part $part (tests, compute, raster, sorts, peers, joins, engine, groupby, io)" >&2; exit 2 ;;
+    skeletons)
+      s=compute.product_columns,compute.project_columns,compute.sort_rows_2keys,compute.distinct_rows
+      s=$s,compute.union_rows,compute.intersect_rows,compute.except_all_rows,compute.sort_pairs
+      run skeletons.jsonl 300 "$bench" --cases "$s" --log2 24,26 --repeats 5
+      run skeletons_tests.txt 120 "$build/tests/gfxq_tests" -tc='vk-skeletons*,engine-compute-sort*,engine-compute-distinct*,engine-compute-set-ops*,engine-compute-product*'
+      run skeletons_peers.jsonl 150 python3 "$(dirname "$0")/peers.py" --cases distinct_rows,intersect_rows,sort_pairs --log2 24,26 --repeats 5 ;;
+    *) echo "unknown part $part (tests, compute, raster, sorts, peers, joins, engine, groupby, io, skeletons)" >&2; exit 2 ;;
   esac
 done

@@ -16,7 +16,9 @@ sweep (bench/cases_group_by.cpp) an int32 key fmix32(i) of a value index i drawn
 or by the Zipf-like law floor((2^k + 1)^u) - 1, and a random int32 value, SUM(value) GROUP BY key with
 the groups in key order (peer.torch_unique: torch.unique(return_inverse) + index_add_; peer.torch_sort
 and peer.cupy_sort: a sort by key, then segment sums from a cumulative sum). The sweep runs only when
---cases selects it (a substring of "group_by"), as gfxq_bench's sweep.group_by_* cases do.
+--cases selects it (a substring of "group_by"), as gfxq_bench's sweep.group_by_* cases do. DISTINCT and
+INTERSECT of rows (bench/cases_skeletons.cpp: two int32 columns, a in [0, n/16), b in [0, 4)) are
+peer.torch.distinct_rows (torch.unique) and peer.torch.intersect_rows (torch.isin + torch.unique).
 """
 
 import argparse
@@ -87,7 +89,21 @@ def torch_cases(rows, repeats, seed):
         build_rows = order[pos[probe_rows]]
         return probe_rows, build_rows, probe_payload[probe_rows], build_payload[build_rows]
 
+    # DISTINCT and INTERSECT of rows of two int32 columns (a in [0, rows/16), b in [0, 4): about rows/4
+    # distinct rows, as bench/cases_skeletons.cpp), each row packed into one int64.
+    span = max(1, rows // 16)
+
+    def set_rows():
+        hi = torch.randint(0, span, (rows,), device=dev, generator=gen, dtype=torch.int64)
+        return hi * 4 + torch.randint(0, 4, (rows,), device=dev, generator=gen, dtype=torch.int64)
+
+    set_left, set_right = set_rows(), set_rows()
+
     return [
+        ("peer.torch.distinct_rows", "torch.unique of 2-column rows packed as int64 (sorted)",
+         lambda: timed(lambda: torch.unique(set_left))),
+        ("peer.torch.intersect_rows", "torch.unique(l[torch.isin(l, r)]) of 2-column rows packed as int64",
+         lambda: timed(lambda: torch.unique(set_left[torch.isin(set_left, set_right)]))),
         ("peer.torch.join_unique", "sort + searchsorted join, unique build keys, pairs and payloads materialised",
          lambda: timed(lambda: join(probe_uniform))),
         ("peer.torch.join_zipf", "the same, Zipf (z = 1) probe keys", lambda: timed(lambda: join(probe_zipf))),

@@ -145,7 +145,9 @@ TEST_CASE("engine-compute-join: what the compute join refuses is named, and auto
   refused("SELECT r.a, s.b FROM r JOIN s ON r.k = s.k AND r.a + 1 < s.b",
           "is not a key equality, a band or a comparison of a left with a right column");
   refused("SELECT r.a, s.b FROM r JOIN s ON r.k = s.k AND r.a <> s.b", "is not a key equality");
-  refused("SELECT r.a, s.b FROM r, s", "product");
+  // A product runs as the PRODUCT fragment (product_fragment.cpp).
+  CHECK(test::plan_node(check_sql(engine(), "SELECT r.a, s.b FROM r, s", c, "product"), "Join")->backend ==
+        Backend::Compute);
   // Under auto, on a GPU the join runs on compute and the report says so; on a CPU Vulkan device the
   // CPU engine runs it, with that reason.
   const bool gpu = engine().vk_capabilities().device_type != "cpu";

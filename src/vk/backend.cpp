@@ -2,9 +2,10 @@
 // COUNT/SUM/AVG/MIN/MAX fused with it, quantiles by radix select, stable ORDER BY [LIMIT] by radix
 // sort or top-k, projections and LIMIT (fragments of the Query spec's shape, engine/spec_fragment.h);
 // joins on keys and bands and GROUP BY of plan fragments whose inputs may come from any backend
-// (vk/engine/fragments.h). Catalog columns stay resident on the device between queries within a byte
-// budget (vk/engine/resident.h). Other nodes are refused with the reason.
-// How each operator runs: docs/COMPUTE.md and src/vk/relational/*.h, src/vk/operators/*/.
+// (vk/engine/fragments.h); ORDER BY of several keys over any input, DISTINCT, UNION / INTERSECT /
+// EXCEPT and CROSS JOIN by Red Fox's skeletons (vk/operators/skeletons). Catalog columns stay resident on the device
+// between queries within a byte budget (vk/engine/resident.h). Other nodes are refused with the reason. How each
+// operator runs: docs/COMPUTE.md and src/vk/relational/*.h, src/vk/operators/*/.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -44,7 +45,8 @@ uint64_t env_number(const char* name) {
 // look-back of the one-pass row-id kernel: 0 forces its three-kernel fallback on every chunk of
 // several tiles (the tests' way to run it); GFXQ_COMPUTE_SELECT_TILES=counter / launch / auto
 // picks how its workgroups find their tiles (vk::SelectTiles). GFXQ_COMPUTE_FLOAT_SUM_INT64=1 makes the exact FLOAT
-// SUM keep its register bin in int64, as on devices without shaderFloat64.
+// SUM keep its register bin in int64, as on devices without shaderFloat64. GFXQ_COMPUTE_PRODUCT_CHUNK
+// (pairs per chunk of a PRODUCT fragment; read in run()) forces a CROSS JOIN over many chunks.
 vk::ScanLimits scan_limits() {
   vk::ScanLimits limits;
   limits.chunk_rows = env_number("GFXQ_COMPUTE_CHUNK_ROWS");
@@ -124,10 +126,17 @@ class ComputeBackend final : public engine::BackendImpl {
             "it computes over the output of a join (aggregates, ORDER BY or LIMIT), which the compute backend "
             "does not fuse (under auto the join runs on compute, the rest on the CPU engine)";
     }
-    std::string join_why, group_why;
+    std::string join_why, group_why, sort_why, set_why;
     if (auto f = vk::claim_join(node, catalog, caps_, join_why)) return f;
+    if (auto f = vk::claim_product(node, catalog)) return f;
     if (auto f = vk::claim_group_by(node, catalog, group_why)) return f;
-    why = !join_why.empty() ? join_why : !group_why.empty() ? group_why : spec_why;
+    if (auto f = vk::claim_sort(node, catalog, sort_why)) return f;
+    if (auto f = vk::claim_set(node, catalog, set_why)) return f;
+    for (const std::string* w : {&sort_why, &set_why, &join_why, &group_why, &spec_why})
+      if (!w->empty()) {
+        why = *w;
+        break;
+      }
     return std::nullopt;
   }
 
@@ -142,11 +151,19 @@ class ComputeBackend final : public engine::BackendImpl {
       ~Trim() { resident.trim(); }
     } trim{*resident_};
     if (!f.spec) {
-      vk::FragmentEnv env{dev, catalog, *resident_, scan_limits()};
-      const bool join = std::any_of(f.nodes.begin(), f.nodes.end(),
-                                    [](const plan::Node* n) { return n->kind == plan::NodeKind::Join; });
-      return join ? vk::run_join_fragment(env, f, std::move(inputs))
-                  : vk::run_group_by_fragment(env, f, std::move(inputs));
+      vk::FragmentEnv env{dev, catalog, *resident_, scan_limits(), env_number("GFXQ_COMPUTE_PRODUCT_CHUNK")};
+      auto has = [&](plan::NodeKind kind) {
+        return std::any_of(f.nodes.begin(), f.nodes.end(), [&](const plan::Node* n) { return n->kind == kind; });
+      };
+      // A fragment's kind is that of its core node (the one below its layers of Projects and Limits).
+      if (has(plan::NodeKind::Join)) {
+        const bool product = vk::claim_product(*f.root, catalog).has_value();
+        return product ? vk::run_product_fragment(env, f, std::move(inputs))
+                       : vk::run_join_fragment(env, f, std::move(inputs));
+      }
+      if (has(plan::NodeKind::Aggregate)) return vk::run_group_by_fragment(env, f, std::move(inputs));
+      if (has(plan::NodeKind::Sort)) return vk::run_sort_fragment(env, f, std::move(inputs));
+      return vk::run_set_fragment(env, f, std::move(inputs));
     }
     const auto start = std::chrono::steady_clock::now();
     const BoundQuery bound = bind(*f.spec, catalog);

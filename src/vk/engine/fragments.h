@@ -5,6 +5,10 @@
 //! operators (vk/operators/group_by) over inputs that other fragments, on any backend, produced.
 //!
 //! Join fragment:     [Project of columns] Join
+//! Sort fragment:     [Project of columns | Limit]... Sort (issue 23)
+//! Set fragment:      [Project of columns | Limit]... Distinct or SetOp
+//! (below a Sort, Distinct or SetOp, a Project of columns over a covered input is covered too)
+//! PRODUCT fragment:  [Project of columns] Join without keys, band or residual (CROSS JOIN)
 //! GROUP BY fragment: [Project of columns] [Limit] [Sort in the groups' key order] [Project of columns]
 //!                    Aggregate with GROUP BY
 //! Below the Join or Aggregate, an input that is a Scan, or a Filter over a Scan whose condition the
@@ -32,6 +36,8 @@ struct FragmentEnv {
   const Catalog& catalog;     //!< the catalog the plan was bound against
   ResidentColumns& resident;  //!< resident columns of catalog tables
   ScanLimits limits;          //!< limits of the Filters' CNF passes
+  //! Most pairs per chunk of a PRODUCT (0: one binding); tests force many chunks.
+  uint64_t product_chunk_pairs = 0;
 };
 
 //! The join fragment rooted at `node`, or nullopt with `why` (a residual condition, no key or band,
@@ -51,5 +57,32 @@ std::optional<engine::Fragment> claim_group_by(const plan::Node& node, const Cat
 //! Runs a claim_group_by fragment over its inputs' relations.
 engine::FragmentRun run_group_by_fragment(FragmentEnv& env, const engine::Fragment& fragment,
                                           std::vector<cpu::HostRelation> inputs);
+
+//! The Sort fragment rooted at `node`: `[Project of columns | Limit]... Sort` over any input, or nullopt
+//! with `why` (a key of a type the skeletons do not read); `why` stays empty when `node` is not of
+//! that shape.
+std::optional<engine::Fragment> claim_sort(const plan::Node& node, const Catalog& catalog, std::string& why);
+//! Runs a claim_sort fragment: the multi-column row sort (vk/operators/skeletons/rows.h), the first
+//! offset + limit row ids downloaded, the columns gathered on the host.
+engine::FragmentRun run_sort_fragment(FragmentEnv& env, const engine::Fragment& fragment,
+                                      std::vector<cpu::HostRelation> inputs);
+
+//! The DISTINCT or set-operation fragment rooted at `node`: `[Project of columns | Limit]... Distinct`
+//! or `[...] SetOp` over any inputs, or nullopt with `why` (a column type the
+//! skeletons do not read, operand types that differ from the result's); `why` stays empty when
+//! `node` is not of that shape.
+std::optional<engine::Fragment> claim_set(const plan::Node& node, const Catalog& catalog, std::string& why);
+//! Runs a claim_set fragment: the sort-based skeleton (vk/operators/skeletons/rows.h), the kept rows
+//! gathered on the host.
+engine::FragmentRun run_set_fragment(FragmentEnv& env, const engine::Fragment& fragment,
+                                     std::vector<cpu::HostRelation> inputs);
+
+//! The PRODUCT fragment rooted at `node`: `[Project of columns] Join` without keys, band or residual
+//! (CROSS JOIN), over any inputs; nullopt when `node` is not of that shape.
+std::optional<engine::Fragment> claim_product(const plan::Node& node, const Catalog& catalog);
+//! Runs a claim_product fragment: the pairs written on the device in chunks (product.h), downloaded,
+//! the columns gathered on the host. Error(ResultTooLarge) past the host limit.
+engine::FragmentRun run_product_fragment(FragmentEnv& env, const engine::Fragment& fragment,
+                                         std::vector<cpu::HostRelation> inputs);
 
 }  // namespace gfxq::vk

@@ -1,0 +1,83 @@
+#version 450
+// row_key: one key plane of the rows in the order `perm` (ROW_KEYS: keys[i] = key(perm[i])), or the
+// heads of runs of equal rows in that order (ROW_HEADS: heads[i] = 1 when row perm[i] differs from
+// row perm[i - 1] in this plane, OR-ed into what earlier planes found; `first` starts the heads with
+// row 0 alone). A row id below left_n reads the left columns, others the right ones at id - left_n
+// (set operations sort both operands as one relation). The key of a NULL cell is 0 in its value
+// planes (all NULLs equal); its ROW_KEY_NULL plane orders it. `descending` inverts the key.
+// Bindings: 0 = perm (uint[]), 1 = left word 0, 2 = left word 1 (high word of 64-bit types; else
+//           unused), 3 = left NULL flags (uint per row; unused without has_nulls), 4, 5, 6 = the
+//           same for the right rows, 7 = keys out or heads in/out (uint[]).
+// Push constants: n, left_n, kind (ROW_KEY_*), descending, has_nulls, first, group_offset.
+#extension GL_ARB_gpu_shader_int64 : require
+#include "skeleton_config.glsl"
+layout(local_size_x = SKELETON_WG) in;
+layout(std430, binding = 0) readonly buffer Perm { uint perm[]; };
+layout(std430, binding = 1) readonly buffer L0 { uint l0[]; };
+layout(std430, binding = 2) readonly buffer L1 { uint l1[]; };
+layout(std430, binding = 3) readonly buffer LN { uint lnull[]; };
+layout(std430, binding = 4) readonly buffer R0 { uint r0[]; };
+layout(std430, binding = 5) readonly buffer R1 { uint r1[]; };
+layout(std430, binding = 6) readonly buffer RN { uint rnull[]; };
+#ifdef ROW_HEADS
+layout(std430, binding = 7) buffer Out { uint out_words[]; };
+#else
+layout(std430, binding = 7) writeonly buffer Out { uint out_words[]; };
+#endif
+layout(push_constant) uniform Push {
+  uint n;
+  uint left_n;
+  uint kind;
+  uint descending;
+  uint has_nulls;
+  uint first;
+  uint group_offset;
+} pc;
+
+// The 64-bit order key of a double's bits: -0.0 as +0.0, every NaN as the positive quiet NaN.
+uint64_t double_key(uint64_t b) {
+  if ((b & 0x7fffffffffffffffUL) > 0x7ff0000000000000UL) b = 0x7ff8000000000000UL;
+  if (b == 0x8000000000000000UL) b = 0UL;
+  return (b >> 63) != 0UL ? ~b : (b | 0x8000000000000000UL);
+}
+
+uint plane_key(uint row) {
+  const bool right = row >= pc.left_n;
+  const uint r = right ? row - pc.left_n : row;
+  const uint w0 = right ? r0[r] : l0[r];
+  uint k;
+  if (pc.kind == ROW_KEY_NULL) {
+    k = w0 != 0u ? 0u : 1u;
+  } else {
+    if (pc.has_nulls != 0u && (right ? rnull[r] : lnull[r]) != 0u) return 0u;
+    if (pc.kind == ROW_KEY_I32) {
+      k = w0 ^ 0x80000000u;
+    } else if (pc.kind == ROW_KEY_F32) {
+      uint b = w0;
+      if ((b & 0x7fffffffu) > 0x7f800000u) b = 0x7fc00000u;
+      if (b == 0x80000000u) b = 0u;
+      k = (b & 0x80000000u) != 0u ? ~b : (b | 0x80000000u);
+    } else if (pc.kind == ROW_KEY_I64_LO) {
+      k = w0;
+    } else if (pc.kind == ROW_KEY_I64_HI) {
+      k = (right ? r1[r] : l1[r]) ^ 0x80000000u;
+    } else {
+      const uint w1 = right ? r1[r] : l1[r];
+      const uvec2 key = unpackUint2x32(double_key(packUint2x32(uvec2(w0, w1))));
+      k = pc.kind == ROW_KEY_F64_LO ? key.x : key.y;
+    }
+  }
+  return pc.descending != 0u ? ~k : k;
+}
+
+void main() {
+  const uint i = (gl_WorkGroupID.x + pc.group_offset) * SKELETON_WG + gl_LocalInvocationIndex;
+  if (i >= pc.n) return;
+#ifdef ROW_HEADS
+  uint head = pc.first != 0u ? (i == 0u ? 1u : 0u) : out_words[i];
+  if (i > 0u && head == 0u && plane_key(perm[i]) != plane_key(perm[i - 1u])) head = 1u;
+  out_words[i] = head;
+#else
+  out_words[i] = plane_key(perm[i]);
+#endif
+}

@@ -1,0 +1,184 @@
+// DISTINCT and the set operations of logical plans on the compute backend (fragments.h), by the
+// sort-based skeleton of vk/operators/skeletons/rows.h: the rows (both operands as one relation,
+// left rows first) sorted stably by all their key planes, runs of equal rows found by adjacent
+// difference, each row marked by what its run holds of each side, the marks compacted in row order.
+// So the kept rows come in the CPU engine's order (first appearances, left operand first; ALL keeps
+// the first copies) and are gathered on the host. Columns: INT, FLOAT, DATE, STRING, BIGINT and DOUBLE,
+// NULLs equal; the operands' STRING codes are moved to the output's dictionary first. A set operation
+// whose operand columns differ in type from its output (INT widened to FLOAT, ...) is refused.
+
+#include <chrono>
+#include <numeric>
+
+#include "cpu/exec/ops.h"
+#include "gfxq/error.h"
+#include "vk/engine/fragments.h"
+#include "vk/engine/skeleton_inputs.h"
+
+namespace gfxq::vk {
+
+using plan::Node;
+using plan::NodeKind;
+
+namespace {
+
+skel::SetKind set_kind(const Node& s) {
+  switch (s.set_op) {
+    case plan::SetOpKind::Union: return s.all ? skel::SetKind::UnionAll : skel::SetKind::Union;
+    case plan::SetOpKind::Intersect: return s.all ? skel::SetKind::IntersectAll : skel::SetKind::Intersect;
+    case plan::SetOpKind::Except: return s.all ? skel::SetKind::ExceptAll : skel::SetKind::Except;
+  }
+  return skel::SetKind::Union;
+}
+
+// `a` with the cells of `b` appended (same type).
+Column concat(Column a, const Column& b) {
+  const uint64_t na = a.size();
+  std::visit(
+      [&](auto& dst) {
+        const auto& src = std::get<std::decay_t<decltype(dst)>>(b.data);
+        dst.insert(dst.end(), src.begin(), src.end());
+      },
+      a.data);
+  if (!a.nulls.empty() || !b.nulls.empty()) {
+    a.nulls.resize(na, 0);
+    if (b.nulls.empty())
+      a.nulls.resize(na + b.size(), 0);
+    else
+      a.nulls.insert(a.nulls.end(), b.nulls.begin(), b.nulls.end());
+  }
+  return a;
+}
+
+double gpu_total(std::vector<PassRecord>& from, std::vector<PassRecord>& to, bool& any) {
+  double gpu = 0;
+  for (auto& p : from) {
+    if (p.gpu_ms) gpu += *p.gpu_ms, any = true;
+    to.push_back(std::move(p));
+  }
+  return gpu;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+std::optional<engine::Fragment> claim_set(const Node& node, const Catalog& catalog, std::string& why) {
+  std::vector<const Node*> layers;
+  const Node& core = under_layers(node, layers);
+  if (core.kind != NodeKind::Distinct && core.kind != NodeKind::SetOp) return std::nullopt;
+  for (size_t i = 0; i < core.schema.size(); ++i) {
+    const plan::SchemaColumn& s = core.schema[i];
+    if (!skeleton_type(s.type)) {
+      why = "its column " + s.name + " is " + to_string(s.type) +
+            " (the compute DISTINCT and set operations take INT, FLOAT, DATE, STRING, BIGINT and DOUBLE)";
+      return std::nullopt;
+    }
+    if (core.kind == NodeKind::SetOp)
+      for (const auto& c : core.children)
+        if (c->schema.at(i).type != s.type) {
+          why = "its column " + s.name + " is " + to_string(c->schema[i].type) + " in an operand and " +
+                to_string(s.type) + " in the result (the compute set operations do not widen types)";
+          return std::nullopt;
+        }
+  }
+  engine::Fragment f;
+  f.root = &node;
+  f.nodes = layers;
+  f.nodes.push_back(&core);
+  std::string algorithm;
+  for (const auto& child : core.children) claim_skeleton_input(*child, catalog, f.nodes, f.inputs);
+  algorithm = core.kind == NodeKind::Distinct ? "DISTINCT" : skel::to_string(set_kind(core));
+  f.algorithm = "compute: sort-based " + algorithm + " of whole rows (" + std::to_string(core.schema.size()) +
+                " columns; multi-column row sort, run heads, marks, compaction)";
+  return f;
+}
+
+engine::FragmentRun run_set_fragment(FragmentEnv& env, const engine::Fragment& f,
+                                     std::vector<cpu::HostRelation> inputs) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<const Node*> layers;
+  const Node& core = under_layers(*f.root, layers);
+  engine::FragmentRun out;
+  size_t next_input = 0;
+  auto rows_of = [&](const Node& child) {
+    const bool covered = std::find(f.nodes.begin(), f.nodes.end(), &child) != f.nodes.end();
+    return std::make_unique<InputRows>(env, child, covered ? nullptr : &inputs.at(next_input++), out.passes);
+  };
+  const bool distinct = core.kind == NodeKind::Distinct;
+  std::vector<size_t> map, rmap;
+  std::unique_ptr<InputRows> left = rows_of(skeleton_input(*core.children[0], f, map)), right;
+  if (!distinct) right = rows_of(skeleton_input(*core.children[1], f, rmap));
+  SkeletonColumns lcols(env, *left, out.passes);
+  std::optional<SkeletonColumns> rcols;
+  if (right) rcols.emplace(env, *right, out.passes);
+
+  skel::RowsInput rows;
+  set_input_rows(*left, rows);
+  if (right) {
+    rows.right_rows = right->rows().rows();
+    if (left->selection() || right->selection()) {
+      std::vector<uint32_t> ids;
+      if (left->selection()) {
+        ids = *left->selection();
+      } else {
+        ids.resize(rows.left_rows);
+        std::iota(ids.begin(), ids.end(), 0u);
+      }
+      if (right->selection()) {
+        for (uint32_t r : *right->selection()) ids.push_back(uint32_t(rows.left_rows + r));
+      } else {
+        for (uint64_t r = 0; r < rows.right_rows; ++r) ids.push_back(uint32_t(rows.left_rows + r));
+      }
+      rows.ids = std::move(ids);
+      rows.all = false;
+    }
+  }
+  for (size_t i = 0; i < core.schema.size(); ++i) {
+    skel::RowColumn c;
+    c.type = core.schema[i].type;
+    const auto& dictionary = core.schema[i].dictionary;
+    c.left = lcols.source(map[i], dictionary);
+    if (right) c.right = rcols->source(rmap[i], dictionary);
+    rows.columns.push_back(c);
+  }
+  const skel::SetKind kind = distinct ? skel::SetKind::Distinct : set_kind(core);
+  std::string how;
+  std::vector<PassRecord> passes;
+  const std::vector<uint32_t> ids = skel::set_rows(env.device, rows, kind, passes, how);
+  bool any = false;
+  const double gpu = gpu_total(passes, out.passes, any);
+
+  // The kept rows' columns, gathered on the host (left rows, then right rows from left_rows on).
+  const auto host_start = std::chrono::steady_clock::now();
+  std::vector<uint64_t> lids, rids;
+  for (uint32_t id : ids) (id < rows.left_rows ? lids.push_back(id) : rids.push_back(id - rows.left_rows));
+  Table t;
+  for (size_t i = 0; i < core.schema.size(); ++i) {
+    const auto& s = core.schema[i];
+    Column c = cpu::gather_column(cpu::recode(left->rows().column(map[i]), s.dictionary), lids, s.name);
+    if (right)
+      c = concat(std::move(c), cpu::gather_column(cpu::recode(right->rows().column(i), s.dictionary), rids, s.name));
+    t.columns.push_back(std::move(c));
+  }
+  uint64_t n = ids.size();
+  t = apply_layers(std::move(t), n, layers);
+  const double host_ms = ms_since(host_start);
+
+  engine::NodeRun run;
+  run.algorithm = "compute: " + how + "; columns gathered on the host; input" + (right ? "s: " : ": ") +
+                  left->describe() + (right ? ", " + right->describe() : "");
+  run.rows_in = left->count() + (right ? right->count() : 0);
+  run.rows_out = ids.size();
+  if (any) run.gpu_ms = gpu;
+  run.wall_ms = ms_since(start);
+  out.nodes[&core] = run;
+  report_layers(out, f, core, ids.size(), n, host_ms);
+  out.result = cpu::HostRelation::of(std::move(t));
+  out.result.row_count = n;
+  return out;
+}
+
+}  // namespace gfxq::vk

@@ -1,0 +1,314 @@
+// Red Fox's relational skeletons on the Vulkan compute path (src/vk/operators/skeletons): the
+// multi-column row sort, DISTINCT and set operations of whole rows, and the PRODUCT, called directly,
+// against the CPU engine's cell keys (cpu::cell_keys, the oracle's order and equality) with logged
+// seeds. The SQL-level comparisons with the CPU engine are in test_engine_compute_skeletons.cpp.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <numeric>
+#include <random>
+
+#include "cpu/exec/ops.h"
+#include "gpu_support.h"
+#include "test_support.h"
+#include "vk/operators/skeletons/product.h"
+#include "vk/operators/skeletons/rows.h"
+#include "vk/relational/select.h"
+
+namespace {
+
+using namespace gfxq;
+using test::vk_device;
+
+// Host columns of every type the skeletons read, and their device words.
+struct Rows {
+  std::vector<Column> columns;
+  std::vector<vk::Buffer> buffers;  // word0, word1, nulls per column (empty buffers unused)
+  std::vector<vk::skel::PlaneSource> sources;
+};
+
+vk::Buffer upload_words(const std::vector<uint32_t>& w) {
+  vk::Buffer b = vk_device().create_buffer(vk::padded_bytes(w.size()), vk::MemoryKind::Device);
+  if (!w.empty()) vk_device().upload(b, w.data(), w.size() * 4);
+  return b;
+}
+
+// `n` rows of INT (few values), FLOAT (with -0.0, NaN payloads, ±inf), BIGINT (extremes), DOUBLE
+// (-0.0, NaN) and DATE; NULLs in every 5th row of the last two when `nulls`.
+Rows make_rows(std::mt19937_64& rng, size_t n, int range, bool nulls) {
+  Rows r;
+  std::uniform_int_distribution<int> v(0, range - 1), pick(0, 19);
+  std::vector<int32_t> a(n), d(n);
+  std::vector<float> f(n);
+  std::vector<int64_t> big(n);
+  std::vector<double> dbl(n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = v(rng) - range / 2;
+    d[i] = 9000 + v(rng);
+    f[i] = float(v(rng)) / 2;
+    big[i] = int64_t(v(rng)) << 33;
+    dbl[i] = double(v(rng)) / 4;
+    const int p = pick(rng);
+    if (p == 0) f[i] = -0.0f, dbl[i] = -0.0;
+    if (p == 1) {
+      uint32_t nan = 0x7fc00000u | uint32_t(v(rng));
+      std::memcpy(&f[i], &nan, 4);
+      dbl[i] = -std::numeric_limits<double>::quiet_NaN();
+    }
+    if (p == 2) f[i] = -std::numeric_limits<float>::infinity(), big[i] = INT64_MIN;
+    if (p == 3) big[i] = INT64_MAX;
+  }
+  Column bc = Column::make("big", Type::Int64), dc = Column::make("dbl", Type::Float64);
+  bc.data = std::move(big);
+  dc.data = std::move(dbl);
+  r.columns = {Column::ints("a", a), Column::floats("f", f), bc, dc, Column::dates("d", d)};
+  if (nulls)
+    for (size_t c = 3; c < 5; ++c) {
+      r.columns[c].nulls.assign(n, 0);
+      for (size_t i = 0; i < n; i += 5) r.columns[c].nulls[i] = 1;
+    }
+  r.buffers.reserve(3 * r.columns.size());
+  for (const Column& c : r.columns) {
+    std::vector<uint32_t> lo(n), hi(n), fl(n);
+    for (size_t i = 0; i < n; ++i) {
+      uint64_t bits = 0;
+      std::visit([&](const auto& x) { std::memcpy(&bits, &x[i], sizeof(x[i])); }, c.data);
+      lo[i] = uint32_t(bits);
+      hi[i] = uint32_t(bits >> 32);
+      fl[i] = c.is_null(i);
+    }
+    r.buffers.push_back(upload_words(lo));
+    r.buffers.push_back(upload_words(hi));
+    r.buffers.push_back(upload_words(fl));
+    vk::skel::PlaneSource s;
+    s.word0 = &r.buffers[r.buffers.size() - 3];
+    s.word1 = &r.buffers[r.buffers.size() - 2];
+    if (!c.nulls.empty()) s.nulls = &r.buffers.back();
+    r.sources.push_back(s);
+  }
+  return r;
+}
+
+std::vector<vk::skel::RowColumn> row_columns(const Rows& l, const Rows* r, const std::vector<size_t>& pick,
+                                             const std::vector<bool>& desc) {
+  std::vector<vk::skel::RowColumn> out;
+  for (size_t i = 0; i < pick.size(); ++i) {
+    vk::skel::RowColumn c;
+    c.type = l.columns[pick[i]].type;
+    c.left = l.sources[pick[i]];
+    if (r) c.right = r->sources[pick[i]];
+    c.descending = desc[i];
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("vk-skeletons: the row sort equals a stable sort by the CPU engine's cell keys") {
+  const std::vector<size_t> sizes{0, 1, 2, 255, 256, 257, 6143, 6144, 6145, 12289, 30000};
+  for (size_t s = 0; s < sizes.size(); ++s) {
+    const uint64_t seed = 500 + s;
+    std::mt19937_64 rng(seed);
+    const size_t n = sizes[s];
+    const Rows rows = make_rows(rng, n, s % 2 ? 3 : 5000, s % 3 == 0);
+    const std::vector<size_t> pick{4, 3, 1, 2, 0};
+    const std::vector<bool> desc{bool(s % 2), true, false, bool(s % 3 == 1), false};
+    std::vector<cpu::CellKeys> keys;
+    for (size_t c : pick) keys.push_back(cpu::cell_keys(rows.columns[c]));
+    // Every row, and every third row (a selection).
+    for (const bool all : {true, false}) {
+      vk::skel::RowsInput in;
+      in.columns = row_columns(rows, nullptr, pick, desc);
+      in.left_rows = n;
+      in.all = all;
+      std::vector<uint32_t> want;
+      for (uint32_t i = 0; i < n; ++i)
+        if (all || i % 3 == 0) want.push_back(i);
+      if (!all) in.ids = want;
+      std::stable_sort(want.begin(), want.end(), [&](uint32_t x, uint32_t y) {
+        for (size_t k = 0; k < keys.size(); ++k)
+          if (const int c = keys[k].compare(x, y)) return desc[k] ? c > 0 : c < 0;
+        return false;
+      });
+      for (const uint32_t lookback : {16384u, 0u}) {
+        CAPTURE(seed);
+        CAPTURE(n);
+        CAPTURE(all);
+        CAPTURE(lookback);
+        std::vector<PassRecord> passes;
+        std::string how;
+        const auto got = vk::skel::sort_rows(vk_device(), in, UINT64_MAX, passes, how, {lookback});
+        CHECK(got == want);
+        const auto top = vk::skel::sort_rows(vk_device(), in, 10, passes, how, {lookback});
+        CHECK(top == std::vector<uint32_t>(want.begin(), want.begin() + std::min<size_t>(10, want.size())));
+        if (n > 1)
+          CHECK(how.find(std::to_string(vk::skel::key_planes(in.columns)) + " 32-bit key plane") != std::string::npos);
+      }
+    }
+    GFXQ_CHECK_NO_VK_MESSAGES();
+  }
+}
+
+TEST_CASE("vk-skeletons: DISTINCT and set operations keep the rows the CPU engine keeps") {
+  using vk::skel::SetKind;
+  const std::vector<std::pair<size_t, size_t>> sizes{{0, 0}, {1, 0}, {0, 1}, {1, 1}, {300, 257}, {6145, 2000}};
+  for (size_t s = 0; s < sizes.size(); ++s) {
+    const uint64_t seed = 600 + s;
+    std::mt19937_64 rng(seed);
+    const auto [nl, nr] = sizes[s];
+    const int range = s % 2 ? 2 : 6;
+    const Rows l = make_rows(rng, nl, range, true), r = make_rows(rng, nr, range, true);
+    const std::vector<size_t> pick{0, 1, 2, 3};
+    const std::vector<bool> asc(4, false);
+    // Whole-row keys of the CPU engine's cells: left rows, then right rows.
+    auto row_key = [&](size_t id) {
+      const Rows& side = id < nl ? l : r;
+      const size_t row = id < nl ? id : id - nl;
+      std::vector<uint64_t> k;
+      for (size_t c : pick) {
+        const cpu::CellKeys ck = cpu::cell_keys(side.columns[c]);
+        k.push_back(ck.is_null(row));
+        k.push_back(ck.is_null(row) ? 0 : ck.key[row]);
+      }
+      return k;
+    };
+    std::vector<std::vector<uint64_t>> keys;
+    for (size_t id = 0; id < nl + nr; ++id) keys.push_back(row_key(id));
+    for (const SetKind kind : {SetKind::Distinct, SetKind::Union, SetKind::Intersect, SetKind::IntersectAll,
+                               SetKind::Except, SetKind::ExceptAll}) {
+      CAPTURE(seed);
+      const std::string kind_name = vk::skel::to_string(kind);
+      CAPTURE(kind_name);
+      const bool distinct = kind == SetKind::Distinct;
+      vk::skel::RowsInput in;
+      in.columns = row_columns(l, distinct ? nullptr : &r, pick, asc);
+      in.left_rows = nl;
+      in.right_rows = distinct ? 0 : nr;
+      // The CPU engine's rule (cpu/exec/set_ops.cpp), on the cell keys.
+      std::map<std::vector<uint64_t>, uint64_t> right_count, used;
+      if (!distinct)
+        for (size_t id = nl; id < nl + nr; ++id) ++right_count[keys[id]];
+      std::vector<uint32_t> want;
+      for (size_t id = 0; id < nl + (distinct || kind != SetKind::Union ? 0 : nr); ++id) {
+        const uint64_t in_right = right_count.count(keys[id]) ? right_count[keys[id]] : 0;
+        uint64_t& u = used[keys[id]];
+        bool keep = false;
+        if (kind == SetKind::Distinct || kind == SetKind::Union) keep = u == 0;
+        if (kind == SetKind::Intersect) keep = u == 0 && in_right > 0;
+        if (kind == SetKind::Except) keep = u == 0 && in_right == 0;
+        if (kind == SetKind::IntersectAll) keep = u < in_right;
+        if (kind == SetKind::ExceptAll) keep = u >= in_right;
+        ++u;
+        if (keep) want.push_back(uint32_t(id));
+      }
+      std::vector<PassRecord> passes;
+      std::string how;
+      CHECK(vk::skel::set_rows(vk_device(), in, kind, passes, how) == want);
+    }
+    GFXQ_CHECK_NO_VK_MESSAGES();
+  }
+}
+
+TEST_CASE("vk-skeletons: PRODUCT pairs in (left row, right row) order, chunked, through selections") {
+  for (const auto& [nl, nr, chunk] : std::vector<std::tuple<uint64_t, uint64_t, uint64_t>>{
+           {0, 5, 0}, {1, 1, 0}, {3, 257, 100}, {257, 3, 256}, {100, 100, 1}, {1000, 70, 4097}}) {
+    CAPTURE(nl);
+    CAPTURE(nr);
+    CAPTURE(chunk);
+    std::vector<uint32_t> lsel(nl), rsel(nr);
+    for (uint32_t i = 0; i < nl; ++i) lsel[i] = 3 * i + 1;
+    for (uint32_t i = 0; i < nr; ++i) rsel[i] = 2 * i;
+    const vk::Buffer lb = upload_words(lsel), rb = upload_words(rsel);
+    for (const bool selected : {false, true}) {
+      vk::skel::ProductInput in{nl, nr, selected ? &lb : nullptr, selected ? &rb : nullptr};
+      std::vector<uint32_t> gl, gr;
+      uint64_t chunks = 0;
+      vk::skel::ProductOptions o;
+      o.chunk_pairs = chunk;
+      o.consume = [&](const vk::skel::ProductChunk& c) {
+        CHECK(c.first == gl.size());
+        gl.resize(c.first + c.count);
+        gr.resize(c.first + c.count);
+        vk_device().download(*c.left, gl.data() + c.first, c.count * 4);
+        vk_device().download(*c.right, gr.data() + c.first, c.count * 4);
+        ++chunks;
+      };
+      std::vector<PassRecord> passes;
+      CHECK(vk::skel::product(vk_device(), in, o, passes) == nl * nr);
+      REQUIRE(gl.size() == nl * nr);
+      for (uint64_t p = 0; p < nl * nr; ++p) {
+        const uint32_t l = uint32_t(p / nr), r = uint32_t(p % nr);
+        if (gl[p] != (selected ? lsel[l] : l) || gr[p] != (selected ? rsel[r] : r)) {
+          FAIL("pair " << p << " is (" << gl[p] << ", " << gr[p] << ")");
+          break;
+        }
+      }
+      if (chunk != 0 && nl * nr != 0) CHECK(chunks == (nl * nr + chunk - 1) / chunk);
+    }
+  }
+  vk::skel::ProductOptions none;
+  std::vector<PassRecord> passes;
+  CHECK_THROWS_AS(vk::skel::product(vk_device(), {2, 2, nullptr, nullptr}, none, passes), Error);
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk-skeletons: hash DISTINCT equals the sort-based DISTINCT and the CPU rule; the rule picks it") {
+  using vk::skel::DistinctAlgorithm;
+  const std::vector<size_t> sizes{0, 1, 2, 255, 257, 5000, 40000};
+  for (size_t s = 0; s < sizes.size(); ++s) {
+    const uint64_t seed = 700 + s;
+    std::mt19937_64 rng(seed);
+    const size_t n = sizes[s];
+    const Rows rows = make_rows(rng, n, s % 2 ? 3 : 300, true);
+    // a, f, d (with NULLs): 4 planes; big: 2 planes; dbl, d (both with NULLs): 6 planes.
+    for (const std::vector<size_t>& pick : {std::vector<size_t>{0, 1, 4}, {2}, {3, 4}}) {
+      vk::skel::RowsInput in;
+      in.columns = row_columns(rows, nullptr, pick, std::vector<bool>(pick.size(), false));
+      in.left_rows = n;
+      for (const bool all : {true, false}) {
+        in.all = all;
+        in.ids.clear();
+        if (!all)
+          for (uint32_t i = 0; i < n; i += 2) in.ids.push_back(i);
+        CAPTURE(seed);
+        CAPTURE(n);
+        CAPTURE(pick.size());
+        CAPTURE(all);
+        std::vector<PassRecord> passes;
+        std::string how;
+        vk::skel::SkeletonOptions sort_opt;
+        sort_opt.distinct = DistinctAlgorithm::Sort;
+        const auto want = vk::skel::set_rows(vk_device(), in, vk::skel::SetKind::Distinct, passes, how, sort_opt);
+        CHECK(how.rfind("sort-based", 0) == 0);
+        // The CPU rule on the cell keys: first appearances.
+        std::map<std::vector<uint64_t>, bool> seen;
+        std::vector<uint32_t> cpu;
+        std::vector<cpu::CellKeys> keys;
+        for (size_t c : pick) keys.push_back(cpu::cell_keys(rows.columns[c]));
+        for (uint32_t i = 0; i < n; ++i) {
+          if (!all && i % 2) continue;
+          std::vector<uint64_t> k;
+          for (const auto& ck : keys) k.push_back(ck.is_null(i)), k.push_back(ck.is_null(i) ? 0 : ck.key[i]);
+          if (seen.emplace(k, true).second) cpu.push_back(i);
+        }
+        CHECK(want == cpu);
+        const bool hashable = vk::skel::key_planes(in.columns) <= 4;
+        vk::skel::SkeletonOptions hash_opt;
+        hash_opt.distinct = DistinctAlgorithm::Hash;
+        if (hashable) {
+          CHECK(vk::skel::set_rows(vk_device(), in, vk::skel::SetKind::Distinct, passes, how, hash_opt) == cpu);
+          CHECK(how.rfind("hash DISTINCT (forced)", 0) == 0);
+        } else {
+          CHECK_THROWS_AS(vk::skel::set_rows(vk_device(), in, vk::skel::SetKind::Distinct, passes, how, hash_opt),
+                          Error);
+        }
+        CHECK(vk::skel::set_rows(vk_device(), in, vk::skel::SetKind::Distinct, passes, how) == cpu);
+        CHECK(how.find(hashable ? "hash DISTINCT (rule" : "rule: not hashed") != std::string::npos);
+      }
+    }
+    GFXQ_CHECK_NO_VK_MESSAGES();
+  }
+}
