@@ -32,7 +32,9 @@ std::string exploding_condition(int pairs, int singles) {
 
 TEST_CASE("cnf-limits: the 4096 x 16 and 4096 x 244 conditions of issue 26 are refused by the GPU paths before expanding") {
   // The CPU engine evaluates a condition as written (no CNF), so it answers; the GPU paths need the
-  // CNF and refuse past CnfLimits' defaults, naming the limit, without expanding (fast).
+  // CNF and refuse past CnfLimits' defaults, naming the limit: the clause count in the message is
+  // counted, not expanded (4096 x 244 expanded took 90 s and 4.7 GB). No wall-time check: tests assert
+  // results (issue 26, item 7); an expansion would show as a test taking that long.
   const std::string q16 = "SELECT COUNT(*) FROM t WHERE " + exploding_condition(12, 4);
   const std::string q244 = "SELECT COUNT(*) FROM t WHERE " + exploding_condition(12, 232);
   CHECK(q16.size() < 400);
@@ -40,7 +42,6 @@ TEST_CASE("cnf-limits: the 4096 x 16 and 4096 x 244 conditions of issue 26 are r
   const Catalog catalog = test::catalog_of(test::random_table(5, Distribution::Uniform, 26));
   Engine engine;
   for (const std::string& sql : {q16, q244}) {
-    const auto start = std::chrono::steady_clock::now();
     const Result cpu = engine.execute_sql(sql, catalog, Backend::Cpu);
     CHECK(test::table_difference(cpu.table, engine.execute_sql(sql, catalog, Backend::Auto).table) == "");
     for (Backend b : {Backend::Raster, Backend::Compute}) {
@@ -48,7 +49,6 @@ TEST_CASE("cnf-limits: the 4096 x 16 and 4096 x 244 conditions of issue 26 are r
       CHECK_ERROR(engine.execute_sql(sql, catalog, b), ErrorCode::Unsupported,
                   "condition's CNF would have 4096 clauses (limit 256)");
     }
-    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
   }
   // Within the clause limit but past the comparison limit: 16 clauses of 17.
   CHECK_ERROR(sql::parse("SELECT COUNT(*) FROM t WHERE " + exploding_condition(4, 13)), ErrorCode::InvalidQuery,
