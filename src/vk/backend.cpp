@@ -15,6 +15,7 @@
 #include "engine/spec_fragment.h"
 #include "gfxq/error.h"
 #include "vk/engine/fragments.h"
+#include "vk/engine/inputs.h"
 #include "vk/engine/resident.h"
 #include "vk/primitives/scratch.h"
 #include "vk/relational/aggregate.h"
@@ -44,7 +45,8 @@ uint64_t env_number(const char* name) {
 // look-back of the one-pass row-id kernel: 0 forces its three-kernel fallback on every chunk of
 // several tiles (the tests' way to run it); GFXQ_COMPUTE_SELECT_TILES=counter / launch / auto
 // picks how its workgroups find their tiles (vk::SelectTiles). GFXQ_COMPUTE_FLOAT_SUM_INT64=1 makes the exact FLOAT
-// SUM keep its register bin in int64, as on devices without shaderFloat64.
+// SUM keep its register bin in int64, as on devices without shaderFloat64. GFXQ_COMPUTE_JOIN_CHUNK_PAIRS
+// (read by run()) caps the pairs of one join output chunk, so tests run a plan's join over many chunks.
 vk::ScanLimits scan_limits() {
   vk::ScanLimits limits;
   limits.chunk_rows = env_number("GFXQ_COMPUTE_CHUNK_ROWS");
@@ -132,7 +134,7 @@ class ComputeBackend final : public engine::BackendImpl {
   }
 
   engine::FragmentRun run(const engine::Fragment& f, const Catalog& catalog,
-                          std::vector<cpu::HostRelation> inputs) override {
+                          std::vector<engine::Relation> inputs) override {
     vk::Device& dev = *device();
     vk::prim::require_features(dev, "the compute backend", true);
     // Between fragments, the resident columns are trimmed to their budget (whether the fragment ran or
@@ -142,7 +144,7 @@ class ComputeBackend final : public engine::BackendImpl {
       ~Trim() { resident.trim(); }
     } trim{*resident_};
     if (!f.spec) {
-      vk::FragmentEnv env{dev, catalog, *resident_, scan_limits()};
+      vk::FragmentEnv env{dev, catalog, *resident_, scan_limits(), env_number("GFXQ_COMPUTE_JOIN_CHUNK_PAIRS")};
       const bool join = std::any_of(f.nodes.begin(), f.nodes.end(),
                                     [](const plan::Node* n) { return n->kind == plan::NodeKind::Join; });
       return join ? vk::run_join_fragment(env, f, std::move(inputs))
@@ -178,6 +180,13 @@ class ComputeBackend final : public engine::BackendImpl {
     out.passes = std::move(ctx.passes());
     out.result = cpu::HostRelation::of(std::move(table));
     return out;
+  }
+
+  cpu::HostRelation download(const engine::Relation& relation, const std::string& what,
+                             std::vector<PassRecord>& passes) override {
+    const auto* data = dynamic_cast<const vk::DeviceRelation*>(relation.data().get());
+    if (!data || !device_) return engine::BackendImpl::download(relation, what, passes);
+    return vk::download_relation(*device_, *data, what, passes);
   }
 
   std::vector<std::string> take_debug_messages() override {

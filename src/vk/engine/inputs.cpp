@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "core/bind.h"
+#include "cpu/exec/ops.h"
 #include "engine/spec_fragment.h"
 #include "gfxq/error.h"
 #include "vk/relational/cnf_program.h"
@@ -89,17 +90,80 @@ bool claim_input(const plan::Node& child, const Catalog& catalog, std::vector<co
   return false;
 }
 
-InputRows::InputRows(FragmentEnv& env, const plan::Node& child, const cpu::HostRelation* relation,
+bool device_schema(const plan::Node& node, std::string* why) {
+  for (size_t c = 0; c < node.schema.size(); ++c) {
+    const plan::SchemaColumn& s = node.schema[c];
+    const bool type_ok = device_type(s.type);
+    if (type_ok && !may_be_null(node, c)) continue;
+    if (why)
+      *why = "column " + s.name + (type_ok ? " may be NULL" : std::string(" is ") + to_string(s.type)) +
+             " (device relations hold NULL-free 32-bit columns)";
+    return false;
+  }
+  return true;
+}
+
+cpu::HostRelation download_relation(Device& device, const DeviceRelation& relation, const std::string& what,
+                                    std::vector<PassRecord>& passes) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<uint64_t> ids;
+  if (relation.selection) {
+    std::vector<uint32_t> selected(relation.selected);
+    device.download(*relation.selection, selected.data(), selected.size() * 4);
+    ids.assign(selected.begin(), selected.end());
+  }
+  Table t;
+  uint64_t bytes = relation.selection ? relation.selected * 4 : 0;
+  for (size_t c = 0; c < relation.columns.size(); ++c) {
+    const plan::SchemaColumn& s = relation.schema.at(c);
+    const DeviceColumn& d = *relation.columns[c];
+    Column col = Column::make(s.name, s.type);
+    if (s.type == Type::Float32) {
+      std::vector<float> v(d.rows);
+      device.download(d.buffer, v.data(), v.size() * 4);
+      col.data = std::move(v);
+    } else {
+      std::vector<int32_t> v(d.rows);
+      device.download(d.buffer, v.data(), v.size() * 4);
+      col.data = std::move(v);
+    }
+    if (s.type == Type::String) col.dictionary = s.dictionary;
+    bytes += d.rows * 4;
+    t.columns.push_back(relation.selection ? cpu::gather_column(col, ids, s.name) : std::move(col));
+  }
+  PassRecord p;
+  p.kind = "download";
+  p.detail = what + ": " + std::to_string(relation.columns.size()) + " columns of " + std::to_string(relation.rows()) +
+             " rows (" + std::to_string(bytes) + " bytes)";
+  p.items = relation.rows();
+  p.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  passes.push_back(std::move(p));
+  cpu::HostRelation out = cpu::HostRelation::of(std::move(t));
+  out.row_count = relation.rows();
+  return out;
+}
+
+InputRows::InputRows(FragmentEnv& env, const plan::Node& child, const engine::Relation* relation,
                      std::vector<PassRecord>& passes)
     : env_(env), child_(child), passes_(passes), columns_(child.schema.size(), nullptr) {
-  if (relation) {
-    rows_ = *relation;
+  if (relation && relation->on_host()) {
+    host_ = relation->host();
+    rows_ = host_->rows();
     describe_ = plan::to_string(child.kind) + std::string(" result in host memory");
+    return;
+  }
+  if (relation) {
+    device_ = dynamic_cast<const DeviceRelation*>(relation->data().get());
+    if (!device_ || relation->owner() != Backend::Compute)
+      throw Error(ErrorCode::Internal, "compute fragment input: another backend's data reached it undownloaded");
+    rows_ = device_->row_count;
+    describe_ = plan::to_string(child.kind) + std::string(" result on the device");
     return;
   }
   scan_ = child.kind == plan::NodeKind::Scan ? &child : child.children.at(0).get();
   version_ = env.catalog.version(scan_->table_name);
-  rows_ = cpu::HostRelation::view(env.catalog.get(scan_->table_name), scan_->scan_columns);
+  host_ = cpu::HostRelation::view(env.catalog.get(scan_->table_name), scan_->scan_columns);
+  rows_ = host_->rows();
   describe_ = "table " + scan_->table_name;
   if (&child == scan_) return;
   FilterProgram p = *filter_program(child, env.catalog);
@@ -107,37 +171,60 @@ InputRows::InputRows(FragmentEnv& env, const plan::Node& child, const cpu::HostR
   QueryContext ctx(env.device, p.bound, fit_shader_loop_limit(env.device, p.bound.left->rows(), terms, env.limits),
                    ResidentTables{&env.resident, version_, 0});
   std::string how;
-  selection_ = select_row_ids(ctx, p.program, UINT64_MAX, &how);
+  selected_ = select_row_ids(ctx, p.program, UINT64_MAX, &how);
   for (auto& pass : ctx.passes()) passes.push_back(std::move(pass));
   describe_ += " where " + child.predicate->text + " (" + how + ")";
 }
 
 InputRows::~InputRows() = default;
 
-std::optional<std::vector<uint32_t>> InputRows::live(const std::vector<size_t>& columns) const {
+uint64_t InputRows::count() const noexcept {
+  if (selected_) return selected_->size();
+  return device_ ? device_->rows() : rows_;
+}
+
+DeviceRows InputRows::live(const std::vector<size_t>& columns, const std::string& what) {
+  if (device_) return {device_->selection.get(), device_->rows()};  // NULL-free by construction
   bool nulls = false;
-  for (size_t c : columns) nulls |= !rows_.column(c).nulls.empty();
-  if (!nulls) return selection_;
-  std::vector<uint32_t> out;
-  auto keep = [&](uint64_t r) {
-    for (size_t c : columns)
-      if (rows_.column(c).is_null(r)) return;
-    out.push_back(uint32_t(r));
-  };
-  if (selection_)
-    for (uint32_t r : *selection_) keep(r);
-  else
-    for (uint64_t r = 0; r < rows_.rows(); ++r) keep(r);
-  return out;
+  for (size_t c : columns) nulls |= !host_->column(c).nulls.empty();
+  std::optional<std::vector<uint32_t>> ids = selected_;
+  if (nulls) {
+    std::vector<uint32_t> out;
+    auto keep = [&](uint64_t r) {
+      for (size_t c : columns)
+        if (host_->column(c).is_null(r)) return;
+      out.push_back(uint32_t(r));
+    };
+    if (selected_)
+      for (uint32_t r : *selected_) keep(r);
+    else
+      for (uint64_t r = 0; r < rows_; ++r) keep(r);
+    ids = std::move(out);
+  }
+  if (!ids) return {nullptr, rows_};
+  owned_ids_.push_back(upload_selection(env_.device, *ids, what, passes_));
+  return {&owned_ids_.back(), ids->size()};
+}
+
+const cpu::HostRelation& InputRows::host() {
+  if (!host_) {
+    DeviceRelation every_row = *device_;  // row ids index all rows of the columns
+    every_row.selection.reset();
+    every_row.selected = 0;
+    host_ = download_relation(env_.device, every_row, describe_ + " (for the host)", passes_);
+  }
+  return *host_;
 }
 
 const DeviceColumn& InputRows::column(size_t c) {
   if (columns_.at(c)) return *columns_[c];
-  const Column& host = rows_.column(c);
-  if (scan_) {
+  if (device_) {
+    columns_[c] = device_->columns.at(c).get();
+  } else if (scan_) {
     const ResidentKey key{scan_->table_name, version_, scan_->scan_columns.at(c)};
-    columns_[c] = &env_.resident.get(env_.device, key, host, passes_);
+    columns_[c] = &env_.resident.get(env_.device, key, host_->column(c), passes_);
   } else {
+    const Column& host = host_->column(c);
     const auto start = std::chrono::steady_clock::now();
     owned_.push_back(std::make_unique<DeviceColumn>(upload_column(env_.device, host)));
     PassRecord p;
