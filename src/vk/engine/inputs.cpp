@@ -1,6 +1,7 @@
 #include "vk/engine/inputs.h"
 
 #include <chrono>
+#include <numeric>
 
 #include "core/bind.h"
 #include "cpu/exec/ops.h"
@@ -171,15 +172,20 @@ InputRows::InputRows(FragmentEnv& env, const plan::Node& child, const engine::Re
   QueryContext ctx(env.device, p.bound, fit_shader_loop_limit(env.device, p.bound.left->rows(), terms, env.limits),
                    ResidentTables{&env.resident, version_, 0});
   std::string how;
-  selected_ = select_row_ids(ctx, p.program, UINT64_MAX, &how);
+  DeviceRowIds ids = select_row_ids_on_device(ctx, p.program, UINT64_MAX, &how);
   for (auto& pass : ctx.passes()) passes.push_back(std::move(pass));
+  if (!ids.all) {
+    // No row passes: an empty selection, which is not "every row".
+    if (ids.count == 0 && ids.ids.size() == 0) ids.ids = env.device.create_buffer(padded_bytes(0), MemoryKind::Device);
+    selected_ = std::move(ids);
+  }
   describe_ += " where " + child.predicate->text + " (" + how + ")";
 }
 
 InputRows::~InputRows() = default;
 
 uint64_t InputRows::count() const noexcept {
-  if (selected_) return selected_->size();
+  if (selected_) return selected_->count;
   return device_ ? device_->rows() : rows_;
 }
 
@@ -187,23 +193,31 @@ DeviceRows InputRows::live(const std::vector<size_t>& columns, const std::string
   if (device_) return {device_->selection.get(), device_->rows()};  // NULL-free by construction
   bool nulls = false;
   for (size_t c : columns) nulls |= !host_->column(c).nulls.empty();
-  std::optional<std::vector<uint32_t>> ids = selected_;
-  if (nulls) {
-    std::vector<uint32_t> out;
-    auto keep = [&](uint64_t r) {
-      for (size_t c : columns)
-        if (host_->column(c).is_null(r)) return;
-      out.push_back(uint32_t(r));
-    };
-    if (selected_)
-      for (uint32_t r : *selected_) keep(r);
-    else
-      for (uint64_t r = 0; r < rows_; ++r) keep(r);
-    ids = std::move(out);
+  if (!nulls) return selected_ ? DeviceRows{&selected_->ids, selected_->count} : DeviceRows{nullptr, rows_};
+  // NULLs in a column the caller reads: the rows that take part, less those, chosen on the host.
+  std::vector<uint32_t> from;
+  if (selected_) {
+    const auto start = std::chrono::steady_clock::now();
+    from.resize(selected_->count);
+    if (!from.empty()) env_.device.download(selected_->ids, from.data(), from.size() * 4);
+    PassRecord p;
+    p.kind = "download";
+    p.detail = "row ids (" + std::to_string(from.size() * 4) + " bytes) to leave out NULLs";
+    p.items = from.size();
+    p.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    passes_.push_back(std::move(p));
+  } else {
+    from.resize(rows_);
+    std::iota(from.begin(), from.end(), 0u);
   }
-  if (!ids) return {nullptr, rows_};
-  owned_ids_.push_back(upload_selection(env_.device, *ids, what, passes_));
-  return {&owned_ids_.back(), ids->size()};
+  std::vector<uint32_t> ids;
+  for (uint32_t r : from) {
+    bool keep = true;
+    for (size_t c : columns) keep = keep && !host_->column(c).is_null(r);
+    if (keep) ids.push_back(r);
+  }
+  owned_ids_.push_back(upload_selection(env_.device, ids, what, passes_));
+  return {&owned_ids_.back(), ids.size()};
 }
 
 const cpu::HostRelation& InputRows::host() {

@@ -85,8 +85,9 @@ class InputRows {
   //! covered input, in place for a device relation, else uploaded now (an "upload" pass) and kept for
   //! this InputRows' life.
   const DeviceColumn& column(size_t c);
-  //! The rows that take part and whose `columns` are all non-NULL, as a device selection (uploaded,
-  //! an "upload" pass named `what`, when the ids were computed on the host; owned by this object).
+  //! The rows that take part and whose `columns` are all non-NULL, as a device selection: the Filter's
+  //! or the relation's ids in place; with NULLs in `columns`, ids chosen on the host and uploaded (an
+  //! "upload" pass named `what`; owned by this object).
   DeviceRows live(const std::vector<size_t>& columns, const std::string& what);
   //! The rows in host memory by row id (every row of the columns, not only the selected ones): the
   //! Scan's view of its table, the host relation, or a device relation downloaded now (a "download"
@@ -98,12 +99,12 @@ class InputRows {
  private:
   FragmentEnv& env_;
   const plan::Node& child_;
-  const plan::Node* scan_ = nullptr;               // covered: the Scan
-  uint64_t version_ = 0;                           // covered: Catalog::version of its table
-  const DeviceRelation* device_ = nullptr;         // a compute fragment's result
-  std::optional<cpu::HostRelation> host_;          // the rows in host memory, once known
-  uint64_t rows_ = 0;                              // rows of the columns
-  std::optional<std::vector<uint32_t>> selected_;  // the covered Filter's row ids
+  const plan::Node* scan_ = nullptr;        // covered: the Scan
+  uint64_t version_ = 0;                    // covered: Catalog::version of its table
+  const DeviceRelation* device_ = nullptr;  // a compute fragment's result
+  std::optional<cpu::HostRelation> host_;   // the rows in host memory, once known
+  uint64_t rows_ = 0;                       // rows of the columns
+  std::optional<DeviceRowIds> selected_;    // the covered Filter's row ids (not all rows)
   std::vector<PassRecord>& passes_;
   std::vector<std::unique_ptr<DeviceColumn>> owned_;
   std::vector<Buffer> owned_ids_;
