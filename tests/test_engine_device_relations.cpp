@@ -113,6 +113,15 @@ TEST_CASE("engine-device-relation: a join output of many chunks is concatenated 
   const Result rows_out = check_sql(shared_engine(), "SELECT f.v, f.w, d.y FROM f JOIN d ON f.dk = d.k WHERE f.v > 100",
                                     c, "seed 77, 1024 pairs per chunk, the join's rows");
   CHECK(test::passes_of(rows_out, "concat") == 1);
+  // A Filter over chunks of 2048 rows: its row ids, one region per chunk, are moved together on the
+  // device and handed to the join as its selection.
+  const ScopedEnv scan_chunks("GFXQ_COMPUTE_CHUNK_ROWS", "2048");
+  const Result filtered = check_sql(shared_engine(),
+                                    "SELECT d.y, SUM(f.v), COUNT(*) FROM f JOIN d ON f.dk = d.k WHERE f.v > 100 "
+                                    "GROUP BY d.y ORDER BY d.y",
+                                    c, "seed 77, the fact table's Filter in 2 chunks");
+  CHECK(join_transfers(filtered) == 0);
+  CHECK(test::passes_of(filtered, "concat") == 2);  // the Filter's ids and the join's columns
   CHECK(shared_engine().take_debug_messages().empty());
 }
 
