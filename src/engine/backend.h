@@ -29,13 +29,21 @@
 
 namespace gfxq::engine {
 
+//! What a backend worked out while claiming a fragment (bound queries, compiled conditions) and reuses
+//! when running it, so that a plan pays for it once.
+class FragmentState {
+ public:
+  virtual ~FragmentState() = default;
+};
+
 //! A part of a plan one backend runs as one unit.
 struct Fragment {
-  const plan::Node* root = nullptr;       //!< its top node
-  std::vector<const plan::Node*> nodes;   //!< the nodes it covers, root first
-  std::vector<const plan::Node*> inputs;  //!< nodes below it whose results it reads, in order
-  std::string algorithm;                  //!< how the backend will run it (one line)
-  std::optional<Query> spec;              //!< the Query spec it computes, for a spec fragment (spec_fragment.h)
+  const plan::Node* root = nullptr;            //!< its top node
+  std::vector<const plan::Node*> nodes;        //!< the nodes it covers, root first
+  std::vector<const plan::Node*> inputs;       //!< nodes below it whose results it reads, in order
+  std::string algorithm;                       //!< how the backend will run it (one line)
+  std::optional<Query> spec;                   //!< the Query spec it computes, for a spec fragment (spec_fragment.h)
+  std::shared_ptr<const FragmentState> state;  //!< the backend's claim-time work, or null
 };
 
 //! A relation a backend holds in its own memory (e.g. columns on a GPU); only that backend reads it.

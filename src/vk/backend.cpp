@@ -75,6 +75,11 @@ uint64_t default_resident_bytes(const VkCapabilities& caps) {
   return largest / 2;
 }
 
+// A spec fragment's query, bound when it was claimed.
+struct SpecState final : engine::FragmentState {
+  BoundQuery bound;
+};
+
 class ComputeBackend final : public engine::BackendImpl {
  public:
   explicit ComputeBackend(EngineOptions options) : options_(std::move(options)) {}
@@ -115,13 +120,17 @@ class ComputeBackend final : public engine::BackendImpl {
     }
     std::string spec_why;
     if (auto sf = engine::spec_fragment(node, spec_why)) {
-      const BoundQuery bound = bind(sf->query, catalog);
-      if (!bound.join && !bound.group_by) {
+      // The fused operators run one table without GROUP BY; joins and GROUP BY are the join and GROUP
+      // BY fragments' (checked before binding: no bind for a shape the spec path refuses anyway).
+      if (!sf->query.join && !sf->query.group_by) {
+        auto state = std::make_shared<SpecState>();
+        state->bound = bind(sf->query, catalog);
         sf->fragment.algorithm = "compute: " + sf->query.text();
         sf->fragment.spec = std::move(sf->query);
+        sf->fragment.state = std::move(state);
         return std::move(sf->fragment);
       }
-      if (!bound.group_by)
+      if (!sf->query.group_by)
         spec_why =
             "it computes over the output of a join (aggregates, ORDER BY or LIMIT), which the compute backend "
             "does not fuse (under auto the join runs on compute, the rest on the CPU engine)";
@@ -144,14 +153,19 @@ class ComputeBackend final : public engine::BackendImpl {
       ~Trim() { resident.trim(); }
     } trim{*resident_};
     if (!f.spec) {
-      vk::FragmentEnv env{dev, catalog, *resident_, scan_limits(), env_number("GFXQ_COMPUTE_JOIN_CHUNK_PAIRS")};
+      vk::FragmentEnv env{dev,
+                          catalog,
+                          *resident_,
+                          scan_limits(),
+                          env_number("GFXQ_COMPUTE_JOIN_CHUNK_PAIRS"),
+                          dynamic_cast<const vk::CoveredFilters*>(f.state.get())};
       const bool join = std::any_of(f.nodes.begin(), f.nodes.end(),
                                     [](const plan::Node* n) { return n->kind == plan::NodeKind::Join; });
       return join ? vk::run_join_fragment(env, f, std::move(inputs))
                   : vk::run_group_by_fragment(env, f, std::move(inputs));
     }
     const auto start = std::chrono::steady_clock::now();
-    const BoundQuery bound = bind(*f.spec, catalog);
+    const BoundQuery& bound = static_cast<const SpecState&>(*f.state).bound;
     const uint64_t terms = vk::compile_cnf(bound.where).terms.size();
     const vk::ResidentTables resident{resident_.get(), catalog.version(bound.left_name),
                                       bound.right ? catalog.version(bound.right_name) : 0};

@@ -29,6 +29,8 @@
 //! once, when a CPU or raster node or the query's result reads it (vk::download_relation, a "download"
 //! pass naming the consumer).
 
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +42,14 @@
 
 namespace gfxq::vk {
 
+struct FilterProgram;  // inputs.h
+
+//! The conditions of the Filters a fragment covers, bound and compiled when it was claimed
+//! (engine::Fragment::state), so that running it compiles none again.
+struct CoveredFilters final : engine::FragmentState {
+  std::map<const plan::Node*, std::shared_ptr<const FilterProgram>> programs;  //!< by Filter node
+};
+
 //! What a fragment run needs from the backend.
 struct FragmentEnv {
   Device& device;                 //!< the device
@@ -47,6 +57,7 @@ struct FragmentEnv {
   ResidentColumns& resident;      //!< resident columns of catalog tables
   ScanLimits limits;              //!< limits of the Filters' CNF passes
   uint64_t join_chunk_pairs = 0;  //!< tests: most pairs per join output chunk (JoinOptions::chunk_pairs; 0: default)
+  const CoveredFilters* filters = nullptr;  //!< the fragment's claim-time Filter programs, or null
 };
 
 //! The join fragment rooted at `node`, or nullopt with `why` (a residual condition, no key or band,

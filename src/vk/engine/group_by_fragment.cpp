@@ -137,7 +137,9 @@ std::optional<engine::Fragment> claim_group_by(const Node& node, const Catalog& 
   f.root = &node;
   f.nodes = layers;
   f.nodes.push_back(agg);
-  claim_input(input, catalog, f.nodes, f.inputs);
+  auto filters = std::make_shared<CoveredFilters>();
+  claim_input(input, catalog, f.nodes, f.inputs, filters.get());
+  if (!filters->programs.empty()) f.state = std::move(filters);
   f.algorithm = "compute: GROUP BY " + std::to_string(agg->group_keys.size()) +
                 (agg->group_keys.size() == 1 ? " key, " : " keys, ") + std::to_string(agg->aggs.size()) +
                 " aggregates (the optimizer picks the variant from the estimated group count at run time)";

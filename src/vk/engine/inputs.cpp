@@ -49,12 +49,6 @@ namespace {
 
 // The Filter's condition as a bound query over its table and the compiled CNF program; throws what
 // bind() and compile_cnf() throw.
-struct FilterProgram {
-  Query query;
-  BoundQuery bound;
-  CnfProgram program;
-};
-
 std::optional<FilterProgram> filter_program(const plan::Node& filter, const Catalog& catalog) {
   std::string why;
   auto q = engine::scan_filter_spec(filter, why);
@@ -69,19 +63,20 @@ std::optional<FilterProgram> filter_program(const plan::Node& filter, const Cata
 }  // namespace
 
 bool claim_input(const plan::Node& child, const Catalog& catalog, std::vector<const plan::Node*>& covered,
-                 std::vector<const plan::Node*>& inputs) {
+                 std::vector<const plan::Node*>& inputs, CoveredFilters* filters) {
   if (child.kind == plan::NodeKind::Scan) {
     covered.push_back(&child);
     return true;
   }
   if (child.kind == plan::NodeKind::Filter && child.children[0]->kind == plan::NodeKind::Scan) {
-    bool runs = false;
+    std::optional<FilterProgram> program;
     try {
-      runs = filter_program(child, catalog).has_value();
+      program = filter_program(child, catalog);
     } catch (const Error&) {
-      runs = false;  // a condition the CNF kernels cannot take: the Filter runs as its own fragment
+      program.reset();  // a condition the CNF kernels cannot take: the Filter runs as its own fragment
     }
-    if (runs) {
+    if (program) {
+      if (filters) filters->programs[&child] = std::make_shared<const FilterProgram>(std::move(*program));
       covered.push_back(&child);
       covered.push_back(child.children[0].get());
       return true;
@@ -167,7 +162,11 @@ InputRows::InputRows(FragmentEnv& env, const plan::Node& child, const engine::Re
   rows_ = host_->rows();
   describe_ = "table " + scan_->table_name;
   if (&child == scan_) return;
-  FilterProgram p = *filter_program(child, env.catalog);
+  std::shared_ptr<const FilterProgram> claimed;
+  if (env.filters)
+    if (auto it = env.filters->programs.find(&child); it != env.filters->programs.end()) claimed = it->second;
+  if (!claimed) claimed = std::make_shared<const FilterProgram>(*filter_program(child, env.catalog));
+  const FilterProgram& p = *claimed;
   const uint64_t terms = p.program.terms.size();
   QueryContext ctx(env.device, p.bound, fit_shader_loop_limit(env.device, p.bound.left->rows(), terms, env.limits),
                    ResidentTables{&env.resident, version_, 0});

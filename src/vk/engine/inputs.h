@@ -11,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "core/bind.h"
 #include "cpu/exec/relation.h"
 #include "plan/logical.h"
 #include "vk/engine/fragments.h"
+#include "vk/relational/cnf_program.h"
 
 namespace gfxq::vk {
 
@@ -24,11 +26,19 @@ bool may_be_null(const plan::Node& node, size_t c);
 //! Whether the 32-bit device columns hold values of `type`: INT, FLOAT, DATE (days), STRING (codes).
 bool device_type(Type type) noexcept;
 
+//! A covered Filter's condition as a query over its table, bound and compiled for the CNF kernels.
+struct FilterProgram {
+  Query query;         //!< the condition as a Query spec (engine::scan_filter_spec)
+  BoundQuery bound;    //!< bound with STRING codes and DATE days read as INT
+  CnfProgram program;  //!< the compiled condition
+};
+
 //! Classifies `child` of a Join or Aggregate node: a Scan, or a Filter over a Scan whose condition
 //! the CNF kernels run, is covered (appended to `covered`, the Filter first); anything else is a
-//! fragment input (appended to `inputs`). Returns whether it is covered.
+//! fragment input (appended to `inputs`). Returns whether it is covered. A covered Filter's program
+//! goes to `filters` when given (the fragment keeps it as its state; InputRows reads it from there).
 bool claim_input(const plan::Node& child, const Catalog& catalog, std::vector<const plan::Node*>& covered,
-                 std::vector<const plan::Node*>& inputs);
+                 std::vector<const plan::Node*>& inputs, CoveredFilters* filters = nullptr);
 
 //! A relation on the device: a compute fragment's result that the compute fragment above it reads in
 //! place (engine::Relation with owner Backend::Compute). Columns hold 32-bit values (INT, FLOAT bits,

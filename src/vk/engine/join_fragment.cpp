@@ -143,8 +143,10 @@ std::optional<engine::Fragment> claim_join(const Node& node, const Catalog& cata
   f.root = &node;
   f.nodes.push_back(&node);
   if (j != &node) f.nodes.push_back(j);
-  claim_input(left, catalog, f.nodes, f.inputs);
-  claim_input(right, catalog, f.nodes, f.inputs);
+  auto filters = std::make_shared<CoveredFilters>();
+  claim_input(left, catalog, f.nodes, f.inputs, filters.get());
+  claim_input(right, catalog, f.nodes, f.inputs, filters.get());
+  if (!filters->programs.empty()) f.state = std::move(filters);
   f.algorithm = "compute: join on " + std::to_string(j->equi.size()) + (j->equi.size() == 1 ? " key" : " keys") +
                 (j->band ? ", a band" : "") +
                 (residual.empty() ? "" : ", " + std::to_string(residual.size()) + " column comparisons") +
