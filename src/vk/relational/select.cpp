@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -318,7 +319,11 @@ ScanLimits fit_shader_loop_limit(const Device& device, uint64_t rows, uint64_t t
   return limits;
 }
 
-Buffer upload_program(Device& device, const CnfProgram& program) {
+namespace {
+
+// The words of upload_program(): the term table, then the raw-bit intervals and the float test's
+// bounds when the program has them.
+std::vector<uint32_t> program_words(const CnfProgram& program) {
   std::vector<uint32_t> words = program.words();
   // The raw-bit intervals after the terms (cnf_scan.comp reads them when told to), then the float
   // test's bounds.
@@ -328,6 +333,13 @@ Buffer upload_program(Device& device, const CnfProgram& program) {
       words.push_back(width);
     }
   if (const auto f = detail::float_test(program)) words.insert(words.end(), {f->lo, f->hi});
+  return words;
+}
+
+}  // namespace
+
+Buffer upload_program(Device& device, const CnfProgram& program) {
+  const std::vector<uint32_t> words = program_words(program);
   Buffer b = device.create_buffer(std::max<uint64_t>(16, words.size() * 4), MemoryKind::Device);
   device.upload(b, words.data(), words.size() * 4);
   return b;
@@ -555,9 +567,27 @@ CnfInput QueryContext::bind(const CnfProgram& program, Buffer& words) {
   CnfInput input;
   input.program = &program;
   for (const BoundColumn& c : program.slots) input.columns.push_back(&column(c));
-  words = upload_program(device_, program);
+  // The words go to a mapped staging buffer now and are copied on the device at the start of the
+  // next run(), in its command buffer: no submission of their own.
+  const std::vector<uint32_t> w = program_words(program);
+  const uint64_t bytes = std::max<uint64_t>(16, w.size() * 4);
+  words = device_.create_buffer(bytes, MemoryKind::Device);
+  Buffer staging = device_.create_buffer(bytes, MemoryKind::Upload);
+  std::memcpy(staging.mapped(), w.data(), w.size() * 4);
+  pending_.push_back(PendingCopy{std::move(staging), words.handle(), bytes});
   input.words = &words;
   return input;
+}
+
+void QueryContext::record_pending(VkCommandBuffer cmd, std::vector<PendingCopy>& copies) {
+  copies = std::move(pending_);
+  pending_.clear();
+  if (copies.empty()) return;
+  for (const PendingCopy& c : copies) {
+    const VkBufferCopy region{0, 0, c.bytes};
+    vkCmdCopyBuffer(cmd, c.staging.handle(), c.dst, 1, &region);
+  }
+  device_.barrier(cmd);
 }
 
 PassRecord& QueryContext::add(std::string kind, std::string detail, uint64_t items, std::optional<uint64_t> passed,

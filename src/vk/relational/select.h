@@ -290,7 +290,9 @@ class QueryContext {
   const ScanPlan& plan() const noexcept { return plan_; }
   //! The limits the plan was made with (and the row-id path's settings).
   const ScanLimits& limits() const noexcept { return limits_; }
-  //! The CnfInput of `program` (its columns uploaded); `words` receives the term table.
+  //! The CnfInput of `program` (its columns uploaded); `words` receives the term table, whose bytes
+  //! the next run() copies in at the start of its command buffer (so bind before the run that reads
+  //! them; no submission of their own).
   CnfInput bind(const CnfProgram& program, Buffer& words);
 
   //! Runs record(cmd) in one submission between two GPU timestamps and appends a pass with its
@@ -298,7 +300,9 @@ class QueryContext {
   template <class F>
   PassRecord& run(std::string kind, std::string detail, uint64_t items, F&& record) {
     const auto start = Clock::now();
+    std::vector<PendingCopy> copies;  // kept until the submission has completed
     device_.submit([&](VkCommandBuffer cmd) {
+      record_pending(cmd, copies);
       device_.timestamp(cmd, 0);
       record(cmd);
       device_.timestamp(cmd, 1);
@@ -331,6 +335,16 @@ class QueryContext {
   std::map<std::pair<Side, size_t>, DeviceColumn> owned_;  // uploaded for this query alone
   std::map<std::pair<Side, size_t>, const DeviceColumn*> columns_;
   std::vector<PassRecord> passes_;
+  // Term tables bind() staged, copied by the next run().
+  struct PendingCopy {
+    Buffer staging;
+    VkBuffer dst = VK_NULL_HANDLE;
+    uint64_t bytes = 0;
+  };
+  std::vector<PendingCopy> pending_;
+  // Records the pending copies (moved to `copies`, which the caller keeps until the submission ends)
+  // and a barrier after them.
+  void record_pending(VkCommandBuffer cmd, std::vector<PendingCopy>& copies);
 };
 
 //! The rows of the query's input that pass a program, marked on the device (stages 1 and 2).
