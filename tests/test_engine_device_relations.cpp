@@ -7,10 +7,12 @@
 #include <cstdlib>
 #include <random>
 
+#include "cpu/exec/ops.h"
 #include "engine/executor.h"
 #include "engine_compute_support.h"
 #include "plan/binder.h"
 #include "sql/parse_statement.h"
+#include "vk/engine/inputs.h"
 
 namespace {
 
@@ -161,4 +163,49 @@ TEST_CASE("engine-device-relation: a CPU node above a compute join downloads onc
       CHECK_MESSAGE(messages.empty(), test::joined(messages));
     }
   }
+}
+
+TEST_CASE("engine-device-relation: InputRows reads a device relation with a selection in place") {
+  std::mt19937_64 rng(91);
+  const size_t n = 3000;
+  const auto dict = Dictionary::of({"ASIA", "EUROPE", "AFRICA"});
+  Catalog c;
+  c.add("t",
+        Table{{Column::ints("k", random_ints(rng, n, -50, 50)), Column::floats("x", random_floats(rng, n, 9, true)),
+               Column::coded("s", random_ints(rng, n, 0, 2), dict)}});
+  const Table& t = c.get("t");
+  const auto root = plan::bind(sql::parse_statement("SELECT k, x, s FROM t").query, c);
+  vk::Device& device = test::vk_device();
+  vk::ResidentColumns resident(0);
+  vk::FragmentEnv env{device, c, resident, {}};
+  // Every third row selected (seed 91).
+  std::vector<uint32_t> ids;
+  for (uint32_t r = 0; r < n; r += 3) ids.push_back(r);
+  std::vector<PassRecord> passes;
+  auto rel = std::make_shared<vk::DeviceRelation>();
+  for (const auto& col : t.columns)
+    rel->columns.push_back(std::make_shared<vk::DeviceColumn>(vk::upload_column(device, col)));
+  rel->schema = root->schema;
+  rel->row_count = n;
+  rel->selection = std::make_shared<vk::Buffer>(vk::upload_selection(device, ids, "ids", passes));
+  rel->selected = ids.size();
+  const engine::Relation relation(Backend::Compute, rel);
+  CHECK(relation.rows() == ids.size());
+  vk::InputRows in(env, *root, &relation, passes);
+  CHECK(in.rows() == n);
+  CHECK(in.count() == ids.size());
+  const vk::DeviceRows live = in.live({0, 1}, "ids");
+  CHECK(live.selection == rel->selection.get());
+  CHECK(live.count == ids.size());
+  CHECK(&in.column(1) == rel->columns[1].get());
+  // In host memory: every row by row id; downloaded as a relation: the selected rows, decoded.
+  const Table all = in.host().to_table();
+  CHECK(test::table_difference(t, all).empty());
+  const Table selected = vk::download_relation(device, *rel, "the relation", passes).to_table();
+  std::vector<uint64_t> rows(ids.begin(), ids.end());
+  Table want;
+  for (const auto& col : t.columns) want.columns.push_back(cpu::gather_column(col, rows, col.name));
+  CHECK(test::table_difference(want, selected).empty());
+  CHECK(selected.columns[2].dictionary == dict);
+  CHECK(device.take_debug_messages().empty());
 }
