@@ -25,7 +25,10 @@ class CpuBackend final : public BackendImpl {
     return f;
   }
 
-  FragmentRun run(const Fragment& f, const Catalog&, std::vector<cpu::HostRelation> in) override {
+  FragmentRun run(const Fragment& f, const Catalog&, std::vector<Relation> inputs) override {
+    // The executor hands the CPU engine host rows only.
+    std::vector<cpu::HostRelation> in;
+    for (const Relation& r : inputs) in.push_back(r.host());
     const plan::Node& n = *f.root;
     const auto start = std::chrono::steady_clock::now();
     NodeRun r;

@@ -7,6 +7,19 @@
 
 namespace gfxq::engine {
 
+const cpu::HostRelation& Relation::host() const {
+  if (data_)
+    throw Error(ErrorCode::Internal, std::string("a relation held by the ") + to_string(owner_) +
+                                         " backend was read as host rows without a download");
+  return host_;
+}
+
+cpu::HostRelation BackendImpl::download(const Relation& relation, const std::string& what, std::vector<PassRecord>&) {
+  if (relation.on_host()) return relation.host();
+  throw Error(ErrorCode::Internal,
+              std::string(to_string(kind())) + " backend holds no data of its own to download (" + what + ")");
+}
+
 BackendImpl& Backends::get(Backend b) {
   if (b == Backend::Auto) throw Error(ErrorCode::Internal, "Backends::get: Auto is not a concrete backend");
   using Creator = std::unique_ptr<BackendImpl> (*)(const EngineOptions&);
@@ -70,7 +83,8 @@ Placed place(const plan::Node& node, const Catalog& catalog, Backend requested, 
       f = backends.get(Backend::Cpu).claim(node, catalog, why);
       if (!f) throw Error(ErrorCode::Internal, "the CPU engine cannot run " + node.label() + ": " + why);
       p.backend = Backend::Cpu;
-      p.reason = no_gpu.empty() ? "auto: CPU engine (compute cannot: " + why + ")" : "auto: CPU engine, since " + no_gpu;
+      p.reason =
+          no_gpu.empty() ? "auto: CPU engine (compute cannot: " + why + ")" : "auto: CPU engine, since " + no_gpu;
     }
     p.fragment = std::move(*f);
   }
@@ -86,10 +100,27 @@ struct Run {
   const plan::Node* fused_into = nullptr;
 };
 
-cpu::HostRelation run_placed(const Placed& p, const Catalog& catalog, Backends& backends,
-                             std::map<const plan::Node*, Run>& runs, std::vector<PassRecord>& passes) {
-  std::vector<cpu::HostRelation> inputs;
-  for (const Placed& in : p.inputs) inputs.push_back(run_placed(in, catalog, backends, runs, passes));
+// `r` (the result of `producer`) in host memory: downloaded by its owner when a backend holds it,
+// for `consumer` (e.g. "the CPU engine's Aggregate", "the result").
+Relation to_host(Relation r, const plan::Node& producer, const std::string& consumer, Backends& backends,
+                 std::vector<PassRecord>& passes) {
+  if (r.on_host()) return r;
+  const std::string what = producer.label() + " result for " + consumer;
+  return backends.get(r.owner()).download(r, what, passes);
+}
+
+Relation run_placed(const Placed& p, const Catalog& catalog, Backends& backends, std::map<const plan::Node*, Run>& runs,
+                    std::vector<PassRecord>& passes) {
+  std::vector<Relation> inputs;
+  for (const Placed& in : p.inputs) {
+    Relation r = run_placed(in, catalog, backends, runs, passes);
+    // A backend reads its own data in place; any other consumer gets the rows in host memory.
+    if (!r.on_host() && r.owner() != p.backend)
+      r = to_host(std::move(r), *in.fragment.root,
+                  std::string("the ") + to_string(p.backend) + " backend's " + p.fragment.root->label(), backends,
+                  passes);
+    inputs.push_back(std::move(r));
+  }
   FragmentRun r = backends.get(p.backend).run(p.fragment, catalog, std::move(inputs));
   for (const plan::Node* n : p.fragment.nodes) {
     Run& entry = runs[n];
@@ -165,13 +196,16 @@ void summarise(ExecutionReport& report, Backend requested) {
 
 }  // namespace
 
-Result execute_plan(const plan::Node& root, const Catalog& catalog, Backend requested, Backends& backends) {
-  const std::string no_gpu = requested == Backend::Auto ? compute_unusable(backends) : std::string();
+Result execute_plan(const plan::Node& root, const Catalog& catalog, Backend requested, Backends& backends,
+                    const PlacementOptions& placement) {
+  const std::string no_gpu =
+      requested == Backend::Auto && !placement.compute_on_cpu_device ? compute_unusable(backends) : std::string();
   const Placed placed = place(root, catalog, requested, backends, no_gpu);
   std::map<const plan::Node*, Run> runs;
   Result result;
-  cpu::HostRelation rel = run_placed(placed, catalog, backends, runs, result.report.passes);
-  result.table = rel.to_table();
+  const Relation rel = to_host(run_placed(placed, catalog, backends, runs, result.report.passes), root,
+                               "the query's result", backends, result.report.passes);
+  result.table = rel.host().to_table();
   for (size_t i = 0; i < root.schema.size() && i < result.table.columns.size(); ++i)
     result.table.columns[i].name = root.schema[i].name;
   report_nodes(root, 0, runs, result.report.plan);

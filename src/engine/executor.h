@@ -6,8 +6,10 @@
 //! claim is Error(Unsupported) naming the node and why. With Auto, each node goes to the compute
 //! backend when the Vulkan device is a GPU and it claims the node, else to the CPU engine; the
 //! report's per-node reason says which and why. Execution runs the fragments bottom-up; a fragment's
-//! inputs reach it as host relations (the compute and raster fragments read their base tables
-//! through their own device caches).
+//! inputs reach it as Relations (backend.h): a result held by a backend (the compute backend's device
+//! columns) goes to a fragment of the same backend in place, and is downloaded by its owner (a
+//! "download" pass naming the consumer) for a fragment of another backend and for the query's result.
+//! Base tables are read by each backend through its own device cache.
 
 #include <array>
 #include <memory>
@@ -33,9 +35,17 @@ class Backends {
   std::array<std::unique_ptr<BackendImpl>, 3> slots_;  // by Backend: Cpu, Raster, Compute
 };
 
+//! Knobs of placement (tests).
+struct PlacementOptions {
+  //! Auto places nodes on the compute backend even when its Vulkan device is a CPU implementation
+  //! (lavapipe), as on a GPU: tests run mixed plans that way.
+  bool compute_on_cpu_device = false;
+};
+
 //! Places and runs `root` over `catalog` on `requested`: the result table (named as the root's schema)
 //! and its report (plan nodes with placement, passes, algorithm summary).
-Result execute_plan(const plan::Node& root, const Catalog& catalog, Backend requested, Backends& backends);
+Result execute_plan(const plan::Node& root, const Catalog& catalog, Backend requested, Backends& backends,
+                    const PlacementOptions& placement = {});
 
 //! The placement of `root` without running it, as a report whose nodes carry backend, algorithm and
 //! reason but no rows or times (EXPLAIN, `gfxq sql --plan`).

@@ -72,7 +72,7 @@ class RasterBackend final : public engine::BackendImpl {
     return std::move(sf->fragment);
   }
 
-  engine::FragmentRun run(const engine::Fragment& f, const Catalog& catalog, std::vector<cpu::HostRelation>) override {
+  engine::FragmentRun run(const engine::Fragment& f, const Catalog& catalog, std::vector<engine::Relation>) override {
     gl::Context* ctx = context();
     ctx->check_alive();
     if (!options_raster_) {

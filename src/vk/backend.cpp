@@ -16,6 +16,7 @@
 #include "engine/spec_fragment.h"
 #include "gfxq/error.h"
 #include "vk/engine/fragments.h"
+#include "vk/engine/inputs.h"
 #include "vk/engine/resident.h"
 #include "vk/primitives/scratch.h"
 #include "vk/relational/aggregate.h"
@@ -46,7 +47,9 @@ uint64_t env_number(const char* name) {
 // several tiles (the tests' way to run it); GFXQ_COMPUTE_SELECT_TILES=counter / launch / auto
 // picks how its workgroups find their tiles (vk::SelectTiles). GFXQ_COMPUTE_FLOAT_SUM_INT64=1 makes the exact FLOAT
 // SUM keep its register bin in int64, as on devices without shaderFloat64. GFXQ_COMPUTE_PRODUCT_CHUNK
-// (pairs per chunk of a PRODUCT fragment; read in run()) forces a CROSS JOIN over many chunks.
+// (pairs per chunk of a PRODUCT fragment) forces a CROSS JOIN over many chunks, and
+// GFXQ_COMPUTE_JOIN_CHUNK_PAIRS caps the pairs of one join output chunk, so tests run a plan's join
+// over many chunks (both read in run()).
 vk::ScanLimits scan_limits() {
   vk::ScanLimits limits;
   limits.chunk_rows = env_number("GFXQ_COMPUTE_CHUNK_ROWS");
@@ -74,6 +77,11 @@ uint64_t default_resident_bytes(const VkCapabilities& caps) {
     if (h.device_local) largest = std::max(largest, h.size);
   return largest / 2;
 }
+
+// A spec fragment's query, bound when it was claimed.
+struct SpecState final : engine::FragmentState {
+  BoundQuery bound;
+};
 
 class ComputeBackend final : public engine::BackendImpl {
  public:
@@ -115,13 +123,17 @@ class ComputeBackend final : public engine::BackendImpl {
     }
     std::string spec_why;
     if (auto sf = engine::spec_fragment(node, spec_why)) {
-      const BoundQuery bound = bind(sf->query, catalog);
-      if (!bound.join && !bound.group_by) {
+      // The fused operators run one table without GROUP BY; joins and GROUP BY are the join and GROUP
+      // BY fragments' (checked before binding: no bind for a shape the spec path refuses anyway).
+      if (!sf->query.join && !sf->query.group_by) {
+        auto state = std::make_shared<SpecState>();
+        state->bound = bind(sf->query, catalog);
         sf->fragment.algorithm = "compute: " + sf->query.text();
         sf->fragment.spec = std::move(sf->query);
+        sf->fragment.state = std::move(state);
         return std::move(sf->fragment);
       }
-      if (!bound.group_by)
+      if (!sf->query.group_by)
         spec_why =
             "it computes over the output of a join (aggregates, ORDER BY or LIMIT), which the compute backend "
             "does not fuse (under auto the join runs on compute, the rest on the CPU engine)";
@@ -141,7 +153,7 @@ class ComputeBackend final : public engine::BackendImpl {
   }
 
   engine::FragmentRun run(const engine::Fragment& f, const Catalog& catalog,
-                          std::vector<cpu::HostRelation> inputs) override {
+                          std::vector<engine::Relation> inputs) override {
     vk::Device& dev = *device();
     vk::prim::require_features(dev, "the compute backend", true);
     // Between fragments, the resident columns are trimmed to their budget (whether the fragment ran or
@@ -151,7 +163,13 @@ class ComputeBackend final : public engine::BackendImpl {
       ~Trim() { resident.trim(); }
     } trim{*resident_};
     if (!f.spec) {
-      vk::FragmentEnv env{dev, catalog, *resident_, scan_limits(), env_number("GFXQ_COMPUTE_PRODUCT_CHUNK")};
+      vk::FragmentEnv env{dev,
+                          catalog,
+                          *resident_,
+                          scan_limits(),
+                          env_number("GFXQ_COMPUTE_JOIN_CHUNK_PAIRS"),
+                          dynamic_cast<const vk::CoveredFilters*>(f.state.get()),
+                          env_number("GFXQ_COMPUTE_PRODUCT_CHUNK")};
       auto has = [&](plan::NodeKind kind) {
         return std::any_of(f.nodes.begin(), f.nodes.end(), [&](const plan::Node* n) { return n->kind == kind; });
       };
@@ -166,7 +184,7 @@ class ComputeBackend final : public engine::BackendImpl {
       return vk::run_set_fragment(env, f, std::move(inputs));
     }
     const auto start = std::chrono::steady_clock::now();
-    const BoundQuery bound = bind(*f.spec, catalog);
+    const BoundQuery& bound = static_cast<const SpecState&>(*f.state).bound;
     const uint64_t terms = vk::compile_cnf(bound.where).terms.size();
     const vk::ResidentTables resident{resident_.get(), catalog.version(bound.left_name),
                                       bound.right ? catalog.version(bound.right_name) : 0};
@@ -195,6 +213,13 @@ class ComputeBackend final : public engine::BackendImpl {
     out.passes = std::move(ctx.passes());
     out.result = cpu::HostRelation::of(std::move(table));
     return out;
+  }
+
+  cpu::HostRelation download(const engine::Relation& relation, const std::string& what,
+                             std::vector<PassRecord>& passes) override {
+    const auto* data = dynamic_cast<const vk::DeviceRelation*>(relation.data().get());
+    if (!data || !device_) return engine::BackendImpl::download(relation, what, passes);
+    return vk::download_relation(*device_, *data, what, passes);
   }
 
   std::vector<std::string> take_debug_messages() override {

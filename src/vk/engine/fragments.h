@@ -13,12 +13,28 @@
 //!                    Aggregate with GROUP BY
 //! Below the Join or Aggregate, an input that is a Scan, or a Filter over a Scan whose condition the
 //! CNF kernels run, is covered by the fragment: its columns are read from the resident columns
-//! (resident.h) and the Filter's rows are selected on the device. Any other input is a fragment input:
-//! its relation arrives in host memory and the columns the operator reads are uploaded for this query.
-//! Join pairs come back in (left row, right row) order and the output columns are gathered on the host
-//! from the input rows (4 + 4 bytes per pair over the bus instead of every column's gathered copy);
-//! the groups come back in key order as host columns. Results equal the CPU engine's exactly.
+//! (resident.h) and the Filter's rows are selected on the device. Any other input is a fragment input.
+//! Join pairs are made in (left row, right row) order and the output columns gathered on the device by
+//! the pair ids; the groups come back in key order as host columns. Results equal the CPU engine's
+//! exactly.
+//!
+//! How a fragment reads and returns device relations: a fragment run gets its inputs as
+//! `std::vector<engine::Relation>` in Fragment::inputs order; each is host rows (another backend's
+//! result) or a vk::DeviceRelation (a compute fragment's result, never downloaded in between). Wrap
+//! each child in a vk::InputRows (inputs.h): `InputRows in(env, child, covered ? nullptr : &inputs.at(i),
+//! out.passes)`; then `in.column(c)` is column c of that input on the device (resident, in place, or
+//! uploaded with an "upload" pass), `in.live(cols, what)` its taking-part rows as a device selection
+//! (nullptr: every row), `in.rows()` / `in.count()` the column rows / the rows taking part, and
+//! `in.host()` the rows in host memory (downloaded with a "download" pass) for the rare host step. To
+//! return columns on the device, fill a vk::DeviceRelation (shared DeviceColumns, the root's schema,
+//! optionally a row-id selection) and set `out.result = engine::Relation(Backend::Compute, rel)`; only
+//! when device_schema(root) says the columns fit (NULL-free, 32-bit). Returning host rows
+//! (`out.result = cpu::HostRelation::of(table)`) stays valid. The executor downloads a device result
+//! once, when a CPU or raster node or the query's result reads it (vk::download_relation, a "download"
+//! pass naming the consumer).
 
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,12 +46,22 @@
 
 namespace gfxq::vk {
 
+struct FilterProgram;  // inputs.h
+
+//! The conditions of the Filters a fragment covers, bound and compiled when it was claimed
+//! (engine::Fragment::state), so that running it compiles none again.
+struct CoveredFilters final : engine::FragmentState {
+  std::map<const plan::Node*, std::shared_ptr<const FilterProgram>> programs;  //!< by Filter node
+};
+
 //! What a fragment run needs from the backend.
 struct FragmentEnv {
-  Device& device;             //!< the device
-  const Catalog& catalog;     //!< the catalog the plan was bound against
-  ResidentColumns& resident;  //!< resident columns of catalog tables
-  ScanLimits limits;          //!< limits of the Filters' CNF passes
+  Device& device;                 //!< the device
+  const Catalog& catalog;         //!< the catalog the plan was bound against
+  ResidentColumns& resident;      //!< resident columns of catalog tables
+  ScanLimits limits;              //!< limits of the Filters' CNF passes
+  uint64_t join_chunk_pairs = 0;  //!< tests: most pairs per join output chunk (JoinOptions::chunk_pairs; 0: default)
+  const CoveredFilters* filters = nullptr;  //!< the fragment's claim-time Filter programs, or null
   //! Most pairs per chunk of a PRODUCT (0: one binding); tests force many chunks.
   uint64_t product_chunk_pairs = 0;
 };
@@ -47,7 +73,7 @@ std::optional<engine::Fragment> claim_join(const plan::Node& node, const Catalog
                                            std::string& why);
 //! Runs a claim_join fragment over its inputs' relations.
 engine::FragmentRun run_join_fragment(FragmentEnv& env, const engine::Fragment& fragment,
-                                      std::vector<cpu::HostRelation> inputs);
+                                      std::vector<engine::Relation> inputs);
 
 //! The GROUP BY fragment rooted at `node`, or nullopt with `why` (expression keys or arguments,
 //! DISTINCT aggregates, 64-bit types, columns that may hold NULLs, more than 4 keys, an ORDER BY
@@ -56,7 +82,7 @@ engine::FragmentRun run_join_fragment(FragmentEnv& env, const engine::Fragment& 
 std::optional<engine::Fragment> claim_group_by(const plan::Node& node, const Catalog& catalog, std::string& why);
 //! Runs a claim_group_by fragment over its inputs' relations.
 engine::FragmentRun run_group_by_fragment(FragmentEnv& env, const engine::Fragment& fragment,
-                                          std::vector<cpu::HostRelation> inputs);
+                                          std::vector<engine::Relation> inputs);
 
 //! The Sort fragment rooted at `node`: `[Project of columns | Limit]... Sort` over any input, or nullopt
 //! with `why` (a key of a type the skeletons do not read); `why` stays empty when `node` is not of
@@ -65,7 +91,7 @@ std::optional<engine::Fragment> claim_sort(const plan::Node& node, const Catalog
 //! Runs a claim_sort fragment: the multi-column row sort (vk/operators/skeletons/rows.h), the first
 //! offset + limit row ids downloaded, the columns gathered on the host.
 engine::FragmentRun run_sort_fragment(FragmentEnv& env, const engine::Fragment& fragment,
-                                      std::vector<cpu::HostRelation> inputs);
+                                      std::vector<engine::Relation> inputs);
 
 //! The DISTINCT or set-operation fragment rooted at `node`: `[Project of columns | Limit]... Distinct`
 //! or `[...] SetOp` over any inputs, or nullopt with `why` (a column type the
@@ -75,7 +101,7 @@ std::optional<engine::Fragment> claim_set(const plan::Node& node, const Catalog&
 //! Runs a claim_set fragment: the sort-based skeleton (vk/operators/skeletons/rows.h), the kept rows
 //! gathered on the host.
 engine::FragmentRun run_set_fragment(FragmentEnv& env, const engine::Fragment& fragment,
-                                     std::vector<cpu::HostRelation> inputs);
+                                     std::vector<engine::Relation> inputs);
 
 //! The PRODUCT fragment rooted at `node`: `[Project of columns] Join` without keys, band or residual
 //! (CROSS JOIN), over any inputs; nullopt when `node` is not of that shape.
@@ -83,6 +109,6 @@ std::optional<engine::Fragment> claim_product(const plan::Node& node, const Cata
 //! Runs a claim_product fragment: the pairs written on the device in chunks (product.h), downloaded,
 //! the columns gathered on the host. Error(ResultTooLarge) past the host limit.
 engine::FragmentRun run_product_fragment(FragmentEnv& env, const engine::Fragment& fragment,
-                                         std::vector<cpu::HostRelation> inputs);
+                                         std::vector<engine::Relation> inputs);
 
 }  // namespace gfxq::vk

@@ -137,7 +137,9 @@ std::optional<engine::Fragment> claim_group_by(const Node& node, const Catalog& 
   f.root = &node;
   f.nodes = layers;
   f.nodes.push_back(agg);
-  claim_input(input, catalog, f.nodes, f.inputs);
+  auto filters = std::make_shared<CoveredFilters>();
+  claim_input(input, catalog, f.nodes, f.inputs, filters.get());
+  if (!filters->programs.empty()) f.state = std::move(filters);
   f.algorithm = "compute: GROUP BY " + std::to_string(agg->group_keys.size()) +
                 (agg->group_keys.size() == 1 ? " key, " : " keys, ") + std::to_string(agg->aggs.size()) +
                 " aggregates (the optimizer picks the variant from the estimated group count at run time)";
@@ -145,7 +147,7 @@ std::optional<engine::Fragment> claim_group_by(const Node& node, const Catalog& 
 }
 
 engine::FragmentRun run_group_by_fragment(FragmentEnv& env, const engine::Fragment& f,
-                                          std::vector<cpu::HostRelation> inputs) {
+                                          std::vector<engine::Relation> inputs) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<const Node*> layers;
   const Node& agg = *aggregate_of(*f.root, layers);
@@ -155,7 +157,7 @@ engine::FragmentRun run_group_by_fragment(FragmentEnv& env, const engine::Fragme
   InputRows in(env, child, covered ? nullptr : &inputs.at(0), out.passes);
 
   GroupByInput gi;
-  gi.rows = in.rows().rows();
+  gi.rows = in.rows();
   for (const auto& k : agg.group_keys) gi.keys.push_back(&in.column(k.column));
   std::vector<size_t> value_columns;  // input column of each GroupByInput::values entry
   for (const auto& a : agg.aggs) {
@@ -177,12 +179,10 @@ engine::FragmentRun run_group_by_fragment(FragmentEnv& env, const engine::Fragme
     }
     gi.aggregates.push_back(std::move(g));
   }
-  Buffer selection;
-  if (in.selection()) {
-    selection = upload_selection(env.device, *in.selection(), "selected row ids", out.passes);
-    gi.selection = &selection;
-    gi.selected = in.selection()->size();
-  }
+  // The keys and aggregated columns are NULL-free (claim_group_by), so every selected row groups.
+  const DeviceRows taking_part = in.live({}, "selected row ids");
+  gi.selection = taking_part.selection;
+  gi.selected = taking_part.count;
   GroupByResult r = group_by(env.device, gi);
   double gpu = 0;
   bool any = false;
@@ -235,8 +235,9 @@ engine::FragmentRun run_group_by_fragment(FragmentEnv& env, const engine::Fragme
     top.wall_ms = host_ms;
     out.nodes[f.root] = top;
   }
-  out.result = cpu::HostRelation::of(std::move(t));
-  out.result.row_count = rows;
+  cpu::HostRelation result = cpu::HostRelation::of(std::move(t));
+  result.row_count = rows;
+  out.result = std::move(result);
   return out;
 }
 

@@ -1,8 +1,10 @@
 #include "vk/engine/inputs.h"
 
 #include <chrono>
+#include <numeric>
 
 #include "core/bind.h"
+#include "cpu/exec/ops.h"
 #include "engine/spec_fragment.h"
 #include "gfxq/error.h"
 #include "vk/relational/cnf_program.h"
@@ -47,12 +49,6 @@ namespace {
 
 // The Filter's condition as a bound query over its table and the compiled CNF program; throws what
 // bind() and compile_cnf() throw.
-struct FilterProgram {
-  Query query;
-  BoundQuery bound;
-  CnfProgram program;
-};
-
 std::optional<FilterProgram> filter_program(const plan::Node& filter, const Catalog& catalog) {
   std::string why;
   auto q = engine::scan_filter_spec(filter, why);
@@ -67,19 +63,20 @@ std::optional<FilterProgram> filter_program(const plan::Node& filter, const Cata
 }  // namespace
 
 bool claim_input(const plan::Node& child, const Catalog& catalog, std::vector<const plan::Node*>& covered,
-                 std::vector<const plan::Node*>& inputs) {
+                 std::vector<const plan::Node*>& inputs, CoveredFilters* filters) {
   if (child.kind == plan::NodeKind::Scan) {
     covered.push_back(&child);
     return true;
   }
   if (child.kind == plan::NodeKind::Filter && child.children[0]->kind == plan::NodeKind::Scan) {
-    bool runs = false;
+    std::optional<FilterProgram> program;
     try {
-      runs = filter_program(child, catalog).has_value();
+      program = filter_program(child, catalog);
     } catch (const Error&) {
-      runs = false;  // a condition the CNF kernels cannot take: the Filter runs as its own fragment
+      program.reset();  // a condition the CNF kernels cannot take: the Filter runs as its own fragment
     }
-    if (runs) {
+    if (program) {
+      if (filters) filters->programs[&child] = std::make_shared<const FilterProgram>(std::move(*program));
       covered.push_back(&child);
       covered.push_back(child.children[0].get());
       return true;
@@ -89,55 +86,173 @@ bool claim_input(const plan::Node& child, const Catalog& catalog, std::vector<co
   return false;
 }
 
-InputRows::InputRows(FragmentEnv& env, const plan::Node& child, const cpu::HostRelation* relation,
+bool device_schema(const plan::Node& node, std::string* why) {
+  for (size_t c = 0; c < node.schema.size(); ++c) {
+    const plan::SchemaColumn& s = node.schema[c];
+    const bool type_ok = device_type(s.type);
+    if (type_ok && !may_be_null(node, c)) continue;
+    if (why)
+      *why = "column " + s.name + (type_ok ? " may be NULL" : std::string(" is ") + to_string(s.type)) +
+             " (device relations hold NULL-free 32-bit columns)";
+    return false;
+  }
+  return true;
+}
+
+cpu::HostRelation download_relation(Device& device, const DeviceRelation& relation, const std::string& what,
+                                    std::vector<PassRecord>& passes) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<uint64_t> ids;
+  if (relation.selection) {
+    std::vector<uint32_t> selected(relation.selected);
+    device.download(*relation.selection, selected.data(), selected.size() * 4);
+    ids.assign(selected.begin(), selected.end());
+  }
+  Table t;
+  uint64_t bytes = relation.selection ? relation.selected * 4 : 0;
+  for (size_t c = 0; c < relation.columns.size(); ++c) {
+    const plan::SchemaColumn& s = relation.schema.at(c);
+    const DeviceColumn& d = *relation.columns[c];
+    Column col = Column::make(s.name, s.type);
+    if (s.type == Type::Float32) {
+      std::vector<float> v(d.rows);
+      device.download(d.buffer, v.data(), v.size() * 4);
+      col.data = std::move(v);
+    } else {
+      std::vector<int32_t> v(d.rows);
+      device.download(d.buffer, v.data(), v.size() * 4);
+      col.data = std::move(v);
+    }
+    if (s.type == Type::String) col.dictionary = s.dictionary;
+    bytes += d.rows * 4;
+    t.columns.push_back(relation.selection ? cpu::gather_column(col, ids, s.name) : std::move(col));
+  }
+  PassRecord p;
+  p.kind = "download";
+  p.detail = what + ": " + std::to_string(relation.columns.size()) + " columns of " + std::to_string(relation.rows()) +
+             " rows (" + std::to_string(bytes) + " bytes)";
+  p.items = relation.rows();
+  p.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  passes.push_back(std::move(p));
+  cpu::HostRelation out = cpu::HostRelation::of(std::move(t));
+  out.row_count = relation.rows();
+  return out;
+}
+
+InputRows::InputRows(FragmentEnv& env, const plan::Node& child, const engine::Relation* relation,
                      std::vector<PassRecord>& passes)
     : env_(env), child_(child), passes_(passes), columns_(child.schema.size(), nullptr) {
-  if (relation) {
-    rows_ = *relation;
+  if (relation && relation->on_host()) {
+    host_ = relation->host();
+    rows_ = host_->rows();
     describe_ = plan::to_string(child.kind) + std::string(" result in host memory");
+    return;
+  }
+  if (relation) {
+    device_ = dynamic_cast<const DeviceRelation*>(relation->data().get());
+    if (!device_ || relation->owner() != Backend::Compute)
+      throw Error(ErrorCode::Internal, "compute fragment input: another backend's data reached it undownloaded");
+    rows_ = device_->row_count;
+    describe_ = plan::to_string(child.kind) + std::string(" result on the device");
     return;
   }
   scan_ = child.kind == plan::NodeKind::Scan ? &child : child.children.at(0).get();
   version_ = env.catalog.version(scan_->table_name);
-  rows_ = cpu::HostRelation::view(env.catalog.get(scan_->table_name), scan_->scan_columns);
+  host_ = cpu::HostRelation::view(env.catalog.get(scan_->table_name), scan_->scan_columns);
+  rows_ = host_->rows();
   describe_ = "table " + scan_->table_name;
   if (&child == scan_) return;
-  FilterProgram p = *filter_program(child, env.catalog);
+  std::shared_ptr<const FilterProgram> claimed;
+  if (env.filters)
+    if (auto it = env.filters->programs.find(&child); it != env.filters->programs.end()) claimed = it->second;
+  if (!claimed) claimed = std::make_shared<const FilterProgram>(*filter_program(child, env.catalog));
+  const FilterProgram& p = *claimed;
   const uint64_t terms = p.program.terms.size();
   QueryContext ctx(env.device, p.bound, fit_shader_loop_limit(env.device, p.bound.left->rows(), terms, env.limits),
                    ResidentTables{&env.resident, version_, 0});
   std::string how;
-  selection_ = select_row_ids(ctx, p.program, UINT64_MAX, &how);
+  DeviceRowIds ids = select_row_ids_on_device(ctx, p.program, UINT64_MAX, &how);
   for (auto& pass : ctx.passes()) passes.push_back(std::move(pass));
+  if (!ids.all) {
+    // No row passes: an empty selection, which is not "every row".
+    if (ids.count == 0 && ids.ids.size() == 0) ids.ids = env.device.create_buffer(padded_bytes(0), MemoryKind::Device);
+    selected_ = std::move(ids);
+  }
   describe_ += " where " + child.predicate->text + " (" + how + ")";
 }
 
 InputRows::~InputRows() = default;
 
-std::optional<std::vector<uint32_t>> InputRows::live(const std::vector<size_t>& columns) const {
+uint64_t InputRows::count() const noexcept {
+  if (selected_) return selected_->count;
+  return device_ ? device_->rows() : rows_;
+}
+
+DeviceRows InputRows::live(const std::vector<size_t>& columns, const std::string& what) {
+  if (device_) return {device_->selection.get(), device_->rows()};  // NULL-free by construction
   bool nulls = false;
-  for (size_t c : columns) nulls |= !rows_.column(c).nulls.empty();
-  if (!nulls) return selection_;
-  std::vector<uint32_t> out;
-  auto keep = [&](uint64_t r) {
-    for (size_t c : columns)
-      if (rows_.column(c).is_null(r)) return;
-    out.push_back(uint32_t(r));
-  };
-  if (selection_)
-    for (uint32_t r : *selection_) keep(r);
-  else
-    for (uint64_t r = 0; r < rows_.rows(); ++r) keep(r);
-  return out;
+  for (size_t c : columns) nulls |= !host_->column(c).nulls.empty();
+  if (!nulls) return selected_ ? DeviceRows{&selected_->ids, selected_->count} : DeviceRows{nullptr, rows_};
+  // NULLs in a column the caller reads: the rows that take part, less those, chosen on the host.
+  std::vector<uint32_t> from;
+  if (selected_) {
+    const auto start = std::chrono::steady_clock::now();
+    from.resize(selected_->count);
+    if (!from.empty()) env_.device.download(selected_->ids, from.data(), from.size() * 4);
+    PassRecord p;
+    p.kind = "download";
+    p.detail = "row ids (" + std::to_string(from.size() * 4) + " bytes) to leave out NULLs";
+    p.items = from.size();
+    p.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    passes_.push_back(std::move(p));
+  } else {
+    from.resize(rows_);
+    std::iota(from.begin(), from.end(), 0u);
+  }
+  std::vector<uint32_t> ids;
+  for (uint32_t r : from) {
+    bool keep = true;
+    for (size_t c : columns) keep = keep && !host_->column(c).is_null(r);
+    if (keep) ids.push_back(r);
+  }
+  owned_ids_.push_back(upload_selection(env_.device, ids, what, passes_));
+  return {&owned_ids_.back(), ids.size()};
+}
+
+std::optional<std::vector<uint32_t>> InputRows::host_selection(const std::string& what) {
+  const DeviceRows rows = live({}, what);
+  if (!rows.selection) return std::nullopt;
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<uint32_t> ids(rows.count);
+  if (!ids.empty()) env_.device.download(*rows.selection, ids.data(), ids.size() * 4);
+  PassRecord p;
+  p.kind = "download";
+  p.detail = what + " (" + std::to_string(ids.size() * 4) + " bytes)";
+  p.items = ids.size();
+  p.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  passes_.push_back(std::move(p));
+  return ids;
+}
+
+const cpu::HostRelation& InputRows::host() {
+  if (!host_) {
+    DeviceRelation every_row = *device_;  // row ids index all rows of the columns
+    every_row.selection.reset();
+    every_row.selected = 0;
+    host_ = download_relation(env_.device, every_row, describe_ + " (for the host)", passes_);
+  }
+  return *host_;
 }
 
 const DeviceColumn& InputRows::column(size_t c) {
   if (columns_.at(c)) return *columns_[c];
-  const Column& host = rows_.column(c);
-  if (scan_) {
+  if (device_) {
+    columns_[c] = device_->columns.at(c).get();
+  } else if (scan_) {
     const ResidentKey key{scan_->table_name, version_, scan_->scan_columns.at(c)};
-    columns_[c] = &env_.resident.get(env_.device, key, host, passes_);
+    columns_[c] = &env_.resident.get(env_.device, key, host_->column(c), passes_);
   } else {
+    const Column& host = host_->column(c);
     const auto start = std::chrono::steady_clock::now();
     owned_.push_back(std::make_unique<DeviceColumn>(upload_column(env_.device, host)));
     PassRecord p;

@@ -5,12 +5,15 @@
 // CPU engine's); a residual condition that is a conjunction of column comparisons (<, <=, >, >=, =)
 // gives one term each. NULL keys match nothing: rows with a NULL in any column a term reads are left
 // out of the side's selection (a comparison with NULL is never true). Any other residual condition
-// is refused: the operators would have to evaluate arbitrary expressions per pair. The pairs come back
+// is refused: the operators would have to evaluate arbitrary expressions per pair. The pairs come
 // in (left row, right row) order (JoinOptions::ordered), chunk by chunk, and the output columns (only
-// those the Project keeps) are gathered on the host.
+// those the Project keeps) are gathered on the device by the pair ids into a DeviceRelation (chunks
+// concatenated on the device); an output column that may be NULL or is 64-bit makes the fragment
+// download the pairs and gather on the host instead.
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
 
 #include "cpu/exec/ops.h"
@@ -19,6 +22,7 @@
 #include "vk/engine/fragments.h"
 #include "vk/engine/inputs.h"
 #include "vk/operators/join/join.h"
+#include "vk/primitives/gather_scatter.h"
 
 namespace gfxq::vk {
 
@@ -139,18 +143,127 @@ std::optional<engine::Fragment> claim_join(const Node& node, const Catalog& cata
   f.root = &node;
   f.nodes.push_back(&node);
   if (j != &node) f.nodes.push_back(j);
-  claim_input(left, catalog, f.nodes, f.inputs);
-  claim_input(right, catalog, f.nodes, f.inputs);
+  auto filters = std::make_shared<CoveredFilters>();
+  claim_input(left, catalog, f.nodes, f.inputs, filters.get());
+  claim_input(right, catalog, f.nodes, f.inputs, filters.get());
+  if (!filters->programs.empty()) f.state = std::move(filters);
   f.algorithm = "compute: join on " + std::to_string(j->equi.size()) + (j->equi.size() == 1 ? " key" : " keys") +
                 (j->band ? ", a band" : "") +
                 (residual.empty() ? "" : ", " + std::to_string(residual.size()) + " column comparisons") +
                 " (the join chooser picks the algorithm at run time), pairs in (left, right) order, columns "
-                "gathered on the host";
+                "gathered " +
+                std::string(device_schema(node) ? "on the device" : "on the host");
   return f;
 }
 
+namespace {
+
+// Milliseconds since `start`.
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The output columns of a join on the device, chunk by chunk of pairs: each chunk's kept columns are
+// gathered from the two sides by its pair ids into buffers of the chunk's size (a gather's output
+// must start at a bound offset); with several chunks they are then concatenated by buffer copies.
+class DeviceGather {
+ public:
+  DeviceGather(Device& device, InputRows& left, InputRows& right, size_t left_width, std::vector<size_t> keep)
+      : device_(device), left_(left), right_(right), left_width_(left_width), keep_(std::move(keep)) {}
+
+  // Gathers the kept columns of `chunk`'s pairs (its buffers are valid only during the call).
+  void add(const JoinChunk& chunk) {
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::shared_ptr<DeviceColumn>> out;
+    std::vector<const DeviceColumn*> src;
+    for (size_t c : keep_) {
+      src.push_back(c < left_width_ ? &left_.column(c) : &right_.column(c - left_width_));
+      auto col = std::make_shared<DeviceColumn>();
+      col->buffer = device_.create_buffer(padded_bytes(chunk.count), MemoryKind::Device);
+      col->type = src.back()->type;
+      col->rows = chunk.count;
+      out.push_back(std::move(col));
+    }
+    device_.submit([&](VkCommandBuffer cmd) {
+      device_.timestamp(cmd, 0);
+      for (size_t i = 0; i < keep_.size(); ++i) {
+        const Buffer& ids = *(keep_[i] < left_width_ ? chunk.left : chunk.right);
+        gather(device_, cmd, BufferRange{&src[i]->buffer, 0, 0}, src[i]->rows, BufferRange{&ids, 0, 0}, chunk.count,
+               BufferRange{&out[i]->buffer, 0, 0});
+      }
+      device_.timestamp(cmd, 1);
+    });
+    PassRecord p;
+    p.kind = "gather";
+    p.detail = std::to_string(keep_.size()) + " columns of " + std::to_string(chunk.count) +
+               " pairs on the device (pairs " + std::to_string(chunk.first) + "..)";
+    p.items = chunk.count;
+    p.passed = chunk.count;
+    if (const double gpu = device_.elapsed_ms(0, 1); !std::isnan(gpu)) p.gpu_ms = gpu;
+    p.wall_ms = ms_since(start);
+    passes_.push_back(std::move(p));
+    chunks_.push_back({chunk.first, chunk.count, std::move(out)});
+  }
+
+  // The output columns of all `total` pairs (one chunk's as they are, several concatenated), and
+  // the passes so far.
+  std::vector<std::shared_ptr<const DeviceColumn>> finish(uint64_t total, const std::vector<Type>& types) {
+    std::vector<std::shared_ptr<const DeviceColumn>> cols;
+    if (chunks_.size() == 1) {
+      for (auto& c : chunks_[0].columns) cols.push_back(std::move(c));
+      return cols;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::shared_ptr<DeviceColumn>> all;
+    for (size_t i = 0; i < keep_.size(); ++i) {
+      auto col = std::make_shared<DeviceColumn>();
+      col->buffer = device_.create_buffer(padded_bytes(total), MemoryKind::Device);
+      col->type = chunks_.empty() ? types[i] : chunks_[0].columns[i]->type;
+      col->rows = total;
+      all.push_back(std::move(col));
+    }
+    if (!chunks_.empty()) {
+      device_.submit([&](VkCommandBuffer cmd) {
+        for (const Chunk& c : chunks_)
+          for (size_t i = 0; i < keep_.size(); ++i) {
+            const VkBufferCopy region{0, c.first * 4, c.count * 4};
+            vkCmdCopyBuffer(cmd, c.columns[i]->buffer.handle(), all[i]->buffer.handle(), 1, &region);
+          }
+      });
+      PassRecord p;
+      p.kind = "concat";
+      p.detail = std::to_string(keep_.size()) + " columns of " + std::to_string(chunks_.size()) +
+                 " chunks of pairs joined on the device (" + std::to_string(total * 4 * keep_.size()) + " bytes)";
+      p.items = total;
+      p.wall_ms = ms_since(start);
+      passes_.push_back(std::move(p));
+    }
+    chunks_.clear();
+    for (auto& c : all) cols.push_back(std::move(c));
+    return cols;
+  }
+
+  // Passes of the gathers and the concatenation.
+  std::vector<PassRecord>& passes() noexcept { return passes_; }
+
+ private:
+  struct Chunk {
+    uint64_t first = 0, count = 0;
+    std::vector<std::shared_ptr<DeviceColumn>> columns;
+  };
+  Device& device_;
+  InputRows& left_;
+  InputRows& right_;
+  size_t left_width_;
+  std::vector<size_t> keep_;
+  std::vector<Chunk> chunks_;
+  std::vector<PassRecord> passes_;
+};
+
+}  // namespace
+
 engine::FragmentRun run_join_fragment(FragmentEnv& env, const engine::Fragment& f,
-                                      std::vector<cpu::HostRelation> inputs) {
+                                      std::vector<engine::Relation> inputs) {
   const auto start = std::chrono::steady_clock::now();
   const Node& root = *f.root;
   const Node& j = *join_of(root);
@@ -186,46 +299,55 @@ engine::FragmentRun run_join_fragment(FragmentEnv& env, const engine::Fragment& 
       rkeys.push_back(t.right);
     }
   }
-  const auto lsel = left->live(lkeys);
-  const auto rsel = right->live(rkeys);
-  std::vector<uint32_t> lrows, rrows;
+  // The output: the Project's columns (or all), on the device when it can hold them (NULL-free
+  // 32-bit columns), else gathered on the host from downloaded pairs.
+  const size_t lw = j.children[0]->schema.size();
+  std::vector<size_t> keep;
+  std::vector<Type> keep_types;
+  if (&root == &j)
+    for (size_t i = 0; i < j.schema.size(); ++i) keep.push_back(i);
+  else
+    for (const auto& e : root.exprs) keep.push_back(e.column);
+  for (size_t c : keep) keep_types.push_back(storage_type(j.schema[c].type));
+  const bool on_device = device_schema(root);
+  DeviceGather device_gather(env.device, *left, *right, lw, keep);
+
+  std::vector<uint32_t> lrows, rrows;  // host pairs (output not on the device)
   std::string algorithm;
-  const uint64_t lcount = lsel ? lsel->size() : left->rows().rows();
-  const uint64_t rcount = rsel ? rsel->size() : right->rows().rows();
+  uint64_t pairs = 0;
   std::optional<double> gpu_ms;
-  if (lcount == 0 || rcount == 0) {
+  const DeviceRows lsel = left->live(lkeys, "left row ids");
+  const DeviceRows rsel = right->live(rkeys, "right row ids");
+  if (lsel.count == 0 || rsel.count == 0) {
     algorithm = "compute join: a side without rows, no pairs (no GPU work)";
   } else {
     JoinSide ls, rs;
-    ls.rows = left->rows().rows();
-    rs.rows = right->rows().rows();
+    ls.rows = left->rows();
+    rs.rows = right->rows();
     for (size_t c : lkeys) ls.keys.push_back(join_key(left->column(c)));
     for (size_t c : rkeys) rs.keys.push_back(join_key(right->column(c)));
-    Buffer lbuf, rbuf;
-    if (lsel) {
-      lbuf = upload_selection(env.device, *lsel, "left row ids", out.passes);
-      ls.selection = &lbuf;
-      ls.selected = lsel->size();
-    }
-    if (rsel) {
-      rbuf = upload_selection(env.device, *rsel, "right row ids", out.passes);
-      rs.selection = &rbuf;
-      rs.selected = rsel->size();
-    }
+    ls.selection = lsel.selection;
+    ls.selected = lsel.count;
+    rs.selection = rsel.selection;
+    rs.selected = rsel.count;
     JoinOptions options;
     options.ordered = true;
-    auto download_start = std::chrono::steady_clock::now();
+    options.chunk_pairs = env.join_chunk_pairs;
     double download_ms = 0;
     options.consume = [&](const JoinChunk& c) {
-      download_start = std::chrono::steady_clock::now();
+      if (on_device) {
+        device_gather.add(c);
+        return;
+      }
+      const auto download_start = std::chrono::steady_clock::now();
       lrows.resize(c.first + c.count);
       rrows.resize(c.first + c.count);
       env.device.download(*c.left, lrows.data() + c.first, c.count * 4);
       env.device.download(*c.right, rrows.data() + c.first, c.count * 4);
-      download_ms +=
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - download_start).count();
+      download_ms += ms_since(download_start);
     };
     JoinResult r = run_join(env.device, ls, rs, terms, options);
+    pairs = r.count;
     double gpu = 0;
     bool any = false;
     for (auto& p : r.passes) {
@@ -233,59 +355,68 @@ engine::FragmentRun run_join_fragment(FragmentEnv& env, const engine::Fragment& 
       out.passes.push_back(std::move(p));
     }
     if (any) gpu_ms = gpu;
-    PassRecord d;
-    d.kind = "download";
-    d.detail = "pairs (" + std::to_string(r.count * 8) + " bytes)";
-    d.items = r.count;
-    d.wall_ms = download_ms;
-    out.passes.push_back(std::move(d));
-    if (r.count != lrows.size())
-      throw Error(ErrorCode::Internal, "compute join: " + std::to_string(r.count) + " pairs, " +
-                                           std::to_string(lrows.size()) + " handed over");
+    if (!on_device) {
+      PassRecord d;
+      d.kind = "download";
+      d.detail = "pairs (" + std::to_string(r.count * 8) + " bytes)";
+      d.items = r.count;
+      d.wall_ms = download_ms;
+      out.passes.push_back(std::move(d));
+      if (r.count != lrows.size())
+        throw Error(ErrorCode::Internal, "compute join: " + std::to_string(r.count) + " pairs, " +
+                                             std::to_string(lrows.size()) + " handed over");
+    }
     algorithm = "compute: " + r.algorithm_text + " (" + r.reason + ")";
   }
 
-  // The output: the Project's columns (or all), gathered on the host by the pair ids.
   const auto gather_start = std::chrono::steady_clock::now();
-  const std::vector<uint64_t> lids(lrows.begin(), lrows.end()), rids(rrows.begin(), rrows.end());
-  const size_t lw = j.children[0]->schema.size();
-  std::vector<size_t> keep;
-  if (&root == &j)
-    for (size_t i = 0; i < j.schema.size(); ++i) keep.push_back(i);
-  else
-    for (const auto& e : root.exprs) keep.push_back(e.column);
-  Table table;
-  for (size_t i = 0; i < keep.size(); ++i) {
-    const size_t c = keep[i];
-    table.columns.push_back(c < lw ? cpu::gather_column(left->rows().column(c), lids, root.schema[i].name)
-                                   : cpu::gather_column(right->rows().column(c - lw), rids, root.schema[i].name));
+  if (on_device) {
+    auto rel = std::make_shared<DeviceRelation>();
+    rel->columns = device_gather.finish(pairs, keep_types);
+    for (auto& p : device_gather.passes()) {
+      if (p.gpu_ms) gpu_ms = gpu_ms.value_or(0) + *p.gpu_ms;
+      out.passes.push_back(std::move(p));
+    }
+    rel->schema = root.schema;
+    rel->row_count = pairs;
+    out.result = engine::Relation(Backend::Compute, std::move(rel));
+  } else {
+    const std::vector<uint64_t> lids(lrows.begin(), lrows.end()), rids(rrows.begin(), rrows.end());
+    Table table;
+    for (size_t i = 0; i < keep.size(); ++i) {
+      const size_t c = keep[i];
+      table.columns.push_back(c < lw ? cpu::gather_column(left->host().column(c), lids, root.schema[i].name)
+                                     : cpu::gather_column(right->host().column(c - lw), rids, root.schema[i].name));
+    }
+    PassRecord g;
+    g.kind = "gather";
+    g.detail = std::to_string(keep.size()) + " columns of " + std::to_string(lids.size()) + " pairs on the host";
+    g.items = lids.size();
+    g.wall_ms = ms_since(gather_start);
+    out.passes.push_back(std::move(g));
+    cpu::HostRelation rel = cpu::HostRelation::of(std::move(table));
+    rel.row_count = pairs;
+    out.result = std::move(rel);
   }
-  PassRecord g;
-  g.kind = "gather";
-  g.detail = std::to_string(keep.size()) + " columns of " + std::to_string(lids.size()) + " pairs on the host";
-  g.items = lids.size();
-  g.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - gather_start).count();
-  out.passes.push_back(std::move(g));
+  const double gather_ms = ms_since(gather_start);
+  const std::string where = on_device ? "on the device" : "on the host";
 
-  const double gather_ms = out.passes.back().wall_ms;
   engine::NodeRun run;
   run.algorithm = algorithm + "; inputs: " + left->describe() + ", " + right->describe();
   run.rows_in = left->count() + right->count();
-  run.rows_out = lids.size();
+  run.rows_out = pairs;
   run.gpu_ms = gpu_ms;
-  run.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  run.wall_ms = ms_since(start);
   out.nodes[&j] = run;
   if (&root != &j) {
     engine::NodeRun project = run;
     project.algorithm = "compute: " + std::to_string(keep.size()) + " of " + std::to_string(j.schema.size()) +
-                        " join columns gathered on the host by the pair ids";
-    project.rows_in = lids.size();
+                        " join columns gathered " + where + " by the pair ids";
+    project.rows_in = pairs;
     project.gpu_ms.reset();
     project.wall_ms = gather_ms;
     out.nodes[&root] = project;
   }
-  out.result = cpu::HostRelation::of(std::move(table));
-  out.result.row_count = lids.size();
   return out;
 }
 

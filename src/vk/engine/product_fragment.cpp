@@ -52,7 +52,7 @@ std::optional<engine::Fragment> claim_product(const Node& node, const Catalog& c
 }
 
 engine::FragmentRun run_product_fragment(FragmentEnv& env, const engine::Fragment& f,
-                                         std::vector<cpu::HostRelation> inputs) {
+                                         std::vector<engine::Relation> inputs) {
   const auto start = std::chrono::steady_clock::now();
   const Node& root = *f.root;
   const Node& j = *product_of(root);
@@ -73,15 +73,8 @@ engine::FragmentRun run_product_fragment(FragmentEnv& env, const engine::Fragmen
   skel::ProductInput pi;
   pi.left_rows = ln;
   pi.right_rows = rn;
-  Buffer lsel, rsel;
-  if (left->selection()) {
-    lsel = upload_selection(env.device, *left->selection(), "left row ids", out.passes);
-    pi.left_ids = &lsel;
-  }
-  if (right->selection()) {
-    rsel = upload_selection(env.device, *right->selection(), "right row ids", out.passes);
-    pi.right_ids = &rsel;
-  }
+  pi.left_ids = left->live({}, "left row ids").selection;  // null: every row
+  pi.right_ids = right->live({}, "right row ids").selection;
   std::vector<uint64_t> lids, rids;
   double download_ms = 0;
   skel::ProductOptions po;
@@ -123,8 +116,8 @@ engine::FragmentRun run_product_fragment(FragmentEnv& env, const engine::Fragmen
   Table table;
   for (size_t i = 0; i < keep.size(); ++i) {
     const size_t c = keep[i];
-    table.columns.push_back(c < lw ? cpu::gather_column(left->rows().column(c), lids, root.schema[i].name)
-                                   : cpu::gather_column(right->rows().column(c - lw), rids, root.schema[i].name));
+    table.columns.push_back(c < lw ? cpu::gather_column(left->host().column(c), lids, root.schema[i].name)
+                                   : cpu::gather_column(right->host().column(c - lw), rids, root.schema[i].name));
   }
   const double gather_ms = ms_since(gather_start);
 

@@ -97,7 +97,7 @@ std::optional<engine::Fragment> claim_set(const Node& node, const Catalog& catal
 }
 
 engine::FragmentRun run_set_fragment(FragmentEnv& env, const engine::Fragment& f,
-                                     std::vector<cpu::HostRelation> inputs) {
+                                     std::vector<engine::Relation> inputs) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<const Node*> layers;
   const Node& core = under_layers(*f.root, layers);
@@ -118,17 +118,18 @@ engine::FragmentRun run_set_fragment(FragmentEnv& env, const engine::Fragment& f
   skel::RowsInput rows;
   set_input_rows(*left, rows);
   if (right) {
-    rows.right_rows = right->rows().rows();
-    if (left->selection() || right->selection()) {
+    rows.right_rows = right->rows();
+    const std::optional<std::vector<uint32_t>> rsel = right->host_selection("selected right row ids");
+    if (!rows.all || rsel) {
       std::vector<uint32_t> ids;
-      if (left->selection()) {
-        ids = *left->selection();
+      if (!rows.all) {
+        ids = std::move(rows.ids);
       } else {
         ids.resize(rows.left_rows);
         std::iota(ids.begin(), ids.end(), 0u);
       }
-      if (right->selection()) {
-        for (uint32_t r : *right->selection()) ids.push_back(uint32_t(rows.left_rows + r));
+      if (rsel) {
+        for (uint32_t r : *rsel) ids.push_back(uint32_t(rows.left_rows + r));
       } else {
         for (uint64_t r = 0; r < rows.right_rows; ++r) ids.push_back(uint32_t(rows.left_rows + r));
       }
@@ -158,9 +159,9 @@ engine::FragmentRun run_set_fragment(FragmentEnv& env, const engine::Fragment& f
   Table t;
   for (size_t i = 0; i < core.schema.size(); ++i) {
     const auto& s = core.schema[i];
-    Column c = cpu::gather_column(cpu::recode(left->rows().column(map[i]), s.dictionary), lids, s.name);
+    Column c = cpu::gather_column(cpu::recode(left->host().column(map[i]), s.dictionary), lids, s.name);
     if (right)
-      c = concat(std::move(c), cpu::gather_column(cpu::recode(right->rows().column(i), s.dictionary), rids, s.name));
+      c = concat(std::move(c), cpu::gather_column(cpu::recode(right->host().column(i), s.dictionary), rids, s.name));
     t.columns.push_back(std::move(c));
   }
   uint64_t n = ids.size();

@@ -28,9 +28,18 @@ const Buffer& SkeletonColumns::upload(const void* words, uint64_t count, const s
 }
 
 skel::PlaneSource SkeletonColumns::source(size_t c, const std::shared_ptr<const Dictionary>& dictionary) {
-  const Column& host = in_.rows().column(c);
-  const uint64_t n = in_.rows().rows();
   skel::PlaneSource s;
+  // A compute fragment's result: NULL-free 32-bit columns, read in place (unless a STRING column
+  // must move to another dictionary, on the host below).
+  if (const DeviceRelation* d = in_.device_relation()) {
+    const plan::SchemaColumn& col = d->schema.at(c);
+    if (col.type != Type::String || !dictionary || col.dictionary == dictionary) {
+      s.word0 = &in_.column(c).buffer;
+      return s;
+    }
+  }
+  const Column& host = in_.host().column(c);
+  const uint64_t n = in_.rows();
   if (!host.nulls.empty()) {
     const std::vector<uint32_t> flags(host.nulls.begin(), host.nulls.begin() + n);
     s.nulls = &upload(flags.data(), n, "NULL flags of " + host.name);
@@ -63,10 +72,11 @@ skel::PlaneSource SkeletonColumns::source(size_t c, const std::shared_ptr<const 
   return s;
 }
 
-void set_input_rows(const InputRows& in, skel::RowsInput& rows) {
-  rows.left_rows = in.rows().rows();
-  rows.all = !in.selection().has_value();
-  if (!rows.all) rows.ids = *in.selection();
+void set_input_rows(InputRows& in, skel::RowsInput& rows) {
+  rows.left_rows = in.rows();
+  std::optional<std::vector<uint32_t>> ids = in.host_selection("selected row ids");
+  rows.all = !ids.has_value();
+  if (ids) rows.ids = std::move(*ids);
 }
 
 namespace {

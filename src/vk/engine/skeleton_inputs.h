@@ -41,8 +41,9 @@ class SkeletonColumns {
   std::deque<Buffer> owned_;
 };
 
-//! The rows of `in` that take part, as RowsInput wants them (ids when a Filter selected some).
-void set_input_rows(const InputRows& in, skel::RowsInput& rows);
+//! The rows of `in` that take part, as RowsInput wants them (ids when a Filter or the input's relation
+//! selected some, downloaded: the skeletons start from host row ids).
+void set_input_rows(InputRows& in, skel::RowsInput& rows);
 
 //! Claims `child` of a fragment's core node as its input: a Project of columns over an input that
 //! claim_input() covers (a Scan, a Filter over a Scan) is covered with it (appended to `covered`), so

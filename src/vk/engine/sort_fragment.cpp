@@ -40,7 +40,7 @@ std::optional<engine::Fragment> claim_sort(const Node& node, const Catalog& cata
 }
 
 engine::FragmentRun run_sort_fragment(FragmentEnv& env, const engine::Fragment& f,
-                                      std::vector<cpu::HostRelation> inputs) {
+                                      std::vector<engine::Relation> inputs) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<const Node*> layers;
   const Node& sort = under_layers(*f.root, layers);
@@ -74,7 +74,7 @@ engine::FragmentRun run_sort_fragment(FragmentEnv& env, const engine::Fragment& 
   const std::vector<uint64_t> rows64(ids.begin(), ids.end());
   Table t;
   for (size_t i = 0; i < sort.schema.size(); ++i)
-    t.columns.push_back(cpu::gather_column(in.rows().column(map[i]), rows64, sort.schema[i].name));
+    t.columns.push_back(cpu::gather_column(in.host().column(map[i]), rows64, sort.schema[i].name));
   uint64_t n = ids.size();
   t = apply_layers(std::move(t), n, layers);
   const double host_ms =

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -318,7 +319,11 @@ ScanLimits fit_shader_loop_limit(const Device& device, uint64_t rows, uint64_t t
   return limits;
 }
 
-Buffer upload_program(Device& device, const CnfProgram& program) {
+namespace {
+
+// The words of upload_program(): the term table, then the raw-bit intervals and the float test's
+// bounds when the program has them.
+std::vector<uint32_t> program_words(const CnfProgram& program) {
   std::vector<uint32_t> words = program.words();
   // The raw-bit intervals after the terms (cnf_scan.comp reads them when told to), then the float
   // test's bounds.
@@ -328,6 +333,13 @@ Buffer upload_program(Device& device, const CnfProgram& program) {
       words.push_back(width);
     }
   if (const auto f = detail::float_test(program)) words.insert(words.end(), {f->lo, f->hi});
+  return words;
+}
+
+}  // namespace
+
+Buffer upload_program(Device& device, const CnfProgram& program) {
+  const std::vector<uint32_t> words = program_words(program);
   Buffer b = device.create_buffer(std::max<uint64_t>(16, words.size() * 4), MemoryKind::Device);
   device.upload(b, words.data(), words.size() * 4);
   return b;
@@ -555,9 +567,27 @@ CnfInput QueryContext::bind(const CnfProgram& program, Buffer& words) {
   CnfInput input;
   input.program = &program;
   for (const BoundColumn& c : program.slots) input.columns.push_back(&column(c));
-  words = upload_program(device_, program);
+  // The words go to a mapped staging buffer now and are copied on the device at the start of the
+  // next run(), in its command buffer: no submission of their own.
+  const std::vector<uint32_t> w = program_words(program);
+  const uint64_t bytes = std::max<uint64_t>(16, w.size() * 4);
+  words = device_.create_buffer(bytes, MemoryKind::Device);
+  Buffer staging = device_.create_buffer(bytes, MemoryKind::Upload);
+  std::memcpy(staging.mapped(), w.data(), w.size() * 4);
+  pending_.push_back(PendingCopy{std::move(staging), words.handle(), bytes});
   input.words = &words;
   return input;
+}
+
+void QueryContext::record_pending(VkCommandBuffer cmd, std::vector<PendingCopy>& copies) {
+  copies = std::move(pending_);
+  pending_.clear();
+  if (copies.empty()) return;
+  for (const PendingCopy& c : copies) {
+    const VkBufferCopy region{0, 0, c.bytes};
+    vkCmdCopyBuffer(cmd, c.staging.handle(), c.dst, 1, &region);
+  }
+  device_.barrier(cmd);
 }
 
 PassRecord& QueryContext::add(std::string kind, std::string detail, uint64_t items, std::optional<uint64_t> passed,
@@ -610,39 +640,53 @@ std::vector<uint32_t> output_windows(const QueryContext& ctx, const DeviceSelect
   return ctx.plan().chunks.size() > 1 ? selection.chunk_starts : std::vector<uint32_t>{};
 }
 
-std::vector<uint32_t> selected_row_ids(QueryContext& ctx, const DeviceSelection& selection, uint64_t limit) {
-  const uint64_t kept = std::min(selection.count, limit);
-  if (kept == 0) return {};
+DeviceRowIds selected_row_ids_on_device(QueryContext& ctx, const DeviceSelection& selection, uint64_t limit) {
+  DeviceRowIds out;
+  out.count = std::min(selection.count, limit);
+  if (out.count == 0) return out;
   if (selection.all) {
-    std::vector<uint32_t> rows(kept);
-    std::iota(rows.begin(), rows.end(), 0u);
-    return rows;
+    out.all = true;
+    return out;
   }
   Device& device = ctx.device();
   const ScanPlan& plan = ctx.plan();
-  Buffer ids = device.create_buffer(padded_bytes(kept), MemoryKind::Device);
+  out.ids = device.create_buffer(padded_bytes(out.count), MemoryKind::Device);
   CompactTarget target;
-  target.ids = &ids;
-  target.limit = uint32_t(kept);
+  target.ids = &out.ids;
+  target.limit = uint32_t(out.count);
   target.chunk_starts = output_windows(ctx, selection);
   ctx.run(
          "compact",
          "row ids of the selected rows in row order" +
-             (kept < selection.count ? " (the first " + std::to_string(kept) + ")" : std::string()),
+             (out.count < selection.count ? " (the first " + std::to_string(out.count) + ")" : std::string()),
          plan.rows,
          [&](VkCommandBuffer cmd) { record_cnf_compact(device, cmd, plan, selection.mask, selection.offsets, target); })
-      .passed = kept;
-  return ctx.download<uint32_t>(ids, kept, "row ids");
+      .passed = out.count;
+  return out;
 }
 
-std::vector<uint32_t> select_row_ids(QueryContext& ctx, const CnfProgram& program, uint64_t limit, std::string* how) {
+std::vector<uint32_t> download_row_ids(QueryContext& ctx, const DeviceRowIds& ids) {
+  if (ids.all) {
+    std::vector<uint32_t> rows(ids.count);
+    std::iota(rows.begin(), rows.end(), 0u);
+    return rows;
+  }
+  if (ids.count == 0) return {};
+  return ctx.download<uint32_t>(ids.ids, ids.count, "row ids");
+}
+
+std::vector<uint32_t> selected_row_ids(QueryContext& ctx, const DeviceSelection& selection, uint64_t limit) {
+  return download_row_ids(ctx, selected_row_ids_on_device(ctx, selection, limit));
+}
+
+DeviceRowIds select_row_ids_on_device(QueryContext& ctx, const CnfProgram& program, uint64_t limit, std::string* how) {
   if (limit == 0) return {};
   const ScanPlan& plan = ctx.plan();
   const std::string three_pass =
       "fused CNF selection (" + program.summary() + ") in 1 dispatch + scan of block counts + compaction of row ids";
   auto fallback = [&](const std::string& why) {
     if (how) *how = why + three_pass;
-    return selected_row_ids(ctx, mark_rows(ctx, program), limit);
+    return selected_row_ids_on_device(ctx, mark_rows(ctx, program), limit);
   };
   if (program.outcome != CnfProgram::Outcome::Rows || plan.rows == 0) return fallback("");
   Device& device = ctx.device();
@@ -653,7 +697,8 @@ std::vector<uint32_t> select_row_ids(QueryContext& ctx, const CnfProgram& progra
   const uint32_t lookback = std::min(ctx.limits().select_lookback, kSelectMaxLookback);
   const SelectTiles tiles = resolve_select_tiles(device, ctx.limits().select_tiles);
   Buffer ctrl = device.create_buffer(layout->ctrl_words() * 4, MemoryKind::Device);
-  Buffer ids = device.create_buffer(padded_bytes(layout->out_elements), MemoryKind::Device);
+  DeviceRowIds out;
+  out.ids = device.create_buffer(padded_bytes(layout->out_elements), MemoryKind::Device);
   const std::string one_pass = "one-pass CNF selection (" + program.summary() +
                                "): row ids by decoupled look-back over " + std::to_string(layout->tile_rows) +
                                "-row tiles" + select_tiles_words(tiles);
@@ -662,7 +707,7 @@ std::vector<uint32_t> select_row_ids(QueryContext& ctx, const CnfProgram& progra
               " tiles" + (plan.chunks.size() > 1 ? " in " + std::to_string(plan.chunks.size()) + " chunks" : "") +
               row_test_note(input),
           plan.rows, [&](VkCommandBuffer cmd) {
-            record_cnf_select(device, cmd, input, plan, *layout, ctrl, ids, lookback, tiles);
+            record_cnf_select(device, cmd, input, plan, *layout, ctrl, out.ids, lookback, tiles);
           });
   const size_t pass = ctx.passes().size() - 1;
   const auto counts =
@@ -673,17 +718,28 @@ std::vector<uint32_t> select_row_ids(QueryContext& ctx, const CnfProgram& progra
   }
   ctx.passes()[pass].passed = std::accumulate(counts->begin(), counts->end(), uint64_t(0));
   if (how) *how = one_pass;
-  // Each chunk's ids are at the start of its region; keep the first `limit` over all chunks.
-  const auto start = QueryContext::Clock::now();
-  std::vector<uint32_t> rows;
-  for (size_t c = 0; c < counts->size() && rows.size() < limit; ++c) {
-    const uint64_t take = std::min<uint64_t>((*counts)[c], limit - rows.size());
-    if (take == 0) continue;
-    rows.resize(rows.size() + take);
-    device.download(ids, rows.data() + rows.size() - take, take * 4, layout->out_start[c] * 4);
+  // Each chunk's ids are at the start of its region; the first `limit` over all chunks are moved
+  // together when they are not already (several chunks).
+  std::vector<VkBufferCopy> regions;
+  for (size_t c = 0; c < counts->size() && out.count < limit; ++c) {
+    const uint64_t take = std::min<uint64_t>((*counts)[c], limit - out.count);
+    if (take > 0) regions.push_back(VkBufferCopy{layout->out_start[c] * 4, out.count * 4, take * 4});
+    out.count += take;
   }
-  ctx.add("download", "row ids (" + std::to_string(rows.size() * 4) + " bytes)", rows.size(), std::nullopt, start);
-  return rows;
+  const bool in_place = regions.empty() || (regions.size() == 1 && regions[0].srcOffset == 0);
+  if (!in_place) {
+    Buffer joined = device.create_buffer(padded_bytes(out.count), MemoryKind::Device);
+    ctx.run("concat", "row ids of " + std::to_string(regions.size()) + " chunks moved together", out.count,
+            [&](VkCommandBuffer cmd) {
+              vkCmdCopyBuffer(cmd, out.ids.handle(), joined.handle(), uint32_t(regions.size()), regions.data());
+            });
+    out.ids = std::move(joined);
+  }
+  return out;
+}
+
+std::vector<uint32_t> select_row_ids(QueryContext& ctx, const CnfProgram& program, uint64_t limit, std::string* how) {
+  return download_row_ids(ctx, select_row_ids_on_device(ctx, program, limit, how));
 }
 
 uint64_t count_rows(QueryContext& ctx, const CnfProgram& program) {

@@ -277,8 +277,7 @@ class QueryContext {
 
   //! A context over `query` (which must outlive it), planning its scans with `limits`, reading its
   //! columns through `resident` when it names a cache (which must outlive the context, untrimmed).
-  QueryContext(Device& device, const BoundQuery& query, const ScanLimits& limits = {},
-               ResidentTables resident = {});
+  QueryContext(Device& device, const BoundQuery& query, const ScanLimits& limits = {}, ResidentTables resident = {});
 
   //! The device.
   Device& device() noexcept { return device_; }
@@ -291,7 +290,9 @@ class QueryContext {
   const ScanPlan& plan() const noexcept { return plan_; }
   //! The limits the plan was made with (and the row-id path's settings).
   const ScanLimits& limits() const noexcept { return limits_; }
-  //! The CnfInput of `program` (its columns uploaded); `words` receives the term table.
+  //! The CnfInput of `program` (its columns uploaded); `words` receives the term table, whose bytes
+  //! the next run() copies in at the start of its command buffer (so bind before the run that reads
+  //! them; no submission of their own).
   CnfInput bind(const CnfProgram& program, Buffer& words);
 
   //! Runs record(cmd) in one submission between two GPU timestamps and appends a pass with its
@@ -299,7 +300,9 @@ class QueryContext {
   template <class F>
   PassRecord& run(std::string kind, std::string detail, uint64_t items, F&& record) {
     const auto start = Clock::now();
+    std::vector<PendingCopy> copies;  // kept until the submission has completed
     device_.submit([&](VkCommandBuffer cmd) {
+      record_pending(cmd, copies);
       device_.timestamp(cmd, 0);
       record(cmd);
       device_.timestamp(cmd, 1);
@@ -332,6 +335,16 @@ class QueryContext {
   std::map<std::pair<Side, size_t>, DeviceColumn> owned_;  // uploaded for this query alone
   std::map<std::pair<Side, size_t>, const DeviceColumn*> columns_;
   std::vector<PassRecord> passes_;
+  // Term tables bind() staged, copied by the next run().
+  struct PendingCopy {
+    Buffer staging;
+    VkBuffer dst = VK_NULL_HANDLE;
+    uint64_t bytes = 0;
+  };
+  std::vector<PendingCopy> pending_;
+  // Records the pending copies (moved to `copies`, which the caller keeps until the submission ends)
+  // and a barrier after them.
+  void record_pending(VkCommandBuffer cmd, std::vector<PendingCopy>& copies);
 };
 
 //! The rows of the query's input that pass a program, marked on the device (stages 1 and 2).
@@ -347,6 +360,22 @@ struct DeviceSelection {
 //! download of the offsets (which gives the count). Outcome::All and None need no GPU work.
 DeviceSelection mark_rows(QueryContext& ctx, const CnfProgram& program);
 
+//! Ascending row ids on the device: the first `count` uint32 words of `ids` (padded_bytes()), or, with
+//! `all`, the rows 0 .. count - 1 (no buffer).
+struct DeviceRowIds {
+  Buffer ids;          //!< the ids (empty when `all` or count == 0)
+  uint64_t count = 0;  //!< number of ids
+  bool all = false;    //!< every row up to `count` (no buffer)
+};
+
+//! The first `limit` rows of `selection`, ascending, as row ids on the device (cnf_compact, or no GPU
+//! work when every row passes).
+DeviceRowIds selected_row_ids_on_device(QueryContext& ctx, const DeviceSelection& selection,
+                                        uint64_t limit = UINT64_MAX);
+
+//! `ids` in host memory (a "download" pass, none for `all`).
+std::vector<uint32_t> download_row_ids(QueryContext& ctx, const DeviceRowIds& ids);
+
 //! The first `limit` rows of `selection`, ascending, as row ids (cnf_compact, or no GPU work when
 //! every row passes).
 std::vector<uint32_t> selected_row_ids(QueryContext& ctx, const DeviceSelection& selection,
@@ -356,9 +385,14 @@ std::vector<uint32_t> selected_row_ids(QueryContext& ctx, const DeviceSelection&
 //! plan has several (so no output is ever bound whole past one binding), else none.
 std::vector<uint32_t> output_windows(const QueryContext& ctx, const DeviceSelection& selection);
 
-//! The first `limit` rows passing `program`, ascending, as row ids: cnf_select in one pass, or,
-//! when it cannot run or its look-back hit its bound, mark_rows then selected_row_ids. `how`
-//! (optional) receives which path ran.
+//! The first `limit` rows passing `program`, ascending, as row ids on the device: cnf_select in one
+//! pass (the chunks' ids moved together when there are several), or, when it cannot run or its
+//! look-back hit its bound, mark_rows then selected_row_ids_on_device. `how` (optional) receives
+//! which path ran.
+DeviceRowIds select_row_ids_on_device(QueryContext& ctx, const CnfProgram& program, uint64_t limit = UINT64_MAX,
+                                      std::string* how = nullptr);
+
+//! select_row_ids_on_device() downloaded to the host.
 std::vector<uint32_t> select_row_ids(QueryContext& ctx, const CnfProgram& program, uint64_t limit = UINT64_MAX,
                                      std::string* how = nullptr);
 
