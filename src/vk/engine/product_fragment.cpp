@@ -139,8 +139,9 @@ engine::FragmentRun run_product_fragment(FragmentEnv& env, const engine::Fragmen
     project.wall_ms = gather_ms;
     out.nodes[&root] = project;
   }
-  out.result = cpu::HostRelation::of(std::move(table));
-  out.result.row_count = total;
+  cpu::HostRelation result = cpu::HostRelation::of(std::move(table));
+  result.row_count = total;
+  out.result = std::move(result);
   return out;
 }
 

@@ -177,8 +177,9 @@ engine::FragmentRun run_set_fragment(FragmentEnv& env, const engine::Fragment& f
   run.wall_ms = ms_since(start);
   out.nodes[&core] = run;
   report_layers(out, f, core, ids.size(), n, host_ms);
-  out.result = cpu::HostRelation::of(std::move(t));
-  out.result.row_count = n;
+  cpu::HostRelation result = cpu::HostRelation::of(std::move(t));
+  result.row_count = n;
+  out.result = std::move(result);
   return out;
 }
 

@@ -88,8 +88,9 @@ engine::FragmentRun run_sort_fragment(FragmentEnv& env, const engine::Fragment& 
   run.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   out.nodes[&sort] = run;
   report_layers(out, f, sort, ids.size(), n, host_ms);
-  out.result = cpu::HostRelation::of(std::move(t));
-  out.result.row_count = n;
+  cpu::HostRelation result = cpu::HostRelation::of(std::move(t));
+  result.row_count = n;
+  out.result = std::move(result);
   return out;
 }
 
