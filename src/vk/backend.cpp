@@ -1,8 +1,9 @@
 // The compute backend (Vulkan, after He et al. 2008): WHERE with any CNF in one fused pass,
 // COUNT/SUM/AVG/MIN/MAX fused with it, quantiles by radix select, stable ORDER BY [LIMIT] by radix
 // sort or top-k, projections and LIMIT (fragments of the Query spec's shape, engine/spec_fragment.h);
-// joins on keys and bands and GROUP BY of plan fragments whose inputs may come from any backend
-// (vk/engine/fragments.h). Catalog columns stay resident on the device between queries within a byte
+// joins on keys and bands, GROUP BY, Projects of expressions and aggregates of expressions of plan
+// fragments whose inputs may come from any backend (vk/engine/fragments.h; expressions:
+// vk/relational/expression.h). Catalog columns stay resident on the device between queries within a byte
 // budget (vk/engine/resident.h). Other nodes are refused with the reason.
 // How each operator runs: docs/COMPUTE.md and src/vk/relational/*.h, src/vk/operators/*/.
 #include <algorithm>
@@ -124,10 +125,14 @@ class ComputeBackend final : public engine::BackendImpl {
             "it computes over the output of a join (aggregates, ORDER BY or LIMIT), which the compute backend "
             "does not fuse (under auto the join runs on compute, the rest on the CPU engine)";
     }
-    std::string join_why, group_why;
+    std::string join_why, group_why, project_why, aggregate_why;
     if (auto f = vk::claim_join(node, catalog, caps_, join_why)) return f;
-    if (auto f = vk::claim_group_by(node, catalog, group_why)) return f;
-    why = !join_why.empty() ? join_why : !group_why.empty() ? group_why : spec_why;
+    if (auto f = vk::claim_group_by(node, catalog, caps_, group_why)) return f;
+    if (auto f = vk::claim_project(node, catalog, caps_, project_why)) return f;
+    if (auto f = vk::claim_scalar_aggregate(node, catalog, caps_, aggregate_why)) return f;
+    why = spec_why;
+    for (const std::string* w : {&aggregate_why, &project_why, &group_why, &join_why})
+      if (!w->empty()) why = *w;
     return std::nullopt;
   }
 
@@ -143,10 +148,14 @@ class ComputeBackend final : public engine::BackendImpl {
     } trim{*resident_};
     if (!f.spec) {
       vk::FragmentEnv env{dev, catalog, *resident_, scan_limits()};
-      const bool join = std::any_of(f.nodes.begin(), f.nodes.end(),
-                                    [](const plan::Node* n) { return n->kind == plan::NodeKind::Join; });
-      return join ? vk::run_join_fragment(env, f, std::move(inputs))
-                  : vk::run_group_by_fragment(env, f, std::move(inputs));
+      const auto has = [&](auto test) { return std::any_of(f.nodes.begin(), f.nodes.end(), test); };
+      if (has([](const plan::Node* n) { return n->kind == plan::NodeKind::Join; }))
+        return vk::run_join_fragment(env, f, std::move(inputs));
+      if (has([](const plan::Node* n) { return n->kind == plan::NodeKind::Aggregate && !n->group_keys.empty(); }))
+        return vk::run_group_by_fragment(env, f, std::move(inputs));
+      if (has([](const plan::Node* n) { return n->kind == plan::NodeKind::Aggregate; }))
+        return vk::run_scalar_aggregate_fragment(env, f, std::move(inputs));
+      return vk::run_project_fragment(env, f, std::move(inputs));
     }
     const auto start = std::chrono::steady_clock::now();
     const BoundQuery bound = bind(*f.spec, catalog);

@@ -1,0 +1,4 @@
+# Kernels of the expression programs (src/vk/relational/expression.h): without and with the DOUBLE
+# instructions (the latter needs shaderFloat64).
+gfxq_vk_shader(expression_eval expression_eval.comp)
+gfxq_vk_shader(expression_eval_f64 expression_eval.comp DEFINES EXPR_F64)
