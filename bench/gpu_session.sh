@@ -4,12 +4,13 @@
 # each part writing its output under $OUT (the device tool brings that folder back).
 #
 #   . .gl/gpu-env.sh; bash bench/gpu_session.sh BUILD_DIR [tests] [compute] [raster] [sorts] [peers] [joins]
-#                                                         [engine] [groupby]
+#                                                         [engine] [groupby] [expressions]
 #
 # BUILD_DIR holds gfxq_bench and tests/gfxq_tests (a Release build). No part named: all of them but
 # joins (the joins' cases at the issue's sizes, their raster comparison and their peers), engine (the
 # engine's tests on the real driver and its SQL cases: warm vs cold, GROUP BY and join through SQL)
-# and groupby (the GROUP BY sweep at 2^28 over a spread of group counts, and its torch/CuPy peers).
+# and groupby (the GROUP BY sweep at 2^28 over a spread of group counts, and its torch/CuPy peers),
+# and expressions (SUM(a * b) by the expression kernel and through SQL, against the copy ceiling).
 # Each part has its own time limit, so one slow part cannot take the others' output with it.
 set -u
 build=${1:?usage: gpu_session.sh BUILD_DIR [part...]}
@@ -48,13 +49,14 @@ for part in $parts; do
       run joins_raster.jsonl 240 "$bench" --cases compute.join_band_raster_shape,raster.join_band --log2 20 --repeats 3
       run joins_peers.jsonl 200 python3 "$(dirname "$0")/peers.py" --cases join --log2 24,27 --repeats 5 ;;
     engine)
-      run engine_tests.txt 150 "$build/tests/gfxq_tests" -tc='engine*,faults*,compute: *,vk-join*,vk-group-by*'
+      run engine_tests.txt 150 "$build/tests/gfxq_tests" -tc='engine*,faults*,compute: *,vk-join*,vk-group-by*,vk-expression*'
       run engine.jsonl 120 "$bench" --cases engine. --log2 20,24 --repeats 5 ;;
     groupby)
       g=sweep.group_by_uniform_g4,sweep.group_by_uniform_g10,sweep.group_by_uniform_g14,sweep.group_by_uniform_g20
       g=$g,sweep.group_by_uniform_g24,sweep.group_by_uniform_g26,sweep.group_by_zipf_g10,sweep.group_by_zipf_g20
       run group_by.jsonl 150 "$bench" --cases "$g" --log2 28 --repeats 5
       run group_by_peers.jsonl 150 python3 "$(dirname "$0")/peers.py" --cases group_by --log2 28 --repeats 3 ;;
-    *) echo "unknown part $part (tests, compute, raster, sorts, peers, joins, engine, groupby)" >&2; exit 2 ;;
+    expressions) run expressions.jsonl 240 "$bench" --cases expr --log2 24,28 --repeats 10 ;;
+    *) echo "unknown part $part (tests, compute, raster, sorts, peers, joins, engine, groupby, expressions)" >&2; exit 2 ;;
   esac
 done

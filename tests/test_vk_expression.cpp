@@ -9,6 +9,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
@@ -324,6 +325,10 @@ TEST_CASE("vk-expression: every operator and type, with selections") {
     check_expression(e, rel, &ids, "seed " + std::to_string(seed) + ", " + std::to_string(ids.size()) + " selected");
     check_expression(e, rel, &none, "seed " + std::to_string(seed) + ", empty selection");
   }
+  // Both kernels ran: the interpreter and the variant for one operator on two INT columns.
+  const auto names = device().pipeline_names();
+  for (const char* kernel : {"expression_eval", "expression_eval_f64", "expression_eval_binary#6/2"})
+    CHECK_MESSAGE(std::find(names.begin(), names.end(), kernel) != names.end(), kernel);
 }
 
 TEST_CASE("vk-expression: overflow, division by zero and DATE range raise the CPU engine's error") {

@@ -2,3 +2,5 @@
 # instructions (the latter needs shaderFloat64).
 gfxq_vk_shader(expression_eval expression_eval.comp)
 gfxq_vk_shader(expression_eval_f64 expression_eval.comp DEFINES EXPR_F64)
+# The interpreter-free variant for one integer operator on two INT columns (expression.cpp picks it).
+gfxq_vk_shader(expression_eval_binary expression_eval.comp DEFINES EXPR_BINARY)

@@ -7,7 +7,9 @@
 // (`precise`: no contraction into FMA), integer-to-float conversions round to nearest even by integer
 // operations. Row i of the evaluated order is selection[i] when `selected`, else i.
 // Defines: EXPR_F64 compiles the DOUBLE instructions (the device needs shaderFloat64); without it
-//          they are absent and the compiler refuses programs that need them.
+//          they are absent and the compiler refuses programs that need them. EXPR_BINARY: the
+//          variant for programs of one integer operator on two INT columns (SUM(a * b),
+//          lo_revenue - lo_supplycost), its operator in specialization constants (below).
 // Bindings: 0 = program (code words, then constants as (low, high) word pairs from const_base),
 //           1 = selection (uint row ids; any buffer when not selected), 2..7 = input columns
 //           (uint[]; unused ones bound to any buffer), 8 = out0, 9 = out1 (uint[]), 10 = errors.
@@ -127,8 +129,56 @@ double f64(uint64_t v) { return uint64BitsToDouble(v); }
 uint64_t of_f64(double d) { return doubleBitsToUint64(d); }
 #endif
 
+// Integer operator `op` of instruction `at` (operand `arg`: EXPR_FLAG_DATE) on row position i, its
+// errors recorded.
+int64_t int_op(uint op, uint arg, int64_t a, int64_t b, uint at, uint i) {
+  int64_t z = 0l;
+  bool bad = false;
+  if (op == EXPR_OP_I64_ADD) {
+    z = a + b;
+    bad = ((a ^ z) & (b ^ z)) < 0l;
+  } else if (op == EXPR_OP_I64_SUB) {
+    z = a - b;
+    bad = ((a ^ b) & (a ^ z)) < 0l;
+  } else if (op == EXPR_OP_I64_MUL) {
+    z = a * b;  // wraps; checked below
+    if (a != int64_t(int(a)) || b != int64_t(int(b))) {
+      // Beyond the int32 x int32 fast path: -1 and the minimum first, then the quotient test.
+      if (a == -1l || b == -1l)
+        bad = a == kMin64 || b == kMin64;
+      else if (b != 0l)
+        bad = z / b != a;
+    }
+  } else {
+    if (b == 0l) {
+      fail(at, EXPR_ERR_DIV_ZERO, i);
+    } else if (a == kMin64 && b == -1l) {
+      bad = true;
+    } else {
+      z = a / b;
+    }
+  }
+  if (bad)
+    fail(at, EXPR_ERR_OVERFLOW, i);
+  else if (arg == EXPR_FLAG_DATE && z != int64_t(int(z)))
+    fail(at, EXPR_ERR_DATE, i);
+  return z;
+}
+
+#if defined(EXPR_BINARY)
+// The program LOAD_INT 0, LOAD_INT b, <op> with the operator, slot b and flag folded in by the driver:
+// no interpreter loop. Specialization constant 0: the opcode; 1: 1 + b + (flag << 4).
+layout(constant_id = 0) const uint BINARY_OP = EXPR_OP_I64_ADD;
+layout(constant_id = 1) const uint BINARY_ARGS = 1u;
+
+uint64_t value(uint row, uint i) {
+  const int64_t a = int64_t(int(col0[row]));
+  const int64_t b = int64_t(int(column_word((BINARY_ARGS & 15u) - 1u, row)));
+  return uint64_t(int_op(BINARY_OP, BINARY_ARGS >> 4, a, b, 2u, i));
+}
+#else
 // The program's value at row `row`, the `i`-th row evaluated.
-uint64_t run(uint row, uint i) {
+uint64_t value(uint row, uint i) {
   uint64_t st[EXPR_MAX_DEPTH];
   int sp = 0;
   for (uint at = 0u; at < pc.code_len; ++at) {
@@ -185,38 +235,7 @@ uint64_t run(uint row, uint i) {
     const uint64_t ua = st[sp - 1];
     uint64_t r = 0ul;
     if (op <= EXPR_OP_I64_DIV) {
-      const int64_t a = int64_t(ua), b = int64_t(ub);
-      int64_t z = 0l;
-      bool bad = false;
-      if (op == EXPR_OP_I64_ADD) {
-        z = a + b;
-        bad = ((a ^ z) & (b ^ z)) < 0l;
-      } else if (op == EXPR_OP_I64_SUB) {
-        z = a - b;
-        bad = ((a ^ b) & (a ^ z)) < 0l;
-      } else if (op == EXPR_OP_I64_MUL) {
-        z = a * b;  // wraps; checked below
-        if (a != int64_t(int(a)) || b != int64_t(int(b))) {
-          // Beyond the int32 x int32 fast path: -1 and the minimum first, then the quotient test.
-          if (a == -1l || b == -1l)
-            bad = a == kMin64 || b == kMin64;
-          else if (b != 0l)
-            bad = z / b != a;
-        }
-      } else {
-        if (b == 0l) {
-          fail(at, EXPR_ERR_DIV_ZERO, i);
-        } else if (a == kMin64 && b == -1l) {
-          bad = true;
-        } else {
-          z = a / b;
-        }
-      }
-      if (bad)
-        fail(at, EXPR_ERR_OVERFLOW, i);
-      else if (arg == EXPR_FLAG_DATE && z != int64_t(int(z)))
-        fail(at, EXPR_ERR_DATE, i);
-      r = uint64_t(z);
+      r = uint64_t(int_op(op, arg, int64_t(ua), int64_t(ub), at, i));
     } else if (op <= EXPR_OP_F32_MUL) {
       const float a = f32(ua), b = f32(ub);
       precise float z;
@@ -245,6 +264,7 @@ uint64_t run(uint row, uint i) {
   }
   return st[0];
 }
+#endif
 
 void main() {
   const uint lane = gl_LocalInvocationID.x;
@@ -256,7 +276,7 @@ void main() {
     const uint i = base + k * EXPR_WG;
     if (i >= pc.count) break;
     const uint row = pc.selected != 0u ? selection[i] : i;
-    const uint64_t v = run(row, i);
+    const uint64_t v = value(row, i);
     const uint at = pc.by_row != 0u ? row : i;
     if (pc.mode == EXPR_MODE_VALUES32) {
       out0[at] = uint(v);

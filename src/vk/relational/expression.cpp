@@ -304,11 +304,23 @@ ExprKernel::ExprKernel(Device& device, const ExprProgram& program, const ExprInp
   push_.resize(sizeof push / 4);
   std::memcpy(push_.data(), &push, sizeof push);
   groups_ = uint32_t(groups_for(input.count()));
+
+  // One integer operator on two INT columns runs without the interpreter: the operator, the second
+  // slot and the DATE flag become specialization constants.
+  const auto op_of = [&](size_t at) { return program.code[at] & 0xFFu; };
+  const auto arg_of = [&](size_t at) { return program.code[at] >> 8; };
+  if (program.code.size() == 3 && op_of(0) == EXPR_OP_LOAD_INT && arg_of(0) == 0 && op_of(1) == EXPR_OP_LOAD_INT &&
+      op_of(2) >= EXPR_OP_I64_ADD && op_of(2) <= EXPR_OP_I64_DIV) {
+    kernel_ = "expression_eval_binary";
+    spec0_ = op_of(2);
+    spec1_ = 1 + arg_of(1) + (arg_of(2) << 4);
+  } else {
+    kernel_ = program.float64 ? "expression_eval_f64" : "expression_eval";
+  }
 }
 
 void ExprKernel::record(VkCommandBuffer cmd) const {
-  const Pipeline& pipe = device_.pipeline(program_.float64 ? "expression_eval_f64" : "expression_eval", EXPR_BINDINGS,
-                                          sizeof(EvalPush), true);
+  const Pipeline& pipe = device_.pipeline(kernel_, EXPR_BINDINGS, sizeof(EvalPush), true, spec0_, spec1_);
   vkCmdFillBuffer(cmd, errors_.handle(), 0, VK_WHOLE_SIZE, 0xFFFFFFFFu);
   device_.barrier(cmd);
   if (groups_) device_.dispatch(cmd, pipe, bindings_, push_.data(), groups_);

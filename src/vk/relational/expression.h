@@ -70,6 +70,8 @@ uint64_t output_bytes(const ExprProgram& program, const ExprInput& input, ExprLa
 
 //! One evaluation of a program, prepared for recording in the primitives' shape: the caller sizes
 //! the outputs (output_bytes), records into its own command buffer, submits, then reads the errors.
+//! A program of one integer operator on two INT columns runs a variant without the interpreter loop
+//! (expression_eval_binary, the operator as a specialization constant); others the interpreter.
 class ExprKernel {
  public:
   //! Prepares `program` over `input` writing `layout` into `out0` (and `out1`, Split64's low words).
@@ -93,6 +95,8 @@ class ExprKernel {
   std::vector<const Buffer*> bindings_;
   std::vector<uint32_t> push_;
   uint32_t groups_ = 0;
+  std::string kernel_;              // expression_eval[_f64 | _binary]
+  uint32_t spec0_ = 0, spec1_ = 0;  // the binary variant's specialization constants
 };
 
 //! The values of one evaluated expression on the device.
