@@ -10,6 +10,8 @@
 //          they are absent and the compiler refuses programs that need them. EXPR_BINARY: the
 //          variant for programs of one integer operator on two INT columns (SUM(a * b),
 //          lo_revenue - lo_supplycost), its operator in specialization constants (below).
+//          EXPR_FLOAT_CONTROLS: the execution modes DenormPreserve and RoundingModeRTE for the float
+//          widths used (devices that report support for them).
 // Bindings: 0 = program (code words, then constants as (low, high) word pairs from const_base),
 //           1 = selection (uint row ids; any buffer when not selected), 2..7 = input columns
 //           (uint[]; unused ones bound to any buffer), 8 = out0, 9 = out1 (uint[]), 10 = errors.
@@ -18,6 +20,18 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_control_flow_attributes : require
 #include "expression_config.glsl"
+
+#if defined(EXPR_FLOAT_CONTROLS)
+// Round to nearest even and keep denormals, whatever the device's default (SPV_KHR_float_controls;
+// the C++ picks this variant only where the device reports both for the widths used).
+#extension GL_EXT_spirv_intrinsics : require
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, 32);  // DenormPreserve
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4467], 4462, 32);  // RoundingModeRTE
+#if defined(EXPR_F64)
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, 64);
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4467], 4462, 64);
+#endif
+#endif
 
 layout(local_size_x = EXPR_WG) in;
 layout(std430, binding = EXPR_BIND_PROGRAM) readonly buffer Program { uint program[]; };

@@ -199,6 +199,26 @@ uint64_t groups_for(uint64_t count) {
   return (count + per_group - 1) / per_group;
 }
 
+// Whether `program` computes FLOAT or DOUBLE values (arithmetic or conversions).
+bool computes_floats(const ExprProgram& program) {
+  for (uint32_t word : program.code)
+    if ((word & 0xFFu) >= EXPR_OP_F32_ADD && (word & 0xFFu) <= EXPR_OP_F32_TO_F64) return true;
+  return false;
+}
+
+// Whether the device takes the float-controls execution modes of the _fc kernels (round to nearest
+// even, denormals kept) for float32 and, when `float64`, for double.
+bool float_controls(const Device& device, bool float64) {
+  VkPhysicalDeviceFloatControlsProperties fc{};
+  fc.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES;
+  VkPhysicalDeviceProperties2 props{};
+  props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+  props.pNext = &fc;
+  vkGetPhysicalDeviceProperties2(device.physical(), &props);
+  return fc.shaderDenormPreserveFloat32 && fc.shaderRoundingModeRTEFloat32 &&
+         (!float64 || (fc.shaderDenormPreserveFloat64 && fc.shaderRoundingModeRTEFloat64));
+}
+
 // Submits one ExprKernel and records its "expression" pass; returns its error.
 std::optional<Error> submit(Device& device, const ExprKernel& kernel, const ExprProgram& program,
                             const ExprInput& input, const std::string& what, std::vector<PassRecord>& passes) {
@@ -210,8 +230,8 @@ std::optional<Error> submit(Device& device, const ExprKernel& kernel, const Expr
   });
   PassRecord pass;
   pass.kind = "expression";
-  pass.detail = what + " " + program.sites.back() + " (" + std::to_string(program.code.size()) + " instructions" +
-                (input.selection ? ", selected rows)" : ")");
+  pass.detail = what + " " + program.sites.back() + " (" + std::to_string(program.code.size()) + " instructions, " +
+                kernel.kernel() + (input.selection ? ", selected rows)" : ")");
   pass.items = input.count();
   if (const double ms = device.elapsed_ms(0, 1); ms == ms) pass.gpu_ms = ms;
   std::optional<Error> error = kernel.error();
@@ -316,6 +336,7 @@ ExprKernel::ExprKernel(Device& device, const ExprProgram& program, const ExprInp
     spec1_ = 1 + arg_of(1) + (arg_of(2) << 4);
   } else {
     kernel_ = program.float64 ? "expression_eval_f64" : "expression_eval";
+    if (computes_floats(program) && float_controls(device, program.float64)) kernel_ += "_fc";
   }
 }
 

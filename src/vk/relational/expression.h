@@ -71,7 +71,9 @@ uint64_t output_bytes(const ExprProgram& program, const ExprInput& input, ExprLa
 //! One evaluation of a program, prepared for recording in the primitives' shape: the caller sizes
 //! the outputs (output_bytes), records into its own command buffer, submits, then reads the errors.
 //! A program of one integer operator on two INT columns runs a variant without the interpreter loop
-//! (expression_eval_binary, the operator as a specialization constant); others the interpreter.
+//! (expression_eval_binary, the operator as a specialization constant); others the interpreter, with
+//! the execution modes RoundingModeRTE and DenormPreserve where the device reports support for them
+//! (else the device's default modes: lavapipe rounds to nearest even and keeps denormals).
 class ExprKernel {
  public:
   //! Prepares `program` over `input` writing `layout` into `out0` (and `out1`, Split64's low words).
@@ -87,6 +89,9 @@ class ExprKernel {
   //! After the submission: the error the CPU engine raises for the first failing instruction
   //! (program order is its evaluation order), if any. Downloads the error words.
   std::optional<Error> error() const;
+  //! The kernel variant it runs: expression_eval[_f64][_fc] (the interpreter; _fc: with the
+  //! float-controls execution modes, where the device has them) or expression_eval_binary.
+  const std::string& kernel() const noexcept { return kernel_; }
 
  private:
   Device& device_;
