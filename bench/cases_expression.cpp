@@ -90,10 +90,10 @@ Measurement kernel_sum(Env& env, uint64_t rows, bool where) {
   if (!m.checked) throw Error(ErrorCode::Internal, "expression bench: the device's SUM(a * b) differs from the CPU's");
   char buf[200];
   std::snprintf(buf, sizeof buf,
-                "expression_eval Reduce, %zu instructions, %llu rows evaluated; %.3f of a copy timed in turn "
+                "%s Reduce, %zu instructions, %llu rows evaluated; %.3f of a copy timed in turn "
                 "(%.4f ms)",
-                program->code.size(), static_cast<unsigned long long>(input.count()), copy.ratio(m.bytes, t[0], t[1]),
-                t[1] * 1e3);
+                kernel.kernel().c_str(), program->code.size(), static_cast<unsigned long long>(input.count()),
+                copy.ratio(m.bytes, t[0], t[1]), t[1] * 1e3);
   m.note = buf;
   return m;
 }
