@@ -4,7 +4,7 @@
 # each part writing its output under $OUT (the device tool brings that folder back).
 #
 #   . .gl/gpu-env.sh; bash bench/gpu_session.sh BUILD_DIR [tests] [compute] [raster] [sorts] [peers] [joins]
-#                                                         [engine] [groupby] [io] [skeletons]
+#                                                         [engine] [groupby] [io] [skeletons] [expressions]
 #
 # BUILD_DIR holds gfxq_bench and tests/gfxq_tests (a Release build). No part named: tests, compute,
 # raster, sorts and peers. The others, by name:
@@ -15,7 +15,8 @@
 # - io: CSV loads against DuckDB at 2^24 rows, the column file at 2^28 (DuckDB's library from
 #   $GFXQ_DUCKDB_LIB, a path ending in .xz unpacked first);
 # - skeletons (issue 23): multi-column sort, DISTINCT, set operations, PROJECT, PRODUCT at 2^24 and
-#   2^26 with the sort of pairs beside them, and their torch peers.
+#   2^26 with the sort of pairs beside them, and their torch peers;
+# - expressions: SUM(a * b) by the expression kernel and through SQL, against the copy ceiling.
 # Each part has its own time limit, so one slow part cannot take the others' output with it.
 set -u
 build=${1:?usage: gpu_session.sh BUILD_DIR [part...]}
@@ -54,7 +55,7 @@ for part in $parts; do
       run joins_raster.jsonl 240 "$bench" --cases compute.join_band_raster_shape,raster.join_band --log2 20 --repeats 3
       run joins_peers.jsonl 200 python3 "$(dirname "$0")/peers.py" --cases join --log2 24,27 --repeats 5 ;;
     engine)
-      run engine_tests.txt 150 "$build/tests/gfxq_tests" -tc='engine*,faults*,compute: *,vk-join*,vk-group-by*'
+      run engine_tests.txt 150 "$build/tests/gfxq_tests" -tc='engine*,faults*,compute: *,vk-join*,vk-group-by*,vk-expression*'
       run engine.jsonl 120 "$bench" --cases engine. --log2 20,24 --repeats 5 ;;
     groupby)
       g=sweep.group_by_uniform_g4,sweep.group_by_uniform_g10,sweep.group_by_uniform_g14,sweep.group_by_uniform_g20
@@ -75,6 +76,7 @@ for part in $parts; do
       run skeletons.jsonl 300 "$bench" --cases "$s" --log2 24,26 --repeats 5
       run skeletons_tests.txt 120 "$build/tests/gfxq_tests" -tc='vk-skeletons*,engine-compute-sort*,engine-compute-distinct*,engine-compute-set-ops*,engine-compute-product*'
       run skeletons_peers.jsonl 150 python3 "$(dirname "$0")/peers.py" --cases distinct_rows,intersect_rows,sort_pairs --log2 24,26 --repeats 5 ;;
-    *) echo "unknown part $part (tests, compute, raster, sorts, peers, joins, engine, groupby, io, skeletons)" >&2; exit 2 ;;
+    expressions) run expressions.jsonl 240 "$bench" --cases expr --log2 24,28 --repeats 10 ;;
+    *) echo "unknown part $part (tests, compute, raster, sorts, peers, joins, engine, groupby, io, skeletons, expressions)" >&2; exit 2 ;;
   esac
 done

@@ -1,11 +1,13 @@
 // The compute backend (Vulkan, after He et al. 2008): WHERE with any CNF in one fused pass,
 // COUNT/SUM/AVG/MIN/MAX fused with it, quantiles by radix select, stable ORDER BY [LIMIT] by radix
 // sort or top-k, projections and LIMIT (fragments of the Query spec's shape, engine/spec_fragment.h);
-// joins on keys and bands and GROUP BY of plan fragments whose inputs may come from any backend
-// (vk/engine/fragments.h); ORDER BY of several keys over any input, DISTINCT, UNION / INTERSECT /
-// EXCEPT and CROSS JOIN by Red Fox's skeletons (vk/operators/skeletons). Catalog columns stay resident on the device
-// between queries within a byte budget (vk/engine/resident.h). Other nodes are refused with the reason. How each
-// operator runs: docs/COMPUTE.md and src/vk/relational/*.h, src/vk/operators/*/.
+// joins on keys and bands, GROUP BY, Projects of expressions and aggregates of expressions of plan
+// fragments whose inputs may come from any backend (vk/engine/fragments.h; expressions:
+// vk/relational/expression.h); ORDER BY of several keys over any input, DISTINCT, UNION / INTERSECT /
+// EXCEPT and CROSS JOIN by Red Fox's skeletons (vk/operators/skeletons). Catalog columns stay resident
+// on the device between queries within a byte budget (vk/engine/resident.h). Other nodes are refused
+// with the reason. How each operator runs: docs/COMPUTE.md and src/vk/relational/*.h,
+// src/vk/operators/*/.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -138,13 +140,15 @@ class ComputeBackend final : public engine::BackendImpl {
             "it computes over the output of a join (aggregates, ORDER BY or LIMIT), which the compute backend "
             "does not fuse (under auto the join runs on compute, the rest on the CPU engine)";
     }
-    std::string join_why, group_why, sort_why, set_why;
+    std::string join_why, group_why, sort_why, set_why, project_why, aggregate_why;
     if (auto f = vk::claim_join(node, catalog, caps_, join_why)) return f;
     if (auto f = vk::claim_product(node, catalog)) return f;
-    if (auto f = vk::claim_group_by(node, catalog, group_why)) return f;
+    if (auto f = vk::claim_group_by(node, catalog, caps_, group_why)) return f;
     if (auto f = vk::claim_sort(node, catalog, sort_why)) return f;
     if (auto f = vk::claim_set(node, catalog, set_why)) return f;
-    for (const std::string* w : {&sort_why, &set_why, &join_why, &group_why, &spec_why})
+    if (auto f = vk::claim_project(node, catalog, caps_, project_why)) return f;
+    if (auto f = vk::claim_scalar_aggregate(node, catalog, caps_, aggregate_why)) return f;
+    for (const std::string* w : {&sort_why, &set_why, &join_why, &group_why, &aggregate_why, &project_why, &spec_why})
       if (!w->empty()) {
         why = *w;
         break;
@@ -170,18 +174,21 @@ class ComputeBackend final : public engine::BackendImpl {
                           env_number("GFXQ_COMPUTE_JOIN_CHUNK_PAIRS"),
                           dynamic_cast<const vk::CoveredFilters*>(f.state.get()),
                           env_number("GFXQ_COMPUTE_PRODUCT_CHUNK")};
-      auto has = [&](plan::NodeKind kind) {
-        return std::any_of(f.nodes.begin(), f.nodes.end(), [&](const plan::Node* n) { return n->kind == kind; });
-      };
+      auto has = [&](auto test) { return std::any_of(f.nodes.begin(), f.nodes.end(), test); };
+      auto has_kind = [&](plan::NodeKind kind) { return has([&](const plan::Node* n) { return n->kind == kind; }); };
       // A fragment's kind is that of its core node (the one below its layers of Projects and Limits).
-      if (has(plan::NodeKind::Join)) {
+      if (has_kind(plan::NodeKind::Join)) {
         const bool product = vk::claim_product(*f.root, catalog).has_value();
         return product ? vk::run_product_fragment(env, f, std::move(inputs))
                        : vk::run_join_fragment(env, f, std::move(inputs));
       }
-      if (has(plan::NodeKind::Aggregate)) return vk::run_group_by_fragment(env, f, std::move(inputs));
-      if (has(plan::NodeKind::Sort)) return vk::run_sort_fragment(env, f, std::move(inputs));
-      return vk::run_set_fragment(env, f, std::move(inputs));
+      if (has([](const plan::Node* n) { return n->kind == plan::NodeKind::Aggregate && !n->group_keys.empty(); }))
+        return vk::run_group_by_fragment(env, f, std::move(inputs));
+      if (has_kind(plan::NodeKind::Aggregate)) return vk::run_scalar_aggregate_fragment(env, f, std::move(inputs));
+      if (has_kind(plan::NodeKind::Distinct) || has_kind(plan::NodeKind::SetOp))
+        return vk::run_set_fragment(env, f, std::move(inputs));
+      if (has_kind(plan::NodeKind::Sort)) return vk::run_sort_fragment(env, f, std::move(inputs));
+      return vk::run_project_fragment(env, f, std::move(inputs));
     }
     const auto start = std::chrono::steady_clock::now();
     const BoundQuery& bound = static_cast<const SpecState&>(*f.state).bound;

@@ -1,8 +1,9 @@
 #pragma once
 //! \file fragments.h
-//! The compute backend's plan fragments beyond the Query spec's shape (issues 20, 21): joins and
-//! GROUP BY of logical plans, run by the join operators (vk/operators/join) and the GROUP BY
-//! operators (vk/operators/group_by) over inputs that other fragments, on any backend, produced.
+//! The compute backend's plan fragments beyond the Query spec's shape (issues 20, 21, 22): joins,
+//! GROUP BY, Projects of expressions and aggregates of expressions of logical plans, run by the join operators
+//! (vk/operators/join) and the GROUP BY operators (vk/operators/group_by) over inputs that other fragments, on any
+//! backend, produced.
 //!
 //! Join fragment:     [Project of columns] Join
 //! Sort fragment:     [Project of columns | Limit]... Sort (issue 23)
@@ -75,11 +76,12 @@ std::optional<engine::Fragment> claim_join(const plan::Node& node, const Catalog
 engine::FragmentRun run_join_fragment(FragmentEnv& env, const engine::Fragment& fragment,
                                       std::vector<engine::Relation> inputs);
 
-//! The GROUP BY fragment rooted at `node`, or nullopt with `why` (expression keys or arguments,
-//! DISTINCT aggregates, 64-bit types, columns that may hold NULLs, more than 4 keys, an ORDER BY
-//! other than the groups' key order); `why` stays empty when `node` is not an Aggregate with GROUP BY
-//! (under Projects of columns, Sorts and Limits).
-std::optional<engine::Fragment> claim_group_by(const plan::Node& node, const Catalog& catalog, std::string& why);
+//! The GROUP BY fragment rooted at `node`, or nullopt with `why` (an expression the compute path does
+//! not compile, a BIGINT key or MIN/MAX argument, DISTINCT aggregates, 64-bit columns, columns that may
+//! hold NULLs, more than 4 keys, an ORDER BY other than the groups' key order); `why` stays empty when
+//! `node` is not an Aggregate with GROUP BY (under Projects of columns, Sorts and Limits).
+std::optional<engine::Fragment> claim_group_by(const plan::Node& node, const Catalog& catalog,
+                                               const VkCapabilities& caps, std::string& why);
 //! Runs a claim_group_by fragment over its inputs' relations.
 engine::FragmentRun run_group_by_fragment(FragmentEnv& env, const engine::Fragment& fragment,
                                           std::vector<engine::Relation> inputs);
@@ -110,5 +112,25 @@ std::optional<engine::Fragment> claim_product(const plan::Node& node, const Cata
 //! the columns gathered on the host. Error(ResultTooLarge) past the host limit.
 engine::FragmentRun run_product_fragment(FragmentEnv& env, const engine::Fragment& fragment,
                                          std::vector<engine::Relation> inputs);
+
+//! The Project fragment rooted at `node` (a Project with at least one computed item, over a covered
+//! Scan or Filter-over-Scan or any input), or nullopt with `why` (an item the expression compiler
+//! refuses, or one reading a column that may be NULL); `why` stays empty when `node` is not such a
+//! Project.
+std::optional<engine::Fragment> claim_project(const plan::Node& node, const Catalog& catalog,
+                                              const VkCapabilities& caps, std::string& why);
+//! Runs a claim_project fragment: the computed items evaluated on the device, in order.
+engine::FragmentRun run_project_fragment(FragmentEnv& env, const engine::Fragment& fragment,
+                                         std::vector<engine::Relation> inputs);
+
+//! The fragment of an Aggregate without GROUP BY (under Projects of columns, Sorts and Limits) whose
+//! COUNT, SUM, AVG, MIN and MAX arguments are expressions or columns the compute path evaluates
+//! (integers for all but COUNT, never NULL), or nullopt with `why`; `why` stays empty when `node` is
+//! not of that shape.
+std::optional<engine::Fragment> claim_scalar_aggregate(const plan::Node& node, const Catalog& catalog,
+                                                       const VkCapabilities& caps, std::string& why);
+//! Runs a claim_scalar_aggregate fragment: each argument reduced on the device in one pass.
+engine::FragmentRun run_scalar_aggregate_fragment(FragmentEnv& env, const engine::Fragment& fragment,
+                                                  std::vector<engine::Relation> inputs);
 
 }  // namespace gfxq::vk

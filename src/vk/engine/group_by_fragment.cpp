@@ -2,18 +2,26 @@
 // vk::group_by (the optimizer estimates the group count and picks the variant), and above it the
 // layers that keep the groups as they come (ascending by key): Projects of columns, a Sort whose keys
 // are a prefix of the group keys ascending (the identity on that order) and a Limit, applied to the
-// groups on the host. Keys are 1 to 4 plain columns and aggregate arguments plain columns, of the
-// 32-bit types the device columns hold (INT, FLOAT, DATE days, STRING codes: string order is code
-// order, so MIN, MAX and the keys' order of strings are their codes'), never NULL (decided from the
-// plan: may_be_null); SUM and AVG take INT and FLOAT. The rest is refused with the reason.
+// groups on the host. Keys are 1 to 4 columns of the 32-bit types the device columns hold (INT,
+// FLOAT, DATE days, STRING codes: string order is code order, so MIN, MAX and the keys' order of
+// strings are their codes') or expressions of INT, FLOAT or DATE type; aggregate arguments are such
+// columns or expressions (vk/relational/expression.h, evaluated on the device first), never NULL
+// (decided from the plan: may_be_null); SUM and AVG take INT and FLOAT, and BIGINT expressions
+// (SUM(lo_revenue - lo_supplycost)), which are split into an INT column of high words and one of
+// low words biased by 2^31, summed apart exactly and joined on the host (int_sum_result's Overflow
+// past BIGINT). The rest is refused with the reason.
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <memory>
+#include <set>
 
 #include "core/bind.h"
 #include "cpu/exec/ops.h"
 #include "gfxq/error.h"
+#include "group_by_config.glsl"
+#include "vk/engine/expression_inputs.h"
 #include "vk/engine/fragments.h"
 #include "vk/engine/inputs.h"
 #include "vk/operators/group_by/group_by.h"
@@ -68,6 +76,22 @@ std::string layers_keep_order(const Node& agg, const std::vector<const Node*>& l
   return {};
 }
 
+// What a value column of the operator holds: an input column, or an expression (by its text; a
+// BIGINT expression takes two columns, its high and low words).
+std::string value_key(const plan::Expr& arg) {
+  return arg.is_column() ? "column " + std::to_string(arg.column) : "expression " + arg.text;
+}
+
+// The value columns the aggregates read (COUNT reads none).
+size_t value_columns(const Node& agg) {
+  std::set<std::string> seen;
+  size_t n = 0;
+  for (const auto& a : agg.aggs)
+    if (a.arg && a.kind != AggKind::Count && seen.insert(value_key(*a.arg)).second)
+      n += a.arg->type == Type::Int64 ? 2 : 1;
+  return n;
+}
+
 // Column `c` of the operator's result as the Aggregate's output column `s` (DATE and STRING types
 // back on the 32-bit values; the dictionary of the schema).
 Column typed(Column c, const plan::SchemaColumn& s) {
@@ -82,7 +106,8 @@ Column typed(Column c, const plan::SchemaColumn& s) {
 
 }  // namespace
 
-std::optional<engine::Fragment> claim_group_by(const Node& node, const Catalog& catalog, std::string& why) {
+std::optional<engine::Fragment> claim_group_by(const Node& node, const Catalog& catalog, const VkCapabilities& caps,
+                                               std::string& why) {
   std::vector<const Node*> layers;
   const Node* agg = aggregate_of(node, layers);
   if (!agg) return std::nullopt;  // not of this shape: no reason of its own
@@ -98,8 +123,13 @@ std::optional<engine::Fragment> claim_group_by(const Node& node, const Catalog& 
   }
   for (const auto& k : agg->group_keys) {
     if (!k.is_column()) {
-      why = "its key " + k.text + " is an expression (the compute GROUP BY groups by columns)";
-      return std::nullopt;
+      if (k.type != Type::Int32 && k.type != Type::Date && k.type != Type::Float32) {
+        why = "its key " + k.text + " is a " + to_string(k.type) +
+              " expression (the compute GROUP BY groups by 32-bit INT, FLOAT and DATE values)";
+        return std::nullopt;
+      }
+      if (!claim_expression(k, input, caps, "key", why)) return std::nullopt;
+      continue;
     }
     if (!device_type(k.type)) {
       why = "its key " + k.text + " is " + to_string(k.type) +
@@ -117,13 +147,22 @@ std::optional<engine::Fragment> claim_group_by(const Node& node, const Catalog& 
       return std::nullopt;
     }
     if (!a.arg) continue;
-    if (!a.arg->is_column()) {
-      why = "aggregate " + a.text + " is of an expression (the compute GROUP BY aggregates columns)";
-      return std::nullopt;
-    }
     const Type t = a.arg->type;
+    const bool sums = a.kind == AggKind::Sum || a.kind == AggKind::Avg;
+    if (!a.arg->is_column()) {
+      // Expressions: BIGINT values only as SUM and AVG (split into two INT columns); COUNT of any.
+      const bool fits = a.kind == AggKind::Count || t == Type::Int32 || t == Type::Float32 ||
+                        (sums ? t == Type::Int64 : t == Type::Date);
+      if (!fits) {
+        why = "aggregate " + a.text + " is of a " + to_string(t) + " expression (the compute GROUP BY " +
+              (sums ? "sums INT, BIGINT and FLOAT values)" : "ranks 32-bit INT, FLOAT and DATE values)");
+        return std::nullopt;
+      }
+      if (!claim_expression(*a.arg, input, caps, "aggregate", why)) return std::nullopt;
+      continue;
+    }
     const bool number = t == Type::Int32 || t == Type::Float32;
-    if (!device_type(t) || ((a.kind == AggKind::Sum || a.kind == AggKind::Avg) && !number)) {
+    if (!device_type(t) || (sums && !number)) {
       why = "aggregate " + a.text + " reads a " + to_string(t) + " column (the compute GROUP BY " +
             (device_type(t) ? "sums INT and FLOAT)" : "reads 32-bit INT, FLOAT, DATE and STRING columns)");
       return std::nullopt;
@@ -132,6 +171,11 @@ std::optional<engine::Fragment> claim_group_by(const Node& node, const Catalog& 
       why = "aggregate " + a.text + " reads a column that may be NULL (the compute GROUP BY reads NULL-free columns)";
       return std::nullopt;
     }
+  }
+  if (const size_t n = value_columns(*agg); n > GB_MAX_VALUE_BINDINGS) {
+    why = "its aggregates read " + std::to_string(n) + " value columns (the compute GROUP BY reads at most " +
+          std::to_string(GB_MAX_VALUE_BINDINGS) + "; a BIGINT expression takes two)";
+    return std::nullopt;
   }
   engine::Fragment f;
   f.root = &node;
@@ -156,36 +200,100 @@ engine::FragmentRun run_group_by_fragment(FragmentEnv& env, const engine::Fragme
   const bool covered = std::find(f.nodes.begin(), f.nodes.end(), &child) != f.nodes.end();
   InputRows in(env, child, covered ? nullptr : &inputs.at(0), out.passes);
 
+  // The keys and aggregated columns are NULL-free (claim_group_by), so every selected row groups.
+  const DeviceRows taking_part = in.live({}, "selected row ids");
+
+  // Expression keys and arguments evaluated by row into 32-bit device columns (a BIGINT value split
+  // into its high word and its biased low word); their errors raised in the CPU engine's order.
+  std::vector<std::unique_ptr<DeviceColumn>> computed;
+  auto evaluate = [&](const plan::Expr& e, ExprLayout layout) {
+    std::string why;
+    const auto program = compile_expression(e, env.device.caps(), why);
+    if (!program) throw Error(ErrorCode::Internal, "compute GROUP BY: " + e.text + " no longer compiles: " + why);
+    return evaluate_expression(env.device, *program, expression_input(in, *program, taking_part), layout, out.passes);
+  };
+  auto keep = [&](Buffer b, Type type) {
+    computed.push_back(std::make_unique<DeviceColumn>(DeviceColumn{std::move(b), type, in.rows()}));
+    return computed.back().get();
+  };
+
   GroupByInput gi;
   gi.rows = in.rows();
-  for (const auto& k : agg.group_keys) gi.keys.push_back(&in.column(k.column));
-  std::vector<size_t> value_columns;  // input column of each GroupByInput::values entry
-  for (const auto& a : agg.aggs) {
+  for (const auto& k : agg.group_keys) {
+    if (k.is_column()) {
+      gi.keys.push_back(&in.column(k.column));
+      continue;
+    }
+    ExprValues v = evaluate(k, ExprLayout::ByRow);
+    if (v.error) throw *v.error;
+    gi.keys.push_back(keep(std::move(v.values), k.type == Type::Float32 ? Type::Float32 : Type::Int32));
+  }
+  // Per aggregate: where its result comes from in gi.aggregates and its pending evaluation error.
+  struct Source {
+    size_t index = 0;    // its aggregate, or (split) the SUM of the high words
+    size_t low = 0;      // split: the SUM of the biased low words
+    bool split = false;  // a BIGINT SUM or AVG
+    std::optional<Error> error;
+  };
+  std::vector<Source> sources(agg.aggs.size());
+  // First GroupByInput::values entry of each distinct value (value_key) and its evaluation error.
+  std::map<std::string, std::pair<int, std::optional<Error>>> values;
+  bool any_split = false;
+  for (size_t i = 0; i < agg.aggs.size(); ++i) {
+    const auto& a = agg.aggs[i];
     GroupByAggregate g;
     g.kind = a.kind;
     g.q = a.q;
     g.k = a.k;
     g.name = a.text;
-    // COUNT(column) of a column without NULLs is COUNT(*).
-    if (a.arg && a.kind != AggKind::Count) {
-      const size_t c = a.arg->column;
-      auto it = std::find(value_columns.begin(), value_columns.end(), c);
-      if (it == value_columns.end()) {
-        value_columns.push_back(c);
-        gi.values.push_back(&in.column(c));
-        it = value_columns.end() - 1;
+    Source& src = sources[i];
+    if (a.arg && a.kind == AggKind::Count && !a.arg->is_column()) {
+      src.error = evaluate(*a.arg, ExprLayout::Compact).error;  // COUNT(expression) without NULLs is COUNT(*)
+    } else if (a.arg && a.kind != AggKind::Count) {
+      // COUNT(column) of a column without NULLs is COUNT(*); other arguments are value columns.
+      const std::string key = value_key(*a.arg);
+      auto it = values.find(key);
+      if (it == values.end()) {
+        std::optional<Error> error;
+        if (a.arg->is_column()) {
+          gi.values.push_back(&in.column(a.arg->column));
+        } else if (a.arg->type == Type::Int64) {
+          ExprValues v = evaluate(*a.arg, ExprLayout::Split64);
+          error = std::move(v.error);
+          gi.values.push_back(keep(std::move(v.values), Type::Int32));
+          gi.values.push_back(keep(std::move(v.low), Type::Int32));
+        } else {
+          ExprValues v = evaluate(*a.arg, ExprLayout::ByRow);
+          error = std::move(v.error);
+          gi.values.push_back(keep(std::move(v.values), a.arg->type == Type::Float32 ? Type::Float32 : Type::Int32));
+        }
+        const int first = int(gi.values.size()) - (a.arg->type == Type::Int64 ? 2 : 1);
+        it = values.emplace(key, std::make_pair(first, std::move(error))).first;
       }
-      g.value = int(it - value_columns.begin());
+      src.error = it->second.second;
+      g.value = it->second.first;
+      if (a.arg->type == Type::Int64) {
+        src.split = any_split = true;
+        src.index = gi.aggregates.size();
+        src.low = src.index + 1;
+        gi.aggregates.push_back({AggKind::Sum, g.value, 0.5, 1, a.text + " (high words)"});
+        gi.aggregates.push_back({AggKind::Sum, g.value + 1, 0.5, 1, a.text + " (low words)"});
+        continue;
+      }
     }
+    src.index = gi.aggregates.size();
     gi.aggregates.push_back(std::move(g));
   }
-  // The keys and aggregated columns are NULL-free (claim_group_by), so every selected row groups.
-  const DeviceRows taking_part = in.live({}, "selected row ids");
+  // A split SUM is high * 2^32 + low + 2^31 * rows of the group.
+  const size_t group_rows = gi.aggregates.size();
+  if (any_split) gi.aggregates.push_back({AggKind::Count, -1, 0.5, 1, "COUNT(*)"});
   gi.selection = taking_part.selection;
   gi.selected = taking_part.count;
   GroupByResult r = group_by(env.device, gi);
   double gpu = 0;
   bool any = false;
+  for (auto& p : out.passes)
+    if (p.kind == "expression" && p.gpu_ms) gpu += *p.gpu_ms, any = true;
   for (auto& p : r.passes) {
     if (p.gpu_ms) gpu += *p.gpu_ms, any = true;
     out.passes.push_back(std::move(p));
@@ -195,8 +303,27 @@ engine::FragmentRun run_group_by_fragment(FragmentEnv& env, const engine::Fragme
   const auto host_start = std::chrono::steady_clock::now();
   Table t;
   for (size_t i = 0; i < r.keys.size(); ++i) t.columns.push_back(typed(std::move(r.keys[i]), agg.schema[i]));
-  for (size_t i = 0; i < r.aggregates.size(); ++i)
-    t.columns.push_back(typed(std::move(r.aggregates[i]), agg.schema[r.keys.size() + i]));
+  for (size_t i = 0; i < agg.aggs.size(); ++i) {
+    const Source& src = sources[i];
+    const plan::SchemaColumn& s = agg.schema[r.keys.size() + i];
+    if (src.error) throw *src.error;
+    if (!src.split) {
+      t.columns.push_back(typed(std::move(r.aggregates[src.index]), s));
+      continue;
+    }
+    const auto& high = r.aggregates[src.index].as<int64_t>();
+    const auto& low = r.aggregates[src.low].as<int64_t>();
+    const auto& count = r.aggregates[group_rows].as<int64_t>();
+    Column c = Column::make(s.name, s.type);
+    for (uint64_t g = 0; g < r.groups; ++g) {
+      const __int128 sum = (__int128(high[g]) << 32) + low[g] + (__int128(count[g]) << 31);
+      if (agg.aggs[i].kind == AggKind::Sum)
+        c.as<int64_t>().push_back(int_sum_result(sum, agg.aggs[i].text));
+      else
+        c.as<double>().push_back(int_average(sum, uint64_t(count[g])));
+    }
+    t.columns.push_back(std::move(c));
+  }
   uint64_t rows = r.groups;
   for (auto it = layers.rbegin(); it != layers.rend(); ++it) {
     const Node& l = **it;

@@ -1,0 +1,138 @@
+// Benchmark cases of the compute expressions (src/vk/relational/expression.h): SUM(a * b) of two INT
+// columns already on the device, as the expression kernel's Reduce layout (int64 products, exact
+// per-workgroup sums), timed by GPU timestamps in turn with a copy of one column (bench/vk_timing.h):
+//
+// - expr.sum_all: every row; bytes = 8n (a and b read).
+// - expr.sum_where: the rows of a WHERE (a > 0, about half) as a selection of row ids
+//   made beforehand (the engine's InputRows hands the fragment such ids); bytes = 4s + 8n (the ids,
+//   and every sector of a and b, which a selectivity of one half touches).
+// - engine.sql_expr_sum: `SELECT SUM(a * b) FROM t WHERE a > 0` through the Engine on the
+//   compute backend, columns resident (one untimed run first), wall time (the WHERE's row ids go
+//   through host memory, then the reduction); bytes = 8n.
+// Ratios are against compute.ceiling_copy of the same run and size; the notes give the ratio to a
+// copy timed in turn with the kernel. Every result is compared with a CPU sum (checked). No name holds
+// "compute", so `--cases compute` does not take these along: run them with `--cases expr`.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench.h"
+#include "gfxq/engine.h"
+#include "gfxq/error.h"
+#include "plan/expr.h"
+#include "vk/relational/expression.h"
+#include "vk_timing.h"
+
+namespace gfxq::bench {
+namespace {
+
+// Columns a and b: n values in [-2^20, 2^20) from the seed (products need 41 bits).
+struct Data {
+  std::vector<int32_t> a, b;
+  Data(const Env& env, uint64_t n) : a(n), b(n) {
+    uint64_t s = env.seed;
+    for (uint64_t i = 0; i < n; ++i) {
+      a[i] = int32_t(mix(s) % (1u << 21)) - (1 << 20);
+      b[i] = int32_t(mix(s) % (1u << 21)) - (1 << 20);
+    }
+  }
+};
+
+plan::Expr product() {
+  plan::Expr e;
+  e.kind = plan::ExprKind::Arith;
+  e.arith = plan::ArithOp::Mul;
+  e.type = Type::Int64;
+  e.text = "a * b";
+  e.args = {plan::column_expr(0, Type::Int32, "a"), plan::column_expr(1, Type::Int32, "b")};
+  return e;
+}
+
+Measurement kernel_sum(Env& env, uint64_t rows, bool where) {
+  vk::Device& device = device_of(env);
+  const Data d(env, rows);
+  std::vector<uint32_t> ids;
+  __int128 want = 0;
+  for (uint64_t i = 0; i < rows; ++i)
+    if (!where || d.a[i] > 0) {
+      if (where) ids.push_back(uint32_t(i));
+      want += int64_t(d.a[i]) * d.b[i];
+    }
+  std::string why;
+  const auto program = vk::compile_expression(product(), device.caps(), why);
+  if (!program) throw Error(ErrorCode::Unsupported, "a * b does not compile: " + why);
+  const vk::DeviceColumn a = vk::upload_column(device, Column::ints("a", d.a));
+  const vk::DeviceColumn b = vk::upload_column(device, Column::ints("b", d.b));
+  vk::Buffer selection;
+  vk::ExprInput input;
+  input.columns = {&a, &b};
+  input.rows = rows;
+  if (where) {
+    selection = device.create_buffer(vk::padded_bytes(ids.size()), vk::MemoryKind::Device);
+    if (!ids.empty()) device.upload(selection, ids.data(), ids.size() * 4);
+    input.selection = &selection;
+    input.selected = ids.size();
+  }
+  const vk::Buffer partials =
+      device.create_buffer(vk::output_bytes(*program, input, vk::ExprLayout::Reduce), vk::MemoryKind::Device);
+  const vk::ExprKernel kernel(device, *program, input, vk::ExprLayout::Reduce, partials);
+  const CopyReference copy(device, rows);
+  const std::vector<double> t = best_interleaved(
+      env, {[&](VkCommandBuffer cmd) { kernel.record(cmd); }, [&](VkCommandBuffer cmd) { copy.record(device, cmd); }});
+  Measurement m;
+  m.seconds = t[0];
+  m.bytes = (where ? 4 * ids.size() : 0) + 8 * rows;
+  m.items = rows;
+  const vk::ExprReduction got = vk::read_partials(device, partials, input.count());
+  m.checked = !kernel.error() && got.sum == want;
+  if (!m.checked) throw Error(ErrorCode::Internal, "expression bench: the device's SUM(a * b) differs from the CPU's");
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "%s Reduce, %zu instructions, %llu rows evaluated; %.3f of a copy timed in turn "
+                "(%.4f ms)",
+                kernel.kernel().c_str(), program->code.size(), static_cast<unsigned long long>(input.count()),
+                copy.ratio(m.bytes, t[0], t[1]), t[1] * 1e3);
+  m.note = buf;
+  return m;
+}
+
+Measurement engine_sum(Env& env, uint64_t rows) {
+  const Data d(env, rows);
+  __int128 want = 0;
+  for (uint64_t i = 0; i < rows; ++i)
+    if (d.a[i] > 0) want += int64_t(d.a[i]) * d.b[i];
+  Catalog catalog;
+  catalog.add("t", Table{{Column::ints("a", d.a), Column::ints("b", d.b)}});
+  Engine engine;
+  if (!engine.vk_capabilities().available)
+    throw Error(ErrorCode::Unsupported, "no Vulkan device: " + engine.vk_capabilities().unavailable_reason);
+  const std::string sql = "SELECT SUM(a * b) FROM t WHERE a > 0";
+  Result last = engine.execute_sql(sql, catalog, Backend::Compute);
+  double best = 1e300;
+  for (int r = 0; r < env.repeats; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    last = engine.execute_sql(sql, catalog, Backend::Compute);
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  Measurement m;
+  m.seconds = best;
+  m.bytes = 8 * rows;
+  m.items = rows;
+  const Value v = last.table.columns.at(0).value(0);
+  m.checked = std::holds_alternative<int64_t>(v) && __int128(std::get<int64_t>(v)) == want;
+  if (!m.checked) throw Error(ErrorCode::Internal, "expression bench: the engine's SUM(a * b) differs from the CPU's");
+  m.note = last.report.algorithm + " (wall time, host included)";
+  return m;
+}
+
+const Registrar all{{"expr.sum_all", "compute", "compute.ceiling_copy", false,
+                     [](Env& env, uint64_t rows) { return kernel_sum(env, rows, false); }}};
+const Registrar where{{"expr.sum_where", "compute", "compute.ceiling_copy", false,
+                       [](Env& env, uint64_t rows) { return kernel_sum(env, rows, true); }}};
+const Registrar sql{{"engine.sql_expr_sum", "compute", "compute.ceiling_copy", false,
+                     [](Env& env, uint64_t rows) { return engine_sum(env, rows); }}};
+
+}  // namespace
+}  // namespace gfxq::bench

@@ -1,0 +1,416 @@
+// Expression programs on the compute path (expression.h): the compiler from plan::Expr to postfix
+// instructions, and the operator that runs them (shaders/vk/expression_eval.comp) and turns the
+// per-instruction error words into the CPU engine's error.
+
+#include "vk/relational/expression.h"
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cstring>
+#include <variant>
+
+#include "expression_config.glsl"
+
+namespace gfxq::vk {
+
+namespace {
+
+using plan::ArithOp;
+using plan::Expr;
+using plan::ExprKind;
+
+// How a value sits on the kernel's stack.
+enum class Repr { Int, F32, F64 };
+
+Repr repr_of(Type t) {
+  return t == Type::Float32 ? Repr::F32 : t == Type::Float64 ? Repr::F64 : Repr::Int;
+}
+
+class Compiler {
+ public:
+  Compiler(const VkCapabilities& caps, std::string& why) : caps_(caps), why_(why) {}
+
+  // Compiles `e` onto the program, leaving its value on the stack; false with why_ set.
+  bool value(const Expr& e) {
+    switch (e.kind) {
+      case ExprKind::Column: return column(e);
+      case ExprKind::Literal: return literal(e);
+      case ExprKind::Arith: return arith(e);
+      case ExprKind::Neg: {
+        if (!value(e.args[0]) || !convert(repr_of(e.args[0].type), repr_of(e.type), e)) return false;
+        const Repr r = repr_of(e.type);
+        return emit(r == Repr::Int ? EXPR_OP_I64_NEG : r == Repr::F32 ? EXPR_OP_F32_NEG : EXPR_OP_F64_NEG, 0, e, 0);
+      }
+      case ExprKind::Cast: return value(e.args[0]) && convert(repr_of(e.args[0].type), repr_of(e.type), e);
+      case ExprKind::Extract: {
+        if (!value(e.args[0])) return false;
+        const uint32_t op = e.part == plan::DatePart::Year    ? EXPR_OP_YEAR
+                            : e.part == plan::DatePart::Month ? EXPR_OP_MONTH
+                                                              : EXPR_OP_DAY;
+        return emit(op, 0, e, 0);
+      }
+      default: break;
+    }
+    return refuse(e.text + " is a condition or CASE (the compute expressions compute numbers and dates)");
+  }
+
+  ExprProgram take() { return std::move(p_); }
+
+ private:
+  bool refuse(std::string why) {
+    why_ = std::move(why);
+    return false;
+  }
+
+  // Appends one instruction computing node `e` that changes the stack depth by `delta`.
+  bool emit(uint32_t op, uint32_t arg, const Expr& e, int delta) {
+    if (p_.code.size() >= EXPR_MAX_CODE)
+      return refuse("it needs more than " + std::to_string(EXPR_MAX_CODE) +
+                    " instructions (the compute expression program's limit)");
+    depth_ += delta;
+    if (depth_ > EXPR_MAX_DEPTH)
+      return refuse("it needs more than " + std::to_string(EXPR_MAX_DEPTH) +
+                    " stack slots (the compute expression program's limit; nest less deeply)");
+    p_.depth = std::max<uint32_t>(p_.depth, uint32_t(depth_));
+    p_.code.push_back(op | (arg << 8));
+    p_.sites.push_back(e.text);
+    return true;
+  }
+
+  bool constant(uint64_t bits, const Expr& e) {
+    p_.constants.push_back(bits);
+    return emit(EXPR_OP_CONST, uint32_t(p_.constants.size() - 1), e, 1);
+  }
+
+  bool column(const Expr& e) {
+    if (e.type != Type::Int32 && e.type != Type::Float32 && e.type != Type::Date && e.type != Type::String)
+      return refuse("column " + e.text + " is " + to_string(e.type) +
+                    " (the compute expressions read 32-bit INT, FLOAT, DATE and STRING columns)");
+    auto it = std::find(p_.columns.begin(), p_.columns.end(), e.column);
+    if (it == p_.columns.end()) {
+      if (p_.columns.size() >= EXPR_MAX_COLUMNS)
+        return refuse("it reads more than " + std::to_string(EXPR_MAX_COLUMNS) +
+                      " columns (the compute expression kernel's limit)");
+      p_.columns.push_back(e.column);
+      it = p_.columns.end() - 1;
+    }
+    const auto slot = uint32_t(it - p_.columns.begin());
+    return emit(e.type == Type::Float32 ? EXPR_OP_LOAD_FLOAT : EXPR_OP_LOAD_INT, slot, e, 1);
+  }
+
+  // A literal as the CPU engine broadcasts it: integers converted to the literal's type.
+  bool literal(const Expr& e) {
+    if (std::holds_alternative<std::monostate>(e.literal))
+      return refuse("it holds the NULL literal (the compute expressions carry no NULLs)");
+    if (std::holds_alternative<std::string>(e.literal))
+      return refuse("it holds the string literal " + e.text + " (the compute expressions compute numbers and dates)");
+    if (e.type == Type::Float64 && !caps_.shader_float64)
+      return refuse("DOUBLE literal " + e.text + " needs shaderFloat64, which the device lacks");
+    uint64_t bits = 0;
+    std::visit(
+        [&](const auto& x) {
+          using T = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>) {
+            if (e.type == Type::Float32)
+              bits = std::bit_cast<uint32_t>(float(x));
+            else if (e.type == Type::Float64)
+              bits = std::bit_cast<uint64_t>(double(x));
+            else
+              bits = uint64_t(int64_t(x));
+          } else if constexpr (std::is_same_v<T, float>) {
+            bits = std::bit_cast<uint32_t>(x);
+          } else if constexpr (std::is_same_v<T, double>) {
+            bits = e.type == Type::Float32 ? std::bit_cast<uint32_t>(float(x)) : std::bit_cast<uint64_t>(x);
+          } else if constexpr (std::is_same_v<T, Date>) {
+            bits = uint64_t(int64_t(x.days));
+          }
+        },
+        e.literal);
+    return constant(bits, e);
+  }
+
+  // Converts the value on top of the stack from `from` to `to` (wider only, as the binder types).
+  bool convert(Repr from, Repr to, const Expr& e) {
+    if (from == to) return true;
+    if (to == Repr::F64 && !caps_.shader_float64)
+      return refuse(e.text + " computes in DOUBLE, which needs shaderFloat64 (the device lacks it)");
+    if (to == Repr::F64) p_.float64 = true;
+    if (from == Repr::Int && to == Repr::F32) return emit(EXPR_OP_I64_TO_F32, 0, e, 0);
+    if (from == Repr::Int && to == Repr::F64) return emit(EXPR_OP_I64_TO_F64, 0, e, 0);
+    if (from == Repr::F32 && to == Repr::F64) return emit(EXPR_OP_F32_TO_F64, 0, e, 0);
+    return refuse(e.text + " narrows a value (not compiled for the compute path)");
+  }
+
+  bool arith(const Expr& e) {
+    const Repr r = repr_of(e.type);
+    if (r != Repr::Int && e.arith == ArithOp::Div)
+      return refuse(e.text + " divides " + to_string(e.type) +
+                    " values (Vulkan does not require a correctly rounded division; the CPU engine's is)");
+    for (const Expr& a : e.args)
+      if (!value(a) || !convert(repr_of(a.type), r, e)) return false;
+    if (r == Repr::Int) {
+      const uint32_t op = e.arith == ArithOp::Add   ? EXPR_OP_I64_ADD
+                          : e.arith == ArithOp::Sub ? EXPR_OP_I64_SUB
+                          : e.arith == ArithOp::Mul ? EXPR_OP_I64_MUL
+                                                    : EXPR_OP_I64_DIV;
+      return emit(op, e.type == Type::Date ? EXPR_FLAG_DATE : 0, e, -1);
+    }
+    if (r == Repr::F64) p_.float64 = true;
+    const uint32_t base = r == Repr::F32 ? EXPR_OP_F32_ADD : EXPR_OP_F64_ADD;
+    const uint32_t op = base + (e.arith == ArithOp::Add ? 0 : e.arith == ArithOp::Sub ? 1 : 2);
+    return emit(op, 0, e, -1);
+  }
+
+  const VkCapabilities& caps_;
+  std::string& why_;
+  ExprProgram p_;
+  int depth_ = 0;
+};
+
+// The error the CPU engine raises for the first failing instruction (program order is its evaluation
+// order: operands before the node), from the kernel's per-instruction smallest rows.
+std::optional<Error> first_error(const ExprProgram& p, const std::vector<uint32_t>& words) {
+  for (size_t at = 0; at < p.code.size(); ++at) {
+    const uint32_t* w = &words[at * EXPR_ERR_WORDS];
+    const uint32_t row = std::min({w[EXPR_ERR_OVERFLOW], w[EXPR_ERR_DIV_ZERO], w[EXPR_ERR_DATE]});
+    if (row == UINT32_MAX) continue;
+    const std::string where = " in " + p.sites[at] + " at row " + std::to_string(row);
+    if (row == w[EXPR_ERR_DIV_ZERO]) return Error(ErrorCode::InvalidInput, "division by zero" + where);
+    if (row == w[EXPR_ERR_DATE]) return Error(ErrorCode::Overflow, "date out of range" + where);
+    const bool neg = (p.code[at] & 0xFFu) == EXPR_OP_I64_NEG;
+    return Error(ErrorCode::Overflow,
+                 std::string(neg ? "integer overflow" : "integer overflow (the result is outside BIGINT)") + where);
+  }
+  return std::nullopt;
+}
+
+// Push constants of expression_eval.comp (group_offset last, set by dispatch).
+struct EvalPush {
+  uint32_t count, code_len, const_base, mode, selected, by_row, group_offset;
+};
+
+bool wide(Type t) {
+  return t == Type::Int64 || t == Type::Float64;
+}
+
+uint64_t groups_for(uint64_t count) {
+  const uint64_t per_group = EXPR_WG * EXPR_ROWS_PER_THREAD;
+  return (count + per_group - 1) / per_group;
+}
+
+// Whether `program` computes FLOAT or DOUBLE values (arithmetic or conversions).
+bool computes_floats(const ExprProgram& program) {
+  for (uint32_t word : program.code)
+    if ((word & 0xFFu) >= EXPR_OP_F32_ADD && (word & 0xFFu) <= EXPR_OP_F32_TO_F64) return true;
+  return false;
+}
+
+// Whether the device takes the float-controls execution modes of the _fc kernels (round to nearest
+// even, denormals kept) for float32 and, when `float64`, for double.
+bool float_controls(const Device& device, bool float64) {
+  VkPhysicalDeviceFloatControlsProperties fc{};
+  fc.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES;
+  VkPhysicalDeviceProperties2 props{};
+  props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+  props.pNext = &fc;
+  vkGetPhysicalDeviceProperties2(device.physical(), &props);
+  return fc.shaderDenormPreserveFloat32 && fc.shaderRoundingModeRTEFloat32 &&
+         (!float64 || (fc.shaderDenormPreserveFloat64 && fc.shaderRoundingModeRTEFloat64));
+}
+
+// Submits one ExprKernel and records its "expression" pass; returns its error.
+std::optional<Error> submit(Device& device, const ExprKernel& kernel, const ExprProgram& program,
+                            const ExprInput& input, const std::string& what, std::vector<PassRecord>& passes) {
+  const auto start = std::chrono::steady_clock::now();
+  device.submit([&](VkCommandBuffer cmd) {
+    device.timestamp(cmd, 0);
+    kernel.record(cmd);
+    device.timestamp(cmd, 1);
+  });
+  PassRecord pass;
+  pass.kind = "expression";
+  pass.detail = what + " " + program.sites.back() + " (" + std::to_string(program.code.size()) + " instructions, " +
+                kernel.kernel() + (input.selection ? ", selected rows)" : ")");
+  pass.items = input.count();
+  if (const double ms = device.elapsed_ms(0, 1); ms == ms) pass.gpu_ms = ms;
+  std::optional<Error> error = kernel.error();
+  pass.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  passes.push_back(std::move(pass));
+  return error;
+}
+
+}  // namespace
+
+std::optional<ExprProgram> compile_expression(const plan::Expr& e, const VkCapabilities& caps, std::string& why) {
+  if (e.boolean) {
+    why = e.text + " is a condition (the compute expressions compute numbers and dates)";
+    return std::nullopt;
+  }
+  Compiler c(caps, why);
+  if (!c.value(e)) return std::nullopt;
+  ExprProgram p = c.take();
+  p.type = e.type;
+  return p;
+}
+
+uint64_t output_bytes(const ExprProgram& program, const ExprInput& input, ExprLayout layout) {
+  switch (layout) {
+    case ExprLayout::Compact: return padded_bytes((wide(program.type) ? 2 : 1) * input.count());
+    case ExprLayout::ByRow: return padded_bytes((wide(program.type) ? 2 : 1) * input.rows);
+    case ExprLayout::Split64: return padded_bytes(input.rows);
+    case ExprLayout::Reduce: return padded_bytes(groups_for(input.count()) * EXPR_PARTIAL_WORDS);
+  }
+  return 0;
+}
+
+ExprKernel::ExprKernel(Device& device, const ExprProgram& program, const ExprInput& input, ExprLayout layout,
+                       const Buffer& out0, const Buffer* out1)
+    : device_(device), program_(program) {
+  const std::string what = "compute expression " + program.sites.back();
+  if (input.rows >= (uint64_t(1) << 32))
+    throw Error(ErrorCode::Unsupported,
+                what + " over " + std::to_string(input.rows) + " rows (the kernel takes fewer than 2^32)");
+  if (input.columns.size() != program.columns.size())
+    throw Error(ErrorCode::Internal, what + ": " + std::to_string(input.columns.size()) + " columns bound for " +
+                                         std::to_string(program.columns.size()) + " load slots");
+  const bool integer = repr_of(program.type) == Repr::Int;
+  if ((layout == ExprLayout::Split64 || layout == ExprLayout::Reduce) && !integer)
+    throw Error(ErrorCode::Internal, what + ": a " + to_string(program.type) + " value cannot be split or reduced");
+  if (layout == ExprLayout::Split64 && !out1) throw Error(ErrorCode::Internal, what + ": Split64 without out1");
+  const uint64_t limit = device.caps().max_storage_buffer_range;
+  auto check = [&](const Buffer* b, const char* name) {
+    if (b && b->size() > limit)
+      throw Error(ErrorCode::Unsupported, what + ": its " + name + " (" + std::to_string(b->size()) +
+                                              " bytes) exceeds one storage binding (" + std::to_string(limit) +
+                                              " bytes); chunked evaluation is not built");
+  };
+  for (const DeviceColumn* c : input.columns) check(&c->buffer, "input column");
+  check(input.selection, "selection");
+  check(&out0, "output");
+  check(out1, "output");
+  if (out0.size() < output_bytes(program, input, layout) ||
+      (out1 && out1->size() < output_bytes(program, input, layout)))
+    throw Error(ErrorCode::Internal, what + ": output buffer smaller than output_bytes()");
+
+  // The program: code words, then the constants as (low, high) word pairs.
+  std::vector<uint32_t> words(program.code);
+  const auto const_base = uint32_t(words.size());
+  for (uint64_t c : program.constants) {
+    words.push_back(uint32_t(c));
+    words.push_back(uint32_t(c >> 32));
+  }
+  code_ = device.create_buffer(words.size() * 4, MemoryKind::Upload);
+  std::memcpy(code_.mapped(), words.data(), words.size() * 4);
+  errors_ = device.create_buffer(program.code.size() * EXPR_ERR_WORDS * 4, MemoryKind::Device);
+
+  bindings_.assign(EXPR_BINDINGS, &code_);
+  if (input.selection) bindings_[EXPR_BIND_SELECTION] = input.selection;
+  for (size_t i = 0; i < input.columns.size(); ++i) bindings_[EXPR_BIND_COLUMN0 + i] = &input.columns[i]->buffer;
+  bindings_[EXPR_BIND_OUT0] = &out0;
+  if (out1) bindings_[EXPR_BIND_OUT1] = out1;
+  bindings_[EXPR_BIND_ERRORS] = &errors_;
+  const uint32_t mode = layout == ExprLayout::Split64  ? EXPR_MODE_SPLIT64
+                        : layout == ExprLayout::Reduce ? EXPR_MODE_REDUCE
+                        : wide(program.type)           ? EXPR_MODE_VALUES64
+                                                       : EXPR_MODE_VALUES32;
+  const EvalPush push{uint32_t(input.count()),
+                      uint32_t(program.code.size()),
+                      const_base,
+                      mode,
+                      input.selection ? 1u : 0u,
+                      layout == ExprLayout::ByRow || layout == ExprLayout::Split64 ? 1u : 0u,
+                      0};
+  push_.resize(sizeof push / 4);
+  std::memcpy(push_.data(), &push, sizeof push);
+  groups_ = uint32_t(groups_for(input.count()));
+
+  // One integer operator on two INT columns runs without the interpreter: the operator, the second
+  // slot and the DATE flag become specialization constants.
+  const auto op_of = [&](size_t at) { return program.code[at] & 0xFFu; };
+  const auto arg_of = [&](size_t at) { return program.code[at] >> 8; };
+  if (program.code.size() == 3 && op_of(0) == EXPR_OP_LOAD_INT && arg_of(0) == 0 && op_of(1) == EXPR_OP_LOAD_INT &&
+      op_of(2) >= EXPR_OP_I64_ADD && op_of(2) <= EXPR_OP_I64_DIV) {
+    kernel_ = "expression_eval_binary";
+    spec0_ = op_of(2);
+    spec1_ = 1 + arg_of(1) + (arg_of(2) << 4);
+  } else {
+    kernel_ = program.float64 ? "expression_eval_f64" : "expression_eval";
+    if (computes_floats(program) && float_controls(device, program.float64)) kernel_ += "_fc";
+  }
+}
+
+void ExprKernel::record(VkCommandBuffer cmd) const {
+  const Pipeline& pipe = device_.pipeline(kernel_, EXPR_BINDINGS, sizeof(EvalPush), true, spec0_, spec1_);
+  vkCmdFillBuffer(cmd, errors_.handle(), 0, VK_WHOLE_SIZE, 0xFFFFFFFFu);
+  device_.barrier(cmd);
+  if (groups_) device_.dispatch(cmd, pipe, bindings_, push_.data(), groups_);
+}
+
+std::optional<Error> ExprKernel::error() const {
+  std::vector<uint32_t> words(program_.code.size() * EXPR_ERR_WORDS);
+  device_.download(errors_, words.data(), words.size() * 4);
+  return first_error(program_, words);
+}
+
+ExprValues evaluate_expression(Device& device, const ExprProgram& program, const ExprInput& input, ExprLayout layout,
+                               std::vector<PassRecord>& passes) {
+  if (layout == ExprLayout::Reduce)
+    throw Error(ErrorCode::Internal, "evaluate_expression: Reduce is reduce_expression's layout");
+  ExprValues out;
+  out.type = program.type;
+  out.count = layout == ExprLayout::Compact ? input.count() : input.rows;
+  out.values = device.create_buffer(output_bytes(program, input, layout), MemoryKind::Device);
+  const bool split = layout == ExprLayout::Split64;
+  if (split) out.low = device.create_buffer(output_bytes(program, input, layout), MemoryKind::Device);
+  const ExprKernel kernel(device, program, input, layout, out.values, split ? &out.low : nullptr);
+  out.error = submit(device, kernel, program, input, "evaluate", passes);
+  return out;
+}
+
+Column download_values(Device& device, const ExprValues& values, const std::string& name,
+                       std::vector<PassRecord>& passes) {
+  const auto start = std::chrono::steady_clock::now();
+  Column c = Column::make(name, values.type);
+  const uint64_t n = values.count;
+  std::visit(
+      [&](auto& v) {
+        v.resize(n);
+        if (n) device.download(values.values, v.data(), n * sizeof(v[0]));
+      },
+      c.data);
+  PassRecord p;
+  p.kind = "download";
+  p.detail = name + " (" + std::to_string(n * (wide(values.type) ? 8 : 4)) + " bytes)";
+  p.items = n;
+  p.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  passes.push_back(std::move(p));
+  return c;
+}
+
+ExprReduction read_partials(Device& device, const Buffer& partials, uint64_t count) {
+  ExprReduction r;
+  r.count = count;
+  const uint64_t groups = groups_for(count);
+  std::vector<uint64_t> words(groups * EXPR_PARTIAL_WORDS / 2);
+  if (groups) device.download(partials, words.data(), words.size() * 8);
+  for (uint64_t g = 0; g < groups; ++g) {
+    const uint64_t* w = &words[g * EXPR_PARTIAL_WORDS / 2];
+    r.sum += __int128(w[0]) + (__int128(int64_t(w[1])) << 32);
+    r.min = std::min(r.min, int64_t(w[2]));
+    r.max = std::max(r.max, int64_t(w[3]));
+  }
+  return r;
+}
+
+ExprReduction reduce_expression(Device& device, const ExprProgram& program, const ExprInput& input,
+                                std::vector<PassRecord>& passes) {
+  Buffer partials = device.create_buffer(output_bytes(program, input, ExprLayout::Reduce), MemoryKind::Device);
+  const ExprKernel kernel(device, program, input, ExprLayout::Reduce, partials);
+  std::optional<Error> error = submit(device, kernel, program, input, "reduce", passes);
+  ExprReduction r = read_partials(device, partials, input.count());
+  r.error = std::move(error);
+  return r;
+}
+
+}  // namespace gfxq::vk

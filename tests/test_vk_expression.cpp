@@ -1,0 +1,440 @@
+// Expression programs on the compute path (src/vk/relational/expression.h) against the CPU
+// evaluator (cpu::evaluate): random expression trees over INT, FLOAT and DATE columns with every
+// operator the compiler takes, typed as the binder types them; INT32 extremes, -0.0, NaN, +-inf;
+// sizes 0, 1 and around the kernel's EXPR_WG * EXPR_ROWS_PER_THREAD rows per workgroup; selections;
+// the by-row and split layouts; reductions; overflow, division by zero and DATE range errors raised
+// with the CPU engine's code and message, and the next evaluation right after one. Values must be
+// equal bit for bit (every NaN counts as one value, as in gfxq's total order). Random data comes from
+// logged seeds (GFXQ_TEST_SEED overrides the random one).
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu/exec/eval.h"
+#include "cpu/exec/ops.h"
+#include "expression_config.glsl"
+#include "gpu_support.h"
+#include "plan/expr.h"
+#include "vk/relational/expression.h"
+
+namespace {
+
+using namespace gfxq;
+using plan::ArithOp;
+using plan::Expr;
+using plan::ExprKind;
+
+uint64_t test_seed() {
+  if (const char* s = std::getenv("GFXQ_TEST_SEED")) return std::strtoull(s, nullptr, 0);
+  return std::random_device{}();
+}
+
+vk::Device& device() {
+  return test::vk_device();
+}
+
+// Columns of the test relation: a, b, c INT; f, g FLOAT; d DATE.
+enum Col : size_t { A, B, C, F, G, D, kCols };
+const char* const kNames[] = {"a", "b", "c", "f", "g", "d"};
+const Type kTypes[] = {Type::Int32, Type::Int32, Type::Int32, Type::Float32, Type::Float32, Type::Date};
+
+Expr col(size_t c) {
+  return plan::column_expr(c, kTypes[c], kNames[c]);
+}
+Expr lit(int64_t v) {
+  return plan::literal_expr(v, Type::Int64, std::to_string(v));
+}
+Expr flit(float v) {
+  return plan::literal_expr(v, Type::Float32, std::to_string(v));
+}
+Expr dlit(double v) {
+  return plan::literal_expr(v, Type::Float64, std::to_string(v));
+}
+
+// Arithmetic typed as the binder types it (plan/binder.cpp): DOUBLE over FLOAT over BIGINT; DATE +-
+// an integer a DATE, DATE - DATE a BIGINT.
+Expr arith(ArithOp op, Expr a, Expr b) {
+  Expr e;
+  e.kind = ExprKind::Arith;
+  e.arith = op;
+  if (a.type == Type::Date && b.type == Type::Date)
+    e.type = Type::Int64;
+  else if (a.type == Type::Date || b.type == Type::Date)
+    e.type = Type::Date;
+  else if (a.type == Type::Float64 || b.type == Type::Float64)
+    e.type = Type::Float64;
+  else if (a.type == Type::Float32 || b.type == Type::Float32)
+    e.type = Type::Float32;
+  else
+    e.type = Type::Int64;
+  e.text = "(" + a.text + " " + plan::to_string(op) + " " + b.text + ")";
+  e.args = {std::move(a), std::move(b)};
+  return e;
+}
+Expr neg(Expr a) {
+  Expr e;
+  e.kind = ExprKind::Neg;
+  e.type = a.type == Type::Int32 ? Type::Int64 : a.type;
+  e.text = "-" + a.text;
+  e.args = {std::move(a)};
+  return e;
+}
+Expr extract(plan::DatePart part, Expr a) {
+  Expr e;
+  e.kind = ExprKind::Extract;
+  e.type = Type::Int32;
+  e.part = part;
+  e.text = "EXTRACT(" +
+           std::string(part == plan::DatePart::Year    ? "YEAR"
+                       : part == plan::DatePart::Month ? "MONTH"
+                                                       : "DAY") +
+           " FROM " + a.text + ")";
+  e.args = {std::move(a)};
+  return e;
+}
+Expr cast(Expr a, Type t) {
+  Expr e;
+  e.kind = ExprKind::Cast;
+  e.type = t;
+  e.text = "CAST(" + a.text + ")";
+  e.args = {std::move(a)};
+  return e;
+}
+
+// Random values with the extremes mixed in.
+std::vector<int32_t> ints(std::mt19937_64& rng, size_t n, int32_t range) {
+  std::uniform_int_distribution<int32_t> d(-range, range);
+  std::uniform_int_distribution<int> pick(0, 39);
+  std::vector<int32_t> v(n);
+  for (auto& x : v) {
+    x = d(rng);
+    const int p = pick(rng);
+    if (p == 0) x = std::numeric_limits<int32_t>::min();
+    if (p == 1) x = std::numeric_limits<int32_t>::max();
+    if (p == 2) x = 0;
+    if (p == 3) x = -1;
+  }
+  return v;
+}
+std::vector<float> floats(std::mt19937_64& rng, size_t n) {
+  std::uniform_real_distribution<float> d(-1e4f, 1e4f);
+  std::uniform_int_distribution<int> pick(0, 39);
+  std::uniform_int_distribution<int32_t> big(-(1 << 30), 1 << 30);
+  std::vector<float> v(n);
+  for (auto& x : v) {
+    x = d(rng);
+    const int p = pick(rng);
+    if (p == 0) x = -0.0f;
+    if (p == 1) x = std::numeric_limits<float>::quiet_NaN();
+    if (p == 2) x = std::numeric_limits<float>::infinity();
+    if (p == 3) x = -std::numeric_limits<float>::infinity();
+    if (p == 4) x = std::numeric_limits<float>::denorm_min() * float(big(rng) % 1000);
+    if (p == 5) x = std::numeric_limits<float>::max();
+    if (p == 6) x = float(big(rng));
+  }
+  return v;
+}
+
+Table random_table(std::mt19937_64& rng, size_t n, int32_t range) {
+  std::uniform_int_distribution<int32_t> days(-800000, 3000000);
+  std::vector<int32_t> d(n);
+  for (auto& x : d) x = days(rng);
+  return Table{{Column::ints("a", ints(rng, n, range)), Column::ints("b", ints(rng, n, range)),
+                Column::ints("c", ints(rng, n, 9)), Column::floats("f", floats(rng, n)),
+                Column::floats("g", floats(rng, n)), Column::dates("d", d)}};
+}
+
+// A random expression of depth <= `depth`: integers, FLOAT and DOUBLE arithmetic, DATE +- days,
+// EXTRACT, casts (no FLOAT or DOUBLE division: the compiler refuses it).
+Expr random_expr(std::mt19937_64& rng, int depth) {
+  std::uniform_int_distribution<int> pick(0, 15);
+  const int p = depth <= 0 ? pick(rng) % 6 : pick(rng);
+  switch (p) {
+    case 0: return col(A);
+    case 1: return col(B);
+    case 2: return col(C);
+    case 3: return col(F);
+    case 4: return lit(std::uniform_int_distribution<int64_t>(-100, 100)(rng));
+    case 5: {
+      const int k = pick(rng) % 4;
+      return k == 0 ? lit(std::numeric_limits<int64_t>::max() / 3) : k == 1 ? flit(0.5f) : k == 2 ? col(G) : dlit(0.1);
+    }
+    case 6: return neg(random_expr(rng, depth - 1));
+    case 7: return extract(plan::DatePart(pick(rng) % 3), arith(ArithOp::Add, col(D), col(C)));
+    case 8:
+      return arith(ArithOp::Sub, col(D),
+                   arith(ArithOp::Sub, col(D), random_expr(rng, 0).type == Type::Int64 ? lit(7) : col(C)));
+    case 9: return cast(random_expr(rng, depth - 1), Type::Float64);
+    default: break;
+  }
+  Expr a = random_expr(rng, depth - 1), b = random_expr(rng, depth - 1);
+  ArithOp op = ArithOp(pick(rng) % 4);
+  const bool integers = plan::is_integer(a.type) && plan::is_integer(b.type);
+  if (op == ArithOp::Div && !integers) op = ArithOp::Mul;
+  if (a.type == Type::Date || b.type == Type::Date) return col(C);  // DATE only through the forms above
+  return arith(op, std::move(a), std::move(b));
+}
+
+bool same_bits(const Value& w, const Value& g) {
+  if (w.index() != g.index()) return false;
+  if (const auto* x = std::get_if<float>(&w)) {
+    const float y = std::get<float>(g);
+    return (std::isnan(*x) && std::isnan(y)) || std::bit_cast<uint32_t>(*x) == std::bit_cast<uint32_t>(y);
+  }
+  if (const auto* x = std::get_if<double>(&w)) {
+    const double y = std::get<double>(g);
+    return (std::isnan(*x) && std::isnan(y)) || std::bit_cast<uint64_t>(*x) == std::bit_cast<uint64_t>(y);
+  }
+  return w == g;
+}
+
+// Uploads the program's columns of `rel` and evaluates it.
+struct OnDevice {
+  std::vector<vk::DeviceColumn> columns;
+  vk::Buffer selection;
+  vk::ExprInput input;
+  OnDevice(const vk::ExprProgram& p, const cpu::HostRelation& rel, const std::vector<uint32_t>* ids) {
+    columns.reserve(p.columns.size());
+    for (size_t c : p.columns) columns.push_back(vk::upload_column(device(), rel.column(c)));
+    for (const auto& c : columns) input.columns.push_back(&c);
+    input.rows = rel.rows();
+    if (ids) {
+      selection = device().create_buffer(vk::padded_bytes(ids->size()), vk::MemoryKind::Device);
+      if (!ids->empty()) device().upload(selection, ids->data(), ids->size() * 4);
+      input.selection = &selection;
+      input.selected = ids->size();
+    }
+  }
+};
+
+// The CPU's values of `e` over `rel` (or its error).
+struct Expected {
+  std::optional<Column> values;
+  std::optional<Error> error;
+};
+Expected cpu_values(const Expr& e, const cpu::HostRelation& rel) {
+  Expected x;
+  try {
+    x.values = cpu::evaluate(e, rel, "x");
+  } catch (const Error& err) {
+    x.error = err;
+  }
+  return x;
+}
+
+// Checks the GPU's Compact evaluation of `e` over `rel` (rows `ids` when given) against the CPU's.
+void check_expression(const Expr& e, const cpu::HostRelation& rel, const std::vector<uint32_t>* ids,
+                      const std::string& what) {
+  INFO(what << "; expression " << e.text);
+  std::string why;
+  const auto program = vk::compile_expression(e, device().caps(), why);
+  REQUIRE_MESSAGE(program, why);
+  cpu::HostRelation sub = rel;
+  if (ids) {
+    Table t;
+    const std::vector<uint64_t> rows(ids->begin(), ids->end());
+    for (size_t c = 0; c < kCols; ++c) t.columns.push_back(cpu::gather_column(rel.column(c), rows, kNames[c]));
+    sub = cpu::HostRelation::of(std::move(t));
+  }
+  const Expected want = cpu_values(e, sub);
+  OnDevice dev(*program, rel, ids);
+  std::vector<PassRecord> passes;
+  const vk::ExprValues got = vk::evaluate_expression(device(), *program, dev.input, vk::ExprLayout::Compact, passes);
+  REQUIRE(want.error.has_value() == got.error.has_value());
+  if (want.error) {
+    CHECK(want.error->code() == got.error->code());
+    CHECK(std::string(want.error->what()) == std::string(got.error->what()));
+    return;
+  }
+  const Column g = vk::download_values(device(), got, "x", passes);
+  REQUIRE(g.type == want.values->type);
+  REQUIRE(g.size() == want.values->size());
+  for (uint64_t r = 0; r < g.size(); ++r)
+    if (!same_bits(want.values->value(r), g.value(r))) {
+      FAIL_CHECK("row " << r << ": got " << format_value(g.value(r)) << ", want "
+                        << format_value(want.values->value(r)));
+      break;
+    }
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+}  // namespace
+
+TEST_CASE("vk-expression: random expressions equal the CPU evaluator") {
+  const uint64_t base = test_seed();
+  const uint64_t per_group = EXPR_WG * EXPR_ROWS_PER_THREAD;
+  const size_t sizes[] = {0, 1, per_group - 1, per_group, per_group + 1, 3 * per_group + 17};
+  for (uint64_t round = 0; round < 6; ++round) {
+    const uint64_t seed = base + round;
+    std::mt19937_64 rng(seed);
+    const size_t n = sizes[round];
+    const Table t = random_table(rng, n, round % 2 ? 3000 : 2000000000);
+    const cpu::HostRelation rel = cpu::HostRelation::of(t);
+    for (int k = 0; k < 25; ++k) {
+      const Expr e = random_expr(rng, 3);
+      if (e.kind == ExprKind::Column) continue;
+      check_expression(e, rel, nullptr, "seed " + std::to_string(seed) + ", " + std::to_string(n) + " rows");
+    }
+  }
+}
+
+TEST_CASE("vk-expression: every operator and type, with selections") {
+  const uint64_t seed = test_seed();
+  std::mt19937_64 rng(seed);
+  const size_t n = 3000;
+  const Table t = random_table(rng, n, 50000);
+  const cpu::HostRelation rel = cpu::HostRelation::of(t);
+  std::vector<uint32_t> ids;
+  for (uint32_t r = 0; r < n; ++r)
+    if (rng() % 3 == 0) ids.push_back(r);
+  const std::vector<uint32_t> none;
+  const std::vector<Expr> cases{
+      arith(ArithOp::Add, col(A), col(B)),
+      arith(ArithOp::Sub, col(A), col(B)),
+      arith(ArithOp::Mul, col(A), col(B)),
+      arith(ArithOp::Div, col(A), arith(ArithOp::Add, col(C), lit(10))),  // truncation toward zero, negatives
+      neg(col(A)),
+      neg(col(F)),
+      arith(ArithOp::Add, col(F), col(G)),
+      arith(ArithOp::Sub, col(F), col(A)),  // INT rounded to FLOAT first
+      arith(ArithOp::Mul, col(F), col(G)),
+      arith(ArithOp::Add, arith(ArithOp::Mul, col(F), col(G)), col(F)),  // no FMA contraction
+      arith(ArithOp::Mul, col(F), dlit(0.1)),                            // DOUBLE
+      arith(ArithOp::Add, arith(ArithOp::Mul, col(A), dlit(1e-3)), dlit(0.7)),
+      arith(ArithOp::Add, arith(ArithOp::Mul, col(A), col(B)), lit(int64_t(1) << 60)),  // BIGINT to DOUBLE rounding
+      cast(arith(ArithOp::Mul, arith(ArithOp::Mul, col(A), col(B)), lit(977)), Type::Float64),
+      arith(ArithOp::Mul, arith(ArithOp::Mul, col(A), col(B)), flit(1.5f)),  // BIGINT to FLOAT rounding
+      arith(ArithOp::Add, col(D), col(C)),
+      arith(ArithOp::Sub, col(D), lit(365)),
+      arith(ArithOp::Sub, col(D), arith(ArithOp::Add, col(D), col(C))),
+      extract(plan::DatePart::Year, col(D)),
+      extract(plan::DatePart::Month, col(D)),
+      extract(plan::DatePart::Day, arith(ArithOp::Add, col(D), lit(59))),
+  };
+  for (const Expr& e : cases) {
+    check_expression(e, rel, nullptr, "seed " + std::to_string(seed) + ", every row");
+    check_expression(e, rel, &ids, "seed " + std::to_string(seed) + ", " + std::to_string(ids.size()) + " selected");
+    check_expression(e, rel, &none, "seed " + std::to_string(seed) + ", empty selection");
+  }
+  // Both kernels ran: the interpreter (with DOUBLE instructions too; _fc where the device takes the
+  // float-controls modes) and the variant for one operator on two INT columns.
+  const auto names = device().pipeline_names();
+  auto ran = [&](std::initializer_list<const char*> kernels) {
+    return std::any_of(kernels.begin(), kernels.end(),
+                       [&](const char* k) { return std::find(names.begin(), names.end(), k) != names.end(); });
+  };
+  CHECK(ran({"expression_eval", "expression_eval_fc"}));
+  CHECK(ran({"expression_eval_f64", "expression_eval_f64_fc"}));
+  CHECK(ran({"expression_eval_binary#6/2"}));
+}
+
+TEST_CASE("vk-expression: overflow, division by zero and DATE range raise the CPU engine's error") {
+  const uint64_t seed = test_seed();
+  std::mt19937_64 rng(seed);
+  const Table t = random_table(rng, 5000, 2000000000);
+  const cpu::HostRelation rel = cpu::HostRelation::of(t);
+  const int64_t big = int64_t(1) << 62;
+  const std::vector<Expr> cases{
+      arith(ArithOp::Mul, arith(ArithOp::Mul, col(A), col(B)), col(A)),       // BIGINT product overflow
+      arith(ArithOp::Add, lit(std::numeric_limits<int64_t>::max()), col(C)),  // addition past the maximum
+      arith(ArithOp::Sub, lit(std::numeric_limits<int64_t>::min()), col(C)),  // subtraction past the minimum
+      arith(ArithOp::Div, col(A), col(C)),                                    // zeros in c
+      arith(ArithOp::Div, lit(std::numeric_limits<int64_t>::min()), arith(ArithOp::Sub, col(C), col(C))),
+      arith(ArithOp::Div, arith(ArithOp::Sub, lit(std::numeric_limits<int64_t>::min()), lit(0)), lit(-1)),
+      neg(arith(ArithOp::Sub, lit(std::numeric_limits<int64_t>::min()), arith(ArithOp::Mul, col(C), lit(0)))),
+      arith(ArithOp::Add, arith(ArithOp::Div, col(A), col(C)), arith(ArithOp::Mul, lit(big), col(B))),  // first wins
+      arith(ArithOp::Add, arith(ArithOp::Mul, lit(big), col(B)), arith(ArithOp::Div, col(A), col(C))),
+      arith(ArithOp::Add, col(D), arith(ArithOp::Mul, col(A), lit(4))),  // DATE out of int32 days
+      arith(ArithOp::Add, col(D), lit(std::numeric_limits<int64_t>::max())),
+  };
+  for (const Expr& e : cases) {
+    check_expression(e, rel, nullptr, "seed " + std::to_string(seed));
+    // The next evaluation after an error is right.
+    check_expression(arith(ArithOp::Add, col(A), col(B)), rel, nullptr, "after " + e.text);
+  }
+}
+
+TEST_CASE("vk-expression: by-row and split layouts, reductions") {
+  const uint64_t seed = test_seed();
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  const uint64_t per_group = EXPR_WG * EXPR_ROWS_PER_THREAD;
+  for (size_t n : {size_t(0), size_t(1), size_t(per_group - 1), size_t(per_group + 1), size_t(5000)}) {
+    CAPTURE(n);
+    const Table t = random_table(rng, n, 2000000000);
+    const cpu::HostRelation rel = cpu::HostRelation::of(t);
+    std::vector<uint32_t> ids;
+    for (uint32_t r = 0; r < n; ++r)
+      if (rng() % 2) ids.push_back(r);
+    const Expr e = arith(ArithOp::Sub, arith(ArithOp::Mul, col(A), col(B)), col(C));
+    std::string why;
+    const auto program = vk::compile_expression(e, device().caps(), why);
+    REQUIRE(program);
+    const Column want = cpu::evaluate(e, rel, "x");
+    const auto& w = want.as<int64_t>();
+    for (const bool selected : {false, true}) {
+      CAPTURE(selected);
+      OnDevice dev(*program, rel, selected ? &ids : nullptr);
+      std::vector<PassRecord> passes;
+      // Split64 by row: high word and low word ^ 2^31 at each evaluated row's position.
+      const vk::ExprValues v = vk::evaluate_expression(device(), *program, dev.input, vk::ExprLayout::Split64, passes);
+      REQUIRE(!v.error);
+      std::vector<int32_t> high(n), low(n);
+      if (n) {
+        device().download(v.values, high.data(), n * 4);
+        device().download(v.low, low.data(), n * 4);
+      }
+      std::vector<uint32_t> rows;
+      for (uint32_t r = 0; r < n; ++r)
+        if (!selected || std::binary_search(ids.begin(), ids.end(), r)) rows.push_back(r);
+      __int128 sum = 0;
+      int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
+      for (uint32_t r : rows) {
+        const int64_t x = (int64_t(high[r]) << 32) | int64_t(uint32_t(low[r]) ^ 0x80000000u);
+        REQUIRE(x == w[r]);
+        sum += w[r];
+        lo = std::min(lo, w[r]);
+        hi = std::max(hi, w[r]);
+      }
+      const vk::ExprReduction red = vk::reduce_expression(device(), *program, dev.input, passes);
+      REQUIRE(!red.error);
+      CHECK(red.count == rows.size());
+      CHECK(red.sum == sum);
+      CHECK(red.min == lo);
+      CHECK(red.max == hi);
+    }
+  }
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk-expression: what the compiler refuses is named") {
+  const auto& caps = device().caps();
+  auto refused = [&](const Expr& e, const std::string& part) {
+    std::string why;
+    CHECK_FALSE(vk::compile_expression(e, caps, why));
+    CHECK_MESSAGE(why.find(part) != std::string::npos, why);
+  };
+  refused(arith(ArithOp::Div, col(F), col(G)), "correctly rounded division");
+  refused(arith(ArithOp::Div, col(F), dlit(2.0)), "correctly rounded division");
+  refused(plan::literal_expr(std::monostate{}, Type::Int64, "NULL"), "NULL");
+  Expr deep = col(A);
+  for (int i = 0; i < EXPR_MAX_CODE; ++i) deep = arith(ArithOp::Add, deep, lit(i));
+  refused(deep, "instructions");
+  Expr wide = col(A);
+  for (int i = 0; i < EXPR_MAX_DEPTH; ++i) wide = arith(ArithOp::Add, lit(i), wide);
+  refused(wide, "stack slots");
+  Expr cmp;
+  cmp.kind = ExprKind::ToBool;
+  cmp.type = Type::Int32;
+  cmp.text = "a < b";
+  refused(cmp, "condition or CASE");
+}
