@@ -3,16 +3,19 @@
 //! Placement and execution of a logical plan over the backends.
 //!
 //! Placement: with a requested backend, every fragment is that backend's claim, and a node it cannot
-//! claim is Error(Unsupported) naming the node and why. With Auto, each node goes to the compute
-//! backend when the Vulkan device is a GPU and it claims the node, else to the CPU engine; the
-//! report's per-node reason says which and why. Execution runs the fragments bottom-up; a fragment's
-//! inputs reach it as host relations (the compute and raster fragments read their base tables
+//! claim is Error(Unsupported) naming the node and why. With Auto, each node goes to the backend whose
+//! claim is predicted cheapest by the cost models (placement.h: compute on a GPU Vulkan device, raster
+//! on a GPU GL renderer with its calibration, the CPU engine always); the report's per-node reason
+//! gives the estimates compared and what could not claim, and the node's predicted time. Execution runs the fragments
+//! bottom-up; a fragment's inputs reach it as host relations (the compute and raster fragments read their base tables
 //! through their own device caches).
 
 #include <array>
 #include <memory>
+#include <optional>
 
 #include "engine/backend.h"
+#include "engine/placement.h"
 #include "gfxq/result.h"
 #include "plan/logical.h"
 
@@ -27,9 +30,14 @@ class Backends {
   BackendImpl& get(Backend b);
   //! Debug messages of every backend created so far.
   std::vector<std::string> take_debug_messages();
+  //! The cost models Auto compares: those set, else default_cost_table's (made on first use).
+  const CostTable& costs();
+  //! Replaces the cost models (tests: fixed figures for deterministic placement).
+  void set_costs(CostTable costs) { costs_ = std::move(costs); }
 
  private:
   EngineOptions options_;
+  std::optional<CostTable> costs_;
   std::array<std::unique_ptr<BackendImpl>, 3> slots_;  // by Backend: Cpu, Raster, Compute
 };
 
