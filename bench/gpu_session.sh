@@ -4,12 +4,13 @@
 # each part writing its output under $OUT (the device tool brings that folder back).
 #
 #   . .gl/gpu-env.sh; bash bench/gpu_session.sh BUILD_DIR [tests] [compute] [raster] [sorts] [peers] [joins]
-#                                                         [engine] [groupby]
+#                                                         [engine] [groupby] [placement]
 #
 # BUILD_DIR holds gfxq_bench and tests/gfxq_tests (a Release build). No part named: all of them but
 # joins (the joins' cases at the issue's sizes, their raster comparison and their peers), engine (the
 # engine's tests on the real driver and its SQL cases: warm vs cold, GROUP BY and join through SQL)
-# and groupby (the GROUP BY sweep at 2^28 over a spread of group counts, and its torch/CuPy peers).
+# and groupby (the GROUP BY sweep at 2^28 over a spread of group counts, and its torch/CuPy peers), and
+# placement (auto's choice against each forced backend, src/engine/placement.h).
 # Each part has its own time limit, so one slow part cannot take the others' output with it.
 set -u
 build=${1:?usage: gpu_session.sh BUILD_DIR [part...]}
@@ -55,6 +56,9 @@ for part in $parts; do
       g=$g,sweep.group_by_uniform_g24,sweep.group_by_uniform_g26,sweep.group_by_zipf_g10,sweep.group_by_zipf_g20
       run group_by.jsonl 150 "$bench" --cases "$g" --log2 28 --repeats 5
       run group_by_peers.jsonl 150 python3 "$(dirname "$0")/peers.py" --cases group_by --log2 28 --repeats 3 ;;
-    *) echo "unknown part $part (tests, compute, raster, sorts, peers, joins, engine, groupby)" >&2; exit 2 ;;
+    placement)
+      # Auto placement by cost against every forced backend, whole queries through the Engine (wall time).
+      run placement.jsonl 300 "$bench" --cases placement. --log2 16,20,24 --repeats 3 ;;
+    *) echo "unknown part $part (tests, compute, raster, sorts, peers, joins, engine, groupby, placement)" >&2; exit 2 ;;
   esac
 done
