@@ -41,6 +41,7 @@ gl::RasterCalibration raster_figures(double speed) {
   c.point_rate = 2e9 * speed;
   c.pass_overhead_s = 20e-6 / speed;
   c.readback_bytes_per_s = 10e9 * speed;
+  c.query_s = 1e-3 / speed;
   return c;
 }
 

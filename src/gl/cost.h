@@ -28,7 +28,7 @@ struct PlanNodeShape {
   uint64_t rows = 0;             //!< input rows (Join: the outer side, the probes)
   uint64_t inner_rows = 0;       //!< Join: the inner side
   uint32_t columns = 1;          //!< columns the node reads per row (uploads, bytes moved)
-  bool upload = false;           //!< the columns it reads are uploaded for it (a whole query, not one pass)
+  bool upload = false;           //!< a whole query: its columns are uploaded for it, and it has a round trip
   uint32_t comparisons = 1;      //!< Filter: comparisons in the CNF
   uint32_t parts = 1;            //!< Filter: 24-bit parts per comparison (1 for 24-bit windows, 2 for 32-bit keys)
   uint32_t clauses = 1;          //!< Filter: clauses in the CNF
@@ -67,7 +67,8 @@ class RasterCostModel final : public CostModel {
   explicit RasterCostModel(RasterCalibration calibration) : c_(std::move(calibration)) {}
   //! passes x the small-pass overhead + fragments / the rate of each pass kind (a constant-depth
   //! pass at the fill rate, a column-value pass at the value rate, GROUP BY points at the point
-  //! rate), plus readbacks and (`upload`) the columns' upload, both at the readback rate.
+  //! rate), plus readbacks at the readback rate; a whole query (`upload`) adds its columns' upload at
+  //! that rate and the calibration's small-query time.
   CostEstimate estimate(const PlanNodeShape& node) const override;
   //! The calibration's rates and overhead.
   std::string figures() const override;
