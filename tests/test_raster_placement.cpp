@@ -9,8 +9,10 @@
 
 #include "engine/executor.h"
 #include "engine/placement.h"
+#include "gfxq/cpu.h"
 #include "gfxq/gfxq.h"
 #include "gfxq/placement.h"
+#include "gfxq/sql.h"
 #include "gl/calibration.h"
 #include "gl/cost.h"
 #include "gpu_support.h"
@@ -261,6 +263,15 @@ TEST_CASE("raster-placement: fragment shapes from plans (kinds, rows, comparison
   const auto sort = shape("SELECT k FROM t ORDER BY v");
   CHECK(sort.kind == Kind::Sort);
   CHECK(sort.rows == rows);
+  // A filter's selectivity comes from a sample of at most 4096 rows: here every 2nd row.
+  const Result selected = cpu::execute(sql::parse("SELECT COUNT(*) FROM t WHERE k < -500"), catalog);
+  const auto filtered = shape("SELECT k FROM t WHERE k < -500 ORDER BY v");
+  CHECK(filtered.kind == Kind::Sort);
+  CHECK(double(filtered.rows) ==
+        doctest::Approx(double(std::get<int64_t>(selected.table.columns[0].value(0)))).epsilon(0.1));
+  // A fused aggregate reads every row of its table (its WHERE runs over all of them).
+  const auto fused = shape("SELECT g, COUNT(*) FROM t WHERE k < -500 GROUP BY g");
+  CHECK(fused.rows == rows);
   const auto join = shape("SELECT COUNT(*) FROM t JOIN s ON t.k = s.k");
   CHECK(join.kind == Kind::Join);
   CHECK(join.rows == rows);

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/order_key.h"
+#include "cpu/exec/eval.h"
 #include "engine/executor.h"
 #include "gfxq/error.h"
 #include "gfxq/placement.h"
@@ -25,6 +26,7 @@ using Kind = gl::PlanNodeShape::Kind;
 constexpr uint64_t kSample = uint64_t(1) << 16;        // values sampled per column for a key span
 constexpr uint64_t kWindow = uint64_t(1) << 24;        // keys one 24-bit depth part compares
 constexpr uint64_t kDirectGroups = uint64_t(1) << 26;  // the raster GROUP BY's default group target
+constexpr uint64_t kSampleRows = 4096;                 // rows sampled for a filter's selectivity
 
 std::string figure(double v) {
   char buf[32];
@@ -95,10 +97,43 @@ uint64_t groups_of(const Node& agg, uint64_t input_rows) {
   return uint64_t(std::min(groups, double(std::max<uint64_t>(input_rows, 1))));
 }
 
-// Rows `node` produces: every row a filter reads passes (no selectivity estimate).
+// The fraction of a Filter-over-Scan's rows its condition keeps, on a strided sample of at most
+// kSampleRows rows (all rows of a smaller table); 1 for other filters or when the sample cannot be
+// evaluated.
+double selectivity(const Node& filter) {
+  const Node& scan = *filter.children[0];
+  if (scan.kind != NodeKind::Scan || !scan.table || scan.table->rows() == 0) return 1;
+  const uint64_t n = scan.table->rows();
+  const uint64_t stride = (n + kSampleRows - 1) / kSampleRows;
+  Table sample;
+  for (size_t c : scan.scan_columns) {
+    const Column& from = scan.table->columns[c];
+    Column to = Column::make(from.name, from.type);
+    to.dictionary = from.dictionary;
+    std::visit(
+        [&](const auto& values) {
+          using V = std::decay_t<decltype(values)>;
+          V& out = std::get<V>(to.data);
+          for (uint64_t r = 0; r < n; r += stride) out.push_back(values[r]);
+        },
+        from.data);
+    if (!from.nulls.empty())
+      for (uint64_t r = 0; r < n; r += stride) to.nulls.push_back(from.nulls[r]);
+    sample.columns.push_back(std::move(to));
+  }
+  try {
+    const cpu::HostRelation rel = cpu::HostRelation::of(std::move(sample));
+    return double(cpu::true_rows(*filter.predicate, rel).size()) / double(rel.rows());
+  } catch (const Error&) {
+    return 1;  // e.g. an overflow on a sampled row: no estimate
+  }
+}
+
+// Rows `node` produces: a Filter over a Scan keeps its sampled selectivity, other filters every row.
 uint64_t rows_of(const Node& node) {
   switch (node.kind) {
     case NodeKind::Scan: return node.table ? node.table->rows() : 0;
+    case NodeKind::Filter: return uint64_t(std::ceil(double(rows_of(*node.children[0])) * selectivity(node)));
     case NodeKind::Limit: return std::min(node.limit, rows_of(*node.children[0]));
     case NodeKind::Join: return std::max(rows_of(*node.children[0]), rows_of(*node.children[1]));
     case NodeKind::Aggregate: return node.group_keys.empty() ? 1 : groups_of(node, rows_of(*node.children[0]));
@@ -318,12 +353,17 @@ gl::PlanNodeShape fragment_shape(const Fragment& fragment, const Catalog&) {
   s.comparisons = comparisons;
   s.parts = parts;
   s.clauses = clauses;
+  // The rows a fused operator reads: a WHERE it covers runs over every row of its table.
+  const auto read_rows = [&](const Node& input) {
+    const bool covered = std::find(fragment.nodes.begin(), fragment.nodes.end(), &input) != fragment.nodes.end();
+    return input.kind == NodeKind::Filter && covered ? rows_of(*input.children[0]) : rows_of(input);
+  };
   if (join) {
     s.kind = Kind::Join;
     s.rows = rows_of(*join->children[0]);
     s.inner_rows = rows_of(*join->children[1]);
   } else if (agg) {
-    s.rows = rows_of(*agg->children[0]);
+    s.rows = read_rows(*agg->children[0]);
     uint32_t planes = 0;
     for (const auto& a : agg->aggs) {
       const bool sum = a.kind == AggKind::Sum || a.kind == AggKind::Avg;
@@ -343,7 +383,7 @@ gl::PlanNodeShape fragment_shape(const Fragment& fragment, const Catalog&) {
       s.kind = Kind::Aggregate;
     } else {
       s.kind = Kind::GroupBy;
-      s.groups = groups_of(*agg, s.rows);
+      s.groups = groups_of(*agg, rows_of(*agg->children[0]));
       double product = 1;
       for (const Expr& k : agg->group_keys) {
         const auto span = k.is_column() ? span_of(*agg->children[0], k.column) : std::nullopt;

@@ -97,9 +97,10 @@ ComputeFigures default_compute_figures(const std::string& device_type);
 CostTable default_cost_table(Backends& backends);
 
 //! The shape of `fragment` for the cost models: its main operator (join, GROUP BY, aggregate, sort,
-//! filter, else a scan), rows from the tables below it (no selectivity estimate: filters keep every
-//! row), comparisons and clauses of its filters, 24-bit parts from the compared columns' key spans and
-//! group ids from the key column's span (both from a sample of at most 2^16 values).
+//! filter, else a scan), rows from the tables below it (a filter over a table keeps the fraction of a
+//! sample of at most 4096 rows its condition keeps; other filters every row), comparisons and clauses of its filters,
+//! 24-bit parts from the compared columns' key spans and group ids from the key column's span (both from a sample of at
+//! most 2^16 values).
 gl::PlanNodeShape fragment_shape(const Fragment& fragment, const Catalog& catalog);
 
 //! The raster backend's calibration (measured or read from its cache on first call), or null when
