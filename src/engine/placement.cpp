@@ -424,7 +424,14 @@ std::vector<AutoPlacer::Option> AutoPlacer::options(const Node& node, std::strin
       continue;
     }
     Option o{backend, std::move(*f), {}, 0};
-    o.own = (*model)->estimate(fragment_shape(o.fragment, catalog_));
+    const gl::PlanNodeShape shape = fragment_shape(o.fragment, catalog_);
+    if (backend == Backend::Raster && shape.kind == Kind::GroupBy && shape.groups > kDirectGroups) {
+      // A claim does not look at the data; the operator refuses more groups than its target holds.
+      refused += "; raster cannot: about " + figure(double(shape.groups)) +
+                 " groups estimated, more than its group target's 2^26 pixels";
+      continue;
+    }
+    o.own = (*model)->estimate(shape);
     o.total = o.own.seconds;
     for (const Node* in : o.fragment.inputs) o.total += cheapest(*in);
     out.push_back(std::move(o));
