@@ -118,6 +118,7 @@ Measurement forced_best(Env& env, uint64_t rows, const std::string& name, const 
   m.checked = checked;
   m.note = "forced, wall: " + f.note;
   s.forced[name] = std::move(f);
+  if (env.gl) env.gl->make_current();  // the engine made its own context current
   return m;
 }
 
@@ -134,6 +135,7 @@ Measurement auto_run(Env& env, uint64_t rows, const std::string& name, const std
   for (const auto& n : r.report.plan) nodes += (nodes.empty() ? "" : " / ") + n.node + " on " + to_string(n.backend);
   m.note = "auto: " + nodes + " | " + r.report.plan.front().reason +
            (it != s.forced.end() ? " | forced, wall: " + it->second.note : "");
+  if (env.gl) env.gl->make_current();
   return m;
 }
 
