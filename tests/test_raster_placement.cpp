@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <random>
 #include <string>
 
 #include "engine/executor.h"
@@ -19,6 +20,7 @@
 #include "plan/binder.h"
 #include "random_queries.h"
 #include "sql/parse_statement.h"
+#include "test_support.h"
 
 using namespace gfxq;
 
@@ -139,6 +141,38 @@ TEST_CASE(
       CHECK(got.result.report.text().find(" ms; auto: raster predicted cheapest") != std::string::npos);
       // Forced backends are placed as before: reason "requested", no estimate.
       CHECK(want.result.report.plan.front().reason == "requested");
+    }
+  }
+  check_no_messages();
+}
+
+TEST_CASE("raster-placement: random CNF queries placed on raster by auto equal the CPU engine's") {
+  backends().set_costs(table(1e3, 1e-3));
+  for (uint64_t seed = 101; seed <= 108; ++seed) {
+    std::mt19937_64 rng(seed);
+    const Table t =
+        test::random_table(300 + seed * 97 % 900, seed % 2 ? Distribution::Uniform : Distribution::Skewed, seed);
+    const Catalog catalog = test::catalog_of(t);
+    const Cnf where = test::random_cnf(t, rng, 3, 3);
+    std::vector<Query> queries(4);
+    queries[0].items = {test::agg(AggKind::Count)};
+    queries[1].items = {test::agg(AggKind::Sum, "b"), test::agg(AggKind::Min, "x"), test::agg(AggKind::Max, "a")};
+    queries[2].items = {test::col("b"), test::agg(AggKind::Count), test::agg(AggKind::Sum, "a"),
+                        test::agg(AggKind::Max, "y")};
+    queries[2].group_by = test::col("b");
+    queries[3].items = {test::col("a"), test::col("x")};
+    queries[3].order_by = OrderBy{test::col("x"), true};
+    queries[3].limit = 20;
+    for (Query& q : queries) {
+      q.table = "t";
+      q.where = where;
+      INFO("seed " << seed << ": " << q.text());
+      const auto root = plan::bind(plan::to_ast(q), catalog);
+      const Result got = engine::execute_plan(*root, catalog, Backend::Auto, backends());
+      const Result want = engine::execute_plan(*root, catalog, Backend::Cpu, backends());
+      CHECK(test::table_difference(want.table, got.table) == "");
+      INFO(got.report.text());
+      CHECK(got.report.plan.front().backend == Backend::Raster);
     }
   }
   check_no_messages();
