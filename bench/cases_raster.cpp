@@ -11,6 +11,10 @@
 // compare their seconds), raster.join_equi_passes counts by occlusion passes per distinct bound,
 // raster.join_equi_per_probe by the paper's passes for every probe.
 // Sorts (raster.sort_pairs, raster.sort_blend) sort column k and time the network's passes only.
+// raster.compare_calibrated and raster.count_query_calibrated run with gl::calibrated_options, the
+// options the raster backend runs on this device (the vertex-z constant and the constant by a clear
+// where the calibration's probe found them exact); raster.compare and raster.count_query with the
+// defaults, so one run compares both.
 //
 // Data: k and v are INT uniform in [0, 2^24 - 1] (their keys fit a 24-bit window: one pass per
 // comparison), f is FLOAT uniform in [0, 1] (32-bit keys: hi16 + lo16 passes), g is INT uniform in
@@ -353,6 +357,22 @@ Registrar compare_vertex_z{{"raster.compare_vertex_z", "raster", kCeiling, true,
                                                options);
                             }}};
 
+Registrar compare_calibrated{
+    {"raster.compare_calibrated", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+       // The compare pass the backend runs by default on this device: calibrated_options (the vertex-z
+       // constant where the probe found it exact), copy-to-depth then compare, the compare pass timed.
+       const auto& t = data_for(env, rows).table;
+       gl::RasterOptions options = gl::calibrated_options(calibration(env));
+       options.tile_width = bench_options().tile_width;
+       options.tile_height = bench_options().tile_height;
+       options.constant_by_clear = false;
+       options.fuse_count = false;
+       Measurement m = run_where(env, rows, "k < 8000000", {"compare"},
+                                 host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }), options);
+       m.note += std::string("; calibrated: vertex-z constant ") + (options.vertex_constant_depth ? "on" : "off");
+       return m;
+     }}};
+
 Registrar compare_32bit{{"raster.compare_32bit_keys", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
                            // f < 0.5 on full 32-bit float keys: copy hi16, strict, tie, copy lo16, final.
                            const auto& t = data_for(env, rows).table;
@@ -393,7 +413,8 @@ Registrar cnf_limit{{"raster.cnf_at_limit", "raster", kCeiling, true, [](Env& en
                        Catalog catalog;
                        catalog.add("t", data_for(env, rows).table);
                        const Result want = cpu::execute(sql::parse("SELECT COUNT(*) FROM t WHERE " + where), catalog);
-                       return run_where(env, rows, where, {}, uint64_t(std::get<int64_t>(want.table.columns[0].value(0))));
+                       return run_where(env, rows, where, {},
+                                        uint64_t(std::get<int64_t>(want.table.columns[0].value(0))));
                      }}};
 
 Registrar range_two{{"raster.range_two_pass", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
@@ -433,6 +454,21 @@ Registrar count_query{{"raster.count_query", "raster", kCeiling, true, [](Env& e
                                        bench_options(), true),
                              {.kind = Shape::Kind::Filter, .rows = rows});
                        }}};
+
+Registrar count_query_calibrated{
+    {"raster.count_query_calibrated", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+       // The one-clause COUNT with the options the backend runs on this device (calibrated_options):
+       // the constant by a clear where clears are exact, the vertex-z constant where it is; rows/s.
+       const auto& t = data_for(env, rows).table;
+       gl::RasterOptions options = gl::calibrated_options(calibration(env));
+       options.tile_width = bench_options().tile_width;
+       options.tile_height = bench_options().tile_height;
+       Measurement m = run_where(env, rows, "k < 8000000", {},
+                                 host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }), options, true);
+       m.note += std::string("; calibrated: constant by clear ") + (options.constant_by_clear ? "on" : "off") +
+                 ", vertex-z constant " + (options.vertex_constant_depth ? "on" : "off");
+       return m;
+     }}};
 
 Registrar count_query_unfused{{"raster.count_query_unfused", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
                                  // The same COUNT with the passes of before: stencil-init, copy-to-depth, compare,

@@ -5,6 +5,7 @@
 #
 #   . .gl/gpu-env.sh; bash bench/gpu_session.sh BUILD_DIR [tests] [compute] [raster] [sorts] [peers] [joins]
 #                                                         [engine] [groupby] [io] [skeletons] [expressions]
+#                                                         [placement]
 #
 # BUILD_DIR holds gfxq_bench and tests/gfxq_tests (a Release build). No part named: tests, compute,
 # raster, sorts and peers. The others, by name:
@@ -16,7 +17,8 @@
 #   $GFXQ_DUCKDB_LIB, a path ending in .xz unpacked first);
 # - skeletons (issue 23): multi-column sort, DISTINCT, set operations, PROJECT, PRODUCT at 2^24 and
 #   2^26 with the sort of pairs beside them, and their torch peers;
-# - expressions: SUM(a * b) by the expression kernel and through SQL, against the copy ceiling.
+# - expressions: SUM(a * b) by the expression kernel and through SQL, against the copy ceiling;
+# - placement: auto's choice against each forced backend (src/engine/placement.h).
 # Each part has its own time limit, so one slow part cannot take the others' output with it.
 set -u
 build=${1:?usage: gpu_session.sh BUILD_DIR [part...]}
@@ -77,6 +79,9 @@ for part in $parts; do
       run skeletons_tests.txt 120 "$build/tests/gfxq_tests" -tc='vk-skeletons*,engine-compute-sort*,engine-compute-distinct*,engine-compute-set-ops*,engine-compute-product*'
       run skeletons_peers.jsonl 150 python3 "$(dirname "$0")/peers.py" --cases distinct_rows,intersect_rows,sort_pairs --log2 24,26 --repeats 5 ;;
     expressions) run expressions.jsonl 240 "$bench" --cases expr --log2 24,28 --repeats 10 ;;
-    *) echo "unknown part $part (tests, compute, raster, sorts, peers, joins, engine, groupby, io, skeletons, expressions)" >&2; exit 2 ;;
+    placement)
+      # Auto placement by cost against every forced backend, whole queries through the Engine (wall time).
+      run placement.jsonl 300 "$bench" --cases placement. --log2 16,20,24 --repeats 3 ;;
+    *) echo "unknown part $part (tests, compute, raster, sorts, peers, joins, engine, groupby, io, skeletons, expressions, placement)" >&2; exit 2 ;;
   esac
 done

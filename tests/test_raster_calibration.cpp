@@ -27,6 +27,7 @@ gl::RasterCalibration fixed() {
   c.point_rate = 2e9;
   c.pass_overhead_s = 20e-6;
   c.readback_bytes_per_s = 10e9;
+  c.query_s = 1e-3;
   return c;
 }
 
@@ -52,6 +53,7 @@ TEST_CASE("raster-calibration: the probe finds vertex z and depth clears exact h
   CHECK(c.value_rate > 0);
   CHECK(c.point_rate > 0);
   CHECK(c.readback_bytes_per_s > 0);
+  CHECK(c.query_s > 0);
   CHECK(c.pass_overhead_s >= 0);
   CHECK(c.device.find(gl_context().caps().renderer) != std::string::npos);
   const gl::RasterOptions options = gl::calibrated_options(c);
@@ -73,6 +75,7 @@ TEST_CASE("raster-calibration: the cache file is read back, and a damaged file o
   CHECK(second.point_rate == first.point_rate);
   CHECK(second.pass_overhead_s == first.pass_overhead_s);
   CHECK(second.readback_bytes_per_s == first.readback_bytes_per_s);
+  CHECK(second.query_s == first.query_s);
   CHECK(second.vertex_depth_exact == first.vertex_depth_exact);
   CHECK(second.clear_depth_exact == first.clear_depth_exact);
   CHECK(second.text().find("from the cache") != std::string::npos);
@@ -113,6 +116,13 @@ TEST_CASE("raster-cost: estimates follow the passes the operators run") {
   CHECK(one.passes == 1);
   CHECK(one.fragments == uint64_t(1) << 20);
   CHECK(one.seconds == doctest::Approx(20e-6 + double(1 << 20) / 5e9));
+  // A whole query (placement) adds its columns' upload and the small-query round trip.
+  const gl::PlanNodeShape whole{.kind = Kind::Filter, .rows = 1 << 20, .columns = 2, .upload = true};
+  CHECK(cost(whole).seconds == doctest::Approx(one.seconds + 2.0 * 4 * (1 << 20) / 10e9 + 1e-3));
+  // A scan runs no pass: the host gathers its columns.
+  const gl::PlanNodeShape scan{.kind = Kind::Scan, .rows = 1 << 20, .columns = 3};
+  CHECK(cost(scan).passes == 0);
+  CHECK(cost(scan).seconds == doctest::Approx(3.0 * 4 * (1 << 20) / 10e9));
   filter.rows = 1 << 24;
   CHECK(cost(filter).seconds > one.seconds);
   filter.comparisons = 3;

@@ -17,6 +17,7 @@
 #include "cli/gen_ssb.h"
 #include "cli/shell.h"
 #include "gfxq/gfxq.h"
+#include "gfxq/placement.h"
 
 #ifndef GFXQ_VERSION
 #define GFXQ_VERSION "unknown"
@@ -340,7 +341,8 @@ int cmd_info(Args& args, std::ostream& out) {
   if (!args.done()) throw unknown("argument", args.next(), "info", {"--help"});
   Engine engine;
   out << engine.gl_capabilities().text() << "\n";
-  out << engine.vk_capabilities().text();
+  out << engine.vk_capabilities().text() << "\n";
+  out << placement_figures();
   return kOk;
 }
 

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <chrono>
 
+#include "engine/placement.h"
 #include "gfxq/error.h"
 
 namespace gfxq::engine {
@@ -31,6 +32,11 @@ BackendImpl& Backends::get(Backend b) {
   return *slot;
 }
 
+const CostTable& Backends::costs() {
+  if (!costs_) costs_ = default_cost_table(*this);
+  return *costs_;
+}
+
 std::vector<std::string> Backends::take_debug_messages() {
   std::vector<std::string> all;
   for (auto& s : slots_)
@@ -49,17 +55,9 @@ struct Placed {
   std::vector<Placed> inputs;
 };
 
-// Why Auto cannot use the compute backend at all, or empty when it can.
-std::string compute_unusable(Backends& backends) {
-  const VkCapabilities& caps = compute_capabilities(backends.get(Backend::Compute));
-  if (!caps.available) return "no Vulkan device (" + caps.unavailable_reason + ")";
-  if (caps.device_type == "cpu")
-    return "the only Vulkan device, " + caps.device_name + ", is a CPU implementation (the CPU engine is faster there)";
-  return {};
-}
-
+// Places `node` on `requested`, or with Auto by `placer` (the cheapest predicted claim).
 Placed place(const plan::Node& node, const Catalog& catalog, Backend requested, Backends& backends,
-             const std::string& no_gpu) {
+             AutoPlacer* placer) {
   Placed p;
   std::string why;
   if (requested != Backend::Auto) {
@@ -71,24 +69,12 @@ Placed place(const plan::Node& node, const Catalog& catalog, Backend requested, 
     p.fragment = std::move(*f);
     p.reason = "requested";
   } else {
-    std::optional<Fragment> f;
-    if (no_gpu.empty()) {
-      f = backends.get(Backend::Compute).claim(node, catalog, why);
-      if (f) {
-        p.backend = Backend::Compute;
-        p.reason = "auto: compute backend on a GPU";
-      }
-    }
-    if (!f) {
-      f = backends.get(Backend::Cpu).claim(node, catalog, why);
-      if (!f) throw Error(ErrorCode::Internal, "the CPU engine cannot run " + node.label() + ": " + why);
-      p.backend = Backend::Cpu;
-      p.reason =
-          no_gpu.empty() ? "auto: CPU engine (compute cannot: " + why + ")" : "auto: CPU engine, since " + no_gpu;
-    }
-    p.fragment = std::move(*f);
+    AutoChoice c = placer->choose(node);
+    p.backend = c.backend;
+    p.fragment = std::move(c.fragment);
+    p.reason = std::move(c.reason);
   }
-  for (const plan::Node* in : p.fragment.inputs) p.inputs.push_back(place(*in, catalog, requested, backends, no_gpu));
+  for (const plan::Node* in : p.fragment.inputs) p.inputs.push_back(place(*in, catalog, requested, backends, placer));
   return p;
 }
 
@@ -196,11 +182,10 @@ void summarise(ExecutionReport& report, Backend requested) {
 
 }  // namespace
 
-Result execute_plan(const plan::Node& root, const Catalog& catalog, Backend requested, Backends& backends,
-                    const PlacementOptions& placement) {
-  const std::string no_gpu =
-      requested == Backend::Auto && !placement.compute_on_cpu_device ? compute_unusable(backends) : std::string();
-  const Placed placed = place(root, catalog, requested, backends, no_gpu);
+Result execute_plan(const plan::Node& root, const Catalog& catalog, Backend requested, Backends& backends) {
+  std::optional<AutoPlacer> placer;
+  if (requested == Backend::Auto) placer.emplace(backends, catalog, backends.costs());
+  const Placed placed = place(root, catalog, requested, backends, placer ? &*placer : nullptr);
   std::map<const plan::Node*, Run> runs;
   Result result;
   const Relation rel = to_host(run_placed(placed, catalog, backends, runs, result.report.passes), root,
@@ -214,8 +199,9 @@ Result execute_plan(const plan::Node& root, const Catalog& catalog, Backend requ
 }
 
 ExecutionReport explain_plan(const plan::Node& root, const Catalog& catalog, Backend requested, Backends& backends) {
-  const std::string no_gpu = requested == Backend::Auto ? compute_unusable(backends) : std::string();
-  const Placed placed = place(root, catalog, requested, backends, no_gpu);
+  std::optional<AutoPlacer> placer;
+  if (requested == Backend::Auto) placer.emplace(backends, catalog, backends.costs());
+  const Placed placed = place(root, catalog, requested, backends, placer ? &*placer : nullptr);
   std::map<const plan::Node*, Run> runs;
   record_placement(placed, runs);
   ExecutionReport report;

@@ -3,18 +3,22 @@
 //! Placement and execution of a logical plan over the backends.
 //!
 //! Placement: with a requested backend, every fragment is that backend's claim, and a node it cannot
-//! claim is Error(Unsupported) naming the node and why. With Auto, each node goes to the compute
-//! backend when the Vulkan device is a GPU and it claims the node, else to the CPU engine; the
-//! report's per-node reason says which and why. Execution runs the fragments bottom-up; a fragment's
-//! inputs reach it as Relations (backend.h): a result held by a backend (the compute backend's device
-//! columns) goes to a fragment of the same backend in place, and is downloaded by its owner (a
-//! "download" pass naming the consumer) for a fragment of another backend and for the query's result.
-//! Base tables are read by each backend through its own device cache.
+//! claim is Error(Unsupported) naming the node and why. With Auto, each node goes to the backend whose
+//! claim is predicted cheapest by the cost models (placement.h: compute on a GPU Vulkan device, raster
+//! on a GPU GL renderer with its calibration, the CPU engine always); the report's per-node reason
+//! gives the estimates compared and what could not claim, and the node's predicted time. Execution
+//! runs the fragments bottom-up; a fragment's inputs reach it as Relations (backend.h): a result held
+//! by a backend (the compute backend's device columns) goes to a fragment of the same backend in
+//! place, and is downloaded by its owner (a "download" pass naming the consumer) for a fragment of
+//! another backend and for the query's result. Base tables are read by each backend through its own
+//! device cache.
 
 #include <array>
 #include <memory>
+#include <optional>
 
 #include "engine/backend.h"
+#include "engine/placement.h"
 #include "gfxq/result.h"
 #include "plan/logical.h"
 
@@ -29,23 +33,20 @@ class Backends {
   BackendImpl& get(Backend b);
   //! Debug messages of every backend created so far.
   std::vector<std::string> take_debug_messages();
+  //! The cost models Auto compares: those set, else default_cost_table's (made on first use).
+  const CostTable& costs();
+  //! Replaces the cost models (tests: fixed figures for deterministic placement).
+  void set_costs(CostTable costs) { costs_ = std::move(costs); }
 
  private:
   EngineOptions options_;
+  std::optional<CostTable> costs_;
   std::array<std::unique_ptr<BackendImpl>, 3> slots_;  // by Backend: Cpu, Raster, Compute
-};
-
-//! Knobs of placement (tests).
-struct PlacementOptions {
-  //! Auto places nodes on the compute backend even when its Vulkan device is a CPU implementation
-  //! (lavapipe), as on a GPU: tests run mixed plans that way.
-  bool compute_on_cpu_device = false;
 };
 
 //! Places and runs `root` over `catalog` on `requested`: the result table (named as the root's schema)
 //! and its report (plan nodes with placement, passes, algorithm summary).
-Result execute_plan(const plan::Node& root, const Catalog& catalog, Backend requested, Backends& backends,
-                    const PlacementOptions& placement = {});
+Result execute_plan(const plan::Node& root, const Catalog& catalog, Backend requested, Backends& backends);
 
 //! The placement of `root` without running it, as a report whose nodes carry backend, algorithm and
 //! reason but no rows or times (EXPLAIN, `gfxq sql --plan`).

@@ -15,12 +15,13 @@
 #include <optional>
 #include <string>
 
+#include "engine/backend.h"
+#include "engine/placement.h"
+#include "engine/spec_fragment.h"
 #include "gfxq/error.h"
 #include "gl/calibration.h"
-#include "gl/execute.h"
-#include "engine/backend.h"
-#include "engine/spec_fragment.h"
 #include "gl/context.h"
+#include "gl/execute.h"
 
 namespace gfxq {
 
@@ -38,8 +39,8 @@ class RasterBackend final : public engine::BackendImpl {
       tried_ = true;
       try {
         context_ = gl::Context::create_headless({.debug = options_.debug,
-                                                  .wait_timeout_ns = uint64_t(options_.gpu_timeout_ms) * 1000000,
-                                                  .faults = options_.faults});
+                                                 .wait_timeout_ns = uint64_t(options_.gpu_timeout_ms) * 1000000,
+                                                 .faults = options_.faults});
         caps_ = context_->caps();
       } catch (const Error& e) {
         caps_ = {};
@@ -72,13 +73,22 @@ class RasterBackend final : public engine::BackendImpl {
     return std::move(sf->fragment);
   }
 
-  engine::FragmentRun run(const engine::Fragment& f, const Catalog& catalog, std::vector<engine::Relation>) override {
+  // The device's calibration (measured or read from the cache once), or null when calibration is
+  // off or no context exists; the options follow from it.
+  const gl::RasterCalibration* calibration() {
     gl::Context* ctx = context();
-    ctx->check_alive();
+    if (!ctx) return nullptr;
     if (!options_raster_) {
       if (calibrate_) calibration_ = gl::calibrate(*ctx, cache_path_);
       options_raster_ = calibration_ ? gl::calibrated_options(*calibration_) : gl::RasterOptions{};
     }
+    return calibration_ ? &*calibration_ : nullptr;
+  }
+
+  engine::FragmentRun run(const engine::Fragment& f, const Catalog& catalog, std::vector<engine::Relation>) override {
+    gl::Context* ctx = context();
+    ctx->check_alive();
+    calibration();
     const auto start = std::chrono::steady_clock::now();
     Result r = gl::execute(*ctx, *f.spec, catalog, *options_raster_);
     ctx->finish("raster query");
@@ -129,7 +139,13 @@ std::unique_ptr<BackendImpl> create_raster_backend(const EngineOptions& options)
   return std::make_unique<RasterBackend>(options, true, value.empty() ? gl::default_calibration_path() : value);
 }
 
-const GlCapabilities& raster_capabilities(BackendImpl& raster) { return static_cast<RasterBackend&>(raster).caps(); }
+const GlCapabilities& raster_capabilities(BackendImpl& raster) {
+  return static_cast<RasterBackend&>(raster).caps();
+}
+
+const gl::RasterCalibration* raster_calibration(BackendImpl& raster) {
+  return static_cast<RasterBackend&>(raster).calibration();
+}
 
 }  // namespace engine
 

@@ -20,6 +20,7 @@
 #include "gl/count.h"
 #include "gl/depth_encode.h"
 #include "gl/group_by.h"
+#include "gl/select.h"
 
 namespace gfxq::gl {
 
@@ -27,7 +28,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kHeader = "# gfxq raster calibration v1";
+constexpr const char* kHeader = "# gfxq raster calibration v2";
 constexpr uint32_t kMinSide = 256;        // the rate passes' framebuffer side, doubled while a
 constexpr uint32_t kMaxSide = 2048;       // measurement lasts less than kEnough
 constexpr double kEnough = 1e-3;          // GPU seconds a rate measurement should last
@@ -39,6 +40,7 @@ constexpr uint32_t kProbeSide = 256;      // the exactness probe's framebuffer s
 constexpr uint64_t kMinPoints = 1 << 12;  // records of the GROUP BY point measurement, times 4
 constexpr uint64_t kMaxPoints = 1 << 22;  // while it takes less than kEnough seconds
 constexpr uint32_t kReadbackSide = 512;   // the readback's RGBA32F texture side (4 MiB)
+constexpr int32_t kQueryRows = 4096;      // rows of the whole small query
 
 // The depth values the exactness probe compares: 24-bit boundaries and a few others.
 constexpr uint32_t kProbeKeys[] = {1,        2,        255,      256,      65535,    65536,    65537,
@@ -291,6 +293,33 @@ void readback(Objects& gl, RasterCalibration& c) {
   check_error("calibration readback");
 }
 
+// Wall seconds of a whole small query as the backend runs one: a column of kQueryRows uploaded, a
+// one-clause COUNT (stencil-init, the constant, the compare with the count fused) and its count read
+// back, waited for; the best of kRepeats.
+void small_query(Context& context, RasterCalibration& c) {
+  std::vector<int32_t> keys(kQueryRows);
+  for (int32_t i = 0; i < kQueryRows; ++i) keys[size_t(i)] = i;
+  Table table;
+  table.columns.push_back(Column::ints("k", std::move(keys)));
+  Cnf cnf;
+  cnf.clauses.push_back({{Comparison{ColumnRef{"", "k"}, CmpOp::Lt, double(kQueryRows / 2)}}});
+  const BoundCnf where = bind_where(cnf, table, "t");
+  const RasterOptions options = calibrated_options(c);
+  double best = 1e30;
+  for (int r = 0; r < kRepeats; ++r) {
+    glFinish();
+    const auto start = Clock::now();
+    const RasterInput input(context, table, {0}, options);
+    const WhereResult result = evaluate_where(context, input, where, WhereOutput::Count, options);
+    glFinish();
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
+    if (result.count != uint64_t(kQueryRows / 2))
+      throw Error(ErrorCode::Internal, "raster calibration: the small query counted " + std::to_string(result.count) +
+                                           " rows, not " + std::to_string(kQueryRows / 2));
+  }
+  c.query_s = best;
+}
+
 std::string device_of(const GlCapabilities& caps) {
   return caps.vendor + " / " + caps.renderer + " / " + caps.version;
 }
@@ -316,6 +345,7 @@ std::optional<RasterCalibration> load(const std::string& path, const std::string
     c.pass_overhead_s = std::stod(fields.at("pass_overhead_s"));
     c.point_rate = std::stod(fields.at("point_rate"));
     c.readback_bytes_per_s = std::stod(fields.at("readback_bytes_per_s"));
+    c.query_s = std::stod(fields.at("query_s"));
   } catch (const std::exception&) {
     return std::nullopt;  // a damaged or older file: measure again
   }
@@ -341,7 +371,8 @@ void store(const std::string& path, const RasterCalibration& c) {
         << "value_rate " << c.value_rate << "\n"
         << "pass_overhead_s " << c.pass_overhead_s << "\n"
         << "point_rate " << c.point_rate << "\n"
-        << "readback_bytes_per_s " << c.readback_bytes_per_s << "\n";
+        << "readback_bytes_per_s " << c.readback_bytes_per_s << "\n"
+        << "query_s " << c.query_s << "\n";
     if (!out) return;
   }
   std::filesystem::rename(temporary, target, ec);
@@ -357,12 +388,13 @@ std::string rate_text(double per_s, const char* unit) {
 }  // namespace
 
 std::string RasterCalibration::text() const {
-  char overhead[32];
+  char overhead[32], query[32];
   std::snprintf(overhead, sizeof overhead, "%.3g us", pass_overhead_s * 1e6);
+  std::snprintf(query, sizeof query, "%.3g ms", query_s * 1e3);
   return "raster calibration (" + std::string(measured ? "measured now" : "from the cache") + "): " + device +
          "\n  fill " + rate_text(fill_rate, "fragments") + ", column values " + rate_text(value_rate, "fragments") +
          ", GROUP BY points " + rate_text(point_rate, "records") + ", small pass " + overhead + ", readback " +
-         rate_text(readback_bytes_per_s, "bytes") +
+         rate_text(readback_bytes_per_s, "bytes") + ", whole small query " + query +
          "\n  constant depth from vertex z exact: " + (vertex_depth_exact ? "yes" : "no") +
          ", depth clear exact: " + (clear_depth_exact ? "yes" : "no");
 }
@@ -391,6 +423,7 @@ RasterCalibration calibrate(Context& context, const std::string& cache_path) {
     readback(gl, c);
   }
   points(context, c);
+  small_query(context, c);
   c.measure_ms = ms_since(start);
   if (!cache_path.empty()) store(cache_path, c);
   return c;

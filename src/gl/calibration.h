@@ -1,10 +1,10 @@
 #pragma once
 // Per-device figures of the raster path (docs/RASTER.md "Calibration and cost estimates"): a few
 // micro-benchmarks at first use (a plain depth pass, a column-value pass, many small draws, group-by
-// points, a readback) and an exactness probe of the two constant-depth shortcuts (a depth clear and
-// a constant taken from the vertices' z), cached in a text file keyed by the device, so later
-// processes read the figures instead of measuring. The backend uses the probe to choose its
-// RasterOptions; the cost model (gl/cost.h) uses the rates.
+// points, a readback, a whole small query) and an exactness probe of the two constant-depth shortcuts (a depth clear
+// and a constant taken from the vertices' z), cached in a text file keyed by the device, so later processes read the
+// figures instead of measuring. The backend uses the probe to choose its RasterOptions; the cost model (gl/cost.h) uses
+// the rates.
 
 #include <cstdint>
 #include <optional>
@@ -27,6 +27,7 @@ struct RasterCalibration {
   double pass_overhead_s = 0;       //!< seconds a small pass costs beyond its fragments
   double point_rate = 0;            //!< records/s of GROUP BY blending (one point, one channel each)
   double readback_bytes_per_s = 0;  //!< bytes/s of glGetTextureSubImage into host memory
+  double query_s = 0;               //!< wall seconds of a whole small query (upload, passes, count read back)
   double measure_ms = 0;            //!< how long the measurement took (0 when read from the cache)
   //! Multi-line text, for `gfxq info`.
   std::string text() const;

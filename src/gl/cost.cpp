@@ -121,14 +121,30 @@ CostEstimate RasterCostModel::estimate(const PlanNodeShape& node) const {
       }
       break;
     }
+    case PlanNodeShape::Kind::Scan:
+      // No pass: the raster path gathers projected columns on the host at the row ids.
+      work.seconds += n * node.columns * 4 / std::max(c_.readback_bytes_per_s, 1.0);
+      basis += "host gather of " + figure(double(node.columns)) + " column(s)";
+      break;
+  }
+  if (node.upload) {
+    // A whole query: its columns uploaded, and the fixed cost of a query's round trip.
+    work.seconds += n * node.columns * 4 / std::max(c_.readback_bytes_per_s, 1.0) + c_.query_s;
+    basis +=
+        "; upload of " + figure(double(node.columns)) + " column(s), " + figure(c_.query_s * 1e3) + " ms per query";
   }
   CostEstimate e;
   e.seconds = work.seconds;
   e.passes = uint64_t(work.passes);
   e.fragments = uint64_t(work.fragments);
-  e.basis = basis + "; fill " + figure(c_.fill_rate) + "/s, values " + figure(c_.value_rate) + "/s, points " +
-            figure(c_.point_rate) + "/s, " + figure(overhead * 1e6) + " us per pass";
+  e.basis = basis + "; " + figures();
   return e;
+}
+
+std::string RasterCostModel::figures() const {
+  return "fill " + figure(c_.fill_rate) + "/s, values " + figure(c_.value_rate) + "/s, points " +
+         figure(c_.point_rate) + "/s, " + figure(c_.pass_overhead_s * 1e6) + " us per pass, transfers " +
+         figure(c_.readback_bytes_per_s) + " B/s, " + figure(c_.query_s * 1e3) + " ms per small query";
 }
 
 }  // namespace gfxq::gl

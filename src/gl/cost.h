@@ -22,10 +22,13 @@ struct PlanNodeShape {
     GroupBy,    //!< GROUP BY with aggregates
     Sort,       //!< ORDER BY one column
     Join,       //!< an equi or band join
+    Scan,       //!< rows passed through (a scan, projection or limit): columns read or gathered
   };
   Kind kind = Kind::Filter;
   uint64_t rows = 0;             //!< input rows (Join: the outer side, the probes)
   uint64_t inner_rows = 0;       //!< Join: the inner side
+  uint32_t columns = 1;          //!< columns the node reads per row (uploads, bytes moved)
+  bool upload = false;           //!< a whole query: its columns are uploaded for it, and it has a round trip
   uint32_t comparisons = 1;      //!< Filter: comparisons in the CNF
   uint32_t parts = 1;            //!< Filter: 24-bit parts per comparison (1 for 24-bit windows, 2 for 32-bit keys)
   uint32_t clauses = 1;          //!< Filter: clauses in the CNF
@@ -53,6 +56,8 @@ class CostModel {
   virtual ~CostModel() = default;
   //! The predicted cost of `node` on this backend.
   virtual CostEstimate estimate(const PlanNodeShape& node) const = 0;
+  //! The figures the model uses, one line (for `gfxq info` and the placement report).
+  virtual std::string figures() const = 0;
 };
 
 //! The raster path's model, from its calibration.
@@ -62,8 +67,11 @@ class RasterCostModel final : public CostModel {
   explicit RasterCostModel(RasterCalibration calibration) : c_(std::move(calibration)) {}
   //! passes x the small-pass overhead + fragments / the rate of each pass kind (a constant-depth
   //! pass at the fill rate, a column-value pass at the value rate, GROUP BY points at the point
-  //! rate), plus readbacks at the readback rate.
+  //! rate), plus readbacks at the readback rate; a whole query (`upload`) adds its columns' upload at
+  //! that rate and the calibration's small-query time.
   CostEstimate estimate(const PlanNodeShape& node) const override;
+  //! The calibration's rates and overhead.
+  std::string figures() const override;
   //! The calibration the model uses.
   const RasterCalibration& calibration() const noexcept { return c_; }
 
