@@ -83,7 +83,9 @@ State& state(const Env& env, uint64_t rows) {
   static State& s = *new State;
   if (s.rows != rows || !s.engine) {
     s.forced.clear();
-    s.engine = std::make_unique<Engine>();
+    EngineOptions options;
+    options.placement = Placement::Cost;  // these cases measure the cost models' choices
+    s.engine = std::make_unique<Engine>(options);
     s.catalog = catalog_for(env, rows);
     s.rows = rows;
   }

@@ -3,6 +3,7 @@
 // CR-only line ends, and a one-column NULL result that gfxq's own reader reads back.
 #include <doctest/doctest.h>
 
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "cli_support.h"
 #include "cli/cli.h"
+#include "cli_support.h"
 #include "gfxq/gfxq.h"
 #include "test_support.h"
 
@@ -107,12 +108,15 @@ TEST_CASE("bad-input: a 100000-column header over short lines fails at line 2 wi
   gfxq::test::expect_error([&] { read(text); }, ErrorCode::InvalidInput,
                            {"t.csv:2:2: ", "expected 100000 fields, found 1"});
 #else
-  // In a child process limited to 1 GiB of address space: reserving 2 M rows for 100,000 columns
-  // (800 GB) would fail there; the reader must report the field count before reserving.
+  // In a child process limited to 4 GiB of address space: reserving 2 M rows for 100,000 columns
+  // (800 GB) would fail there; the reader must report the field count before reserving. One malloc
+  // arena: each reader thread's own arena reserves 64 MiB of address space, so on 16 cores and more
+  // the threads alone would exhaust a small limit (as 1 GiB did on the GPU machine).
   const pid_t child = fork();
   REQUIRE(child >= 0);
   if (child == 0) {
-    const rlimit limit{1ull << 30, 1ull << 30};
+    mallopt(M_ARENA_MAX, 1);
+    const rlimit limit{4ull << 30, 4ull << 30};
     setrlimit(RLIMIT_AS, &limit);
     int status = 1;
     try {

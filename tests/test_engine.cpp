@@ -18,21 +18,19 @@ gfxq::Catalog small_catalog() {
 
 }  // namespace
 
-TEST_CASE("engine: auto places by predicted cost, the CPU engine without a GPU, and the report says why") {
+TEST_CASE("engine: auto picks compute on a GPU, the CPU engine otherwise, and the report says why") {
   gfxq::Engine engine;
   const bool gpu = engine.vk_capabilities().available && engine.vk_capabilities().device_type != "cpu";
-  // On a GPU the cheapest predicted backend runs each fragment (test_raster_placement.cpp checks the
-  // decisions with fixed figures); here, with CPU implementations only, the CPU engine.
   auto r = engine.execute_sql("SELECT COUNT(*) FROM t WHERE a > 1", small_catalog());
-  if (!gpu) CHECK(r.report.backend == gfxq::Backend::Cpu);
-  CHECK(r.report.reason.find("predicted cheapest") != std::string::npos);
+  CHECK(r.report.backend == (gpu ? gfxq::Backend::Compute : gfxq::Backend::Cpu));
+  CHECK(r.report.reason.find("auto") != std::string::npos);
   CHECK(r.table.columns.at(0).as<int64_t>().at(0) == 3);
   CHECK(!r.report.passes.empty());
+  // GROUP BY runs on the compute backend on a GPU too.
   r = engine.execute_sql("SELECT a, COUNT(*) FROM t GROUP BY a", small_catalog());
-  if (!gpu) CHECK(r.report.backend == gfxq::Backend::Cpu);
-  CHECK(r.report.reason.find(gpu ? "predicted cheapest" : "CPU implementation") != std::string::npos);
-  // An expression key is claimed by no GPU backend: the CPU engine runs that GROUP BY, and the reason
-  // names what compute lacks on a GPU.
+  CHECK(r.report.backend == (gpu ? gfxq::Backend::Compute : gfxq::Backend::Cpu));
+  CHECK(r.report.reason.find(gpu ? "compute" : "CPU implementation") != std::string::npos);
+  // An expression key is not: the CPU engine runs that GROUP BY, and the reason names it on a GPU.
   r = engine.execute_sql("SELECT a + 1, COUNT(*) FROM t GROUP BY a + 1", small_catalog());
   const auto aggregate = std::find_if(r.report.plan.begin(), r.report.plan.end(),
                                       [](const gfxq::PlanNodeReport& n) { return n.node.rfind("Aggregate", 0) == 0; });

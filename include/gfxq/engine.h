@@ -28,8 +28,21 @@ struct FaultInjection {
   uint64_t lose_device = 0;
 };
 
-//! How an Engine starts its GPU contexts.
+//! How Backend::Auto places the nodes of a plan.
+enum class Placement {
+  //! Compute when the Vulkan device is a GPU and the compute backend runs the node, else the CPU
+  //! engine (the default: on the H200 it was the fastest choice in every case measured).
+  ComputeFirst,
+  //! The backend whose claim the cost models predict cheapest (raster from its calibration, compute
+  //! and the CPU engine from documented figures; docs/RASTER.md "Placement by cost"). Not the
+  //! default: on the H200 its predictions were off by up to 400x (BENCHMARKS.md).
+  Cost,
+};
+
+//! How an Engine starts its GPU contexts and places plans.
 struct EngineOptions {
+  //! How Backend::Auto places plan nodes.
+  Placement placement = Placement::ComputeFirst;
   //! Turns on synchronous GL debug output and the Vulkan validation layer. Every message is
   //! recorded (debug_messages()); tests fail on any. Error(Unsupported) if the layer is missing.
   bool debug = false;

@@ -55,9 +55,52 @@ struct Placed {
   std::vector<Placed> inputs;
 };
 
-// Places `node` on `requested`, or with Auto by `placer` (the cheapest predicted claim).
+// Why the compute backend takes no node under Placement::ComputeFirst, or empty: it is a GPU.
+std::string compute_unusable(Backends& backends) {
+  const VkCapabilities& caps = compute_capabilities(backends.get(Backend::Compute));
+  if (!caps.available) return "no Vulkan device (" + caps.unavailable_reason + ")";
+  if (caps.device_type == "cpu")
+    return "the only Vulkan device, " + caps.device_name + ", is a CPU implementation (the CPU engine is faster there)";
+  return {};
+}
+
+// Placement::ComputeFirst: compute when `no_gpu` is empty and it claims `node`, else the CPU engine.
+AutoChoice compute_first(const plan::Node& node, const Catalog& catalog, Backends& backends,
+                         const std::string& no_gpu) {
+  std::string why;
+  if (no_gpu.empty()) {
+    if (auto f = backends.get(Backend::Compute).claim(node, catalog, why))
+      return {Backend::Compute, std::move(*f), "auto: compute backend on a GPU"};
+  }
+  auto f = backends.get(Backend::Cpu).claim(node, catalog, why);
+  if (!f) throw Error(ErrorCode::Internal, "the CPU engine cannot run " + node.label() + ": " + why);
+  return {Backend::Cpu, std::move(*f),
+          no_gpu.empty() ? "auto: CPU engine (compute cannot: " + why + ")" : "auto: CPU engine, since " + no_gpu};
+}
+
+// How Auto places: by `placer` (Placement::Cost), else compute first (`no_gpu`: why not).
+struct AutoPolicy {
+  AutoPlacer* placer = nullptr;
+  std::string no_gpu;
+};
+
+// The Auto policy of `backends` (Placement::Cost: a placer over `catalog`, kept in `placer`).
+AutoPolicy auto_policy(Backends& backends, const Catalog& catalog, Backend requested,
+                       std::optional<AutoPlacer>& placer) {
+  AutoPolicy policy;
+  if (requested != Backend::Auto) return policy;
+  if (backends.cost_placement()) {
+    placer.emplace(backends, catalog, backends.costs());
+    policy.placer = &*placer;
+  } else {
+    policy.no_gpu = compute_unusable(backends);
+  }
+  return policy;
+}
+
+// Places `node` on `requested`, or with Auto by `policy`.
 Placed place(const plan::Node& node, const Catalog& catalog, Backend requested, Backends& backends,
-             AutoPlacer* placer) {
+             AutoPolicy& policy) {
   Placed p;
   std::string why;
   if (requested != Backend::Auto) {
@@ -69,12 +112,12 @@ Placed place(const plan::Node& node, const Catalog& catalog, Backend requested, 
     p.fragment = std::move(*f);
     p.reason = "requested";
   } else {
-    AutoChoice c = placer->choose(node);
+    AutoChoice c = policy.placer ? policy.placer->choose(node) : compute_first(node, catalog, backends, policy.no_gpu);
     p.backend = c.backend;
     p.fragment = std::move(c.fragment);
     p.reason = std::move(c.reason);
   }
-  for (const plan::Node* in : p.fragment.inputs) p.inputs.push_back(place(*in, catalog, requested, backends, placer));
+  for (const plan::Node* in : p.fragment.inputs) p.inputs.push_back(place(*in, catalog, requested, backends, policy));
   return p;
 }
 
@@ -184,8 +227,8 @@ void summarise(ExecutionReport& report, Backend requested) {
 
 Result execute_plan(const plan::Node& root, const Catalog& catalog, Backend requested, Backends& backends) {
   std::optional<AutoPlacer> placer;
-  if (requested == Backend::Auto) placer.emplace(backends, catalog, backends.costs());
-  const Placed placed = place(root, catalog, requested, backends, placer ? &*placer : nullptr);
+  AutoPolicy policy = auto_policy(backends, catalog, requested, placer);
+  const Placed placed = place(root, catalog, requested, backends, policy);
   std::map<const plan::Node*, Run> runs;
   Result result;
   const Relation rel = to_host(run_placed(placed, catalog, backends, runs, result.report.passes), root,
@@ -200,8 +243,8 @@ Result execute_plan(const plan::Node& root, const Catalog& catalog, Backend requ
 
 ExecutionReport explain_plan(const plan::Node& root, const Catalog& catalog, Backend requested, Backends& backends) {
   std::optional<AutoPlacer> placer;
-  if (requested == Backend::Auto) placer.emplace(backends, catalog, backends.costs());
-  const Placed placed = place(root, catalog, requested, backends, placer ? &*placer : nullptr);
+  AutoPolicy policy = auto_policy(backends, catalog, requested, placer);
+  const Placed placed = place(root, catalog, requested, backends, policy);
   std::map<const plan::Node*, Run> runs;
   record_placement(placed, runs);
   ExecutionReport report;

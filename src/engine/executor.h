@@ -3,10 +3,12 @@
 //! Placement and execution of a logical plan over the backends.
 //!
 //! Placement: with a requested backend, every fragment is that backend's claim, and a node it cannot
-//! claim is Error(Unsupported) naming the node and why. With Auto, each node goes to the backend whose
-//! claim is predicted cheapest by the cost models (placement.h: compute on a GPU Vulkan device, raster
-//! on a GPU GL renderer with its calibration, the CPU engine always); the report's per-node reason
-//! gives the estimates compared and what could not claim, and the node's predicted time. Execution
+//! claim is Error(Unsupported) naming the node and why. With Auto and Placement::ComputeFirst (the
+//! default), each node goes to the compute backend when the Vulkan device is a GPU and it claims the
+//! node, else to the CPU engine; with Placement::Cost, to the backend whose claim is predicted cheapest
+//! by the cost models (placement.h: compute on a GPU Vulkan device, raster on a GPU GL renderer with
+//! its calibration, the CPU engine always). The report's per-node reason says which and why (the
+//! estimates compared, under Placement::Cost). Execution
 //! runs the fragments bottom-up; a fragment's inputs reach it as Relations (backend.h): a result held
 //! by a backend (the compute backend's device columns) goes to a fragment of the same backend in
 //! place, and is downloaded by its owner (a "download" pass naming the consumer) for a fragment of
@@ -35,8 +37,11 @@ class Backends {
   std::vector<std::string> take_debug_messages();
   //! The cost models Auto compares: those set, else default_cost_table's (made on first use).
   const CostTable& costs();
-  //! Replaces the cost models (tests: fixed figures for deterministic placement).
+  //! Replaces the cost models, and Auto places by them from then on (tests: fixed figures for
+  //! deterministic placement).
   void set_costs(CostTable costs) { costs_ = std::move(costs); }
+  //! Whether Auto places by the cost models (EngineOptions::placement, or set_costs was called).
+  bool cost_placement() const noexcept { return options_.placement == Placement::Cost || costs_.has_value(); }
 
  private:
   EngineOptions options_;
