@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include "differential/analytic.h"
 #include "differential/check.h"
 #include "differential/generator.h"
 #include "differential/runners.h"
@@ -45,6 +46,28 @@ void run_batch(uint64_t cases, int per_tables, GeneratorOptions options) {
   }
   MESSAGE(checker.stats.text());
   CHECK(checker.stats.total_compared() > cases);  // every case compared at least one other answer
+}
+
+//! Runs `cases` analytic cases (a new table set every 10 queries) and fails on the first mismatch.
+void run_analytic_batch(uint64_t cases, AnalyticCheckOptions check, AnalyticOptions options) {
+  const uint64_t seed = batch_seed();
+  INFO("analytic batch seed " << seed << " (replay: GFXQ_DIFF_SEED=" << seed << ")");
+  AnalyticGenerator gen(seed, options);
+  EngineRunner runner(test::debug_engine());
+  AnalyticChecker checker(runner, check);
+  Tables tables;
+  uint64_t tables_seed = 0;
+  for (uint64_t i = 0; i < cases; ++i) {
+    if (i % 10 == 0) tables = gen.tables(tables_seed = gen.next_seed());
+    const uint64_t query_seed = gen.next_seed();
+    const ACase c{tables, gen.query(tables, query_seed), query_seed};
+    if (const auto mismatch = checker.check(c)) {
+      INFO("case " << i << ", tables seed " << tables_seed << ", query seed " << query_seed);
+      FAIL(checker.failure_report(c, *mismatch));
+    }
+  }
+  MESSAGE(checker.stats.text());
+  CHECK(checker.stats.total_compared() >= cases / 2);  // most cases compared another answer
 }
 
 }  // namespace
@@ -147,4 +170,11 @@ TEST_CASE("differential: batch 3 of 4") {
 }
 TEST_CASE("differential: batch 4 of 4, larger tables") {
   run_batch(300, 6, {.max_rows = 2000, .large_rows = 20000, .large_share = 0.2});
+}
+
+TEST_CASE("differential: analytic SQL, CPU engine against SQLite") {
+  run_analytic_batch(4000, {.backends = {}, .sqlite = true}, {});
+}
+TEST_CASE("differential: analytic SQL on every backend, tiny tables") {
+  run_analytic_batch(300, {}, {.max_rows = 8});
 }

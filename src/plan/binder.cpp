@@ -281,8 +281,9 @@ Expr Binder::compare(CmpOp op, Expr l, Expr r, const ast::Expr& at, std::string 
       const std::string* rs = uncoded_string(r);
       if (ls && rs) return bool_literal(holds(op, *ls < *rs ? -1 : (*ls == *rs ? 0 : 1)));
       if (ls) {
+        // The literal goes right; ls pointed into l's old value, so read the string anew.
         std::swap(l, r);
-        std::swap(ls, rs);
+        rs = uncoded_string(r);
         op = flip(op);
       }
       if (rs) {
