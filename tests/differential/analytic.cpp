@@ -252,7 +252,9 @@ Tables AnalyticGenerator::tables(uint64_t seed) {
     t.columns.push_back(float_column(rng, "f", rows));
     t.columns.push_back(string_column(rng, "s", rows));
     t.columns.push_back(date_column(rng, "d", rows));
-    for (Column& c : t.columns) c.nulls = random_nulls(rng, rows);
+    const bool nulls = chance(rng, 0.5);  // half the table sets hold no NULL (the GPU paths refuse them)
+    for (Column& c : t.columns)
+      if (nulls) c.nulls = random_nulls(rng, rows);
     out->push_back({name, std::move(t)});
   }
   return out;
@@ -265,8 +267,10 @@ namespace {
 //! What a query may refer to: the tables of its FROM, qualified or not.
 struct Scope {
   Rng& rng;
+  const Tables& data;
   std::vector<std::string> tables;
   bool qualify = true;
+  bool plain = false;  //!< bare columns only (no arithmetic, no literal items): the GPU paths' shapes
 
   AExpr column(const std::string& name, Kind kind) {
     AExpr e;
@@ -369,8 +373,21 @@ AExpr leaf(Scope& sc, Kind kind) {
   return {};
 }
 
+//! The bare column of a kind (Double: the FLOAT column).
+AExpr plain_column(Scope& sc, Kind kind) {
+  switch (kind) {
+    case Kind::Int: return sc.column(chance(sc.rng, 0.5) ? "k" : "i", Kind::Int);
+    case Kind::Float:
+    case Kind::Double: return sc.column("f", Kind::Float);
+    case Kind::String: return sc.column("s", Kind::String);
+    case Kind::Date: return sc.column("d", Kind::Date);
+  }
+  return {};
+}
+
 AExpr expr(Scope& sc, Kind kind, int depth) {
   Rng& rng = sc.rng;
+  if (sc.plain) return plain_column(sc, kind);
   if (depth >= 2 || chance(rng, 0.55)) {
     // A Double leaf is a literal: make it a Double expression over a column most of the time.
     if (kind != Kind::Double || depth >= 2) return leaf(sc, kind);
@@ -430,6 +447,13 @@ Kind any_kind(Rng& rng) {
   return one_of(kinds, rng);
 }
 
+//! A kind for the scope: in plain queries INT or FLOAT with probability `numeric` (the GPU paths'
+//! fused operators read those), else any.
+Kind kind_of(Scope& sc, double numeric) {
+  if (sc.plain && chance(sc.rng, numeric)) return chance(sc.rng, 0.6) ? Kind::Int : Kind::Float;
+  return any_kind(sc.rng);
+}
+
 Kind comparable(Rng& rng, Kind k) {
   if (k == Kind::String || k == Kind::Date) return k;
   static const std::vector<Kind> numeric = {Kind::Int, Kind::Int, Kind::Float, Kind::Double};
@@ -452,6 +476,54 @@ AExpr literal(Scope& sc, Kind kind) {
   return {};
 }
 
+//! A literal holding a value of column `c` (a random non-NULL row), or nullopt.
+std::optional<AExpr> data_literal(Scope& sc, const AExpr& c) {
+  if (c.op != AExpr::Op::Column) return std::nullopt;
+  const std::string& table = c.table.empty() ? sc.tables[0] : c.table;
+  for (const NamedTable& t : *sc.data) {
+    if (t.name != table) continue;
+    const Column& col = t.table.column(c.name);
+    if (col.size() == 0) return std::nullopt;
+    const uint64_t row = below(sc.rng, col.size());
+    if (col.is_null(row)) return std::nullopt;
+    AExpr e;
+    switch (col.type) {
+      case Type::Int32:
+        e.op = AExpr::Op::IntLit;
+        e.int_value = col.as<int32_t>()[row];
+        e.text = std::to_string(e.int_value);
+        return e;
+      case Type::Float32: {
+        const Literal l = literal_of(double(col.as<float>()[row]));
+        e.op = AExpr::Op::RealLit;
+        e.kind = Kind::Double;
+        e.text = l.text.find_first_of(".e") == std::string::npos ? l.text + ".0" : l.text;
+        e.real_value = l.value;
+        return e;
+      }
+      case Type::String:
+        e.op = AExpr::Op::StrLit;
+        e.kind = Kind::String;
+        e.text = col.string_at(row);
+        return e;
+      case Type::Date:
+        e.op = AExpr::Op::DateLit;
+        e.kind = Kind::Date;
+        e.int_value = col.as<int32_t>()[row];
+        return e;
+      default: return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+//! A literal to compare with `x`: from x's column half the time, else any of a comparable kind.
+AExpr literal_for(Scope& sc, const AExpr& x) {
+  if (chance(sc.rng, 0.5))
+    if (auto l = data_literal(sc, x)) return *l;
+  return literal(sc, comparable(sc.rng, x.kind));
+}
+
 ACond condition(Scope& sc, int depth) {
   Rng& rng = sc.rng;
   const double x = std::uniform_real_distribution<double>(0, 1)(rng);
@@ -462,24 +534,24 @@ ACond condition(Scope& sc, int depth) {
     for (int i = 0; i < n; ++i) c.sub.push_back(condition(sc, depth + 1));
     return c;
   }
-  const Kind k = any_kind(rng);
+  const Kind k = kind_of(sc, 0.7);
   if (x < 0.7) {
     c.op = ACond::Op::Compare;
     c.cmp = static_cast<CmpOp>(below(rng, 6));
     c.exprs.push_back(expr(sc, k, 1));
-    c.exprs.push_back(chance(rng, 0.6) ? literal(sc, comparable(rng, k)) : expr(sc, comparable(rng, k), 1));
+    c.exprs.push_back(chance(rng, 0.7) ? literal_for(sc, c.exprs[0]) : expr(sc, comparable(rng, k), 1));
   } else if (x < 0.85) {
     c.op = ACond::Op::Between;
     c.negated = chance(rng, 0.3);
     c.exprs.push_back(expr(sc, k, 1));
-    c.exprs.push_back(literal(sc, comparable(rng, k)));
-    c.exprs.push_back(literal(sc, comparable(rng, k)));
+    c.exprs.push_back(literal_for(sc, c.exprs[0]));
+    c.exprs.push_back(literal_for(sc, c.exprs[0]));
   } else {
     c.op = ACond::Op::In;
     c.negated = chance(rng, 0.3);
     c.exprs.push_back(expr(sc, k, 1));
     const int n = 1 + static_cast<int>(below(rng, 4));
-    for (int i = 0; i < n; ++i) c.exprs.push_back(literal(sc, comparable(rng, k)));
+    for (int i = 0; i < n; ++i) c.exprs.push_back(literal_for(sc, c.exprs[0]));
   }
   return c;
 }
@@ -501,13 +573,13 @@ AExpr aggregate(Scope& sc) {
     e.fn = AggFn::CountStar;
     return e;
   }
-  e.fn = x < 0.25   ? AggFn::Count
-         : x < 0.35 ? AggFn::CountDistinct
-         : x < 0.55 ? AggFn::Sum
-         : x < 0.7  ? AggFn::Avg
-         : x < 0.85 ? AggFn::Min
-                    : AggFn::Max;
-  Kind arg = any_kind(rng);
+  e.fn = x < 0.25 || (x < 0.35 && sc.plain) ? AggFn::Count
+         : x < 0.35                         ? AggFn::CountDistinct
+         : x < 0.55                         ? AggFn::Sum
+         : x < 0.7                          ? AggFn::Avg
+         : x < 0.85                         ? AggFn::Min
+                                            : AggFn::Max;
+  Kind arg = kind_of(sc, 0.9);
   if ((e.fn == AggFn::Sum || e.fn == AggFn::Avg) && (arg == Kind::String || arg == Kind::Date))
     arg = chance(rng, 0.6) ? Kind::Int : Kind::Float;
   e.args = {expr(sc, arg, 1)};
@@ -578,7 +650,7 @@ ASelect projection(Scope& sc, const Tables& tables, const std::vector<Kind>& kin
   std::vector<ACond> keys;
   from(sc, s, keys, tables);
   for (Kind k : kinds) s.items.push_back({expr(sc, k, 0), ""});
-  s.distinct = chance(sc.rng, 0.25);
+  s.distinct = !sc.plain && chance(sc.rng, 0.25);
   s.where = where(sc, keys, 0.7);
   return s;
 }
@@ -592,8 +664,9 @@ ASelect grouped(Scope& sc, const Tables& tables, bool group) {
     const int n = 1 + static_cast<int>(below(rng, 3));
     for (int i = 0; i < n; ++i) {
       const double x = std::uniform_real_distribution<double>(0, 1)(rng);
-      AExpr key = x < 0.75 ? sc.column(one_of(std::vector<std::string>{"k", "s", "d", "f", "i"}, rng), Kind::Int)
-                           : expr(sc, x < 0.9 ? Kind::Int : Kind::Date, 1);
+      AExpr key = x < 0.75 || sc.plain
+                      ? sc.column(one_of(std::vector<std::string>{"k", "s", "d", "f", "i"}, rng), Kind::Int)
+                      : expr(sc, x < 0.9 ? Kind::Int : Kind::Date, 1);
       if (key.op == AExpr::Op::Column)
         key.kind = key.name == "s"   ? Kind::String
                    : key.name == "d" ? Kind::Date
@@ -608,7 +681,8 @@ ASelect grouped(Scope& sc, const Tables& tables, bool group) {
   const int aggs = 1 + static_cast<int>(below(rng, 3));
   for (int i = 0; i < aggs; ++i) {
     AExpr a = aggregate(sc);
-    if (a.kind == Kind::Int && chance(rng, 0.15)) a = binary(AExpr::Op::Add, Kind::Int, a, int_literal(rng));
+    if (a.kind == Kind::Int && !sc.plain && chance(rng, 0.15))
+      a = binary(AExpr::Op::Add, Kind::Int, a, int_literal(rng));
     s.items.insert(s.items.begin() + static_cast<ptrdiff_t>(below(rng, s.items.size() + 1)), {a, ""});
   }
   s.where = where(sc, keys, 0.6);
@@ -632,9 +706,9 @@ ASelect grouped(Scope& sc, const Tables& tables, bool group) {
   return s;
 }
 
-std::vector<Kind> item_kinds(Rng& rng) {
-  std::vector<Kind> kinds(1 + below(rng, 4));
-  for (Kind& k : kinds) k = any_kind(rng);
+std::vector<Kind> item_kinds(Scope& sc) {
+  std::vector<Kind> kinds(1 + below(sc.rng, 4));
+  for (Kind& k : kinds) k = kind_of(sc, 0.9);
   return kinds;
 }
 
@@ -644,7 +718,7 @@ void order_by(Scope& sc, AQuery& q, bool expressions) {
   Rng& rng = sc.rng;
   const ASelect& first = q.operands[0];
   const size_t items = first.items.size();
-  const int n = static_cast<int>(below(rng, 4));
+  const int n = static_cast<int>(below(rng, sc.plain ? 2 : 4));
   for (int i = 0; i < n; ++i) {
     AOrder o;
     o.descending = chance(rng, 0.4);
@@ -662,6 +736,7 @@ void order_by(Scope& sc, AQuery& q, bool expressions) {
     }
     q.order_by.push_back(o);
   }
+  if (sc.plain) return;  // one key and no LIMIT: plans the GPU paths run whole
   if (chance(rng, 0.35)) {
     static const std::vector<uint64_t> limits = {0, 1, 2, 3, 5, 10, std::numeric_limits<uint64_t>::max()};
     q.limit = one_of(limits, rng);
@@ -677,21 +752,22 @@ void order_by(Scope& sc, AQuery& q, bool expressions) {
 
 AQuery AnalyticGenerator::query(const Tables& tables, uint64_t seed) {
   Rng rng(seed);
-  Scope sc{rng, {}, true};
+  Scope sc{rng, tables, {}, true, false};
   AQuery q;
-  const double x = std::uniform_real_distribution<double>(0, 1)(rng);
+  sc.plain = chance(rng, options_.plain_share);
+  const double x = std::uniform_real_distribution<double>(0, sc.plain ? 0.75 : 1)(rng);
   if (x < 0.3) {
-    q.operands.push_back(projection(sc, tables, item_kinds(rng)));
+    q.operands.push_back(projection(sc, tables, item_kinds(sc)));
     name_items(rng, q.operands[0].items);
     order_by(sc, q, !q.operands[0].distinct);
   } else if (x < 0.75) {
     q.operands.push_back(grouped(sc, tables, x >= 0.4));
     name_items(rng, q.operands[0].items);
-    q.operands[0].distinct = chance(rng, 0.1);
+    q.operands[0].distinct = !sc.plain && chance(rng, 0.1);
     order_by(sc, q, !q.operands[0].distinct);
   } else {
     // Set operations over projections with the same kinds, position by position.
-    const std::vector<Kind> kinds = item_kinds(rng);
+    const std::vector<Kind> kinds = item_kinds(sc);
     const int n = 2 + static_cast<int>(chance(rng, 0.3));
     for (int i = 0; i < n; ++i) {
       q.operands.push_back(projection(sc, tables, kinds));

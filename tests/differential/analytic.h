@@ -126,7 +126,8 @@ struct ACase {
 
 //! Sizes of the analytic tables.
 struct AnalyticOptions {
-  uint64_t max_rows = 40;  //!< largest table (the GPU backends run on llvmpipe and lavapipe in CI)
+  uint64_t max_rows = 40;     //!< largest table (the GPU backends run on llvmpipe and lavapipe in CI)
+  double plain_share = 0.35;  //!< share of queries over bare columns (shapes the GPU paths run whole)
 };
 
 //! Random analytic tables and queries; the same seed gives the same output everywhere.
