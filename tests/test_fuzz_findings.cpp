@@ -56,3 +56,25 @@ TEST_CASE("fuzz findings: a string literal left of a STRING column, in its dicti
       }
     }
 }
+
+TEST_CASE("fuzz findings: aggregates of different string literals stay different") {
+  // Found as `SELECT MAX('trail '), MAX('aa') FROM u` giving 'trail ' twice: each literal is code 0
+  // of its own one-value dictionary, and the binder took the second aggregate for the first.
+  Catalog catalog;
+  catalog.add("t", Table{{Column::ints("k", {1, 2, 1})}});
+  const std::vector<std::string> literals = {"trail ", "aa", "", "zz"};
+  std::string sql = "SELECT ";
+  for (size_t i = 0; i < literals.size(); ++i) sql += (i ? ", MAX('" : "MAX('") + literals[i] + "')";
+  for (const std::string& tail : {" FROM t", " FROM t GROUP BY k"})
+    for (Backend b : {Backend::Cpu, Backend::Raster, Backend::Compute, Backend::Auto}) {
+      INFO(sql << tail << " on " << to_string(b));
+      try {
+        const Table r = test::debug_engine().execute_sql(sql + tail, catalog, b).table;
+        REQUIRE(r.columns.size() == literals.size());
+        for (size_t i = 0; i < literals.size(); ++i)
+          for (uint64_t row = 0; row < r.rows(); ++row) CHECK(r.columns[i].string_at(row) == literals[i]);
+      } catch (const Error& e) {
+        if (e.code() != ErrorCode::Unsupported) throw;
+      }
+    }
+}

@@ -75,6 +75,10 @@ bool same_expr(const Expr& a, const Expr& b) {
       break;
     case ExprKind::Literal:
       if (a.literal != b.literal) return false;
+      // String literals are codes: code 0 of two one-value dictionaries are two different strings.
+      if (a.dictionary != b.dictionary &&
+          (!a.dictionary || !b.dictionary || a.dictionary->values != b.dictionary->values))
+        return false;
       break;
     case ExprKind::Arith:
       if (a.arith != b.arith) return false;
