@@ -59,6 +59,12 @@ std::string AExpr::sql() const {
     case Op::Div: return "(" + args[0].sql() + arith_sql(op) + args[1].sql() + ")";
     case Op::Neg: return "-(" + args[0].sql() + ")";
     case Op::Extract: return "EXTRACT(" + std::string(parts[part]) + " FROM " + args[0].sql() + ")";
+    case Op::Case: {
+      std::string s = "CASE";
+      for (size_t i = 0; i < when.size(); ++i) s += " WHEN " + when[i].sql() + " THEN " + args[i].sql();
+      if (args.size() > when.size()) s += " ELSE " + args.back().sql();
+      return s + " END";
+    }
     case Op::Agg: break;
   }
   static const char* names[] = {"COUNT", "COUNT", "COUNT", "SUM", "AVG", "MIN", "MAX"};
@@ -346,6 +352,8 @@ AExpr binary(AExpr::Op op, Kind kind, AExpr a, AExpr b) {
 }
 
 AExpr expr(Scope& sc, Kind kind, int depth);
+ACond condition(Scope& sc, int depth);
+std::optional<AExpr> data_literal(Scope& sc, const AExpr& c);
 
 AExpr leaf(Scope& sc, Kind kind) {
   Rng& rng = sc.rng;
@@ -391,6 +399,28 @@ AExpr expr(Scope& sc, Kind kind, int depth) {
   if (depth >= 2 || chance(rng, 0.55)) {
     // A Double leaf is a literal: make it a Double expression over a column most of the time.
     if (kind != Kind::Double || depth >= 2) return leaf(sc, kind);
+  }
+  if (chance(rng, 0.12)) {
+    // CASE WHEN c THEN x [WHEN c THEN y] [ELSE z] END, every branch of the kind.
+    AExpr e;
+    e.op = AExpr::Op::Case;
+    e.kind = kind;
+    // String branches: one column and strings it holds (two dictionaries are refused as "not
+    // supported yet").
+    const AExpr strings = sc.column("s", Kind::String);
+    const auto branch = [&] {
+      if (kind != Kind::String) return expr(sc, kind, depth + 1);
+      if (chance(rng, 0.5))
+        if (auto l = data_literal(sc, strings)) return *l;
+      return strings;
+    };
+    const int n = 1 + static_cast<int>(below(rng, 2));
+    for (int i = 0; i < n; ++i) {
+      e.when.push_back(condition(sc, 2));
+      e.args.push_back(branch());
+    }
+    if (chance(rng, 0.6)) e.args.push_back(branch());
+    return e;
   }
   static const std::vector<AExpr::Op> ops = {AExpr::Op::Add, AExpr::Op::Sub, AExpr::Op::Mul};
   switch (kind) {

@@ -27,10 +27,12 @@ enum class Kind { Int, Float, Double, String, Date };
 //! An aggregate function of the analytic generator.
 enum class AggFn { CountStar, Count, CountDistinct, Sum, Avg, Min, Max };
 
+struct ACond;
+
 //! A value expression.
 struct AExpr {
   //! What the node is.
-  enum class Op { Column, IntLit, RealLit, StrLit, DateLit, Null, Add, Sub, Mul, Div, Neg, Extract, Agg };
+  enum class Op { Column, IntLit, RealLit, StrLit, DateLit, Null, Add, Sub, Mul, Div, Neg, Extract, Agg, Case };
   Op op = Op::Column;
   Kind kind = Kind::Int;    //!< the class of its value
   std::string table, name;  //!< Column: table (empty: unqualified) and column
@@ -39,7 +41,8 @@ struct AExpr {
   std::string text;         //!< literals as written (StrLit: the string itself)
   int part = 0;             //!< Extract: 0 YEAR, 1 MONTH, 2 DAY
   AggFn fn = AggFn::Count;  //!< Agg
-  std::vector<AExpr> args;  //!< operands (Agg: none for COUNT(*), else one)
+  std::vector<AExpr> args;  //!< operands (Agg: none for COUNT(*), else one; Case: THEN values, then ELSE)
+  std::vector<ACond> when;  //!< Case: the WHEN conditions (args.size() is when.size() or one more)
   //! The gfxq SQL text.
   std::string sql() const;
   //! Whether an aggregate occurs in the tree.

@@ -212,6 +212,12 @@ class Translator {
         return std::string("CAST(strftime('") + parts[e.part] + "', 2440587.5 + " + expr(e.args[0], s) +
                ") AS INTEGER)";
       case AExpr::Op::Agg: return aggregate(e, s);
+      case AExpr::Op::Case: {
+        std::string out = "(CASE";
+        for (size_t i = 0; i < e.when.size(); ++i) out += " WHEN " + cond(e.when[i], s) + " THEN " + expr(e.args[i], s);
+        if (e.args.size() > e.when.size()) out += " ELSE " + expr(e.args.back(), s);
+        return out + " END)";
+      }
       case AExpr::Op::Add:
       case AExpr::Op::Sub:
       case AExpr::Op::Mul:
