@@ -272,9 +272,9 @@ TEST_CASE("differential: the analytic minimiser shrinks a failing case") {
   CHECK(small.text().find("nope") != std::string::npos);
 }
 
-TEST_CASE("differential: analytic SQL, CPU engine and auto against SQLite") {
+TEST_CASE("differential: analytic SQL on the CPU engine and auto against SQLite") {
   run_analytic_batch(10000, {.backends = {Backend::Auto}, .sqlite = true}, {});
 }
-TEST_CASE("differential: analytic SQL on every backend, tiny tables") {
+TEST_CASE("differential: analytic SQL on every backend with tiny tables") {
   run_analytic_batch(200, {}, {.max_rows = 8, .plain_share = 0.8});
 }

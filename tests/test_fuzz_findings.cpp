@@ -37,7 +37,7 @@ bool satisfied(CmpOp op, int c) {
 
 }  // namespace
 
-TEST_CASE("fuzz findings: a string literal left of a STRING column, in its dictionary or not") {
+TEST_CASE("fuzz findings: a string literal left of a STRING column whether in its dictionary or not") {
   // Found as `WHERE 'zz' <> t.s` keeping no row of a column holding only '': the binder moved the
   // literal to the right and then read it through a pointer into the moved-from expression.
   const std::vector<std::string> values = {"", "b", "a,b", "say \"hi\"", "\xc3\xbc", "b", "zz"};

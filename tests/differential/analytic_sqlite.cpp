@@ -48,12 +48,16 @@ bool any_null(int argc, sqlite3_value** argv) {
 
 void int_arith(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   if (any_null(argc, argv)) return sqlite3_result_null(ctx);
-  for (int i = 0; i < argc; ++i)
-    if (sqlite3_value_type(argv[i]) != SQLITE_INTEGER)
-      return sqlite3_result_error(ctx, "oracle: integer arithmetic on a non-integer", -1);
+  // SQLite's constant propagation may put the literal of `k IN (0.001)` in place of k: such a row
+  // fails that condition anyway, so a value that is no integer gives NULL.
+  int64_t v[2] = {0, 0};
+  for (int i = 0; i < argc; ++i) {
+    v[i] = sqlite3_value_int64(argv[i]);
+    if (sqlite3_value_type(argv[i]) != SQLITE_INTEGER && double(v[i]) != sqlite3_value_double(argv[i]))
+      return sqlite3_result_null(ctx);
+  }
   const char op = *static_cast<const char*>(sqlite3_user_data(ctx));
-  const int64_t x = sqlite3_value_int64(argv[0]);
-  const int64_t y = argc > 1 ? sqlite3_value_int64(argv[1]) : 0;
+  const int64_t x = v[0], y = v[1];
   int64_t z = 0;
   bool bad = false;
   switch (op) {
