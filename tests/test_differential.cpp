@@ -276,5 +276,5 @@ TEST_CASE("differential: analytic SQL on the CPU engine and auto against SQLite"
   run_analytic_batch(10000, {.backends = {Backend::Auto}, .sqlite = true}, {});
 }
 TEST_CASE("differential: analytic SQL on every backend with tiny tables") {
-  run_analytic_batch(200, {}, {.max_rows = 8, .plain_share = 0.8});
+  run_analytic_batch(200, {}, {.max_rows = 8, .plain_share = 0.8, .null_share = 0.25});
 }

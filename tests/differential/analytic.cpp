@@ -258,7 +258,7 @@ Tables AnalyticGenerator::tables(uint64_t seed) {
     t.columns.push_back(float_column(rng, "f", rows));
     t.columns.push_back(string_column(rng, "s", rows));
     t.columns.push_back(date_column(rng, "d", rows));
-    const bool nulls = chance(rng, 0.5);  // half the table sets hold no NULL (the GPU paths refuse them)
+    const bool nulls = chance(rng, options_.null_share);
     for (Column& c : t.columns)
       if (nulls) c.nulls = random_nulls(rng, rows);
     out->push_back({name, std::move(t)});

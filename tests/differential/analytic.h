@@ -131,6 +131,7 @@ struct ACase {
 struct AnalyticOptions {
   uint64_t max_rows = 40;     //!< largest table (the GPU backends run on llvmpipe and lavapipe in CI)
   double plain_share = 0.35;  //!< share of queries over bare columns (shapes the GPU paths run whole)
+  double null_share = 0.5;    //!< share of table sets with NULLs (the GPU paths refuse NULL columns)
 };
 
 //! Random analytic tables and queries; the same seed gives the same output everywhere.
