@@ -75,6 +75,10 @@ bool same_expr(const Expr& a, const Expr& b) {
       break;
     case ExprKind::Literal:
       if (a.literal != b.literal) return false;
+      // String literals are codes: code 0 of two one-value dictionaries are two different strings.
+      if (a.dictionary != b.dictionary &&
+          (!a.dictionary || !b.dictionary || a.dictionary->values != b.dictionary->values))
+        return false;
       break;
     case ExprKind::Arith:
       if (a.arith != b.arith) return false;
@@ -281,8 +285,9 @@ Expr Binder::compare(CmpOp op, Expr l, Expr r, const ast::Expr& at, std::string 
       const std::string* rs = uncoded_string(r);
       if (ls && rs) return bool_literal(holds(op, *ls < *rs ? -1 : (*ls == *rs ? 0 : 1)));
       if (ls) {
+        // The literal goes right; ls pointed into l's old value, so read the string anew.
         std::swap(l, r);
-        std::swap(ls, rs);
+        rs = uncoded_string(r);
         op = flip(op);
       }
       if (rs) {

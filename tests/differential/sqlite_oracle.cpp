@@ -102,7 +102,8 @@ int bit_length(unsigned __int128 x) {
   return n;
 }
 
-//! sum / n rounded once to the nearest double, ties to even (|sum| < 2^100, n < 2^64).
+}  // namespace
+
 double exact_quotient(__int128 sum, uint64_t n) {
   if (sum == 0) return 0.0;
   const bool negative = sum < 0;
@@ -126,6 +127,8 @@ double exact_quotient(__int128 sum, uint64_t n) {
   const double v = std::ldexp(static_cast<double>(static_cast<uint64_t>(q)), exponent);
   return negative ? -v : v;
 }
+
+namespace {
 
 void xavg_int_final(sqlite3_context* ctx) {
   auto* s = static_cast<IntSumState*>(sqlite3_aggregate_context(ctx, 0));

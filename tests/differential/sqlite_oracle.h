@@ -28,6 +28,9 @@
 
 namespace gfxq::differential {
 
+//! sum / n rounded once to the nearest double, ties to even (|sum| < 2^100, 0 < n < 2^64).
+double exact_quotient(__int128 sum, uint64_t n);
+
 //! An in-memory SQLite database holding one table set at a time.
 class SqliteOracle {
  public:
