@@ -117,6 +117,19 @@ inline std::string table_difference(const Table& want, const Table& got) {
              to_string(w.type);
     if (w.size() != g.size())
       return "column " + w.name + ": " + std::to_string(g.size()) + " rows != " + std::to_string(w.size());
+    // A malformed column (NULL flags of another length, STRING codes outside its dictionary) is a
+    // difference, not a crash of the comparison.
+    if (!g.nulls.empty() && g.nulls.size() != g.size())
+      return "column " + g.name + ": " + std::to_string(g.nulls.size()) + " NULL flags for " +
+             std::to_string(g.size()) + " rows";
+    if (g.type == Type::String) {
+      if (!g.dictionary) return "column " + g.name + ": STRING without a dictionary";
+      const auto& codes = std::get<std::vector<int32_t>>(g.data);
+      for (uint64_t r = 0; r < codes.size(); ++r)
+        if (!g.is_null(r) && (codes[r] < 0 || size_t(codes[r]) >= g.dictionary->values.size()))
+          return "column " + g.name + " row " + std::to_string(r) + ": code " + std::to_string(codes[r]) +
+                 " outside its dictionary of " + std::to_string(g.dictionary->values.size()) + " strings";
+    }
     for (uint64_t r = 0; r < w.size(); ++r) {
       const Value wv = w.value(r), gv = g.value(r);
       const bool same = std::visit(

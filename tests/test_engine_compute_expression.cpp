@@ -162,3 +162,14 @@ TEST_CASE("engine-compute-expression: what the compute expressions refuse is nam
   refused("SELECT k, SUM(a * b), SUM(a - b), SUM(c) FROM t GROUP BY k", "value columns");
   CHECK(engine().take_debug_messages().empty());
 }
+
+TEST_CASE("engine-compute-expression: a STRING literal item carries its dictionary") {
+  // Found by the analytic fuzzer (seed 1): `SELECT 'A' FROM v` on compute gave code 0 of an empty
+  // dictionary (a malformed column: reading it crashed the comparison).
+  Catalog c;
+  c.add("v", Table{{Column::ints("k", {1, 2, 3})}});
+  const Result r = test::check_sql(test::debug_engine(), "SELECT 'A', k * 2 AS twice FROM v", c, "a literal");
+  REQUIRE(r.table.columns.size() == 2);
+  REQUIRE(r.table.columns[0].dictionary);
+  CHECK(r.table.columns[0].string_at(2) == "A");
+}

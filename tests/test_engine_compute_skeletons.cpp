@@ -170,3 +170,14 @@ TEST_CASE("engine-compute-product: CROSS JOIN in (left row, right row) order, in
     }
   }
 }
+
+TEST_CASE("engine-compute-set-ops: a right operand that is a Project of columns reads the columns it names") {
+  // Found by the analytic fuzzer (seed 3): the right operand's output was gathered by the Project's
+  // positions from the Scan's columns (an out-of-range column, or the wrong one).
+  Catalog c;
+  c.add("t", Table{{Column::ints("a", {1, 2, 3, 4}), Column::ints("b", {10, 20, 30, 40})}});
+  c.add("u", Table{{Column::ints("k", {7, 8, 9}), Column::ints("x", {3, 4, 5}), Column::ints("y", {1, 1, 2})}});
+  for (const char* op : {"UNION", "UNION ALL", "INTERSECT", "EXCEPT", "EXCEPT ALL"})
+    check_sql(engine(), std::string("SELECT a FROM t ") + op + " SELECT x FROM u ORDER BY 1", c, op);
+  check_sql(engine(), "SELECT a, b FROM t UNION SELECT y, x FROM u ORDER BY 1, 2", c, "two columns, swapped");
+}

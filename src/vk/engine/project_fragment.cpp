@@ -79,7 +79,10 @@ engine::FragmentRun run_project_fragment(FragmentEnv& env, const engine::Fragmen
     const ExprInput x = expression_input(in, *program, taking_part);
     ExprValues v = evaluate_expression(env.device, *program, x, ExprLayout::Compact, out.passes);
     if (v.error) throw *v.error;
-    t.columns.push_back(download_values(env.device, v, name, out.passes));
+    Column c = download_values(env.device, v, name, out.passes);
+    // A STRING result (a literal, a column's codes) indexes the dictionary the plan gave the item.
+    if (c.type == Type::String) c.dictionary = node.schema[i].dictionary;
+    t.columns.push_back(std::move(c));
   }
   engine::NodeRun run;
   run.algorithm = "compute: expression programs over " + in.describe();

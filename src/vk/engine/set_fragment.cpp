@@ -161,7 +161,8 @@ engine::FragmentRun run_set_fragment(FragmentEnv& env, const engine::Fragment& f
     const auto& s = core.schema[i];
     Column c = cpu::gather_column(cpu::recode(left->host().column(map[i]), s.dictionary), lids, s.name);
     if (right)
-      c = concat(std::move(c), cpu::gather_column(cpu::recode(right->host().column(i), s.dictionary), rids, s.name));
+      c = concat(std::move(c),
+                 cpu::gather_column(cpu::recode(right->host().column(rmap[i]), s.dictionary), rids, s.name));
     t.columns.push_back(std::move(c));
   }
   uint64_t n = ids.size();
