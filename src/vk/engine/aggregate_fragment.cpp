@@ -23,12 +23,6 @@ namespace {
 using plan::Node;
 using plan::NodeKind;
 
-bool columns_only(const Node& p) {
-  for (const auto& e : p.exprs)
-    if (!e.is_column()) return false;
-  return true;
-}
-
 // The layers above the Aggregate without GROUP BY, top-down, and the Aggregate; null when `node` is
 // not of that shape.
 const Node* scalar_aggregate_of(const Node& node, std::vector<const Node*>& layers) {

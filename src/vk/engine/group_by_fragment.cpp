@@ -36,12 +36,6 @@ using plan::NodeKind;
 // Most GROUP BY key columns the operators take (GroupByInput::keys).
 constexpr size_t kMaxKeys = 4;
 
-bool columns_only(const Node& p) {
-  for (const auto& e : p.exprs)
-    if (!e.is_column()) return false;
-  return true;
-}
-
 // The layers above the Aggregate, top-down, and the Aggregate; null when `node` is not of that shape.
 const Node* aggregate_of(const Node& node, std::vector<const Node*>& layers) {
   const Node* cur = &node;

@@ -41,6 +41,12 @@ bool may_be_null(const plan::Node& node, size_t c) {
   return true;
 }
 
+bool columns_only(const plan::Node& p) {
+  for (const auto& e : p.exprs)
+    if (!e.is_column()) return false;
+  return true;
+}
+
 bool device_type(Type type) noexcept {
   return type == Type::Int32 || type == Type::Float32 || type == Type::Date || type == Type::String;
 }

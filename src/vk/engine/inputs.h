@@ -23,6 +23,9 @@ namespace gfxq::vk {
 //! the table's has NULL flags; a computed expression; an aggregate other than COUNT.
 bool may_be_null(const plan::Node& node, size_t c);
 
+//! Whether every item of the Project `p` is a bare column (no computed expression).
+bool columns_only(const plan::Node& p);
+
 //! Whether the 32-bit device columns hold values of `type`: INT, FLOAT, DATE (days), STRING (codes).
 bool device_type(Type type) noexcept;
 

@@ -31,12 +31,6 @@ namespace {
 using plan::Node;
 using plan::NodeKind;
 
-bool columns_only(const Node& p) {
-  for (const auto& e : p.exprs)
-    if (!e.is_column()) return false;
-  return true;
-}
-
 // The Join under an optional Project of columns, or null.
 const Node* join_of(const Node& node) {
   if (node.kind == NodeKind::Join) return &node;

@@ -79,16 +79,6 @@ void set_input_rows(InputRows& in, skel::RowsInput& rows) {
   if (ids) rows.ids = std::move(*ids);
 }
 
-namespace {
-
-bool columns_only(const plan::Node& p) {
-  for (const auto& e : p.exprs)
-    if (!e.is_column()) return false;
-  return true;
-}
-
-}  // namespace
-
 void claim_skeleton_input(const plan::Node& child, const Catalog& catalog, std::vector<const plan::Node*>& covered,
                           std::vector<const plan::Node*>& inputs) {
   if (child.kind == plan::NodeKind::Project && columns_only(child)) {
