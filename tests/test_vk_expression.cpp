@@ -287,6 +287,16 @@ TEST_CASE("vk-expression: random expressions equal the CPU evaluator") {
   }
 }
 
+TEST_CASE("vk-expression: the negation of a DOUBLE literal runs the DOUBLE kernel") {
+  // Found with seed 2926885196 (CI): -0.1 alone compiled for the kernel without DOUBLE instructions,
+  // which skipped the negation and gave 0.1.
+  std::mt19937_64 rng(7);
+  const Table t = random_table(rng, 100, 1000);
+  const cpu::HostRelation rel = cpu::HostRelation::of(t);
+  check_expression(neg(dlit(0.1)), rel, nullptr, "-0.1, 100 rows");
+  check_expression(neg(neg(dlit(2.5))), rel, nullptr, "-(-2.5), 100 rows");
+}
+
 TEST_CASE("vk-expression: every operator and type, with selections") {
   const uint64_t seed = test_seed();
   std::mt19937_64 rng(seed);

@@ -40,6 +40,7 @@ class Compiler {
       case ExprKind::Neg: {
         if (!value(e.args[0]) || !convert(repr_of(e.args[0].type), repr_of(e.type), e)) return false;
         const Repr r = repr_of(e.type);
+        if (r == Repr::F64) p_.float64 = true;  // F64_NEG is compiled into the _f64 kernels only
         return emit(r == Repr::Int ? EXPR_OP_I64_NEG : r == Repr::F32 ? EXPR_OP_F32_NEG : EXPR_OP_F64_NEG, 0, e, 0);
       }
       case ExprKind::Cast: return value(e.args[0]) && convert(repr_of(e.args[0].type), repr_of(e.type), e);
