@@ -136,24 +136,7 @@ engine::FragmentRun run_scalar_aggregate_fragment(FragmentEnv& env, const engine
 
   // The layers above, bottom-up, on the one row.
   uint64_t rows = 1;
-  for (auto it = layers.rbegin(); it != layers.rend(); ++it) {
-    const Node& l = **it;
-    if (l.kind == NodeKind::Project) {
-      Table next;
-      for (size_t i = 0; i < l.exprs.size(); ++i) {
-        next.columns.push_back(t.columns.at(l.exprs[i].column));
-        next.columns.back().name = l.schema[i].name;
-      }
-      t = std::move(next);
-    } else if (l.kind == NodeKind::Limit) {
-      const uint64_t first = std::min(l.offset, rows);
-      const uint64_t count = std::min(l.limit, rows - first);
-      std::vector<uint64_t> keep(count);
-      for (uint64_t r = 0; r < count; ++r) keep[r] = first + r;
-      for (auto& col : t.columns) col = cpu::gather_column(col, keep, col.name);
-      rows = count;
-    }
-  }
+  t = apply_layers(std::move(t), rows, layers);
 
   engine::NodeRun run;
   run.algorithm = "compute: expression reductions over " + in.describe();

@@ -319,24 +319,7 @@ engine::FragmentRun run_group_by_fragment(FragmentEnv& env, const engine::Fragme
     t.columns.push_back(std::move(c));
   }
   uint64_t rows = r.groups;
-  for (auto it = layers.rbegin(); it != layers.rend(); ++it) {
-    const Node& l = **it;
-    if (l.kind == NodeKind::Project) {
-      Table next;
-      for (size_t i = 0; i < l.exprs.size(); ++i) {
-        next.columns.push_back(t.columns.at(l.exprs[i].column));
-        next.columns.back().name = l.schema[i].name;
-      }
-      t = std::move(next);
-    } else if (l.kind == NodeKind::Limit) {
-      const uint64_t first = std::min(l.offset, rows);
-      const uint64_t count = std::min(l.limit, rows - first);
-      std::vector<uint64_t> keep(count);
-      for (uint64_t i = 0; i < count; ++i) keep[i] = first + i;
-      for (auto& c : t.columns) c = cpu::gather_column(c, keep, c.name);
-      rows = count;
-    }
-  }
+  t = apply_layers(std::move(t), rows, layers);
   const double host_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
 

@@ -47,6 +47,28 @@ bool columns_only(const plan::Node& p) {
   return true;
 }
 
+Table apply_layers(Table t, uint64_t& rows, const std::vector<const plan::Node*>& layers) {
+  for (auto it = layers.rbegin(); it != layers.rend(); ++it) {
+    const plan::Node& l = **it;
+    if (l.kind == plan::NodeKind::Project) {
+      Table next;
+      for (size_t i = 0; i < l.exprs.size(); ++i) {
+        next.columns.push_back(t.columns.at(l.exprs[i].column));
+        next.columns.back().name = l.schema[i].name;
+      }
+      t = std::move(next);
+    } else if (l.kind == plan::NodeKind::Limit) {
+      const uint64_t first = std::min(l.offset, rows);
+      const uint64_t count = std::min(l.limit, rows - first);
+      std::vector<uint64_t> keep(count);
+      for (uint64_t i = 0; i < count; ++i) keep[i] = first + i;
+      for (auto& c : t.columns) c = cpu::gather_column(c, keep, c.name);
+      rows = count;
+    }
+  }
+  return t;
+}
+
 bool device_type(Type type) noexcept {
   return type == Type::Int32 || type == Type::Float32 || type == Type::Date || type == Type::String;
 }

@@ -26,6 +26,11 @@ bool may_be_null(const plan::Node& node, size_t c);
 //! Whether every item of the Project `p` is a bare column (no computed expression).
 bool columns_only(const plan::Node& p);
 
+//! `t` (the output of a fragment's core node, `rows` rows) with the layers above it applied
+//! bottom-up (`layers` top-down): a Project of columns picks and renames columns, a Limit cuts rows,
+//! a Sort the core already satisfies changes nothing. `rows` becomes the result's row count.
+Table apply_layers(Table t, uint64_t& rows, const std::vector<const plan::Node*>& layers);
+
 //! Whether the 32-bit device columns hold values of `type`: INT, FLOAT, DATE (days), STRING (codes).
 bool device_type(Type type) noexcept;
 

@@ -118,28 +118,6 @@ uint64_t rows_needed(const std::vector<const plan::Node*>& layers) {
   return UINT64_MAX;
 }
 
-Table apply_layers(Table t, uint64_t& rows, const std::vector<const plan::Node*>& layers) {
-  for (auto it = layers.rbegin(); it != layers.rend(); ++it) {
-    const plan::Node& l = **it;
-    if (l.kind == plan::NodeKind::Project) {
-      Table next;
-      for (size_t i = 0; i < l.exprs.size(); ++i) {
-        next.columns.push_back(t.columns.at(l.exprs[i].column));
-        next.columns.back().name = l.schema[i].name;
-      }
-      t = std::move(next);
-    } else {
-      const uint64_t first = std::min(l.offset, rows);
-      const uint64_t count = std::min(l.limit, rows - first);
-      std::vector<uint64_t> keep(count);
-      for (uint64_t i = 0; i < count; ++i) keep[i] = first + i;
-      for (auto& c : t.columns) c = cpu::gather_column(c, keep, c.name);
-      rows = count;
-    }
-  }
-  return t;
-}
-
 void report_layers(engine::FragmentRun& out, const engine::Fragment& f, const plan::Node& core, uint64_t rows_in,
                    uint64_t rows_out, double wall_ms) {
   if (f.root == &core) return;

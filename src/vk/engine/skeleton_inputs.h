@@ -60,9 +60,6 @@ const plan::Node& under_layers(const plan::Node& node, std::vector<const plan::N
 //! Rows of the core node's output the layers read at most: the lowest Limit's offset + limit
 //! (saturated), or UINT64_MAX without a Limit.
 uint64_t rows_needed(const std::vector<const plan::Node*>& layers);
-//! `t` (the core node's output, `rows` rows) with the layers applied bottom-up: a Project picks and
-//! renames columns, a Limit cuts rows. `rows` becomes the result's row count.
-Table apply_layers(Table t, uint64_t& rows, const std::vector<const plan::Node*>& layers);
 //! The fragment's report entry for its layers (none when there are none).
 void report_layers(engine::FragmentRun& out, const engine::Fragment& f, const plan::Node& core, uint64_t rows_in,
                    uint64_t rows_out, double wall_ms);
