@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <string>
@@ -237,4 +238,53 @@ TEST_CASE("faults: the sub-allocator shares blocks, reuses freed ranges and keep
   CHECK(end.dedicated == start.dedicated);
   CHECK(end.blocks <= start.blocks + 2);  // at most one empty block per memory type is kept
   GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("faults: freed dedicated allocations are kept up to their limit and reused when they fit") {
+  // Blocks of 1 MiB: every buffer above 512 KiB is dedicated; at most 4 MiB of them are kept.
+  std::vector<std::string> teardown;
+  auto made = vk::Device::create({.validation = test::vk_validation_wanted(),
+                                  .teardown_messages = &teardown,
+                                  .block_bytes = 1ull << 20,
+                                  .cache_bytes = 4ull << 20});
+  vk::Device& dev = *made;
+  const auto fill = [&](uint64_t bytes, uint32_t seed) {
+    vk::Buffer b = dev.create_buffer(bytes, vk::MemoryKind::Device);
+    std::vector<uint32_t> p(bytes / 4);
+    std::iota(p.begin(), p.end(), seed);
+    dev.upload(b, p.data(), bytes);
+    std::vector<uint32_t> back(p.size());
+    dev.download(b, back.data(), bytes);
+    CHECK(back == p);
+  };
+  fill(2ull << 20, 1);  // also makes the staging buffers
+  const vk::MemoryStats start = dev.memory_stats();
+  CHECK(start.cached_bytes == 2ull << 20);
+  fill(2ull << 20, 2);  // the same size: the kept allocation
+  CHECK(dev.memory_stats().allocations == start.allocations);
+  CHECK(dev.memory_stats().reuses == start.reuses + 1);
+  fill((2ull << 20) - (256 << 10), 3);  // a quarter smaller at most: still the kept one
+  CHECK(dev.memory_stats().allocations == start.allocations);
+  fill(1ull << 20, 4);  // half the size: an allocation of its own, and now both are kept
+  CHECK(dev.memory_stats().allocations == start.allocations + 1);
+  CHECK(dev.memory_stats().cached_bytes == 3ull << 20);
+  {
+    // Three 3 MiB buffers alive at once, then freed: only what fits the 4 MiB limit stays.
+    std::vector<vk::Buffer> live;
+    for (int i = 0; i < 3; ++i) live.push_back(dev.create_buffer(3ull << 20, vk::MemoryKind::Device));
+    CHECK(dev.memory_stats().dedicated == start.dedicated + 3);  // beside the staging buffers
+  }
+  CHECK(dev.memory_stats().cached_bytes <= 4ull << 20);
+  CHECK(dev.memory_stats().dedicated == start.dedicated);
+  made.reset();
+  CHECK(teardown.empty());
+
+  // With no cache, every dedicated buffer is memory from the driver.
+  auto plain =
+      vk::Device::create({.validation = test::vk_validation_wanted(), .block_bytes = 1ull << 20, .cache_bytes = 0});
+  { vk::Buffer b = plain->create_buffer(2ull << 20, vk::MemoryKind::Device); }
+  const uint64_t before = plain->memory_stats().allocations;
+  { vk::Buffer b = plain->create_buffer(2ull << 20, vk::MemoryKind::Device); }
+  CHECK(plain->memory_stats().allocations == before + 1);
+  CHECK(plain->memory_stats().cached_bytes == 0);
 }

@@ -18,6 +18,7 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   Impl& m = *d->impl_;
   m.teardown_messages = options.teardown_messages;
   m.wait_timeout_ns = options.wait_timeout_ns;
+  m.cache_bytes = options.cache_bytes;
   m.faults = options.faults;
   m.block_bytes = options.block_bytes;
   create_instance(m, options);
@@ -172,7 +173,11 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   for (uint32_t i = 0; i < m.memory.memoryHeapCount; ++i)
     c.heaps.push_back(
         {m.memory.memoryHeaps[i].size, (m.memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0});
-  m.pools = std::make_unique<MemoryPools>(d->device_, m.memory, m.block_bytes);
+  uint64_t largest_local = 0;
+  for (const auto& h : c.heaps)
+    if (h.device_local) largest_local = std::max(largest_local, h.size);
+  m.pools = std::make_unique<MemoryPools>(d->device_, m.memory, m.block_bytes,
+                                          m.cache_bytes ? *m.cache_bytes : largest_local / 4);
   return d;
 }
 
@@ -234,6 +239,8 @@ MemoryStats Device::memory_stats() const {
     s.dedicated = m.pools->dedicated();
     s.dedicated_bytes = m.pools->dedicated_bytes();
     s.allocations = m.pools->allocations();
+    s.cached_bytes = m.pools->cached_bytes();
+    s.reuses = m.pools->reuses();
   }
   s.buffers = m.buffers;
   s.buffer_requests = m.buffer_requests;

@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +62,9 @@ struct DeviceOptions {
   //! Size of the sub-allocator's memory blocks (0: 64 MiB, at most an eighth of the heap); a
   //! buffer larger than half a block gets a dedicated allocation.
   uint64_t block_bytes = 0;
+  //! Bytes of freed dedicated allocations kept per memory type for reuse (unset: a quarter of the
+  //! largest device-local heap; 0: every dedicated allocation is returned to the driver at once).
+  std::optional<uint64_t> cache_bytes;
 };
 
 //! What the device's memory pools hold (Device::memory_stats()).
@@ -74,6 +78,8 @@ struct MemoryStats {
   uint64_t allocations = 0;      //!< vkAllocateMemory calls since creation
   uint64_t buffer_requests = 0;  //!< create_buffer calls since creation
   uint64_t deferred = 0;         //!< buffers waiting for a timed-out or lost submission to finish
+  uint64_t cached_bytes = 0;     //!< freed dedicated allocations kept for reuse
+  uint64_t reuses = 0;           //!< buffer requests served from those
 };
 
 //! The compute device.

@@ -45,6 +45,7 @@ struct Device::Impl {
   uint64_t buffer_requests = 0;             // create_buffer calls (fault injection counts them)
   uint64_t waits = 0;                       // submissions waited for (fault injection counts them)
   uint64_t wait_timeout_ns = 0;             // DeviceOptions::wait_timeout_ns
+  std::optional<uint64_t> cache_bytes;      // DeviceOptions::cache_bytes
   FaultInjection faults;                    // DeviceOptions::faults
   std::optional<std::string> lost;          // why the device is lost, once it is
   Buffer upload_staging;

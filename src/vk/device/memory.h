@@ -26,6 +26,7 @@ struct Allocation {
   uint64_t size = 0;                       //!< bytes reserved
   void* mapped = nullptr;                  //!< host address of `offset`, for host-visible memory
   Block* block = nullptr;                  //!< the pool block it belongs to; null when dedicated
+  uint32_t type = 0;                       //!< its memory type index
 };
 
 //! A device buffer (storage + transfer usage). Move-only; frees its memory on destruction.

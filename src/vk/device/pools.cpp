@@ -17,11 +17,37 @@ uint64_t align_up(uint64_t x, uint64_t alignment) {
 
 }  // namespace
 
-MemoryPools::MemoryPools(VkDevice device, const VkPhysicalDeviceMemoryProperties& properties, uint64_t block_bytes)
-    : device_(device), properties_(properties), block_bytes_(block_bytes ? block_bytes : kDefaultBlock) {}
+MemoryPools::MemoryPools(VkDevice device, const VkPhysicalDeviceMemoryProperties& properties, uint64_t block_bytes,
+                         uint64_t cache_bytes)
+    : device_(device),
+      properties_(properties),
+      block_bytes_(block_bytes ? block_bytes : kDefaultBlock),
+      cache_limit_(cache_bytes) {}
 
 MemoryPools::~MemoryPools() {
+  release_cached();
   for (const auto& b : blocks_) vkFreeMemory(device_, b->memory, nullptr);  // also unmaps
+}
+
+uint64_t MemoryPools::cached_bytes() const noexcept {
+  uint64_t n = 0;
+  for (const Cached& c : cached_) n += c.size;
+  return n;
+}
+
+void MemoryPools::release_cached() noexcept {
+  for (const Cached& c : cached_) vkFreeMemory(device_, c.memory, nullptr);
+  cached_.clear();
+}
+
+// The driver's memory, after releasing the kept allocations and trying again when it refuses.
+VkDeviceMemory MemoryPools::allocate_or_release(uint64_t bytes, uint32_t type, void** mapped) {
+  VkDeviceMemory memory = allocate_memory(bytes, type, mapped);
+  if (!memory && !cached_.empty()) {
+    release_cached();
+    memory = allocate_memory(bytes, type, mapped);
+  }
+  return memory;
 }
 
 uint64_t MemoryPools::block_size(uint32_t type) const noexcept {
@@ -59,11 +85,25 @@ Allocation MemoryPools::allocate(const VkMemoryRequirements& req, uint32_t type,
                                                    std::to_string(dedicated_bytes_) + " bytes dedicated)");
   };
   Allocation a;
+  a.type = type;
   if (req.size > block / 2) {
-    // Too large to share a block: memory of its own.
-    a.memory = allocate_memory(req.size, type, &a.mapped);
-    if (!a.memory) throw refuse("the driver refused " + std::to_string(req.size) + " bytes");
-    a.size = req.size;
+    // Too large to share a block: memory of its own, a kept one when one fits (the smallest).
+    auto best = cached_.end();
+    for (auto it = cached_.begin(); it != cached_.end(); ++it)
+      if (it->type == type && it->size >= req.size && it->size - req.size <= req.size / 4 &&
+          (best == cached_.end() || it->size < best->size))
+        best = it;
+    if (best != cached_.end()) {
+      a.memory = best->memory;
+      a.mapped = best->mapped;
+      a.size = best->size;
+      cached_.erase(best);
+      ++reuses_;
+    } else {
+      a.memory = allocate_or_release(req.size, type, &a.mapped);
+      if (!a.memory) throw refuse("the driver refused " + std::to_string(req.size) + " bytes");
+      a.size = req.size;
+    }
     ++dedicated_;
     dedicated_bytes_ += req.size;
     return a;
@@ -88,7 +128,7 @@ Allocation MemoryPools::allocate(const VkMemoryRequirements& req, uint32_t type,
     }
   }
   auto b = std::make_unique<Block>();
-  b->memory = allocate_memory(block, type, &b->mapped);
+  b->memory = allocate_or_release(block, type, &b->mapped);
   if (!b->memory) throw refuse("the driver refused a new " + std::to_string(block) + "-byte block");
   b->size = block;
   b->type = type;
@@ -105,9 +145,26 @@ Allocation MemoryPools::allocate(const VkMemoryRequirements& req, uint32_t type,
 void MemoryPools::free(const Allocation& a) noexcept {
   if (!a.memory) return;
   if (!a.block) {
-    vkFreeMemory(device_, a.memory, nullptr);
     --dedicated_;
     dedicated_bytes_ -= a.size;
+    // Kept for a later request unless it alone passes the limit; the oldest kept go first.
+    if (a.size > cache_limit_) {
+      vkFreeMemory(device_, a.memory, nullptr);
+      return;
+    }
+    cached_.push_back({a.memory, a.size, a.type, a.mapped});
+    uint64_t kept = 0;
+    for (const Cached& c : cached_)
+      if (c.type == a.type) kept += c.size;
+    for (auto it = cached_.begin(); kept > cache_limit_;) {
+      if (it->type != a.type) {
+        ++it;
+        continue;
+      }
+      kept -= it->size;
+      vkFreeMemory(device_, it->memory, nullptr);
+      it = cached_.erase(it);
+    }
     return;
   }
   Block& b = *a.block;

@@ -1,8 +1,11 @@
 #pragma once
 // The device-memory sub-allocator: buffers are placed in large blocks (one vkAllocateMemory per
 // block, per memory type), first fit at the buffer's alignment, and freed ranges coalesce with
-// their neighbours. A request larger than half a block gets a dedicated allocation. Host-visible
-// blocks are mapped once, when allocated. At most one empty block per memory type is kept.
+// their neighbours. A request larger than half a block gets a dedicated allocation; freed dedicated
+// allocations are kept (up to a byte limit, oldest released first) and handed to a later request
+// of the same type that fits with at most a quarter to spare, since allocating large memory costs
+// milliseconds on real drivers (BENCHMARKS.md "Host overhead"). Host-visible blocks are mapped
+// once, when allocated. At most one empty block per memory type is kept.
 
 #include <vulkan/vulkan.h>
 
@@ -29,8 +32,10 @@ struct Block {
 //! The pools of one device.
 class MemoryPools {
  public:
-  //! Pools over `device`'s memory; blocks of `block_bytes` (0: 64 MiB, at most heap / 8).
-  MemoryPools(VkDevice device, const VkPhysicalDeviceMemoryProperties& properties, uint64_t block_bytes);
+  //! Pools over `device`'s memory; blocks of `block_bytes` (0: 64 MiB, at most heap / 8); freed
+  //! dedicated allocations kept up to `cache_bytes` per memory type (0: none kept).
+  MemoryPools(VkDevice device, const VkPhysicalDeviceMemoryProperties& properties, uint64_t block_bytes,
+              uint64_t cache_bytes);
   //! Frees every block (every Allocation must have been freed).
   ~MemoryPools();
   MemoryPools(const MemoryPools&) = delete;
@@ -48,15 +53,29 @@ class MemoryPools {
   uint64_t dedicated() const noexcept { return dedicated_; }              //!< dedicated allocations alive
   uint64_t dedicated_bytes() const noexcept { return dedicated_bytes_; }  //!< their bytes
   uint64_t allocations() const noexcept { return allocations_; }          //!< vkAllocateMemory calls so far
+  uint64_t cached_bytes() const noexcept;                                 //!< freed dedicated bytes kept
+  uint64_t reuses() const noexcept { return reuses_; }                    //!< requests served from them
+  //! Releases the kept dedicated allocations (before a retry when the driver refuses memory).
+  void release_cached() noexcept;
 
  private:
   VkDeviceMemory allocate_memory(uint64_t bytes, uint32_t type, void** mapped);
+  VkDeviceMemory allocate_or_release(uint64_t bytes, uint32_t type, void** mapped);
   uint64_t block_size(uint32_t type) const noexcept;
+  //! A freed dedicated allocation kept for reuse.
+  struct Cached {
+    VkDeviceMemory memory;
+    uint64_t size;
+    uint32_t type;
+    void* mapped;
+  };
   VkDevice device_;
   VkPhysicalDeviceMemoryProperties properties_;
   uint64_t block_bytes_;
+  uint64_t cache_limit_;
   std::vector<std::unique_ptr<Block>> blocks_;
-  uint64_t dedicated_ = 0, dedicated_bytes_ = 0, allocations_ = 0;
+  std::vector<Cached> cached_;  // oldest first
+  uint64_t dedicated_ = 0, dedicated_bytes_ = 0, allocations_ = 0, reuses_ = 0;
 };
 
 }  // namespace gfxq::vk
