@@ -1,0 +1,261 @@
+// Partitioned queries over a device set (docs/MULTI_GPU.md): on lavapipe, 2 and 3 logical devices
+// over the one software device. Every answer equals the one-device answer and the CPU reference
+// exactly (FLOAT sums within the documented bound); random data from logged seeds; boundary sizes
+// (no rows, fewer rows than devices, one row per device, uneven splits); the split's refusals; the
+// device list's errors; SSB on two devices.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine_compute_support.h"
+#include "gfxq/gfxq.h"
+#include "gfxq/ssb.h"
+#include "gpu_support.h"
+#include "random_queries.h"
+#include "ssb/ssb_harness.h"
+#include "test_support.h"
+
+namespace {
+
+using namespace gfxq;
+using gfxq::test::table_difference;
+
+// The process-wide engines over 2 and 3 logical devices of device 0 (validation as the other GPU
+// tests), partitioning required: a query the split cannot answer fails rather than running whole.
+Engine& two() {
+  static Engine* e = nullptr;
+  if (!e) {
+    e = &test::process_wide<Engine>([] {
+      EngineOptions options;
+      options.debug = test::vk_validation_wanted();
+      options.vk_devices = {"0", "0"};
+      options.partitioning = Partitioning::Required;
+      return std::make_unique<Engine>(options);
+    });
+  }
+  return *e;
+}
+
+Engine& three() {
+  static Engine* e = nullptr;
+  if (!e) {
+    e = &test::process_wide<Engine>([] {
+      EngineOptions options;
+      options.debug = test::vk_validation_wanted();
+      options.vk_devices = {"0", "0", "0"};
+      options.partitioning = Partitioning::Required;
+      return std::make_unique<Engine>(options);
+    });
+  }
+  return *e;
+}
+
+// `sql` on the device set equals the one-device compute answer and the CPU reference exactly, and
+// the report names one partition per device; `backend` for the set and the one device.
+void check_partitioned(Engine& set, const std::string& sql, const Catalog& catalog, const std::string& what,
+                       Backend backend = Backend::Compute) {
+  INFO(what << "\nsql: " << sql);
+  const Result want = set.execute_sql(sql, catalog, Backend::Cpu);
+  Result one, got;
+  try {
+    one = test::debug_engine().execute_sql(sql, catalog, backend);
+    got = set.execute_sql(sql, catalog, backend);
+  } catch (const Error& e) {
+    FAIL("threw " << std::string(to_string(e.code())) << ": " << std::string(e.what()));
+    return;
+  }
+  const auto messages = set.take_debug_messages();
+  CHECK_MESSAGE(messages.empty(), test::joined(messages));
+  CHECK_MESSAGE(test::debug_engine().take_debug_messages().empty(), "one-device messages");
+  const std::string vs_one = table_difference(one.table, got.table);
+  CHECK_MESSAGE(vs_one.empty(), "against one device: " << vs_one << "\nreport:\n" << got.report.text());
+  const std::string vs_cpu = table_difference(want.table, got.table);
+  CHECK_MESSAGE(vs_cpu.empty(), "against the CPU engine: " << vs_cpu << "\nreport:\n" << got.report.text());
+  CHECK(got.report.partitions.size() >= 2);
+  CHECK(got.report.partitioning.rfind("over ", 0) == 0);
+  CHECK(got.report.text().find("exchange: " + std::to_string(got.report.exchange_bytes) + " bytes") !=
+        std::string::npos);
+}
+
+// A fact table of `n` rows: k in [0, 20) (join key), g sorted into runs (groups present in one
+// partition only), h in [0, 4), v in [-1000, 1000], s a string of five values, f small floats.
+Table fact_table(std::mt19937_64& rng, uint64_t n) {
+  const auto k = test::random_ints(rng, n, 0, 19);
+  const auto h = test::random_ints(rng, n, 0, 3);
+  const auto v = test::random_ints(rng, n, -1000, 1000);
+  std::vector<int32_t> g(n);
+  for (uint64_t i = 0; i < n; ++i) g[i] = int32_t(i * 7 / (n ? n : 1));
+  std::vector<std::string> s;
+  for (uint64_t i = 0; i < n; ++i) s.push_back("s" + std::to_string(rng() % 5));
+  std::vector<float> f;
+  for (uint64_t i = 0; i < n; ++i) f.push_back(float(int(rng() % 200) - 100) * 0.25f);
+  Table t;
+  t.columns = {Column::ints("k", k), Column::ints("g", g),    Column::ints("h", h),
+               Column::ints("v", v), Column::strings("s", s), Column::floats("f", f)};
+  return t;
+}
+
+// A dimension table: dk 0..19 (each once), dg in [0, 3).
+Table dim_table(std::mt19937_64& rng) {
+  std::vector<int32_t> dk, dg;
+  for (int32_t i = 0; i < 20; ++i) dk.push_back(i), dg.push_back(int32_t(rng() % 3));
+  Table d;
+  d.columns = {Column::ints("dk", dk), Column::ints("dg", dg)};
+  return d;
+}
+
+const std::vector<std::string>& exact_queries() {
+  static const std::vector<std::string> q = {
+      "SELECT COUNT(*), SUM(v), MIN(v), MAX(v), AVG(v) FROM t WHERE v > -500",
+      "SELECT MIN(f), MAX(f), SUM(f) FROM t WHERE v > 0",
+      "SELECT g, COUNT(*), SUM(v), AVG(v), MIN(v), MAX(v) FROM t GROUP BY g",
+      "SELECT g, h, SUM(v), COUNT(*) FROM t WHERE v < 700 GROUP BY g, h",
+      "SELECT s, SUM(v) FROM t GROUP BY s",
+      "SELECT k, v FROM t WHERE v > 600",
+      "SELECT v, k FROM t WHERE v < 0 ORDER BY v DESC, k LIMIT 7",
+      "SELECT v, g FROM t ORDER BY g, v",
+      "SELECT DISTINCT h FROM t",
+      "SELECT dg, SUM(v), COUNT(*) FROM t, d WHERE k = dk GROUP BY dg",
+      "SELECT dg, SUM(v) FROM t, d WHERE k = dk AND h = 1 GROUP BY dg ORDER BY dg",
+  };
+  return q;
+}
+
+}  // namespace
+
+TEST_CASE("multi-device: random tables on 2 and 3 devices equal one device and the CPU engine") {
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (Engine* set : {&two(), &three()}) {
+    const uint64_t n = 1 + rng() % 5000;
+    Catalog catalog;
+    catalog.add("t", fact_table(rng, n));
+    catalog.add("d", dim_table(rng));
+    for (const auto& q : exact_queries())
+      check_partitioned(*set, q, catalog, "rows " + std::to_string(n) + ", seed " + std::to_string(seed));
+  }
+}
+
+TEST_CASE("multi-device: boundary sizes (no rows, fewer rows than devices, one per device, uneven)") {
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (const uint64_t n : {0, 1, 2, 3, 4, 5, 7, 1001}) {
+    Catalog catalog;
+    catalog.add("t", fact_table(rng, n));
+    catalog.add("d", dim_table(rng));
+    for (const char* q : {"SELECT COUNT(*), SUM(v), MIN(v), MAX(v), AVG(v) FROM t",
+                          "SELECT g, COUNT(*), SUM(v) FROM t GROUP BY g", "SELECT k, v FROM t WHERE v > 0",
+                          "SELECT v FROM t ORDER BY v LIMIT 2", "SELECT dg, SUM(v) FROM t, d WHERE k = dk GROUP BY dg"})
+      check_partitioned(three(), q, catalog, "rows " + std::to_string(n) + ", seed " + std::to_string(seed));
+  }
+}
+
+TEST_CASE("multi-device: FLOAT sums within the documented bound") {
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const uint64_t n = 2000 + rng() % 2000;
+  std::vector<float> f(n);
+  double magnitude = 0;
+  for (auto& x : f)
+    x = std::ldexp(float(int(rng() % 2001) - 1000) / 7.0f, int(rng() % 40) - 20), magnitude += std::fabs(x);
+  Catalog catalog;
+  Table t;
+  t.columns = {Column::floats("f", f)};
+  catalog.add("t", std::move(t));
+  const Result want = three().execute_sql("SELECT SUM(f), AVG(f) FROM t", catalog, Backend::Cpu);
+  const Result got = three().execute_sql("SELECT SUM(f), AVG(f) FROM t", catalog, Backend::Compute);
+  // Each partial is its range's exact sum rounded once; the merge adds them exactly and rounds once:
+  // at most (devices + 1) half-ulps of the sum of magnitudes.
+  const double bound = 4 * 0.5 * std::ldexp(1.0, -52) * magnitude;
+  CHECK(std::fabs(got.table.columns[0].as<double>()[0] - want.table.columns[0].as<double>()[0]) <= bound);
+  CHECK(std::fabs(got.table.columns[1].as<double>()[0] - want.table.columns[1].as<double>()[0]) <= bound / double(n));
+  CHECK(got.report.partitions.size() == 3);
+  CHECK(three().take_debug_messages().empty());
+}
+
+TEST_CASE("multi-device: auto placement splits the same way and the report names each device") {
+  std::mt19937_64 rng(7);
+  Catalog catalog;
+  catalog.add("t", fact_table(rng, 1000));
+  catalog.add("d", dim_table(rng));
+  const std::string sql = "SELECT dg, SUM(v) FROM t, d WHERE k = dk GROUP BY dg";
+  check_partitioned(two(), sql, catalog, "auto", Backend::Auto);
+  const Result r = two().execute_sql(sql, catalog, Backend::Compute);
+  REQUIRE(r.report.partitions.size() == 2);
+  CHECK(r.report.partitions[0].first_row == 0);
+  CHECK(r.report.partitions[0].rows == 500);
+  CHECK(r.report.partitions[1].first_row == 500);
+  CHECK(r.report.partitioning.find("t by row ranges; broadcast d") != std::string::npos);
+  CHECK(r.report.text().find("device 1 ('0'") != std::string::npos);
+  CHECK(r.report.text().find("exchange:") != std::string::npos);
+  const auto explain = two().explain_sql(sql, catalog, Backend::Compute);
+  CHECK(explain.partitioning.find("over 2 devices") == 0);
+  CHECK(two().take_debug_messages().empty());
+}
+
+TEST_CASE("multi-device: what the split cannot answer exactly runs on one device, or fails when required") {
+  std::mt19937_64 rng(11);
+  Catalog catalog;
+  catalog.add("t", fact_table(rng, 300));
+  for (const char* q : {"SELECT MEDIAN(v) FROM t", "SELECT COUNT(DISTINCT v) FROM t",
+                        "SELECT k FROM t UNION SELECT h FROM t", "SELECT a.k FROM t a, t b WHERE a.k = b.v"}) {
+    CAPTURE(q);
+    test::expect_error([&] { two().execute_sql(q, catalog, Backend::Auto); }, ErrorCode::Unsupported,
+                       {"partitioned execution over 2 devices cannot answer exactly"});
+  }
+  EngineOptions options;
+  options.vk_devices = {"0", "0"};
+  Engine lenient(options);
+  const Result r = lenient.execute_sql("SELECT MEDIAN(v) FROM t", catalog, Backend::Auto);
+  CHECK(r.report.partitions.empty());
+  CHECK(r.report.partitioning.find("one device") == 0);
+  CHECK(r.report.partitioning.find("MEDIAN(v)") != std::string::npos);
+  CHECK(table_difference(lenient.execute_sql("SELECT MEDIAN(v) FROM t", catalog, Backend::Cpu).table, r.table).empty());
+}
+
+TEST_CASE("multi-device: device lists name the entry that is wrong") {
+  Catalog catalog;
+  catalog.add("t", Table{{Column::ints("v", {1, 2, 3})}});
+  EngineOptions options;
+  options.vk_devices = {"0", "99"};
+  Engine bad(options);
+  test::expect_error([&] { bad.execute_sql("SELECT SUM(v) FROM t", catalog); }, ErrorCode::Unsupported,
+                     {"EngineOptions::vk_devices entry 1 ('99')", "matches no Vulkan device"});
+  options.vk_devices = {"0", ""};
+  test::expect_error([&] { Engine e(options); }, ErrorCode::InvalidInput, {"entry 1 is empty"});
+  // GFXQ_VK_DEVICE takes a list; its errors name the entry too.
+  ::setenv("GFXQ_VK_DEVICE", "0,0", 1);
+  {
+    Engine from_env;
+    const Result r = from_env.execute_sql("SELECT SUM(v) FROM t", catalog, Backend::Compute);
+    CHECK(r.report.partitions.size() == 2);
+    CHECK(r.table.columns[0].as<int64_t>()[0] == 6);
+  }
+  ::setenv("GFXQ_VK_DEVICE", "0,,0", 1);
+  test::expect_error([] { Engine e; }, ErrorCode::InvalidInput, {"GFXQ_VK_DEVICE='0,,0': entry 1 is empty"});
+  ::unsetenv("GFXQ_VK_DEVICE");
+}
+
+TEST_CASE("multi-device: SSB at SF 0.01 on two devices equals one device") {
+  const auto dir = std::filesystem::temp_directory_path() / ("gfxq_multi_ssb_" + std::to_string(getpid()));
+  SsbOptions options;
+  options.scale_factor = 0.01;
+  options.out_dir = dir.string();
+  generate_ssb(options);
+  Catalog catalog;
+  for (const std::string& t : ssb_table_names()) catalog.add(t, read_csv_file((dir / (t + ".csv")).string()));
+  std::filesystem::remove_all(dir);
+  for (const auto& q : ssb::load_queries(GFXQ_SSB_QUERY_DIR)) {
+    if (q.name != "q1.1" && q.name != "q2.1" && q.name != "q3.1" && q.name != "q4.1") continue;
+    check_partitioned(two(), q.sql, catalog, q.name);
+  }
+}
