@@ -9,10 +9,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "cli_support.h"
 #include "engine_compute_support.h"
 #include "gfxq/gfxq.h"
 #include "gfxq/ssb.h"
@@ -258,4 +260,34 @@ TEST_CASE("multi-device: SSB at SF 0.01 on two devices equals one device") {
     if (q.name != "q1.1" && q.name != "q2.1" && q.name != "q3.1" && q.name != "q4.1") continue;
     check_partitioned(two(), q.sql, catalog, q.name);
   }
+}
+
+TEST_CASE("multi-device: gfxq sql and gfxq shell take --devices") {
+  const auto dir = std::filesystem::temp_directory_path() / ("gfxq_multi_cli_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "t.csv").string();
+  {
+    std::mt19937_64 rng(5);
+    write_csv_file(path, fact_table(rng, 500));
+  }
+  const std::string sql = "SELECT g, SUM(v), AVG(v) FROM t GROUP BY g ORDER BY g";
+  const auto one = test::cli({"sql", "--backend", "cpu", "--table", "t=" + path, sql});
+  const auto two =
+      test::cli({"sql", "--backend", "compute", "--devices", "0,0", "--explain", "--table", "t=" + path, sql});
+  CHECK(one.status == 0);
+  CHECK(two.status == 0);
+  CHECK(two.out == one.out);
+  CHECK(two.err.find("partitioning: over 2 devices: t by row ranges") != std::string::npos);
+  CHECK(two.err.find("device 1 ('0'") != std::string::npos);
+  const auto plan = test::cli({"sql", "--devices", "0,0", "--plan", "--table", "t=" + path, sql});
+  CHECK(plan.out.find("partitioning: over 2 devices") != std::string::npos);
+  const auto bad = test::cli({"sql", "--devices", "0,,0", "--table", "t=" + path, sql});
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("entry 1 is empty") != std::string::npos);
+  const std::string script = (dir / "s.sql").string();
+  std::ofstream(script) << ".load t " << path << "\n" << sql << ";\n";
+  const auto shell = test::cli({"shell", "--backend", "compute", "--devices", "0,0,0", "-f", script});
+  CHECK(shell.status == 0);
+  CHECK(shell.out == "loaded t: 500 rows, 6 columns\n" + one.out);
+  std::filesystem::remove_all(dir);
 }
