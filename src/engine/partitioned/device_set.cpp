@@ -57,17 +57,6 @@ std::vector<std::string> device_entries(const EngineOptions& options, std::strin
   return entries;
 }
 
-// One device's tables: the partitioned table's row range and copies of the broadcast tables, under
-// their catalog names, each remembered with the version it was made from (remade when it changes).
-struct DeviceSet::PartitionTables {
-  Catalog catalog;
-  struct From {
-    uint64_t version = 0;
-    bool sliced = false;
-  };
-  std::map<std::string, From, std::less<>> from;
-};
-
 DeviceSet::DeviceSet(std::vector<std::string> entries, std::string source, Backends& first,
                      const EngineOptions& options)
     : entries_(std::move(entries)), source_(std::move(source)), first_(first) {
@@ -77,7 +66,7 @@ DeviceSet::DeviceSet(std::vector<std::string> entries, std::string source, Backe
     o.vk_device = entries_[i];
     others_.push_back(std::make_unique<Backends>(o));
   }
-  for (size_t i = 0; i < entries_.size(); ++i) tables_.push_back(std::make_unique<PartitionTables>());
+  tables_.resize(entries_.size());
 }
 
 DeviceSet::~DeviceSet() = default;
@@ -103,30 +92,6 @@ void DeviceSet::check_devices() {
   checked_ = true;
 }
 
-const Catalog& DeviceSet::tables_of(size_t i, const Split& split, const Catalog& catalog) {
-  PartitionTables& t = *tables_[i];
-  // Copies of tables the catalog no longer has, or has in another version, go first.
-  for (auto it = t.from.begin(); it != t.from.end();) {
-    if (!catalog.contains(it->first) || catalog.version(it->first) != it->second.version) {
-      t.catalog.remove(it->first);
-      it = t.from.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  auto need = [&](const std::string& name, bool sliced) {
-    const uint64_t version = catalog.version(name);
-    if (auto it = t.from.find(name); it != t.from.end() && it->second.sliced == sliced) return;
-    const Table& whole = catalog.get(name);
-    const auto [first, count] = row_range(whole.rows(), entries_.size(), i);
-    t.catalog.add(name, sliced ? slice(whole, first, count) : whole);
-    t.from[name] = {version, sliced};
-  };
-  need(split.partitioned_table, true);
-  for (const auto& b : split.broadcast) need(b, false);
-  return t.catalog;
-}
-
 std::string DeviceSet::describe(const plan::Node& root, Backend requested) {
   if (requested == Backend::Cpu || requested == Backend::Raster)
     return "one device: the " + std::string(to_string(requested)) +
@@ -149,13 +114,13 @@ Result DeviceSet::execute(const plan::Node& root, const Catalog& catalog, Backen
       throw Error(ErrorCode::Unsupported,
                   "partitioned execution over " + std::to_string(size()) + " devices cannot answer exactly: " + why);
     Result r = execute_plan(root, catalog, requested, first_);
-    r.report.partitioning = "one device (" + label(0) + "): " + why;
+    r.report.partitioning = "one device (device 0, '" + entries_[0] + "'): " + why;
     return r;
   }
   check_devices();
   const size_t parts = size();
   std::vector<const Catalog*> catalogs;
-  for (size_t i = 0; i < parts; ++i) catalogs.push_back(&tables_of(i, *split, catalog));
+  for (size_t i = 0; i < parts; ++i) catalogs.push_back(&tables_[i].prepare(*split, catalog, parts, i));
 
   // Every device runs the partial plan over its tables, concurrently; the first error (by device) wins.
   std::vector<Result> partials(parts);
@@ -195,7 +160,7 @@ Result DeviceSet::execute(const plan::Node& root, const Catalog& catalog, Backen
   const uint64_t exchanged_rows = all.rows();
   const double collect_ms = ms_since(exchange_start);
 
-  Result result = merge_partials(root, *split, std::move(all), first_);
+  Result result = merge_partials(root, *split, std::move(all), first_, Backend::Auto);
   ExecutionReport& report = result.report;
   const Table& whole = catalog.get(split->partitioned_table);
   std::vector<PassRecord> passes;

@@ -11,6 +11,7 @@
 
 #include "engine/executor.h"
 #include "engine/partitioned/split.h"
+#include "engine/partitioned/tables.h"
 #include "gfxq/engine.h"
 #include "gfxq/result.h"
 
@@ -43,17 +44,15 @@ class DeviceSet {
   size_t size() const noexcept { return entries_.size(); }
 
  private:
-  struct PartitionTables;
   Backends& backends(size_t i);
   std::string label(size_t i);
   void check_devices();
-  const Catalog& tables_of(size_t i, const Split& split, const Catalog& catalog);
 
   std::vector<std::string> entries_;
   std::string source_;
   Backends& first_;
   std::vector<std::unique_ptr<Backends>> others_;
-  std::vector<std::unique_ptr<PartitionTables>> tables_;
+  std::vector<PartitionCatalog> tables_;  // per device
   bool checked_ = false;
 };
 

@@ -96,7 +96,7 @@ void append_passes(std::vector<PassRecord>& to, std::vector<PassRecord>& from) {
 
 }  // namespace
 
-Result merge_partials(const plan::Node& root, const Split& split, Table partials, Backends& backends) {
+Result merge_partials(const plan::Node& root, const Split& split, Table partials, Backends& backends, Backend on) {
   Catalog catalog;
   catalog.add("partials", std::move(partials));
   std::unique_ptr<Node> top = plan::clone(root);
@@ -106,7 +106,7 @@ Result merge_partials(const plan::Node& root, const Split& split, Table partials
   std::unique_ptr<Node> leaf = scan_of(catalog, "partials", split.partial_schema);
   if (split.kind == MergeKind::Aggregate) {
     const auto merge = merge_aggregate(split, std::move(leaf));
-    Result merged = execute_plan(*merge, catalog, Backend::Cpu, backends);
+    Result merged = execute_plan(*merge, catalog, on, backends);
     append_passes(passes, merged.report.passes);
     catalog.add("merged", finish_aggregates(split, merged.table, schema));
     leaf = scan_of(catalog, "merged", schema);
@@ -116,7 +116,7 @@ Result merge_partials(const plan::Node& root, const Split& split, Table partials
   else
     node_at(*top, {split.replaced_path.begin(), split.replaced_path.end() - 1}).children[split.replaced_path.back()] =
         std::move(leaf);
-  Result result = execute_plan(*top, catalog, Backend::Cpu, backends);
+  Result result = execute_plan(*top, catalog, on, backends);
   append_passes(passes, result.report.passes);
   result.report.passes = std::move(passes);
   return result;

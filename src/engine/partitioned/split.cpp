@@ -38,15 +38,29 @@ std::unique_ptr<Node> limit_node(std::unique_ptr<Node> child, uint64_t rows) {
   return n;
 }
 
-// Chooses the partitioned table of the row-wise subtree `below`: the leftmost scan when the merge
-// keeps row order, else the largest table scanned once. Fills split's table names; false with `why`.
-bool choose_tables(const Node& below, bool keeps_order, Split& split, std::string& why) {
+// Chooses the partitioned table of the row-wise subtree `below`: `forced` when set, else the leftmost
+// scan when the merge keeps row order, else the largest table scanned once. Fills split's table
+// names; false with `why`.
+bool choose_tables(const Node& below, bool keeps_order, const std::optional<std::string>& forced, Split& split,
+                   std::string& why) {
   std::vector<const Node*> all;
   scans(below, all);
   std::map<std::string, size_t> count;
   for (const Node* s : all) ++count[s->table_name];
   const Node* chosen = nullptr;
-  if (keeps_order) {
+  if (forced) {
+    if (count[*forced] != 1) {
+      why =
+          "table " + *forced + (count[*forced] ? " is scanned twice (a self-join)" : " is not scanned below the split");
+      return false;
+    }
+    if (keeps_order && all.front()->table_name != *forced) {
+      why = "table " + *forced + " is not the leftmost of the joins, so its row ranges would not keep the row order";
+      return false;
+    }
+    for (const Node* s : all)
+      if (s->table_name == *forced) chosen = s;
+  } else if (keeps_order) {
     chosen = all.front();
     if (count[chosen->table_name] > 1) {
       why = "table " + chosen->table_name + " is scanned twice (a self-join) and must be partitioned to keep row order";
@@ -132,13 +146,14 @@ bool split_aggregate(const Node& agg, Split& split, std::string& why) {
 }
 
 // Splits at `n` (at `path` below the root, `parent` its parent or null), or descends.
-bool split_at(const Node& n, const Node* parent, std::vector<size_t>& path, Split& split, std::string& why) {
+bool split_at(const Node& n, const Node* parent, std::vector<size_t>& path, const std::optional<std::string>& forced,
+              Split& split, std::string& why) {
   const bool single = n.children.size() == 1;
   if (single && row_wise(*n.children[0])) {
     const Node& below = *n.children[0];
     switch (n.kind) {
       case NodeKind::Aggregate:
-        if (!choose_tables(below, false, split, why) || !split_aggregate(n, split, why)) return false;
+        if (!choose_tables(below, false, forced, split, why) || !split_aggregate(n, split, why)) return false;
         split.kind = MergeKind::Aggregate;
         split.replaced_path = path;
         split.description = "GROUP BY / aggregates merged by key (counts and sums added, MIN and MAX combined)";
@@ -146,7 +161,7 @@ bool split_at(const Node& n, const Node* parent, std::vector<size_t>& path, Spli
       case NodeKind::Sort:
       case NodeKind::Distinct:
       case NodeKind::Limit: {
-        if (!choose_tables(below, true, split, why)) return false;
+        if (!choose_tables(below, true, forced, split, why)) return false;
         split.kind = MergeKind::Reapply;
         split.partial = plan::clone(n);
         if (n.kind == NodeKind::Limit) {
@@ -177,7 +192,7 @@ bool split_at(const Node& n, const Node* parent, std::vector<size_t>& path, Spli
     return false;
   }
   path.push_back(0);
-  return split_at(*n.children[0], &n, path, split, why);
+  return split_at(*n.children[0], &n, path, forced, split, why);
 }
 
 }  // namespace
@@ -188,17 +203,18 @@ plan::Node& node_at(plan::Node& root, const std::vector<size_t>& path) {
   return *n;
 }
 
-std::optional<Split> split_plan(const plan::Node& root, std::string& why) {
+std::optional<Split> split_plan(const plan::Node& root, std::string& why,
+                                const std::optional<std::string>& partitioned) {
   Split split;
   if (row_wise(root)) {
-    if (!choose_tables(root, true, split, why)) return std::nullopt;
+    if (!choose_tables(root, true, partitioned, split, why)) return std::nullopt;
     split.kind = MergeKind::Concat;
     split.partial = plan::clone(root);
     split.partial_schema = root.schema;
     split.description = "rows concatenated in row-range order";
   } else {
     std::vector<size_t> path;
-    if (!split_at(root, nullptr, path, split, why)) return std::nullopt;
+    if (!split_at(root, nullptr, path, partitioned, split, why)) return std::nullopt;
   }
   std::string text = split.partitioned_table + " by row ranges";
   if (!split.broadcast.empty()) {

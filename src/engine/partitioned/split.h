@@ -63,8 +63,10 @@ struct Split {
 };
 
 //! The split of `root`, or nullopt with `why` naming what cannot be merged exactly (a MEDIAN, a
-//! COUNT(DISTINCT), a set operation, a table scanned twice, ...).
-std::optional<Split> split_plan(const plan::Node& root, std::string& why);
+//! COUNT(DISTINCT), a set operation, a table scanned twice, ...). With `partitioned` set, that table
+//! is the one cut into row ranges (the split fails when the plan cannot partition it).
+std::optional<Split> split_plan(const plan::Node& root, std::string& why,
+                                const std::optional<std::string>& partitioned = std::nullopt);
 
 //! The node at `path` (child indices) below `root`.
 plan::Node& node_at(plan::Node& root, const std::vector<size_t>& path);

@@ -1,5 +1,7 @@
 #include "engine/partitioned/tables.h"
 
+#include <cstring>
+
 #include "gfxq/error.h"
 
 namespace gfxq::engine::partitioned {
@@ -26,6 +28,28 @@ Table slice(const Table& table, uint64_t first, uint64_t count) {
     out.columns.push_back(std::move(s));
   }
   return out;
+}
+
+const Catalog& PartitionCatalog::prepare(const Split& split, const Catalog& catalog, size_t parts, size_t index) {
+  // Copies of tables the catalog no longer has, or has in another version, go first.
+  for (auto it = from_.begin(); it != from_.end();) {
+    if (!catalog.contains(it->first) || catalog.version(it->first) != it->second.version) {
+      catalog_.remove(it->first);
+      it = from_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  auto need = [&](const std::string& name, bool sliced) {
+    if (auto it = from_.find(name); it != from_.end() && it->second.sliced == sliced) return;
+    const Table& whole = catalog.get(name);
+    const auto [first, count] = row_range(whole.rows(), parts, index);
+    catalog_.add(name, sliced ? slice(whole, first, count) : whole);
+    from_[name] = {catalog.version(name), sliced};
+  };
+  need(split.partitioned_table, true);
+  for (const auto& b : split.broadcast) need(b, false);
+  return catalog_;
 }
 
 uint64_t table_bytes(const Table& table) noexcept {
@@ -102,6 +126,91 @@ Table concatenate(const std::vector<Table>& parts, const plan::Schema& schema) {
     }
   }
   return out;
+}
+
+namespace {
+
+void put(std::vector<uint8_t>& out, const void* p, size_t n) {
+  const auto* b = static_cast<const uint8_t*>(p);
+  out.insert(out.end(), b, b + n);
+}
+
+template <class T>
+void put_value(std::vector<uint8_t>& out, T v) {
+  put(out, &v, sizeof v);
+}
+
+// Reads from a byte range, failing with Error(Internal) past its end.
+struct Reader {
+  const uint8_t* at;
+  const uint8_t* end;
+  void get(void* p, size_t n) {
+    if (size_t(end - at) < n) throw Error(ErrorCode::Internal, "a serialized partial result ends early");
+    std::memcpy(p, at, n);
+    at += n;
+  }
+  template <class T>
+  T value() {
+    T v;
+    get(&v, sizeof v);
+    return v;
+  }
+};
+
+}  // namespace
+
+std::vector<uint8_t> serialize(const Table& table) {
+  std::vector<uint8_t> out;
+  put_value<uint64_t>(out, table.rows());
+  put_value<uint32_t>(out, uint32_t(table.columns.size()));
+  for (const Column& c : table.columns) {
+    put_value<uint8_t>(out, uint8_t(c.type));
+    put_value<uint8_t>(out, uint8_t(!c.nulls.empty()));
+    std::visit([&](const auto& v) { put(out, v.data(), v.size() * sizeof(v[0])); }, c.data);
+    put(out, c.nulls.data(), c.nulls.size());
+    if (c.type == Type::String) {
+      put_value<uint32_t>(out, uint32_t(c.dictionary->size()));
+      for (const std::string& s : c.dictionary->values) {
+        put_value<uint32_t>(out, uint32_t(s.size()));
+        put(out, s.data(), s.size());
+      }
+    }
+  }
+  return out;
+}
+
+Table deserialize(const uint8_t* bytes, size_t size) {
+  Reader in{bytes, bytes + size};
+  const uint64_t rows = in.value<uint64_t>();
+  const uint32_t columns = in.value<uint32_t>();
+  Table t;
+  for (uint32_t i = 0; i < columns; ++i) {
+    const uint8_t type = in.value<uint8_t>();
+    if (type > uint8_t(Type::Date)) throw Error(ErrorCode::Internal, "a serialized partial result has a bad type");
+    Column c = Column::make("c" + std::to_string(i), Type(type));
+    const bool nulls = in.value<uint8_t>() != 0;
+    std::visit(
+        [&](auto& v) {
+          v.resize(rows);
+          in.get(v.data(), rows * sizeof(v[0]));
+        },
+        c.data);
+    if (nulls) {
+      c.nulls.resize(rows);
+      in.get(c.nulls.data(), rows);
+    }
+    if (c.type == Type::String) {
+      auto dict = std::make_shared<Dictionary>();
+      dict->values.resize(in.value<uint32_t>());
+      for (std::string& s : dict->values) {
+        s.resize(in.value<uint32_t>());
+        in.get(s.data(), s.size());
+      }
+      c.dictionary = std::move(dict);
+    }
+    t.columns.push_back(std::move(c));
+  }
+  return t;
 }
 
 }  // namespace gfxq::engine::partitioned

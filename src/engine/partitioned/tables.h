@@ -4,9 +4,12 @@
 //! collected into one table for the merge (docs/MULTI_GPU.md).
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "engine/partitioned/split.h"
 #include "gfxq/table.h"
 #include "plan/logical.h"
 
@@ -26,5 +29,30 @@ uint64_t table_bytes(const Table& table) noexcept;
 //! STRING codes re-encoded into the schema's dictionary where a part has another.
 //! Error(Internal) if a part does not match the schema.
 Table concatenate(const std::vector<Table>& parts, const plan::Schema& schema);
+
+//! One partition's tables under their catalog names: its row range of a split's partitioned table and
+//! copies of the broadcast ones, each remembered with the version it was made from and remade when
+//! the source table is replaced or changes role (so the compute backend's resident columns, keyed by
+//! version, stay valid from one query to the next).
+class PartitionCatalog {
+ public:
+  //! The tables of partition `index` of `parts` for `split` over `catalog`.
+  const Catalog& prepare(const Split& split, const Catalog& catalog, size_t parts, size_t index);
+
+ private:
+  struct From {
+    uint64_t version = 0;
+    bool sliced = false;
+  };
+  Catalog catalog_;
+  std::map<std::string, From, std::less<>> from_;
+};
+
+//! `table` as bytes for a transport between processes (MPI): per column its type, values, NULL flags
+//! and, for STRING, its dictionary's strings.
+std::vector<uint8_t> serialize(const Table& table);
+
+//! The table serialize() wrote; Error(Internal) for malformed bytes.
+Table deserialize(const uint8_t* bytes, size_t size);
 
 }  // namespace gfxq::engine::partitioned
