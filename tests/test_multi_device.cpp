@@ -15,11 +15,15 @@
 #include <vector>
 
 #include "cli_support.h"
+#include "engine/partitioned/split.h"
+#include "engine/partitioned/tables.h"
 #include "engine_compute_support.h"
 #include "gfxq/gfxq.h"
 #include "gfxq/ssb.h"
 #include "gpu_support.h"
+#include "plan/binder.h"
 #include "random_queries.h"
+#include "sql/parse_statement.h"
 #include "ssb/ssb_harness.h"
 #include "test_support.h"
 
@@ -290,4 +294,133 @@ TEST_CASE("multi-device: gfxq sql and gfxq shell take --devices") {
   CHECK(shell.status == 0);
   CHECK(shell.out == "loaded t: 500 rows, 6 columns\n" + one.out);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("multi-device: NULLs, HAVING, OFFSET and expressions split exactly") {
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const uint64_t n = 500 + rng() % 1500;
+  Table t = fact_table(rng, n);
+  // NULLs in v and in the STRING key s, about one row in eight each.
+  for (const char* name : {"v", "s"}) {
+    Column& c = t.columns[*t.find(name)];
+    c.nulls.assign(n, 0);
+    for (auto& flag : c.nulls) flag = rng() % 8 == 0;
+  }
+  Catalog catalog;
+  catalog.add("t", std::move(t));
+  catalog.add("d", dim_table(rng));
+  // Auto: on lavapipe every device's fragment and the merge run on the CPU engine, which takes NULLs.
+  for (const char* q :
+       {"SELECT COUNT(v), COUNT(*), SUM(v), AVG(v), MIN(v), MAX(v) FROM t",
+        "SELECT s, COUNT(v), AVG(v), MIN(s) FROM t GROUP BY s",
+        "SELECT g, SUM(v) FROM t GROUP BY g HAVING SUM(v) > 0 ORDER BY g",
+        "SELECT k, v FROM t WHERE k > 3 LIMIT 5 OFFSET 3", "SELECT v, k FROM t ORDER BY v DESC, k LIMIT 4 OFFSET 2",
+        "SELECT k + g, SUM(v * 2), AVG(f) FROM t GROUP BY k + g", "SELECT DISTINCT s FROM t",
+        "SELECT AVG(f), SUM(f), MAX(s) FROM t WHERE v < 0",
+        "SELECT dg, COUNT(v), AVG(v) FROM t JOIN d ON k = dk WHERE s > 's1' GROUP BY dg"})
+    for (Engine* set : {&two(), &three()})
+      check_partitioned(*set, q, catalog, "rows " + std::to_string(n) + ", seed " + std::to_string(seed),
+                        Backend::Auto);
+}
+
+namespace {
+
+// The split of `sql` over `catalog`, or nullopt with `why`.
+std::optional<engine::partitioned::Split> split_of(const std::string& sql, const Catalog& catalog, std::string& why,
+                                                   std::unique_ptr<plan::Node>& root) {
+  root = plan::bind(sql::parse_statement(sql).query, catalog);
+  return engine::partitioned::split_plan(*root, why);
+}
+
+}  // namespace
+
+TEST_CASE("multi-device split: merge kinds, the partitioned table, LIMIT pushed below, refusals") {
+  std::mt19937_64 rng(3);
+  Catalog catalog;
+  catalog.add("t", fact_table(rng, 100));
+  catalog.add("d", dim_table(rng));
+  using engine::partitioned::MergeKind;
+  std::string why;
+  std::unique_ptr<plan::Node> root;
+  auto s = split_of("SELECT g, AVG(v), SUM(v), COUNT(v) FROM t GROUP BY g", catalog, why, root);
+  REQUIRE(s);
+  CHECK(s->kind == MergeKind::Aggregate);
+  CHECK(s->partitioned_table == "t");
+  CHECK(s->group_keys == 1);
+  CHECK(s->partial_aggs.size() == 2);  // AVG(v) shares SUM(v) and COUNT(v) with the query's own
+  REQUIRE(s->finish.size() == 3);
+  CHECK(s->finish[0].kind == AggKind::Avg);
+  CHECK(s->finish[0].column == s->finish[1].column);
+  CHECK(s->finish[0].count_column == s->finish[2].column);
+  // The broadcast side is the smaller table, whichever side of the join it is on.
+  s = split_of("SELECT dg, SUM(v) FROM d, t WHERE k = dk GROUP BY dg", catalog, why, root);
+  REQUIRE(s);
+  CHECK(s->partitioned_table == "t");
+  CHECK(s->broadcast == std::vector<std::string>{"d"});
+  // Row order: the leftmost table is partitioned, and each partition keeps OFFSET + LIMIT rows.
+  s = split_of("SELECT v FROM d, t WHERE k = dk ORDER BY v LIMIT 3 OFFSET 2", catalog, why, root);
+  REQUIRE(s);
+  CHECK(s->kind == MergeKind::Reapply);
+  CHECK(s->partitioned_table == "d");
+  CHECK(s->partial->kind == plan::NodeKind::Limit);
+  CHECK(s->partial->limit == 5);
+  CHECK(s->partial->offset == 0);
+  s = split_of("SELECT k, v FROM t WHERE v > 0", catalog, why, root);
+  REQUIRE(s);
+  CHECK(s->kind == MergeKind::Concat);
+  CHECK(s->replaced_path.empty());
+  for (const auto& [sql, reason] : std::vector<std::pair<std::string, std::string>>{
+           {"SELECT QUANTILE(v, 0.9) FROM t", "no distributed radix select"},
+           {"SELECT KTH_LARGEST(v, 2) FROM t", "no distributed radix select"},
+           {"SELECT g, COUNT(DISTINCT v) FROM t GROUP BY g", "distinct values may repeat"},
+           {"SELECT k FROM t EXCEPT SELECT dk FROM d", "is not split across partitions"},
+           {"SELECT a.v FROM t a, t b WHERE a.k = b.g ORDER BY a.v", "scanned twice"}}) {
+    CAPTURE(sql);
+    why.clear();
+    CHECK_FALSE(split_of(sql, catalog, why, root));
+    CHECK(why.find(reason) != std::string::npos);
+  }
+  // A forced partitioned table (the MPI ranks' and a future user's choice) must keep row order.
+  root = plan::bind(sql::parse_statement("SELECT v FROM d, t WHERE k = dk").query, catalog);
+  CHECK_FALSE(engine::partitioned::split_plan(*root, why, std::string("t")));
+  CHECK(why.find("not the leftmost") != std::string::npos);
+}
+
+TEST_CASE("multi-device split: row ranges, slices, serialized partials and their concatenation") {
+  using namespace engine::partitioned;
+  for (uint64_t rows : {0, 1, 2, 5, 7, 1000, 1001}) {
+    for (size_t parts : {1, 2, 3, 8}) {
+      uint64_t next = 0;
+      for (size_t i = 0; i < parts; ++i) {
+        const auto [first, count] = row_range(rows, parts, i);
+        CHECK(first == next);
+        CHECK(count <= rows / parts + 1);
+        next = first + count;
+      }
+      CHECK(next == rows);
+    }
+  }
+  std::mt19937_64 rng(9);
+  Table t = fact_table(rng, 50);
+  t.columns[3].nulls.assign(50, 0);
+  t.columns[3].nulls[7] = 1;
+  const Table part = slice(t, 10, 20);
+  CHECK(part.rows() == 20);
+  CHECK(part.columns[4].dictionary == t.columns[4].dictionary);
+  CHECK(part.columns[3].value(0) == t.columns[3].value(10));
+  // A round trip through bytes keeps every cell; concatenation re-encodes STRING codes into the
+  // schema's dictionary.
+  const std::vector<uint8_t> bytes = serialize(part);
+  const Table back = deserialize(bytes.data(), bytes.size());
+  CHECK_THROWS_AS(deserialize(bytes.data(), bytes.size() - 1), Error);
+  plan::Schema schema;
+  for (const Column& c : t.columns) schema.push_back({c.name, "", c.type, c.dictionary});
+  const Table joined = concatenate({slice(t, 0, 10), back, slice(t, 30, 20)}, schema);
+  REQUIRE(joined.rows() == 50);
+  for (size_t c = 0; c < t.columns.size(); ++c)
+    for (uint64_t r = 0; r < 50; ++r) CHECK(joined.columns[c].value(r) == t.columns[c].value(r));
+  CHECK(joined.columns[4].dictionary == t.columns[4].dictionary);
+  CHECK(table_bytes(part) == 20 * 6 * 4 + 20);  // six 4-byte columns and v's NULL flags
 }

@@ -35,7 +35,7 @@ std::unique_ptr<Node> merge_aggregate(const Split& split, std::unique_ptr<Node> 
     const size_t c = split.group_keys + j;
     plan::AggCall call;
     call.kind = pa.merge;
-    call.arg = plan::column_expr(c, pa.type, in[c].name);
+    call.arg = plan::column_expr(c, pa.type, in[c].name, in[c].dictionary);
     call.type = plan::agg_result_type(pa.merge, pa.type);
     call.text = std::string(pa.merge == AggKind::Sum   ? "SUM"
                             : pa.merge == AggKind::Min ? "MIN"
@@ -44,6 +44,7 @@ std::unique_ptr<Node> merge_aggregate(const Split& split, std::unique_ptr<Node> 
     plan::SchemaColumn col;
     col.name = call.text;
     col.type = call.type;
+    col.dictionary = in[c].dictionary;
     n->schema.push_back(col);
     n->aggs.push_back(std::move(call));
   }

@@ -89,18 +89,20 @@ bool split_aggregate(const Node& agg, Split& split, std::string& why) {
   partial->group_keys = agg.group_keys;
   for (size_t k = 0; k < agg.group_keys.size(); ++k) partial->schema.push_back(agg.schema[k]);
   // The merged column of `call` (added when no equal partial aggregate exists yet).
-  auto column_of = [&](plan::AggCall call, AggKind merge) {
+  auto column_of = [&](plan::AggCall call, AggKind merge, std::shared_ptr<const Dictionary> dictionary = nullptr) {
     for (size_t j = 0; j < partial->aggs.size(); ++j)
       if (partial->aggs[j].kind == call.kind && partial->aggs[j].text == call.text) return agg.group_keys.size() + j;
     plan::SchemaColumn col;
     col.name = call.text;
     col.type = call.type;
+    col.dictionary = std::move(dictionary);  // MIN and MAX of a STRING
     partial->schema.push_back(col);
     split.partial_aggs.push_back({merge, call.type});
     partial->aggs.push_back(std::move(call));
     return agg.group_keys.size() + partial->aggs.size() - 1;
   };
-  for (const plan::AggCall& call : agg.aggs) {
+  for (size_t j = 0; j < agg.aggs.size(); ++j) {
+    const plan::AggCall& call = agg.aggs[j];
     if (call.distinct) {
       why = call.text + " is not merged exactly across partitions (distinct values may repeat between them)";
       return false;
@@ -109,7 +111,10 @@ bool split_aggregate(const Node& agg, Split& split, std::string& why) {
       case AggKind::Count:
       case AggKind::Sum: split.finish.push_back({call.kind, column_of(call, AggKind::Sum)}); break;
       case AggKind::Min:
-      case AggKind::Max: split.finish.push_back({call.kind, column_of(call, call.kind)}); break;
+      case AggKind::Max:
+        split.finish.push_back(
+            {call.kind, column_of(call, call.kind, agg.schema[agg.group_keys.size() + j].dictionary)});
+        break;
       case AggKind::Avg: {
         plan::AggCall sum = call, count = call;
         sum.kind = AggKind::Sum;
