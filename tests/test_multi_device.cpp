@@ -203,6 +203,15 @@ TEST_CASE("multi-device: auto placement splits the same way and the report names
   CHECK(r.report.partitioning.find("t by row ranges; broadcast d") != std::string::npos);
   CHECK(r.report.text().find("device 1 ('0'") != std::string::npos);
   CHECK(r.report.text().find("exchange:") != std::string::npos);
+  // The Database API takes the same options.
+  EngineOptions options;
+  options.vk_devices = {"0", "0"};
+  Database db(options);
+  db.add("t", catalog.get("t"));
+  db.add("d", catalog.get("d"));
+  const Result from_db = db.sql(sql, Backend::Compute);
+  CHECK(from_db.report.partitions.size() == 2);
+  CHECK(table_difference(r.table, from_db.table).empty());
   const auto explain = two().explain_sql(sql, catalog, Backend::Compute);
   CHECK(explain.partitioning.find("over 2 devices") == 0);
   CHECK(two().take_debug_messages().empty());

@@ -121,6 +121,21 @@ Result DeviceSet::execute(const plan::Node& root, const Catalog& catalog, Backen
   const size_t parts = size();
   std::vector<const Catalog*> catalogs;
   for (size_t i = 0; i < parts; ++i) catalogs.push_back(&tables_[i].prepare(*split, catalog, parts, i));
+  // A forced backend must claim the partial plan as it claimed the whole one; under Auto mode a
+  // partial it cannot run goes to one device instead of failing (placement asks, never runs).
+  if (requested != Backend::Auto && mode == Partitioning::Auto) {
+    auto plan = plan::clone(*split->partial);
+    point_scans(*plan, *catalogs[0]);
+    try {
+      explain_plan(*plan, *catalogs[0], requested, first_);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::Unsupported) throw;
+      Result r = execute_plan(root, catalog, requested, first_);
+      r.report.partitioning =
+          "one device (device 0, '" + entries_[0] + "'): the partial plan cannot run there: " + e.what();
+      return r;
+    }
+  }
 
   // Every device runs the partial plan over its tables, concurrently; the first error (by device) wins.
   std::vector<Result> partials(parts);
