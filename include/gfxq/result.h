@@ -46,12 +46,12 @@ struct PlanNodeReport {
 //! One device's part of a partitioned query (docs/MULTI_GPU.md): its fragment of the plan run over its
 //! row range of the partitioned table.
 struct PartitionReport {
-  std::string device;               //!< e.g. "device 1 (llvmpipe)": its entry in the device set
-  uint64_t first_row = 0;           //!< first row of its range of the partitioned table
-  uint64_t rows = 0;                //!< rows in its range
-  uint64_t rows_out = 0;            //!< rows of its partial result
-  std::string algorithm;            //!< its fragment's algorithm summary
-  double wall_ms = 0;               //!< host time of its fragment (the devices run concurrently)
+  std::string device;                //!< "device 1 ('1': <name>)" (its device set entry), or "rank 1"
+  uint64_t first_row = 0;            //!< first row of its range of the partitioned table
+  uint64_t rows = 0;                 //!< rows in its range
+  uint64_t rows_out = 0;             //!< rows of its partial result
+  std::string algorithm;             //!< its fragment's algorithm summary
+  double wall_ms = 0;                //!< host time of its fragment (the devices run concurrently)
   std::vector<PlanNodeReport> plan;  //!< its fragment's plan nodes, root first
 };
 
@@ -68,8 +68,11 @@ struct ExecutionReport {
   //! merge), or why a device set ran the query on one device; empty otherwise.
   std::string partitioning;
   std::vector<PartitionReport> partitions;  //!< partitioned queries: one per device, in row-range order
-  uint64_t exchange_bytes = 0;  //!< partitioned queries: bytes of partial results moved from the devices to the host
-  double exchange_ms = 0;       //!< partitioned queries: host time to collect the partials into the merge's input
+  //! Partitioned queries: bytes of the partial results moved to the host (MPI: received by each rank).
+  uint64_t exchange_bytes = 0;
+  //! Partitioned queries: the devices' download passes and the host's collection of the partials (MPI:
+  //! the collectives and the collection).
+  double exchange_ms = 0;
   //! Multi-line human-readable form (what `gfxq sql --explain` prints).
   std::string text() const;
 };
