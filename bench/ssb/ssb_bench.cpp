@@ -1,5 +1,6 @@
 // gfxq_ssb_bench: times the 13 SSB queries on generated data (gfxq gen ssb), one JSON line each.
 //   gfxq_ssb_bench --data DIR [--sf N] [--repeats R] [--threads T] [--queries DIR] [--engines duckdb]
+//                  [--devices LIST]
 // Per engine: one line {"engine", "load_s", ...} for loading DIR's five CSV files, then per query
 // {"engine", "query", "sf", "threads", "rows", "best_s", "median_s", "runs", "version", "date"}:
 // the query runs once untimed (hot caches), then R times; best and median of those R wall times.
@@ -10,7 +11,10 @@
 // GPU time of the best run's passes), "nodes" (plan nodes per backend), "bytes" (the columns the query
 // names, whole, at their storage width: the bytes a scan of its inputs reads, the bound
 // bench/ssb/plot_ssb.py divides by the copy bandwidth) and, for a query the backend refuses, "error"
-// instead of times.
+// instead of times. --devices LIST (e.g. 0,1): each gfxq engine runs the queries twice over the same
+// loaded tables, on the list's first device ("devices": 1) and partitioned over the whole list
+// (docs/MULTI_GPU.md; "devices": N, with "exchange_bytes", "exchange_ms" and "partitioning" of the
+// best run).
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -39,6 +43,7 @@ std::string today() {
 
 struct Settings {
   std::string data, queries = GFXQ_SSB_QUERY_DIR, engines = "duckdb", sf = "null";
+  std::vector<std::string> devices;  // --devices: a device set to run the gfxq engines on too
   int repeats = 5;
   unsigned threads = 0;
 };
@@ -52,7 +57,7 @@ bool is_number(const std::string& text) {
 int usage(const std::string& message) {
   std::cerr << "gfxq_ssb_bench: " << message
             << "\nusage: gfxq_ssb_bench --data DIR [--sf N] [--repeats R] [--threads T] [--queries DIR] "
-               "[--engines duckdb,gfxq-auto,gfxq-compute,gfxq-cpu]\n";
+               "[--engines duckdb,gfxq-auto,gfxq-compute,gfxq-cpu] [--devices LIST]\n";
   return 2;
 }
 
@@ -109,43 +114,68 @@ uint64_t named_column_bytes(const std::string& sql, const gfxq::Catalog& catalog
   return bytes;
 }
 
-void run_gfxq(const Settings& s, const std::vector<gfxq::ssb::Query>& queries, const std::string& engine) {
+// Runs every query on `gfxq_engine` (over `devices` devices) and prints its line.
+void run_queries(const Settings& s, const std::vector<gfxq::ssb::Query>& queries, const std::string& engine,
+                 const gfxq::Catalog& catalog, gfxq::Engine& gfxq_engine, size_t devices) {
   const gfxq::Backend backend = gfxq::parse_backend(engine.substr(5));
-  const auto start = std::chrono::steady_clock::now();
-  gfxq::Catalog catalog;
-  for (const std::string& t : gfxq::ssb_table_names()) catalog.add(t, gfxq::read_csv_file(s.data + "/" + t + ".csv"));
-  const double load = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << "{\"engine\": \"" << engine << "\", \"sf\": " << s.sf << ", \"load_s\": " << load << ", \"date\": \""
-            << today() << "\"}" << std::endl;
-  gfxq::Engine gfxq_engine;
   for (const auto& q : queries) {
     std::cout << "{\"engine\": \"" << engine << "\", \"query\": \"" << q.name << "\", \"sf\": " << s.sf;
     try {
       auto t0 = std::chrono::steady_clock::now();
       gfxq::Result first = gfxq_engine.execute_sql(q.sql, catalog, backend);
       const double cold = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::vector<std::pair<double, double>> runs;  // (wall s, GPU ms)
+      struct Run {
+        double wall = 0, gpu = 0, exchange_ms = 0;  // wall s, GPU ms of the passes, exchange ms
+        uint64_t exchange_bytes = 0;
+        bool operator<(const Run& o) const { return wall < o.wall; }
+      };
+      std::vector<Run> runs;
       for (int r = 0; r < s.repeats; ++r) {
         t0 = std::chrono::steady_clock::now();
         const gfxq::Result res = gfxq_engine.execute_sql(q.sql, catalog, backend);
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         double gpu = 0;
         for (const auto& p : res.report.passes) gpu += p.gpu_ms.value_or(0);
-        runs.emplace_back(wall, gpu);
+        runs.push_back({wall, gpu, res.report.exchange_ms, res.report.exchange_bytes});
       }
       std::sort(runs.begin(), runs.end());
       std::map<std::string, int> nodes;
-      for (const auto& n : first.report.plan) ++nodes[gfxq::to_string(n.backend)];
+      // A partitioned query's nodes: device 0's fragment (the merge runs on the host).
+      for (const auto& n : first.report.partitions.empty() ? first.report.plan : first.report.partitions[0].plan)
+        ++nodes[gfxq::to_string(n.backend)];
       std::string placed;
       for (const auto& [b, n] : nodes) placed += (placed.empty() ? "" : ", ") + json(b) + ": " + std::to_string(n);
+      std::cout << ", \"devices\": " << devices;
+      if (devices > 1)
+        std::cout << ", \"exchange_bytes\": " << runs.front().exchange_bytes
+                  << ", \"exchange_ms\": " << runs.front().exchange_ms
+                  << ", \"partitioning\": " << json(first.report.partitioning);
       std::cout << ", \"rows\": " << first.table.rows() << ", \"cold_s\": " << cold
-                << ", \"best_s\": " << runs.front().first << ", \"median_s\": " << runs[runs.size() / 2].first
-                << ", \"gpu_ms\": " << runs.front().second << ", \"nodes\": {" << placed
+                << ", \"best_s\": " << runs.front().wall << ", \"median_s\": " << runs[runs.size() / 2].wall
+                << ", \"gpu_ms\": " << runs.front().gpu << ", \"nodes\": {" << placed
                 << "}, \"bytes\": " << named_column_bytes(q.sql, catalog) << ", \"runs\": " << s.repeats;
     } catch (const gfxq::Error& e) {
       std::cout << ", \"error\": " << json(e.what());
     }
     std::cout << ", \"date\": \"" << today() << "\"}" << std::endl;
+  }
+}
+
+void run_gfxq(const Settings& s, const std::vector<gfxq::ssb::Query>& queries, const std::string& engine) {
+  const auto start = std::chrono::steady_clock::now();
+  gfxq::Catalog catalog;
+  for (const std::string& t : gfxq::ssb_table_names()) catalog.add(t, gfxq::read_csv_file(s.data + "/" + t + ".csv"));
+  const double load = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "{\"engine\": \"" << engine << "\", \"sf\": " << s.sf << ", \"load_s\": " << load << ", \"date\": \""
+            << today() << "\"}" << std::endl;
+  // One device (the default, or the list's first), then the device set.
+  std::vector<std::vector<std::string>> sets = {{}};
+  if (!s.devices.empty()) sets = {{s.devices[0]}, s.devices};
+  for (const auto& devices : sets) {
+    gfxq::EngineOptions options;
+    options.vk_devices = devices;
+    gfxq::Engine gfxq_engine(options);
+    run_queries(s, queries, engine, catalog, gfxq_engine, std::max<size_t>(1, devices.size()));
   }
 }
 
@@ -163,6 +193,9 @@ int main(int argc, char** argv) {
       s.queries = v;
     } else if (a == "--engines") {
       s.engines = v;
+    } else if (a == "--devices") {
+      std::stringstream devices(v);
+      for (std::string d; std::getline(devices, d, ',');) s.devices.push_back(d);
     } else if (a == "--sf") {
       if (!is_number(v)) return usage("--sf needs a number, got '" + v + "'");
       s.sf = v;

@@ -31,11 +31,11 @@ constexpr const char* kUsage =
     R"(usage: gfxq COMMAND [OPTIONS]   (gfxq help COMMAND, or COMMAND --help, for its options)
   gfxq info
       OpenGL and Vulkan devices and their capability records.
-  gfxq sql [--backend cpu|raster|compute|auto] [--explain|--plan] --table NAME=PATH ... "SELECT ..."
+  gfxq sql [--backend cpu|raster|compute|auto] [--devices LIST] [--explain|--plan] --table NAME=PATH ... "SELECT ..."
       Runs a query; prints the result (CSV, or --format table|json, to --output FILE), the
       execution report on stderr (--explain), or only the placed plan (--plan, runs nothing).
       PATH is a .csv file or a gfxq column file (.gfxq).
-  gfxq shell [--backend B] [--table NAME=PATH ...] [-f FILE]
+  gfxq shell [--backend B] [--devices LIST] [--table NAME=PATH ...] [-f FILE]
       Reads SQL statements (ending in ';') and dot commands from the terminal, a pipe or FILE;
       tables stay loaded (and resident on the GPU) across statements. .help lists the commands.
   gfxq gen --out PATH [--rows N] [--seed S] [--column NAME:TYPE[:DIST[:LO:HI]]] ...
@@ -62,6 +62,9 @@ constexpr const char* kSqlHelp = R"(usage: gfxq sql [OPTIONS] --table NAME=PATH 
 options:
   --table NAME=PATH    a table: PATH is .csv (docs/SQL.md, "CSV") or .gfxq (docs/FORMATS.md); repeatable
   --backend B          cpu | raster | compute | auto (default auto: compute on a GPU, else cpu)
+  --devices LIST       Vulkan devices, e.g. 0,1: the query runs partitioned across them when its plan
+                       splits exactly (docs/MULTI_GPU.md; --explain shows each device's part);
+                       default GFXQ_VK_DEVICE, which takes the same list
   --explain            the execution report on stderr: the plan with each node's backend,
                        algorithm, rows and time, why it was placed there, and every pass
   --plan               print the plan with each node's placement and why, and run nothing
@@ -80,6 +83,7 @@ constexpr const char* kShellHelp = R"(usage: gfxq shell [OPTIONS]
 options:
   --table NAME=PATH    load a table first (.csv or .gfxq); repeatable
   --backend B          cpu | raster | compute | auto (default auto); .backend changes it
+  --devices LIST       Vulkan devices, e.g. 0,1: queries run partitioned across them (docs/MULTI_GPU.md)
   --format F           table | csv | json; .mode changes it
   -f FILE              read the statements from FILE instead of standard input
 dot commands: .load NAME PATH, .drop NAME, .tables, .schema NAME, .backend B, .explain on|off,
@@ -375,10 +379,25 @@ void add_table(Catalog& catalog, const std::string& v, std::ostream& err) {
   catalog.add(name, load_table(v.substr(eq + 1), err));
 }
 
+//! The value of --devices: device choices separated by commas.
+std::vector<std::string> devices_option(const std::string& text) {
+  std::vector<std::string> devices;
+  for (size_t at = 0;;) {
+    const size_t end = text.find(',', at);
+    devices.push_back(text.substr(at, end == std::string::npos ? std::string::npos : end - at));
+    if (devices.back().empty())
+      throw UsageError{"--devices '" + excerpt(text) + "': entry " + std::to_string(devices.size() - 1) +
+                       " is empty (a list of device indices or names, e.g. 0,1)"};
+    if (end == std::string::npos) return devices;
+    at = end + 1;
+  }
+}
+
 int cmd_sql(Args& args, std::ostream& out, std::ostream& err) {
-  static const std::vector<std::string> kOptions = {"--backend", "--explain", "--plan", "--table",
-                                                    "--output",  "--format",  "--help"};
+  static const std::vector<std::string> kOptions = {"--backend", "--devices", "--explain", "--plan",
+                                                    "--table",   "--output",  "--format",  "--help"};
   Backend backend = Backend::Auto;
+  EngineOptions engine_options;
   bool explain = false, plan = false;
   Catalog catalog;
   std::string query, output;
@@ -387,6 +406,8 @@ int cmd_sql(Args& args, std::ostream& out, std::ostream& err) {
     const std::string& a = args.next();
     if (a == "--backend") {
       backend = backend_option(args.value(a));
+    } else if (a == "--devices") {
+      engine_options.vk_devices = devices_option(args.value(a));
     } else if (a == "--explain") {
       explain = true;
     } else if (a == "--plan") {
@@ -408,7 +429,7 @@ int cmd_sql(Args& args, std::ostream& out, std::ostream& err) {
   if (query.empty()) throw UsageError{"gfxq sql needs a query, e.g. \"SELECT COUNT(*) FROM t\""};
   if (!format)
     format = ends_with(output, ".json") ? Format::Json : ends_with(output, ".txt") ? Format::Table : Format::Csv;
-  Engine engine;
+  Engine engine(engine_options);
   if (plan) {
     out << engine.explain_sql(query, catalog, backend).text();
     return kOk;
@@ -431,8 +452,9 @@ int cmd_sql(Args& args, std::ostream& out, std::ostream& err) {
 }
 
 int cmd_shell(Args& args, std::ostream& out, std::ostream& err) {
-  static const std::vector<std::string> kOptions = {"--backend", "--table", "-f", "--format", "--help"};
+  static const std::vector<std::string> kOptions = {"--backend", "--devices", "--table", "-f", "--format", "--help"};
   ShellOptions options;
+  EngineOptions engine_options;
   Catalog catalog;
   std::string file;
   bool format_given = false;
@@ -440,6 +462,8 @@ int cmd_shell(Args& args, std::ostream& out, std::ostream& err) {
     const std::string& a = args.next();
     if (a == "--backend") {
       options.backend = backend_option(args.value(a));
+    } else if (a == "--devices") {
+      engine_options.vk_devices = devices_option(args.value(a));
     } else if (a == "--table") {
       add_table(catalog, args.value(a), err);
     } else if (a == "-f") {
@@ -451,7 +475,7 @@ int cmd_shell(Args& args, std::ostream& out, std::ostream& err) {
       throw unknown("option", a, "shell", kOptions);
     }
   }
-  Engine engine;
+  Engine engine(engine_options);
   if (!file.empty()) {
     std::ifstream in(file);
     if (!in) throw Error(ErrorCode::Io, "cannot open '" + excerpt(file, 4096) + "'");

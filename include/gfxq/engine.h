@@ -39,6 +39,17 @@ enum class Placement {
   Cost,
 };
 
+//! Whether queries run partitioned across the devices of a device set (EngineOptions::vk_devices;
+//! docs/MULTI_GPU.md).
+enum class Partitioning {
+  //! Partitioned when the set has two or more devices and the plan splits into exact per-device
+  //! partials and a merge; otherwise on the set's first device, the report saying why.
+  Auto,
+  //! Partitioned, or Error(Unsupported) naming what the split cannot answer exactly (a requested CPU
+  //! engine or raster backend still runs unpartitioned).
+  Required,
+};
+
 //! How an Engine starts its GPU contexts and places plans.
 struct EngineOptions {
   //! How Backend::Auto places plan nodes.
@@ -49,6 +60,13 @@ struct EngineOptions {
   //! Vulkan device choice: an index or a substring of the device name. Empty: the environment
   //! variable GFXQ_VK_DEVICE, else the first discrete, then integrated, then CPU device.
   std::string vk_device;
+  //! A Vulkan device set: one choice per device (index or name substring; the same index twice makes
+  //! two logical devices over one physical device). With two or more entries, queries run
+  //! partitioned across them (docs/MULTI_GPU.md); one entry is vk_device. Empty: vk_device, or a
+  //! comma-separated list in GFXQ_VK_DEVICE (e.g. "0,1").
+  std::vector<std::string> vk_devices;
+  //! Whether queries over a device set run partitioned (ignored with one device).
+  Partitioning partitioning = Partitioning::Auto;
   //! The longest one GPU wait may take (a Vulkan submission, a raster query's results) before the
   //! query fails with Error(Timeout).
   uint32_t gpu_timeout_ms = 60000;

@@ -43,6 +43,18 @@ struct PlanNodeReport {
   std::optional<double> gpu_ms;    //!< GPU time, when measured
 };
 
+//! One device's part of a partitioned query (docs/MULTI_GPU.md): its fragment of the plan run over its
+//! row range of the partitioned table.
+struct PartitionReport {
+  std::string device;                //!< "device 1 ('1': <name>)" (its device set entry), or "rank 1"
+  uint64_t first_row = 0;            //!< first row of its range of the partitioned table
+  uint64_t rows = 0;                 //!< rows in its range
+  uint64_t rows_out = 0;             //!< rows of its partial result
+  std::string algorithm;             //!< its fragment's algorithm summary
+  double wall_ms = 0;                //!< host time of its fragment (the devices run concurrently)
+  std::vector<PlanNodeReport> plan;  //!< its fragment's plan nodes, root first
+};
+
 //! What ran: the backend, the algorithm, why, the plan with each node's placement, and every pass
 //! with counts and times.
 struct ExecutionReport {
@@ -52,6 +64,15 @@ struct ExecutionReport {
   std::vector<PlanNodeReport> plan;  //!< the plan's nodes, root first (depth-first)
   std::vector<PassRecord> passes;  //!< in execution order
   double total_ms = 0;             //!< host wall-clock time of the whole query
+  //! Partitioned queries: how the plan was split (the partitioned table, the broadcast ones, the
+  //! merge), or why a device set ran the query on one device; empty otherwise.
+  std::string partitioning;
+  std::vector<PartitionReport> partitions;  //!< partitioned queries: one per device, in row-range order
+  //! Partitioned queries: bytes of the partial results moved to the host (MPI: received by each rank).
+  uint64_t exchange_bytes = 0;
+  //! Partitioned queries: the devices' download passes and the host's collection of the partials (MPI:
+  //! the collectives and the collection).
+  double exchange_ms = 0;
   //! Multi-line human-readable form (what `gfxq sql --explain` prints).
   std::string text() const;
 };

@@ -47,6 +47,12 @@ std::string ExecutionReport::text() const {
       s += "\n";
     }
   }
+  if (!partitioning.empty()) s += "partitioning: " + partitioning + "\n";
+  for (const auto& p : partitions)
+    s += "  " + p.device + ": rows " + std::to_string(p.first_row) + ".." + std::to_string(p.first_row + p.rows) +
+         " -> " + std::to_string(p.rows_out) + ", " + ms(p.wall_ms) + "; " + p.algorithm + "\n";
+  if (!partitions.empty())
+    s += "exchange: " + std::to_string(exchange_bytes) + " bytes to the host, " + ms(exchange_ms) + "\n";
   s += "passes: " + std::to_string(passes.size()) + "\n";
   for (size_t i = 0; i < passes.size(); ++i) {
     const auto& p = passes[i];

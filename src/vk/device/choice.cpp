@@ -216,6 +216,12 @@ Candidate choose_physical_device(const Device::Impl& m, const std::string& reque
     if (const char* env = std::getenv("GFXQ_VK_DEVICE"); env && *env) {
       choice = env;
       choice_source = "GFXQ_VK_DEVICE";
+      // A device set ("0,1", docs/MULTI_GPU.md): one device alone is the set's first.
+      if (const size_t comma = choice.find(','); comma != std::string::npos) {
+        choice = choice.substr(0, comma);
+        while (!choice.empty() && choice.back() == ' ') choice.pop_back();
+        choice_source = "GFXQ_VK_DEVICE's first entry";
+      }
     }
   }
   const Candidate* chosen = nullptr;

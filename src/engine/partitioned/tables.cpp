@@ -1,0 +1,216 @@
+#include "engine/partitioned/tables.h"
+
+#include <cstring>
+
+#include "gfxq/error.h"
+
+namespace gfxq::engine::partitioned {
+
+std::pair<uint64_t, uint64_t> row_range(uint64_t rows, size_t parts, size_t index) noexcept {
+  const auto at = [&](size_t i) { return uint64_t((unsigned __int128)rows * i / parts); };
+  return {at(index), at(index + 1) - at(index)};
+}
+
+Table slice(const Table& table, uint64_t first, uint64_t count) {
+  Table out;
+  for (const Column& c : table.columns) {
+    Column s;
+    s.name = c.name;
+    s.type = c.type;
+    s.dictionary = c.dictionary;
+    std::visit(
+        [&](const auto& values) {
+          using V = std::decay_t<decltype(values)>;
+          s.data = V(values.begin() + long(first), values.begin() + long(first + count));
+        },
+        c.data);
+    if (!c.nulls.empty()) s.nulls.assign(c.nulls.begin() + long(first), c.nulls.begin() + long(first + count));
+    out.columns.push_back(std::move(s));
+  }
+  return out;
+}
+
+const Catalog& PartitionCatalog::prepare(const Split& split, const Catalog& catalog, size_t parts, size_t index) {
+  // Copies of tables the catalog no longer has, or has in another version, go first.
+  for (auto it = from_.begin(); it != from_.end();) {
+    if (!catalog.contains(it->first) || catalog.version(it->first) != it->second.version) {
+      catalog_.remove(it->first);
+      it = from_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  auto need = [&](const std::string& name, bool sliced) {
+    if (auto it = from_.find(name); it != from_.end() && it->second.sliced == sliced) return;
+    const Table& whole = catalog.get(name);
+    const auto [first, count] = row_range(whole.rows(), parts, index);
+    catalog_.add(name, sliced ? slice(whole, first, count) : whole);
+    from_[name] = {catalog.version(name), sliced};
+  };
+  need(split.partitioned_table, true);
+  for (const auto& b : split.broadcast) need(b, false);
+  return catalog_;
+}
+
+uint64_t table_bytes(const Table& table) noexcept {
+  uint64_t bytes = 0;
+  for (const Column& c : table.columns) {
+    const uint64_t width = std::visit([](const auto& v) { return uint64_t(sizeof(v[0])); }, c.data);
+    bytes += c.size() * width + c.nulls.size();
+  }
+  return bytes;
+}
+
+namespace {
+
+// Appends `part` (a column of the same storage type) to `out`, re-encoding STRING codes into out's
+// dictionary when the part has another.
+void append(Column& out, const Column& part, uint64_t rows_before) {
+  const bool recode = out.type == Type::String && part.dictionary != out.dictionary;
+  std::visit(
+      [&](auto& values) {
+        using V = std::decay_t<decltype(values)>;
+        const V& in = std::get<V>(part.data);
+        if constexpr (std::is_same_v<V, std::vector<int32_t>>) {
+          if (recode) {
+            for (size_t r = 0; r < in.size(); ++r) {
+              if (part.is_null(r)) {
+                values.push_back(0);
+                continue;
+              }
+              const auto code = out.dictionary->find(part.dictionary->values[size_t(in[r])]);
+              if (!code)
+                throw Error(ErrorCode::Internal, "a partial result's string '" +
+                                                     part.dictionary->values[size_t(in[r])] +
+                                                     "' is not in the merge's dictionary of " + out.name);
+              values.push_back(*code);
+            }
+            return;
+          }
+        }
+        values.insert(values.end(), in.begin(), in.end());
+      },
+      out.data);
+  if (!part.nulls.empty() || !out.nulls.empty()) {
+    out.nulls.resize(rows_before, 0);
+    if (part.nulls.empty())
+      out.nulls.resize(rows_before + part.size(), 0);
+    else
+      out.nulls.insert(out.nulls.end(), part.nulls.begin(), part.nulls.end());
+  }
+}
+
+}  // namespace
+
+Table concatenate(const std::vector<Table>& parts, const plan::Schema& schema) {
+  Table out;
+  for (size_t c = 0; c < schema.size(); ++c) {
+    Column col = Column::make("c" + std::to_string(c), schema[c].type);
+    if (schema[c].type == Type::String)
+      col.dictionary = schema[c].dictionary ? schema[c].dictionary
+                                            : (parts.empty() ? col.dictionary : parts[0].columns[c].dictionary);
+    out.columns.push_back(std::move(col));
+  }
+  for (size_t p = 0; p < parts.size(); ++p) {
+    const Table& part = parts[p];
+    if (part.columns.size() != schema.size())
+      throw Error(ErrorCode::Internal, "partial result " + std::to_string(p) + " has " +
+                                           std::to_string(part.columns.size()) + " columns, the merge expects " +
+                                           std::to_string(schema.size()));
+    for (size_t c = 0; c < schema.size(); ++c) {
+      if (part.columns[c].type != schema[c].type)
+        throw Error(ErrorCode::Internal, "partial result " + std::to_string(p) + " column " + schema[c].name + " is " +
+                                             to_string(part.columns[c].type) + ", the merge expects " +
+                                             to_string(schema[c].type));
+      append(out.columns[c], part.columns[c], out.columns[c].size());
+    }
+  }
+  return out;
+}
+
+namespace {
+
+void put(std::vector<uint8_t>& out, const void* p, size_t n) {
+  const auto* b = static_cast<const uint8_t*>(p);
+  out.insert(out.end(), b, b + n);
+}
+
+template <class T>
+void put_value(std::vector<uint8_t>& out, T v) {
+  put(out, &v, sizeof v);
+}
+
+// Reads from a byte range, failing with Error(Internal) past its end.
+struct Reader {
+  const uint8_t* at;
+  const uint8_t* end;
+  void get(void* p, size_t n) {
+    if (size_t(end - at) < n) throw Error(ErrorCode::Internal, "a serialized partial result ends early");
+    std::memcpy(p, at, n);
+    at += n;
+  }
+  template <class T>
+  T value() {
+    T v;
+    get(&v, sizeof v);
+    return v;
+  }
+};
+
+}  // namespace
+
+std::vector<uint8_t> serialize(const Table& table) {
+  std::vector<uint8_t> out;
+  put_value<uint64_t>(out, table.rows());
+  put_value<uint32_t>(out, uint32_t(table.columns.size()));
+  for (const Column& c : table.columns) {
+    put_value<uint8_t>(out, uint8_t(c.type));
+    put_value<uint8_t>(out, uint8_t(!c.nulls.empty()));
+    std::visit([&](const auto& v) { put(out, v.data(), v.size() * sizeof(v[0])); }, c.data);
+    put(out, c.nulls.data(), c.nulls.size());
+    if (c.type == Type::String) {
+      put_value<uint32_t>(out, uint32_t(c.dictionary->size()));
+      for (const std::string& s : c.dictionary->values) {
+        put_value<uint32_t>(out, uint32_t(s.size()));
+        put(out, s.data(), s.size());
+      }
+    }
+  }
+  return out;
+}
+
+Table deserialize(const uint8_t* bytes, size_t size) {
+  Reader in{bytes, bytes + size};
+  const uint64_t rows = in.value<uint64_t>();
+  const uint32_t columns = in.value<uint32_t>();
+  Table t;
+  for (uint32_t i = 0; i < columns; ++i) {
+    const uint8_t type = in.value<uint8_t>();
+    if (type > uint8_t(Type::Date)) throw Error(ErrorCode::Internal, "a serialized partial result has a bad type");
+    Column c = Column::make("c" + std::to_string(i), Type(type));
+    const bool nulls = in.value<uint8_t>() != 0;
+    std::visit(
+        [&](auto& v) {
+          v.resize(rows);
+          in.get(v.data(), rows * sizeof(v[0]));
+        },
+        c.data);
+    if (nulls) {
+      c.nulls.resize(rows);
+      in.get(c.nulls.data(), rows);
+    }
+    if (c.type == Type::String) {
+      auto dict = std::make_shared<Dictionary>();
+      dict->values.resize(in.value<uint32_t>());
+      for (std::string& s : dict->values) {
+        s.resize(in.value<uint32_t>());
+        in.get(s.data(), s.size());
+      }
+      c.dictionary = std::move(dict);
+    }
+    t.columns.push_back(std::move(c));
+  }
+  return t;
+}
+
+}  // namespace gfxq::engine::partitioned
