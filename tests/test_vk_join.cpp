@@ -575,10 +575,15 @@ TEST_CASE("vk-join: the chooser's rule") {
   s.left_rows = 100;
   s.right_rows = 100;
   CHECK(gfxq::vk::choose_join(s, JoinAlgorithm::Auto).algorithm == JoinAlgorithm::NestedLoop);
+  s.left_rows = uint64_t(1) << 22;
+  s.right_rows = uint64_t(1) << 22;
+  const auto mid = gfxq::vk::choose_join(s, JoinAlgorithm::Auto);
+  CHECK(mid.algorithm == JoinAlgorithm::HashPartitioned);
+  CHECK(mid.reason.find("4194304") != std::string::npos);
   s.left_rows = uint64_t(1) << 24;
   s.right_rows = uint64_t(1) << 24;
   const auto big = gfxq::vk::choose_join(s, JoinAlgorithm::Auto);
-  CHECK(big.algorithm == JoinAlgorithm::HashPartitioned);
+  CHECK(big.algorithm == JoinAlgorithm::SortMerge);  // build sides of kSortMergeRows and more
   CHECK(big.reason.find("16777216") != std::string::npos);
   s.stats.right_min = 0;
   s.stats.right_max = (int64_t(1) << 24) - 1;

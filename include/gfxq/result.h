@@ -20,12 +20,12 @@ Backend parse_backend(std::string_view text);
 
 //! One pass (raster) or dispatch/stage (compute, cpu) of an execution.
 struct PassRecord {
-  std::string kind;              //!< e.g. "scan", "copy-to-depth", "compare", "stencil-resolve", "count"
-  std::string detail;            //!< state summary or operator detail, e.g. "depth GL_LESS ref=0.5"
-  uint64_t items = 0;            //!< rows or fragments processed
+  std::string kind;                //!< e.g. "scan", "copy-to-depth", "compare", "stencil-resolve", "count"
+  std::string detail;              //!< state summary or operator detail, e.g. "depth GL_LESS ref=0.5"
+  uint64_t items = 0;              //!< rows or fragments processed
   std::optional<uint64_t> passed;  //!< rows selected / fragments passed, when the pass counts them
-  std::optional<double> gpu_ms;  //!< GPU time (timer queries / timestamps), when measured
-  double wall_ms = 0;            //!< host wall-clock time
+  std::optional<double> gpu_ms;    //!< GPU time (timer queries / timestamps), when measured
+  double wall_ms = 0;              //!< host wall-clock time
 };
 
 //! One node of the executed plan (EXPLAIN ANALYZE): where it ran, how, why, rows and time. A node a
@@ -58,19 +58,20 @@ struct PartitionReport {
 //! What ran: the backend, the algorithm, why, the plan with each node's placement, and every pass
 //! with counts and times.
 struct ExecutionReport {
-  Backend backend = Backend::Cpu;  //!< the backend that ran: the GPU backend when any node ran on one
-  std::string algorithm;           //!< e.g. "cpu-reference: filter + aggregate"
-  std::string reason;              //!< why this backend/algorithm (planner's rule)
+  Backend backend = Backend::Cpu;    //!< the backend that ran: the GPU backend when any node ran on one
+  std::string algorithm;             //!< e.g. "cpu-reference: filter + aggregate"
+  std::string reason;                //!< why this backend/algorithm (planner's rule)
   std::vector<PlanNodeReport> plan;  //!< the plan's nodes, root first (depth-first)
-  std::vector<PassRecord> passes;  //!< in execution order
-  double total_ms = 0;             //!< host wall-clock time of the whole query
+  std::vector<PassRecord> passes;    //!< in execution order
+  double total_ms = 0;               //!< host wall-clock time of the whole query
   //! Partitioned queries: how the plan was split (the partitioned table, the broadcast ones, the
   //! merge), or why a device set ran the query on one device; empty otherwise.
   std::string partitioning;
   std::vector<PartitionReport> partitions;  //!< partitioned queries: one per device, in row-range order
   //! Partitioned queries: bytes of the partial results moved to the host (MPI: received by each rank).
   uint64_t exchange_bytes = 0;
-  //! Partitioned queries: the devices' download passes and the host's collection of the partials (MPI:
+  //! Partitioned queries: each device's last download pass (its partial leaving it) and the host's
+  //! collection of the partials (MPI:
   //! the collectives and the collection).
   double exchange_ms = 0;
   //! Multi-line human-readable form (what `gfxq sql --explain` prints).
@@ -79,8 +80,8 @@ struct ExecutionReport {
 
 //! A query's answer: a table (aggregates give one row, or one per group) and the report.
 struct Result {
-  Table table;              //!< result rows
-  ExecutionReport report;   //!< how they were computed
+  Table table;             //!< result rows
+  ExecutionReport report;  //!< how they were computed
 };
 
 }  // namespace gfxq

@@ -166,8 +166,13 @@ Result DeviceSet::execute(const plan::Node& root, const Catalog& catalog, Backen
   std::vector<Table> tables;
   for (auto& p : partials) {
     bytes += table_bytes(p.table);
-    for (const auto& pass : p.report.passes)
-      if (pass.kind == "download") download_ms += pass.wall_ms;
+    // The partial leaves its device in the fragment's last download (earlier ones are the
+    // fragment's own counts and sizes, not the exchange).
+    for (auto pass = p.report.passes.rbegin(); pass != p.report.passes.rend(); ++pass)
+      if (pass->kind == "download") {
+        download_ms += pass->wall_ms;
+        break;
+      }
     tables.push_back(std::move(p.table));
   }
   Table all = concatenate(tables, split->partial_schema);

@@ -86,16 +86,20 @@ JoinChoice choose_join(const JoinShape& shape, JoinAlgorithm forced) {
                ": one global hash table, no partitioning passes";
     return c;
   }
-  if (shape.hash_build_rows > 0) {
-    c.algorithm = JoinAlgorithm::HashPartitioned;
+  if (smaller >= kSortMergeRows || shape.hash_build_rows == 0) {
+    c.algorithm = JoinAlgorithm::SortMerge;
     c.swap = swap_smaller;
-    c.reason = sizes + ", equi-join, build side " + rows(smaller) + " rows > " + rows(kGlobalHashRows) +
-               ": radix-partitioned hash join, partitions of about " + rows(shape.hash_build_rows / 2) +
-               " build rows in shared-memory tables";
+    c.reason = sizes + ", equi-join, " +
+               (shape.hash_build_rows == 0 ? std::string("no shared memory for hash tables")
+                                           : "build side " + rows(smaller) + " rows >= " + rows(kSortMergeRows)) +
+               ": sort-merge (both sides radix-sorted, merged by merge-path partitions)";
     return c;
   }
-  c.algorithm = JoinAlgorithm::SortMerge;
-  c.reason = sizes + ", equi-join, no shared memory for hash tables: sort-merge";
+  c.algorithm = JoinAlgorithm::HashPartitioned;
+  c.swap = swap_smaller;
+  c.reason = sizes + ", equi-join, build side " + rows(smaller) + " rows > " + rows(kGlobalHashRows) +
+             ": radix-partitioned hash join, partitions of about " + rows(shape.hash_build_rows / 2) +
+             " build rows in shared-memory tables";
   return c;
 }
 
