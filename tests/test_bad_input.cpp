@@ -3,6 +3,8 @@
 // CR-only line ends, and a one-column NULL result that gfxq's own reader reads back.
 #include <doctest/doctest.h>
 
+#include <cstdio>
+
 #include <malloc.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -108,15 +110,22 @@ TEST_CASE("bad-input: a 100000-column header over short lines fails at line 2 wi
   gfxq::test::expect_error([&] { read(text); }, ErrorCode::InvalidInput,
                            {"t.csv:2:2: ", "expected 100000 fields, found 1"});
 #else
-  // In a child process limited to 4 GiB of address space: reserving 2 M rows for 100,000 columns
-  // (800 GB) would fail there; the reader must report the field count before reserving. One malloc
-  // arena: each reader thread's own arena reserves 64 MiB of address space, so on 16 cores and more
-  // the threads alone would exhaust a small limit (as 1 GiB did on the GPU machine).
+  // In a child process limited to 4 GiB of address space beyond what it has mapped already (the
+  // GPU drivers of earlier tests map many GiB): reserving 2 M rows for 100,000 columns (800 GB)
+  // would fail there; the reader must report the field count before reserving. One malloc arena:
+  // each reader thread's own arena reserves 64 MiB of address space, so on 16 cores and more the
+  // threads alone would exhaust a small limit (as 1 GiB did on the GPU machine).
   const pid_t child = fork();
   REQUIRE(child >= 0);
   if (child == 0) {
     mallopt(M_ARENA_MAX, 1);
-    const rlimit limit{4ull << 30, 4ull << 30};
+    unsigned long long pages = 0;
+    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(f, "%llu", &pages) != 1) pages = 0;
+      std::fclose(f);
+    }
+    const rlim_t mapped = rlim_t(pages) * rlim_t(sysconf(_SC_PAGESIZE));
+    const rlimit limit{mapped + (4ull << 30), mapped + (4ull << 30)};
     setrlimit(RLIMIT_AS, &limit);
     int status = 1;
     try {

@@ -237,6 +237,11 @@ void check_expression(const Expr& e, const cpu::HostRelation& rel, const std::ve
   INFO(what << "; expression " << e.text);
   std::string why;
   const auto program = vk::compile_expression(e, device().caps(), why);
+  if (!program && device().caps().device_type != "cpu" && why.find("computes FLOAT or DOUBLE") != std::string::npos) {
+    // GPUs refuse FLOAT arithmetic (float32 denormals flushed on the H200): the refusal is the answer.
+    CHECK(why.find("integer and DATE expressions run") != std::string::npos);
+    return;
+  }
   REQUIRE_MESSAGE(program, why);
   cpu::HostRelation sub = rel;
   if (ids) {

@@ -4,6 +4,9 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include "gfxq/error.h"
 #include "vk/check.h"
@@ -184,10 +187,22 @@ void create_instance(Device::Impl& m, const DeviceOptions& options) {
   instance_info.ppEnabledLayerNames = layers.data();
   instance_info.enabledExtensionCount = uint32_t(extensions.size());
   instance_info.ppEnabledExtensionNames = extensions.data();
-  if (VkResult r = vkCreateInstance(&instance_info, nullptr, &m.instance); r != VK_SUCCESS) {
-    m.instance = VK_NULL_HANDLE;
-    throw Error(ErrorCode::Unsupported, std::string("vkCreateInstance failed: ") + result_name(r));
+  // One instance per configuration for the life of the process, shared by every device made
+  // with it: NVIDIA's driver refused vkCreateInstance (VK_ERROR_INCOMPATIBLE_DRIVER) after about
+  // 30 create/destroy cycles in one process on the H200 machine, and such cycles are known to
+  // corrupt its state (docs/ARCHITECTURE.md "Driver notes"). Instances are never destroyed; the
+  // chained messenger above reports only during vkCreateInstance.
+  static std::mutex mutex;
+  static std::map<std::pair<bool, bool>, VkInstance> instances;
+  std::lock_guard lock(mutex);
+  VkInstance& shared = instances[{validation, sync}];
+  if (!shared) {
+    if (VkResult r = vkCreateInstance(&instance_info, nullptr, &shared); r != VK_SUCCESS) {
+      shared = VK_NULL_HANDLE;
+      throw Error(ErrorCode::Unsupported, std::string("vkCreateInstance failed: ") + result_name(r));
+    }
   }
+  m.instance = shared;
   if (validation) {
     auto create_messenger = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
         vkGetInstanceProcAddr(m.instance, "vkCreateDebugUtilsMessengerEXT"));

@@ -196,13 +196,12 @@ Device::~Device() {
     if (m.pool) vkDestroyCommandPool(device_, m.pool, nullptr);  // frees its command buffers
     vkDestroyDevice(device_, nullptr);
   }
-  if (m.instance) {
-    if (m.messenger) {
-      auto destroy_messenger = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
-          vkGetInstanceProcAddr(m.instance, "vkDestroyDebugUtilsMessengerEXT"));
-      destroy_messenger(m.instance, m.messenger, nullptr);
-    }
-    vkDestroyInstance(m.instance, nullptr);
+  // The instance is shared and lives as long as the process (create_instance); this device's
+  // messenger goes.
+  if (m.instance && m.messenger) {
+    auto destroy_messenger = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(m.instance, "vkDestroyDebugUtilsMessengerEXT"));
+    destroy_messenger(m.instance, m.messenger, nullptr);
   }
   if (m.teardown_messages) {
     std::lock_guard lock(m.log_mutex);

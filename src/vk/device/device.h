@@ -89,7 +89,8 @@ class Device {
   //! the chosen device (options.choice or GFXQ_VK_DEVICE) matches nothing (the message lists the
   //! devices), or when validation is asked for and the layer is missing.
   static std::unique_ptr<Device> create(const DeviceOptions& options);
-  //! Waits for the device to go idle, then destroys pipelines, pools, device, messenger, instance.
+  //! Waits for the device to go idle, then destroys pipelines, pools, device and messenger (the
+  //! instance is shared by the process's devices and kept: docs/ARCHITECTURE.md "Driver notes").
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
