@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gfxq/table.h"
 #include "gl/context.h"
 #include "vk/device.h"
 
@@ -32,9 +33,9 @@ struct Measurement {
 
 //! A benchmark case.
 struct Case {
-  std::string name;     //!< e.g. "compute.select_count"
-  std::string backend;  //!< "compute", "raster" or "cpu"
-  std::string ceiling;  //!< name of the ceiling case its ratio is taken against ("" for ceilings)
+  std::string name;       //!< e.g. "compute.select_count"
+  std::string backend;    //!< "compute", "raster" or "cpu"
+  std::string ceiling;    //!< name of the ceiling case its ratio is taken against ("" for ceilings)
   bool by_items = false;  //!< ratio of items/s (fill rate) instead of bytes/s
   //! Runs the case at `rows` rows; throws gfxq::Error(Unsupported) to skip with a reason.
   std::function<Measurement(Env&, uint64_t rows)> run;
@@ -47,6 +48,16 @@ std::vector<Case>& registry();
 //! a CSV file; column: a gfxq column file; read: read() of the bytes) and prints the load's wall
 //! seconds; the io.* cases time loads this way (cases_io.cpp). Returns the exit status.
 int io_child(int argc, char** argv);
+
+//! True when `a` and `b` hold the same columns: types, values and NULLs, bit for bit.
+inline bool same_table(const Table& a, const Table& b) {
+  if (a.columns.size() != b.columns.size()) return false;
+  for (size_t i = 0; i < a.columns.size(); ++i)
+    if (a.columns[i].type != b.columns[i].type || a.columns[i].data != b.columns[i].data ||
+        a.columns[i].nulls != b.columns[i].nulls)
+      return false;
+  return true;
+}
 
 //! Registers a case at static-initialisation time: `static Registrar r{{...}};`
 struct Registrar {

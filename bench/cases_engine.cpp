@@ -58,15 +58,6 @@ Catalog join_catalog(const Env& env, uint64_t rows) {
   return c;
 }
 
-bool same(const Table& a, const Table& b) {
-  if (a.columns.size() != b.columns.size()) return false;
-  for (size_t i = 0; i < a.columns.size(); ++i)
-    if (a.columns[i].type != b.columns[i].type || a.columns[i].data != b.columns[i].data ||
-        a.columns[i].nulls != b.columns[i].nulls)
-      return false;
-  return true;
-}
-
 size_t passes(const Result& r, const std::string& kind) {
   return size_t(std::count_if(r.report.passes.begin(), r.report.passes.end(),
                               [&](const PassRecord& p) { return p.kind == kind; }));
@@ -80,7 +71,7 @@ Measurement time_sql(Env& env, Engine& engine, const std::string& sql, const Cat
     throw Error(ErrorCode::Unsupported, "no Vulkan device: " + engine.vk_capabilities().unavailable_reason);
   Measurement m;
   const Result first = engine.execute_sql(sql, catalog, backend);
-  m.checked = backend == Backend::Cpu || same(engine.execute_sql(sql, catalog, Backend::Cpu).table, first.table);
+  m.checked = backend == Backend::Cpu || same_table(engine.execute_sql(sql, catalog, Backend::Cpu).table, first.table);
   if (!m.checked) throw Error(ErrorCode::Internal, "engine bench: compute result differs from the CPU engine's");
   double best = 1e300;
   Result last;

@@ -87,15 +87,6 @@ std::map<std::string, Table>& answers() {
   return a;
 }
 
-bool same(const Table& a, const Table& b) {
-  if (a.columns.size() != b.columns.size()) return false;
-  for (size_t i = 0; i < a.columns.size(); ++i)
-    if (a.columns[i].type != b.columns[i].type || a.columns[i].data != b.columns[i].data ||
-        a.columns[i].nulls != b.columns[i].nulls)
-      return false;
-  return true;
-}
-
 // Best wall time of `sql` on one device (the list's first) or on the whole list.
 Measurement run(Env& env, uint64_t rows, const std::string& sql, bool join, bool all_devices) {
   const std::vector<std::string> devices = device_list();
@@ -115,7 +106,7 @@ Measurement run(Env& env, uint64_t rows, const std::string& sql, bool join, bool
   Measurement m;
   if (all_devices) {
     const auto it = answers().find(key);
-    m.checked = it != answers().end() && same(it->second, last.table);
+    m.checked = it != answers().end() && same_table(it->second, last.table);
     if (it != answers().end() && !m.checked)
       throw Error(ErrorCode::Internal, "multi bench: the partitioned answer differs from one device's");
   } else {
