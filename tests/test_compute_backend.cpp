@@ -1000,10 +1000,11 @@ TEST_CASE("compute: one-pass row ids over several chunks keep row order and LIMI
   }
 }
 
-TEST_CASE("compute: the report names the algorithm and times every stage") {
+TEST_CASE("compute: the report names the algorithm and times every stage (EngineOptions::gpu_timing)") {
   const Catalog catalog = catalog_of(test::random_table(5000, Distribution::Uniform, 2));
-  Result r = engine().execute_sql("SELECT COUNT(*) FROM t WHERE (a < 0 OR y > 0.5) AND b <> 3 AND x >= y", catalog,
-                                  Backend::Compute);
+  Engine timed({.debug = test::vk_validation_wanted(), .gpu_timing = true});
+  const std::string count_sql = "SELECT COUNT(*) FROM t WHERE (a < 0 OR y > 0.5) AND b <> 3 AND x >= y";
+  Result r = timed.execute_sql(count_sql, catalog, Backend::Compute);
   CHECK(r.report.algorithm == "compute: fused CNF count (3 clauses, 4 terms over 4 columns) in 1 dispatch");
   int dispatches = 0;
   for (const PassRecord& p : r.report.passes) {
@@ -1011,9 +1012,14 @@ TEST_CASE("compute: the report names the algorithm and times every stage") {
       ++dispatches;
       CHECK(p.items == 5000);
       CHECK(p.passed.has_value());
-      CHECK(p.gpu_ms.has_value() == engine().vk_capabilities().timestamps);
+      CHECK(p.gpu_ms.has_value() == timed.vk_capabilities().timestamps);
     }
   }
+  CHECK(timed.take_debug_messages().empty());
+  // Untimed (the default): the same answer, and no pass claims a GPU time.
+  const Result untimed = engine().execute_sql(count_sql, catalog, Backend::Compute);
+  CHECK(test::table_difference(untimed.table, r.table).empty());
+  for (const PassRecord& p : untimed.report.passes) CHECK_MESSAGE(!p.gpu_ms, p.kind);
   CHECK(dispatches == 1);
   CHECK(r.report.passes.front().kind == "upload");
   CHECK(r.report.passes.back().kind == "download");
@@ -1023,6 +1029,28 @@ TEST_CASE("compute: the report names the algorithm and times every stage") {
   bool select = false;
   for (const PassRecord& p : r.report.passes) select = select || p.kind == "radix-select";
   CHECK(select);
+}
+
+TEST_CASE("compute: untimed passes are queued; the report counts submissions and host waits") {
+  Catalog catalog = catalog_of(test::random_table(4000, Distribution::Uniform, 7));
+  catalog.add("s", test::random_table(300, Distribution::Uniform, 8));
+  const std::string sql = "SELECT t.b, COUNT(*), SUM(s.a) FROM t JOIN s ON t.b = s.b WHERE t.a > 0 GROUP BY t.b";
+  Engine timed({.debug = test::vk_validation_wanted(), .gpu_timing = true});
+  Engine queued({.debug = test::vk_validation_wanted()});
+  for (int round = 0; round < 2; ++round) {  // the second round runs on cached columns
+    const Result t = timed.execute_sql(sql, catalog, Backend::Compute);
+    const Result q = queued.execute_sql(sql, catalog, Backend::Compute);
+    CHECK(test::table_difference(t.table, q.table).empty());
+    CHECK(test::table_difference(q.table, engine().execute_sql(sql, catalog, Backend::Cpu).table).empty());
+    INFO("round " << round << ": timed " << t.report.gpu_submissions << "/" << t.report.gpu_waits << ", queued "
+                  << q.report.gpu_submissions << "/" << q.report.gpu_waits);
+    CHECK(q.report.gpu_submissions > 0);
+    CHECK(q.report.gpu_waits < q.report.gpu_submissions);
+    CHECK(q.report.gpu_waits < t.report.gpu_waits);
+    CHECK(t.report.text().find("host waits") != std::string::npos);
+  }
+  CHECK(timed.take_debug_messages().empty());
+  CHECK(queued.take_debug_messages().empty());
 }
 
 TEST_CASE("compute: unsupported operators are named, errors leave the engine usable and inputs untouched") {

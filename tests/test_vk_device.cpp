@@ -117,6 +117,47 @@ TEST_CASE("vk: dependent dispatches in one submission with a barrier") {
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
 
+TEST_CASE("vk: queued passes run in order, buffers freed meanwhile outlive them, one wait at finish") {
+  auto& device = vk_device();
+  const bool timing = device.pass_timing();
+  device.set_pass_timing(false);
+  const auto& fill = device.pipeline("fill_u32", 2, 12);
+  constexpr uint32_t n = 5000;
+  const uint32_t groups = (n + GFXQ_WORKGROUP_SIZE - 1) / GFXQ_WORKGROUP_SIZE;
+  std::vector<uint32_t> in(n);
+  std::iota(in.begin(), in.end(), 0u);
+  Buffer a = device.create_buffer(n * 4, MemoryKind::Upload);
+  Buffer c = device.create_buffer(n * 4, MemoryKind::Readback);
+  device.upload(a, in.data(), n * 4);
+  const auto before = device.submit_stats();
+  {
+    Buffer t = device.create_buffer(n * 4, MemoryKind::Device);
+    const uint32_t times3[3] = {n, 3u, 0u}, plus2[3] = {n, 1u, 2u};
+    CHECK(!device.run_pass([&](VkCommandBuffer cmd) { device.dispatch(cmd, fill, {&a, &t}, times3, groups); }));
+    device.enqueue([&](VkCommandBuffer cmd) { device.dispatch(cmd, fill, {&t, &c}, plus2, groups); });
+  }  // t is freed while both passes may still be queued
+  const auto queued = device.submit_stats();
+  CHECK(queued.submissions == before.submissions + 2);
+  CHECK(queued.waits == before.waits);
+  device.finish();
+  CHECK(device.submit_stats().waits == queued.waits + 1);
+  device.finish();  // nothing queued: no wait
+  CHECK(device.submit_stats().waits == queued.waits + 1);
+  CHECK(device.memory_stats().deferred == 0);
+  const auto* out = static_cast<const uint32_t*>(c.mapped());
+  size_t wrong = 0;
+  for (uint32_t i = 0; i < n; ++i) wrong += out[i] != 3 * i + 2;
+  CHECK(wrong == 0);
+  // Timed: the pass waits for its timestamps and reports its time.
+  device.set_pass_timing(true);
+  const uint32_t copy[3] = {n, 1u, 0u};
+  const auto ms = device.run_pass([&](VkCommandBuffer cmd) { device.dispatch(cmd, fill, {&a, &c}, copy, groups); });
+  CHECK(ms.has_value() == device.caps().timestamps);
+  CHECK(out[n - 1] == n - 1);
+  device.set_pass_timing(timing);
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
 TEST_CASE("vk: a grid beyond maxComputeWorkGroupCount is split with group offsets") {
   auto& device = vk_device();
   const uint32_t max_groups = device.caps().max_workgroup_count[0];

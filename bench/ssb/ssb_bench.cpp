@@ -8,13 +8,14 @@
 // Engines: duckdb (the CPU peer) and gfxq-auto, gfxq-compute, gfxq-cpu (gfxq's Engine with that
 // backend over the tables loaded once into one catalog: the untimed first run is cold, uploading
 // the columns, which then stay resident; its wall time is "cold_s"). gfxq lines add "gpu_ms" (the
-// GPU time of the best run's passes), "nodes" (plan nodes per backend), "bytes" (the columns the query
-// names, whole, at their storage width: the bytes a scan of its inputs reads, the bound
-// bench/ssb/plot_ssb.py divides by the copy bandwidth) and, for a query the backend refuses, "error"
-// instead of times. --devices LIST (e.g. 0,1): each gfxq engine runs the queries twice over the same
-// loaded tables, on the list's first device ("devices": 1) and partitioned over the whole list
-// (docs/MULTI_GPU.md; "devices": N, with "exchange_bytes", "exchange_ms" and "partitioning" of the
-// best run).
+// GPU time of the passes, from a second engine with EngineOptions::gpu_timing on, run after the timed
+// runs: timestamps make every pass wait, so wall times come from the untimed engine),
+// "submissions" and "waits" (of the best run: command buffers and host waits for them), "nodes" (plan nodes per
+// backend), "bytes" (the columns the query names, whole, at their storage width: the bytes a scan of its inputs reads,
+// the bound bench/ssb/plot_ssb.py divides by the copy bandwidth) and, for a query the backend refuses, "error" instead
+// of times. --devices LIST (e.g. 0,1): each gfxq engine runs the queries twice over the same loaded tables, on the
+// list's first device ("devices": 1) and partitioned over the whole list (docs/MULTI_GPU.md; "devices": N, with
+// "exchange_bytes", "exchange_ms" and "partitioning" of the best run).
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -114,9 +115,10 @@ uint64_t named_column_bytes(const std::string& sql, const gfxq::Catalog& catalog
   return bytes;
 }
 
-// Runs every query on `gfxq_engine` (over `devices` devices) and prints its line.
+// Runs every query on `gfxq_engine` (over `devices` devices) and prints its line; `timed_engine`
+// (the same options with gpu_timing) gives the GPU time.
 void run_queries(const Settings& s, const std::vector<gfxq::ssb::Query>& queries, const std::string& engine,
-                 const gfxq::Catalog& catalog, gfxq::Engine& gfxq_engine, size_t devices) {
+                 const gfxq::Catalog& catalog, gfxq::Engine& gfxq_engine, gfxq::Engine& timed_engine, size_t devices) {
   const gfxq::Backend backend = gfxq::parse_backend(engine.substr(5));
   for (const auto& q : queries) {
     std::cout << "{\"engine\": \"" << engine << "\", \"query\": \"" << q.name << "\", \"sf\": " << s.sf;
@@ -125,8 +127,8 @@ void run_queries(const Settings& s, const std::vector<gfxq::ssb::Query>& queries
       gfxq::Result first = gfxq_engine.execute_sql(q.sql, catalog, backend);
       const double cold = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       struct Run {
-        double wall = 0, gpu = 0, exchange_ms = 0;  // wall s, GPU ms of the passes, exchange ms
-        uint64_t exchange_bytes = 0;
+        double wall = 0, exchange_ms = 0;  // wall s, exchange ms
+        uint64_t exchange_bytes = 0, submissions = 0, waits = 0;
         bool operator<(const Run& o) const { return wall < o.wall; }
       };
       std::vector<Run> runs;
@@ -134,11 +136,16 @@ void run_queries(const Settings& s, const std::vector<gfxq::ssb::Query>& queries
         t0 = std::chrono::steady_clock::now();
         const gfxq::Result res = gfxq_engine.execute_sql(q.sql, catalog, backend);
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        double gpu = 0;
-        for (const auto& p : res.report.passes) gpu += p.gpu_ms.value_or(0);
-        runs.push_back({wall, gpu, res.report.exchange_ms, res.report.exchange_bytes});
+        runs.push_back({wall, res.report.exchange_ms, res.report.exchange_bytes, res.report.gpu_submissions,
+                        res.report.gpu_waits});
       }
       std::sort(runs.begin(), runs.end());
+      double gpu = 0;
+      if (backend != gfxq::Backend::Cpu) {
+        timed_engine.execute_sql(q.sql, catalog, backend);
+        for (const auto& p : timed_engine.execute_sql(q.sql, catalog, backend).report.passes)
+          gpu += p.gpu_ms.value_or(0);
+      }
       std::map<std::string, int> nodes;
       // A partitioned query's nodes: device 0's fragment (the merge runs on the host).
       for (const auto& n : first.report.partitions.empty() ? first.report.plan : first.report.partitions[0].plan)
@@ -152,7 +159,8 @@ void run_queries(const Settings& s, const std::vector<gfxq::ssb::Query>& queries
                   << ", \"partitioning\": " << json(first.report.partitioning);
       std::cout << ", \"rows\": " << first.table.rows() << ", \"cold_s\": " << cold
                 << ", \"best_s\": " << runs.front().wall << ", \"median_s\": " << runs[runs.size() / 2].wall
-                << ", \"gpu_ms\": " << runs.front().gpu << ", \"nodes\": {" << placed
+                << ", \"gpu_ms\": " << gpu << ", \"submissions\": " << runs.front().submissions
+                << ", \"waits\": " << runs.front().waits << ", \"nodes\": {" << placed
                 << "}, \"bytes\": " << named_column_bytes(q.sql, catalog) << ", \"runs\": " << s.repeats;
     } catch (const gfxq::Error& e) {
       std::cout << ", \"error\": " << json(e.what());
@@ -175,7 +183,9 @@ void run_gfxq(const Settings& s, const std::vector<gfxq::ssb::Query>& queries, c
     gfxq::EngineOptions options;
     options.vk_devices = devices;
     gfxq::Engine gfxq_engine(options);
-    run_queries(s, queries, engine, catalog, gfxq_engine, std::max<size_t>(1, devices.size()));
+    options.gpu_timing = true;
+    gfxq::Engine timed_engine(options);
+    run_queries(s, queries, engine, catalog, gfxq_engine, timed_engine, std::max<size_t>(1, devices.size()));
   }
 }
 

@@ -66,7 +66,8 @@ options:
                        splits exactly (docs/MULTI_GPU.md; --explain shows each device's part);
                        default GFXQ_VK_DEVICE, which takes the same list
   --explain            the execution report on stderr: the plan with each node's backend,
-                       algorithm, rows and time, why it was placed there, and every pass
+                       algorithm, rows and time, why it was placed there, every pass with its GPU
+                       time (timing makes the host wait for each pass), and the GPU submissions
   --plan               print the plan with each node's placement and why, and run nothing
   --output FILE        write the result to FILE instead of stdout
   --format F           csv (default; header, then rows) | table (aligned columns) | json (an array of
@@ -410,6 +411,7 @@ int cmd_sql(Args& args, std::ostream& out, std::ostream& err) {
       engine_options.vk_devices = devices_option(args.value(a));
     } else if (a == "--explain") {
       explain = true;
+      engine_options.gpu_timing = true;
     } else if (a == "--plan") {
       plan = true;
     } else if (a == "--table") {

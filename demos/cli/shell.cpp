@@ -26,7 +26,8 @@ constexpr const char* kShellHelp = R"(Statements end with ';' and may span lines
   .backend cpu|raster|compute|auto
                          where statements run (auto: each plan node on compute when it can, else cpu)
   .explain on|off        print each statement's execution report (plan, placement, passes, times)
-  .timer on|off          print each statement's wall time and GPU time
+  .timer on|off          print each statement's wall time and GPU time (either one times every
+                         GPU pass, which makes the host wait for each: wall times grow)
   .mode table|csv|json   how results print
   .read FILE             run the statements of FILE
   .help                  this text
@@ -156,8 +157,10 @@ class Shell {
       options_.backend = parse_backend(w[1]);
     } else if (c == ".explain") {
       explain_ = on_off(w, c);
+      engine_.set_gpu_timing(explain_ || timer_);
     } else if (c == ".timer") {
       timer_ = on_off(w, c);
+      engine_.set_gpu_timing(explain_ || timer_);
     } else if (c == ".mode") {
       if (w.size() != 2) throw Error(ErrorCode::InvalidInput, ".mode takes table, csv or json");
       const auto f = format_named(w[1]);

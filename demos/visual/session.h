@@ -68,7 +68,12 @@ class Session {
  private:
   gl::Context& context_;
   Catalog catalog_;
-  Engine engine_;  // the compute backend, started on first use
+  // The compute backend, started on first use; it times every pass for the views.
+  Engine engine_{[] {
+    EngineOptions options;
+    options.gpu_timing = true;
+    return options;
+  }()};
 };
 
 }  // namespace gfxq::visual

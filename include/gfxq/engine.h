@@ -70,6 +70,10 @@ struct EngineOptions {
   //! The longest one GPU wait may take (a Vulkan submission, a raster query's results) before the
   //! query fails with Error(Timeout).
   uint32_t gpu_timeout_ms = 60000;
+  //! Whether the compute backend times each pass on the GPU (PassRecord::gpu_ms, plan nodes'
+  //! gpu_ms). Timing waits for every pass to read its timestamps (about 0.6 ms each on the H200);
+  //! untimed, passes are queued and the host waits only where it reads results back.
+  bool gpu_timing = false;
   //! Faults to inject (tests); none by default.
   FaultInjection faults;
   //! Bytes of catalog columns the compute backend keeps on the device between queries (resident
@@ -112,6 +116,8 @@ class Engine {
 
   //! Debug/validation messages recorded since the last call (only with EngineOptions::debug).
   std::vector<std::string> take_debug_messages();
+  //! Turns EngineOptions::gpu_timing on or off for the queries that follow (`gfxq shell`'s .timer).
+  void set_gpu_timing(bool on);
 
   struct Impl;  //!< backend state (contexts, devices); defined in src/
 

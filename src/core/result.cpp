@@ -63,6 +63,8 @@ std::string ExecutionReport::text() const {
     if (p.gpu_ms) s += " gpu=" + ms(*p.gpu_ms);
     s += " wall=" + ms(p.wall_ms) + "\n";
   }
+  if (gpu_submissions)
+    s += "gpu submissions: " + std::to_string(gpu_submissions) + ", host waits: " + std::to_string(gpu_waits) + "\n";
   s += "total: " + ms(total_ms) + "\n";
   return s;
 }

@@ -98,6 +98,12 @@ struct FragmentRun {
   std::vector<PassRecord> passes;              //!< GPU passes, uploads and downloads, in order
 };
 
+//! Counts of GPU submissions (ExecutionReport::gpu_submissions, gpu_waits).
+struct GpuSubmits {
+  uint64_t submissions = 0;  //!< command buffers submitted
+  uint64_t waits = 0;        //!< host waits for them
+};
+
 //! One backend.
 class BackendImpl {
  public:
@@ -116,6 +122,12 @@ class BackendImpl {
                                      std::vector<PassRecord>& passes);
   //! Debug/validation messages recorded since the last call (EngineOptions::debug).
   virtual std::vector<std::string> take_debug_messages() { return {}; }
+  //! Waits for GPU work the query queued and nothing waited for, so that its errors belong to it.
+  virtual void finish() {}
+  //! Turns GPU timing of passes on or off (EngineOptions::gpu_timing).
+  virtual void set_gpu_timing(bool) {}
+  //! Command buffers submitted and host waits for them since the backend was created.
+  virtual GpuSubmits submits() const noexcept { return {}; }
 };
 
 //! The CPU reference engine's backend.

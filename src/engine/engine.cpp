@@ -97,6 +97,11 @@ const VkCapabilities& Engine::vk_capabilities() {
   return engine::compute_capabilities(impl_->backends.get(Backend::Compute));
 }
 
+void Engine::set_gpu_timing(bool on) {
+  impl_->backends.set_gpu_timing(on);
+  if (impl_->set) impl_->set->set_gpu_timing(on);
+}
+
 std::vector<std::string> Engine::take_debug_messages() {
   std::vector<std::string> all = impl_->backends.take_debug_messages();
   if (impl_->set)

@@ -45,6 +45,28 @@ std::vector<std::string> Backends::take_debug_messages() {
   return all;
 }
 
+void Backends::finish() {
+  for (auto& s : slots_)
+    if (s) s->finish();
+}
+
+void Backends::set_gpu_timing(bool on) {
+  options_.gpu_timing = on;
+  for (auto& s : slots_)
+    if (s) s->set_gpu_timing(on);
+}
+
+GpuSubmits Backends::submits() const noexcept {
+  GpuSubmits sum;
+  for (const auto& s : slots_)
+    if (s) {
+      const GpuSubmits one = s->submits();
+      sum.submissions += one.submissions;
+      sum.waits += one.waits;
+    }
+  return sum;
+}
+
 namespace {
 
 // A fragment placed on a backend, with the placements of its inputs.
@@ -231,8 +253,13 @@ Result execute_plan(const plan::Node& root, const Catalog& catalog, Backend requ
   const Placed placed = place(root, catalog, requested, backends, policy);
   std::map<const plan::Node*, Run> runs;
   Result result;
+  const GpuSubmits before = backends.submits();
   const Relation rel = to_host(run_placed(placed, catalog, backends, runs, result.report.passes), root,
                                "the query's result", backends, result.report.passes);
+  backends.finish();
+  const GpuSubmits after = backends.submits();
+  result.report.gpu_submissions = after.submissions - before.submissions;
+  result.report.gpu_waits = after.waits - before.waits;
   result.table = rel.host().to_table();
   for (size_t i = 0; i < root.schema.size() && i < result.table.columns.size(); ++i)
     result.table.columns[i].name = root.schema[i].name;

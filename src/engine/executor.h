@@ -35,6 +35,12 @@ class Backends {
   BackendImpl& get(Backend b);
   //! Debug messages of every backend created so far.
   std::vector<std::string> take_debug_messages();
+  //! BackendImpl::finish() of every backend created so far.
+  void finish();
+  //! EngineOptions::gpu_timing for backends created from now on and those created so far.
+  void set_gpu_timing(bool on);
+  //! BackendImpl::submits() summed over every backend created so far.
+  GpuSubmits submits() const noexcept;
   //! The cost models Auto compares: those set, else default_cost_table's (made on first use).
   const CostTable& costs();
   //! Replaces the cost models, and Auto places by them from then on (tests: fixed figures for

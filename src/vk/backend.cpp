@@ -100,6 +100,7 @@ class ComputeBackend final : public engine::BackendImpl {
                                       .choice = options_.vk_device,
                                       .wait_timeout_ns = uint64_t(options_.gpu_timeout_ms) * 1000000,
                                       .faults = options_.faults});
+        device_->set_pass_timing(options_.gpu_timing);
         caps_ = device_->caps();
         resident_ = std::make_unique<vk::ResidentColumns>(options_.resident_bytes ? *options_.resident_bytes
                                                                                   : default_resident_bytes(caps_));
@@ -234,6 +235,18 @@ class ComputeBackend final : public engine::BackendImpl {
     std::vector<std::string> out;
     for (auto& m : device_->take_debug_messages()) out.push_back("Vulkan: " + m);
     return out;
+  }
+  void set_gpu_timing(bool on) override {
+    options_.gpu_timing = on;
+    if (device_) device_->set_pass_timing(on);
+  }
+  engine::GpuSubmits submits() const noexcept override {
+    if (!device_) return {};
+    const vk::SubmitStats s = device_->submit_stats();
+    return {s.submissions, s.waits};
+  }
+  void finish() override {
+    if (device_) device_->finish();
   }
 
  private:

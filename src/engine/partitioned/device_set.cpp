@@ -71,6 +71,10 @@ DeviceSet::DeviceSet(std::vector<std::string> entries, std::string source, Backe
 
 DeviceSet::~DeviceSet() = default;
 
+void DeviceSet::set_gpu_timing(bool on) {
+  for (auto& b : others_) b->set_gpu_timing(on);
+}
+
 Backends& DeviceSet::backends(size_t i) {
   return i == 0 ? first_ : *others_[i - 1];
 }

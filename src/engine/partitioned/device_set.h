@@ -38,6 +38,8 @@ class DeviceSet {
   Result execute(const plan::Node& root, const Catalog& catalog, Backend requested, Partitioning mode);
   //! How `root` would run on the set (the report's `partitioning` line for EXPLAIN).
   std::string describe(const plan::Node& root, Backend requested);
+  //! EngineOptions::gpu_timing on devices 1.. (device 0's is its Backends').
+  void set_gpu_timing(bool on);
   //! Debug messages of devices 1.. (device 0's are its Backends').
   std::vector<std::string> take_debug_messages();
   //! Number of devices.

@@ -176,6 +176,7 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   uint64_t largest_local = 0;
   for (const auto& h : c.heaps)
     if (h.device_local) largest_local = std::max(largest_local, h.size);
+  m.deferred_limit = largest_local / 8;
   m.pools = std::make_unique<MemoryPools>(d->device_, m.memory, m.block_bytes,
                                           m.cache_bytes ? *m.cache_bytes : largest_local / 4);
   return d;
@@ -186,7 +187,9 @@ Device::~Device() {
   if (device_) {
     vkDeviceWaitIdle(device_);
     for (auto& [cmd, fence] : m.abandoned) vkDestroyFence(device_, fence, nullptr);
+    for (auto& [cmd, fence] : m.in_flight) vkDestroyFence(device_, fence, nullptr);
     m.abandoned.clear();
+    m.in_flight.clear();
     m.upload_staging = Buffer();
     m.readback_staging = Buffer();
     reap();  // the deferred buffers: nothing is pending any more

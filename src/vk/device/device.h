@@ -14,10 +14,16 @@
 //   workgroup of each part; dispatch() writes it, and the shader uses
 //     uint group = gl_WorkGroupID.x + pc.group_offset;
 //   A pipeline without `group_offset` refuses a grid that needs splitting (Error(Unsupported)).
-// - Synchronization: submit() runs one command buffer to completion. Each command buffer starts with
-//   a full memory barrier against earlier submissions and ends with one that makes device writes
-//   visible to the host, so mapped buffers may be read after submit() returns. Inside one command
-//   buffer, the recorder owes barrier() between dependent dispatches/copies.
+// - Synchronization: submit() runs one command buffer to completion; enqueue() queues one and
+//   returns at once (the host records the next pass while the GPU runs this one). Each command buffer
+//   starts with a full memory barrier against earlier submissions and ends with one that makes device
+//   writes visible to the host, so mapped buffers may be read after submit() or finish() returns.
+//   download(), upload(), submit() and finish() wait for everything enqueued before them; a buffer
+//   freed while enqueued work may use it is released once that work has completed. Inside one
+//   command buffer, the recorder owes barrier() between dependent dispatches/copies.
+// - Pass timing (set_pass_timing): run_pass() brackets a pass by two timestamps and waits for it
+//   to read its GPU time (on, the default), or enqueues it untimed (off: what an engine does unless
+//   EngineOptions::gpu_timing asks for times; each wait costs about 0.6 ms on the H200).
 //
 // Faults: a wait longer than DeviceOptions::wait_timeout_ns is Error(Timeout); a lost device is
 // Error(DeviceLost), and every later call that needs the GPU throws it too (make a new Device); a
@@ -77,9 +83,15 @@ struct MemoryStats {
   uint64_t buffers = 0;          //!< live buffers
   uint64_t allocations = 0;      //!< vkAllocateMemory calls since creation
   uint64_t buffer_requests = 0;  //!< create_buffer calls since creation
-  uint64_t deferred = 0;         //!< buffers waiting for a timed-out or lost submission to finish
+  uint64_t deferred = 0;         //!< freed buffers that queued, timed-out or lost submissions may still use
   uint64_t cached_bytes = 0;     //!< freed dedicated allocations kept for reuse
   uint64_t reuses = 0;           //!< buffer requests served from those
+};
+
+//! How many command buffers the device ran (Device::submit_stats()).
+struct SubmitStats {
+  uint64_t submissions = 0;  //!< command buffers submitted (submit, enqueue, uploads, downloads)
+  uint64_t waits = 0;        //!< host waits for the GPU (each about 0.6 ms on the H200)
 };
 
 //! The compute device.
@@ -110,7 +122,7 @@ class Device {
   //! True once a submission found the device lost (every later GPU call throws DeviceLost).
   bool lost() const noexcept;
   //! Copies host bytes into a buffer at `offset`: directly when it is mapped, else through a
-  //! staging buffer in chunks of 64 MiB. Synchronous.
+  //! staging buffer in chunks of 64 MiB. Synchronous (it waits for queued work first).
   void upload(const Buffer& dst, const void* src, uint64_t bytes, uint64_t offset = 0);
   //! Copies buffer bytes at `offset` back to the host, like upload(). Synchronous.
   void download(const Buffer& src, void* dst, uint64_t bytes, uint64_t offset = 0);
@@ -145,6 +157,44 @@ class Device {
     }
     end_and_wait(cmd);
   }
+  //! Like submit(), but returns once the command buffer is queued. Errors of its execution
+  //! (Timeout, DeviceLost) surface at the next wait. Not reentrant.
+  template <class F>
+  void enqueue(F&& record) {
+    VkCommandBuffer cmd = begin_commands();
+    try {
+      record(cmd);
+    } catch (...) {
+      discard_commands(cmd);
+      throw;
+    }
+    end_and_queue(cmd);
+  }
+  //! Waits for every enqueued command buffer (Error(Timeout), Error(DeviceLost) as submit()).
+  void finish();
+  //! Runs one pass: with pass timing on, submit() between timestamps 0 and 1, returning its GPU
+  //! milliseconds (nullopt when the queue has no timestamps); off, enqueue() and nullopt.
+  template <class F>
+  std::optional<double> run_pass(F&& record) {
+    if (!pass_timing_) {
+      enqueue(std::forward<F>(record));
+      return std::nullopt;
+    }
+    submit([&](VkCommandBuffer cmd) {
+      timestamp(cmd, 0);
+      record(cmd);
+      timestamp(cmd, 1);
+    });
+    const double ms = elapsed_ms(0, 1);
+    if (ms != ms) return std::nullopt;  // NaN: no timestamps
+    return ms;
+  }
+  //! Whether run_pass() waits for each pass to time it (on by default).
+  bool pass_timing() const noexcept { return pass_timing_; }
+  //! Turns pass timing on or off.
+  void set_pass_timing(bool on) noexcept { pass_timing_ = on; }
+  //! Command buffers submitted and waited for since creation.
+  SubmitStats submit_stats() const noexcept;
   //! Binds `p`, pushes descriptors for `buffers` (binding i = buffers[i], whole range) and the
   //! `p.push_bytes` bytes at `push` (nullptr: zeros), dispatches `groups_x` workgroups, split into
   //! parts of at most maxComputeWorkGroupCount[0] when `p.group_offset`. Error(Unsupported) for a
@@ -185,6 +235,8 @@ class Device {
   Device();
   VkCommandBuffer begin_commands();
   void end_and_wait(VkCommandBuffer cmd);
+  void end_and_queue(VkCommandBuffer cmd);
+  void wait_queued();
   void discard_commands(VkCommandBuffer cmd) noexcept;
   void free_buffer(Buffer& b) noexcept;
   void check_range(const Buffer& b, uint64_t bytes, uint64_t offset, const char* what) const;
@@ -192,6 +244,7 @@ class Device {
   void reap() noexcept;
 
   VkCapabilities caps_;
+  bool pass_timing_ = true;
   VkDevice device_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   std::unique_ptr<Impl> impl_;

@@ -50,8 +50,12 @@ struct Device::Impl {
   std::optional<std::string> lost;          // why the device is lost, once it is
   Buffer upload_staging;
   Buffer readback_staging;
+  uint64_t submissions = 0;                                    // command buffers submitted
+  std::vector<std::pair<VkCommandBuffer, VkFence>> in_flight;  // queued, not waited for (oldest first)
   std::vector<std::pair<VkCommandBuffer, VkFence>> abandoned;  // submitted, but the wait failed
-  std::vector<DeferredBuffer> deferred;                        // released once `abandoned` is empty
+  std::vector<DeferredBuffer> deferred;                        // released once `in_flight` and `abandoned` are empty
+  uint64_t deferred_bytes = 0;                                 // their bytes
+  uint64_t deferred_limit = 0;                                 // enqueue() waits first when deferred_bytes exceeds it
   std::mutex log_mutex;
   std::vector<std::string> log;
   std::vector<std::string>* teardown_messages = nullptr;

@@ -119,7 +119,14 @@ Buffer Device::create_buffer(uint64_t bytes, MemoryKind kind) {
                  " bytes; " + where);
   if (request == m.faults.fail_device_allocation)
     throw refuse("injected failure of buffer allocation " + std::to_string(request) + " (FaultInjection)");
-  b.memory_ = m.pools->allocate(req, *type, size, what);
+  try {
+    b.memory_ = m.pools->allocate(req, *type, size, what);
+  } catch (const Error& e) {
+    // Buffers freed while work was queued still hold memory: wait for it, release them, try again.
+    if (e.code() != ErrorCode::OutOfDeviceMemory || m.in_flight.empty()) throw;
+    wait_queued();
+    b.memory_ = m.pools->allocate(req, *type, size, what);
+  }
   // Device buffers are written through copies even where their block is host-visible (CPU devices).
   if (kind == MemoryKind::Device) b.memory_.mapped = nullptr;
   VK_CHECK(vkBindBufferMemory(device_, b.buffer_, b.memory_.memory, b.memory_.offset));
@@ -128,11 +135,12 @@ Buffer Device::create_buffer(uint64_t bytes, MemoryKind kind) {
 
 void Device::free_buffer(Buffer& b) noexcept {
   Impl& m = *impl_;
-  // A submission that timed out or found the device lost may still use the buffer: its memory
-  // goes back to the pools only once every such submission has finished.
+  // Queued work, or a submission that timed out or found the device lost, may still use the
+  // buffer: its memory goes back to the pools only once every such submission has finished.
   reap();
-  if (!m.abandoned.empty() && (b.buffer_ || b.memory_.memory)) {
+  if ((!m.abandoned.empty() || !m.in_flight.empty()) && (b.buffer_ || b.memory_.memory)) {
     m.deferred.push_back({b.buffer_, b.memory_});
+    m.deferred_bytes += b.memory_.size;
   } else {
     if (b.buffer_) vkDestroyBuffer(device_, b.buffer_, nullptr);
     if (m.pools) m.pools->free(b.memory_);
@@ -165,6 +173,7 @@ Buffer& staging_for(Device& device, Buffer& staging, uint64_t bytes, MemoryKind 
 void Device::upload(const Buffer& dst, const void* src, uint64_t bytes, uint64_t offset) {
   check_range(dst, bytes, offset, "upload");
   if (bytes == 0) return;
+  finish();  // queued work may still read `dst`
   const auto* from = static_cast<const uint8_t*>(src);
   if (dst.mapped()) {
     std::memcpy(static_cast<uint8_t*>(dst.mapped()) + offset, from, bytes);
@@ -187,6 +196,7 @@ void Device::download(const Buffer& src, void* dst, uint64_t bytes, uint64_t off
   if (bytes == 0) return;
   auto* to = static_cast<uint8_t*>(dst);
   if (src.mapped()) {
+    finish();  // queued work may still write `src`
     std::memcpy(to, static_cast<const uint8_t*>(src.mapped()) + offset, bytes);
     return;
   }

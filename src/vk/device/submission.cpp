@@ -1,5 +1,6 @@
-// Submission: one-shot command buffers waited for with a timeout, dispatches, barriers,
-// timestamps; timeouts, device loss and their injected versions.
+// Submission: one-shot command buffers, waited for at once (submit) or queued (enqueue) and waited
+// for later, with a timeout; dispatches, barriers, timestamps; timeouts, device loss and their
+// injected versions.
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -40,6 +41,8 @@ double Device::elapsed_ms(uint32_t from, uint32_t to) {
 VkCommandBuffer Device::begin_commands() {
   check_not_lost("submit");
   reap();
+  // Buffers freed while work was queued are held until it completes: bound what they keep.
+  if (impl_->deferred_bytes > impl_->deferred_limit && !impl_->in_flight.empty()) wait_queued();
   auto alloc = vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
   alloc.commandPool = impl_->pool;
   alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -63,7 +66,7 @@ void Device::discard_commands(VkCommandBuffer cmd) noexcept {
   vkFreeCommandBuffers(device_, impl_->pool, 1, &cmd);
 }
 
-void Device::end_and_wait(VkCommandBuffer cmd) {
+void Device::end_and_queue(VkCommandBuffer cmd) {
   Impl& m = *impl_;
   // Device writes become visible to host reads of mapped memory once the fence is waited.
   memory_barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
@@ -83,18 +86,35 @@ void Device::end_and_wait(VkCommandBuffer cmd) {
     if (e.code() == ErrorCode::DeviceLost) m.lost = e.what();
     throw;
   }
+  ++m.submissions;
+  m.in_flight.emplace_back(cmd, fence);
+}
+
+void Device::end_and_wait(VkCommandBuffer cmd) {
+  end_and_queue(cmd);
+  wait_queued();
+}
+
+void Device::finish() {
+  reap();
+  if (!impl_->in_flight.empty()) wait_queued();
+}
+
+void Device::wait_queued() {
+  Impl& m = *impl_;
   const uint64_t wait = ++m.waits;
   VkResult r;
   if (wait == m.faults.lose_device)
     r = VK_ERROR_DEVICE_LOST;
   else if (wait == m.faults.time_out_gpu_wait)
     r = VK_TIMEOUT;
-  else
-    r = vkWaitForFences(device_, 1, &fence, VK_TRUE, m.wait_timeout_ns);
+  else  // a fence signals once every command submitted before it has completed too
+    r = vkWaitForFences(device_, 1, &m.in_flight.back().second, VK_TRUE, m.wait_timeout_ns);
   if (r != VK_SUCCESS) {
-    // Still pending (or lost): the command buffer and fence may not be freed yet, nor the buffers
-    // it uses (free_buffer defers them); reap() releases them once the fence has signalled.
-    m.abandoned.emplace_back(cmd, fence);
+    // Still pending (or lost): the command buffers and fences may not be freed yet, nor the buffers
+    // they use (free_buffer defers them); reap() releases them once their fences have signalled.
+    m.abandoned.insert(m.abandoned.end(), m.in_flight.begin(), m.in_flight.end());
+    m.in_flight.clear();
     const bool injected = wait == m.faults.lose_device || wait == m.faults.time_out_gpu_wait;
     const std::string how = injected ? " (injected: FaultInjection, wait " + std::to_string(wait) + ")" : "";
     if (r == VK_TIMEOUT)
@@ -107,25 +127,38 @@ void Device::end_and_wait(VkCommandBuffer cmd) {
     }
     check(r, "vkWaitForFences");
   }
-  vkDestroyFence(device_, fence, nullptr);
-  discard_commands(cmd);
+  for (const auto& [c, f] : m.in_flight) {
+    vkDestroyFence(device_, f, nullptr);
+    discard_commands(c);
+  }
+  m.in_flight.clear();
+  reap();
 }
 
 void Device::reap() noexcept {
   Impl& m = *impl_;
-  std::erase_if(m.abandoned, [&](const std::pair<VkCommandBuffer, VkFence>& a) {
-    // Signalled, or the device is lost (nothing will run any more): both may be released.
-    if (vkGetFenceStatus(device_, a.second) == VK_NOT_READY) return false;
-    vkDestroyFence(device_, a.second, nullptr);
-    vkFreeCommandBuffers(device_, m.pool, 1, &a.first);
-    return true;
-  });
-  if (!m.abandoned.empty()) return;
+  auto release = [&](std::vector<std::pair<VkCommandBuffer, VkFence>>& list) {
+    std::erase_if(list, [&](const std::pair<VkCommandBuffer, VkFence>& a) {
+      // Signalled, or the device is lost (nothing will run any more): both may be released.
+      if (vkGetFenceStatus(device_, a.second) == VK_NOT_READY) return false;
+      vkDestroyFence(device_, a.second, nullptr);
+      vkFreeCommandBuffers(device_, m.pool, 1, &a.first);
+      return true;
+    });
+  };
+  release(m.abandoned);
+  release(m.in_flight);
+  if (!m.abandoned.empty() || !m.in_flight.empty()) return;
   for (const DeferredBuffer& d : m.deferred) {
     if (d.buffer) vkDestroyBuffer(device_, d.buffer, nullptr);
     if (m.pools) m.pools->free(d.memory);
   }
   m.deferred.clear();
+  m.deferred_bytes = 0;
+}
+
+SubmitStats Device::submit_stats() const noexcept {
+  return {impl_->submissions, impl_->waits};
 }
 
 void Device::dispatch(VkCommandBuffer cmd, const Pipeline& p, const std::vector<const Buffer*>& buffers,

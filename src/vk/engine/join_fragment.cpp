@@ -178,14 +178,12 @@ class DeviceGather {
       col->rows = chunk.count;
       out.push_back(std::move(col));
     }
-    device_.submit([&](VkCommandBuffer cmd) {
-      device_.timestamp(cmd, 0);
+    const std::optional<double> gpu = device_.run_pass([&](VkCommandBuffer cmd) {
       for (size_t i = 0; i < keep_.size(); ++i) {
         const Buffer& ids = *(keep_[i] < left_width_ ? chunk.left : chunk.right);
         gather(device_, cmd, BufferRange{&src[i]->buffer, 0, 0}, src[i]->rows, BufferRange{&ids, 0, 0}, chunk.count,
                BufferRange{&out[i]->buffer, 0, 0});
       }
-      device_.timestamp(cmd, 1);
     });
     PassRecord p;
     p.kind = "gather";
@@ -193,7 +191,7 @@ class DeviceGather {
                " pairs on the device (pairs " + std::to_string(chunk.first) + "..)";
     p.items = chunk.count;
     p.passed = chunk.count;
-    if (const double gpu = device_.elapsed_ms(0, 1); !std::isnan(gpu)) p.gpu_ms = gpu;
+    p.gpu_ms = gpu;
     p.wall_ms = ms_since(start);
     passes_.push_back(std::move(p));
     chunks_.push_back({chunk.first, chunk.count, std::move(out)});
@@ -217,7 +215,7 @@ class DeviceGather {
       all.push_back(std::move(col));
     }
     if (!chunks_.empty()) {
-      device_.submit([&](VkCommandBuffer cmd) {
+      device_.enqueue([&](VkCommandBuffer cmd) {
         for (const Chunk& c : chunks_)
           for (size_t i = 0; i < keep_.size(); ++i) {
             const VkBufferCopy region{0, c.first * 4, c.count * 4};

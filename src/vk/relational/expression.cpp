@@ -224,17 +224,13 @@ bool float_controls(const Device& device, bool float64) {
 std::optional<Error> submit(Device& device, const ExprKernel& kernel, const ExprProgram& program,
                             const ExprInput& input, const std::string& what, std::vector<PassRecord>& passes) {
   const auto start = std::chrono::steady_clock::now();
-  device.submit([&](VkCommandBuffer cmd) {
-    device.timestamp(cmd, 0);
-    kernel.record(cmd);
-    device.timestamp(cmd, 1);
-  });
+  const std::optional<double> gpu = device.run_pass([&](VkCommandBuffer cmd) { kernel.record(cmd); });
   PassRecord pass;
   pass.kind = "expression";
   pass.detail = what + " " + program.sites.back() + " (" + std::to_string(program.code.size()) + " instructions, " +
                 kernel.kernel() + (input.selection ? ", selected rows)" : ")");
   pass.items = input.count();
-  if (const double ms = device.elapsed_ms(0, 1); ms == ms) pass.gpu_ms = ms;
+  pass.gpu_ms = gpu;
   std::optional<Error> error = kernel.error();
   pass.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   passes.push_back(std::move(pass));

@@ -295,20 +295,19 @@ class QueryContext {
   //! them; no submission of their own).
   CnfInput bind(const CnfProgram& program, Buffer& words);
 
-  //! Runs record(cmd) in one submission between two GPU timestamps and appends a pass with its
-  //! GPU and wall time; returns it so the caller can fill `passed`.
+  //! Runs record(cmd) in one submission (Device::run_pass: timed and waited for, or queued) and
+  //! appends a pass with its GPU time (when timed) and wall time; returns it so the caller can fill
+  //! `passed`.
   template <class F>
   PassRecord& run(std::string kind, std::string detail, uint64_t items, F&& record) {
     const auto start = Clock::now();
-    std::vector<PendingCopy> copies;  // kept until the submission has completed
-    device_.submit([&](VkCommandBuffer cmd) {
+    std::vector<PendingCopy> copies;  // their staging buffers: freed once the submission completes
+    const std::optional<double> gpu = device_.run_pass([&](VkCommandBuffer cmd) {
       record_pending(cmd, copies);
-      device_.timestamp(cmd, 0);
       record(cmd);
-      device_.timestamp(cmd, 1);
     });
     PassRecord& p = add(std::move(kind), std::move(detail), items, std::nullopt, start);
-    if (const double ms = device_.elapsed_ms(0, 1); !std::isnan(ms)) p.gpu_ms = ms;
+    p.gpu_ms = gpu;
     return p;
   }
   //! Downloads `count` values of T from `buffer` at byte `offset` (a "download" pass).

@@ -283,13 +283,9 @@ std::vector<RowSource> make_strides(const Device& device, const GroupByInput& in
 size_t StageRunner::run(std::string kind, std::string detail, uint64_t items,
                         const std::function<void(VkCommandBuffer)>& record) {
   const auto start = Clock::now();
-  device_.submit([&](VkCommandBuffer cmd) {
-    device_.timestamp(cmd, 0);
-    record(cmd);
-    device_.timestamp(cmd, 1);
-  });
+  const std::optional<double> gpu = device_.run_pass(record);
   const size_t p = add(std::move(kind), std::move(detail), items, start);
-  if (const double ms = device_.elapsed_ms(0, 1); !std::isnan(ms)) passes_[p].gpu_ms = ms;
+  passes_[p].gpu_ms = gpu;
   return p;
 }
 

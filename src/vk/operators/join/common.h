@@ -25,17 +25,14 @@ class Stages {
   Stages(Device& device, std::vector<PassRecord>& passes) : device_(device), passes_(passes) {}
   //! The device.
   Device& device() noexcept { return device_; }
-  //! Runs record(cmd) in one submission and appends a pass with its GPU and wall time.
+  //! Runs record(cmd) in one submission (Device::run_pass: timed and waited for, or queued) and
+  //! appends a pass with its GPU time (when timed) and wall time.
   template <class F>
   PassRecord& run(std::string kind, std::string detail, uint64_t items, F&& record) {
     const auto start = Clock::now();
-    device_.submit([&](VkCommandBuffer cmd) {
-      device_.timestamp(cmd, 0);
-      record(cmd);
-      device_.timestamp(cmd, 1);
-    });
+    const std::optional<double> gpu = device_.run_pass(record);
     PassRecord& p = add(std::move(kind), std::move(detail), items, start);
-    if (const double ms = device_.elapsed_ms(0, 1); !std::isnan(ms)) p.gpu_ms = ms;
+    p.gpu_ms = gpu;
     return p;
   }
   //! Downloads `count` values of T from `buffer` at byte `offset` (a "download" pass).
