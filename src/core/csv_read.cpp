@@ -650,7 +650,11 @@ class ChunkParser {
                              "unparsable date " + shown(token) + " in " + describe(def) +
                                  ": a date is YYYY-MM-DD, a real calendar day of the years 0001 to 9999");
         return widen(i, token);
-      case Kind::String: int_slot(c) = strings_[i].intern(token); return Outcome::Done;
+      case Kind::String:
+        // A token read in place is a view into the input, which outlives the dictionary's merge;
+        // one undoubled into scratch_ is copied.
+        int_slot(c) = strings_[i].intern(token, token.data() != scratch_.data());
+        return Outcome::Done;
     }
     return Outcome::Done;
   }
@@ -920,7 +924,7 @@ Table parse(const Text& text, const CsvReadOptions& options) {
     if (kinds[i] == Kind::String) {
       std::vector<const detail::StringInterner*> parts;
       for (const auto& per_column : interners) parts.push_back(&per_column[i]);
-      merged[i] = detail::merge_dictionaries(parts, threads, defs[i].name);
+      merged[i] = detail::merge_dictionaries(parts, {threads}, defs[i].name);
       column.dictionary = merged[i].dictionary;
     }
     const bool has_nulls = std::any_of(
