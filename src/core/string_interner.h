@@ -1,8 +1,9 @@
 #pragma once
 // Building STRING columns in parallel: each worker interns the strings of its part of the input
-// into a StringInterner (local codes in first-seen order, no allocation per value), then merge_dictionaries() turns the
-// workers' interners into one sorted gfxq::Dictionary and a table per worker from its local codes to the dictionary's
-// codes, every step on all threads.
+// into a StringInterner (local codes in first-seen order; repeats found in a table bounded to stay
+// in the cache; no allocation per value), then merge_dictionaries() turns the workers' interners
+// into one sorted gfxq::Dictionary and a table per worker from its local codes to the dictionary's
+// codes, every step on all threads. docs/SQL.md ("CSV") tells the steps.
 
 #include <algorithm>
 #include <cstdint>
