@@ -242,7 +242,9 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
     table.assign(size, 0);
     std::vector<uint64_t>& hash = hashes[worker];
     hash.clear();
+    hash.reserve(n);
     std::vector<Item>& items = distinct[r];
+    items.reserve(n);  // one allocation (only the pages it fills are touched)
     const size_t mask = size - 1;
     for (uint64_t k = range_start[r]; k < range_start[r + 1]; ++k) {
       const Entry& e = entries[k];
