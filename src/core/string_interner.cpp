@@ -147,6 +147,9 @@ struct Item {
   uint32_t id;
 };
 
+// How many strings ahead the merge's loops ask for the memory they will read.
+constexpr uint64_t kAhead = 16;
+
 // Byte-wise (memcmp) order: the prefixes, then the whole strings when the prefixes are equal.
 bool before(const Item& a, const Item& b) {
   if (a.prefix != b.prefix) return a.prefix < b.prefix;
@@ -247,6 +250,12 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
     items.reserve(n);  // one allocation (only the pages it fills are touched)
     const size_t mask = size - 1;
     for (uint64_t k = range_start[r]; k < range_start[r + 1]; ++k) {
+      // A range's strings are spread over every part: fetch ahead where the next ones are said to be.
+      if (k + kAhead < range_start[r + 1]) {
+        const Entry& next = entries[k + kAhead];
+        __builtin_prefetch(parts[next.part]->values().data() + next.local);
+        __builtin_prefetch(merged.code_of[next.part].data() + next.local, 1);
+      }
       const Entry& e = entries[k];
       const std::string_view s = value(e);
       size_t slot = e.hash & mask;
@@ -292,11 +301,14 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
     std::vector<uint32_t>& code = slots[worker];  // the dictionary code of each number
     code.resize(items.size());
     for (size_t k = 0; k < items.size(); ++k) {
+      if (k + kAhead < items.size()) __builtin_prefetch(items[k + kAhead].view.data());  // sorted: scattered bytes
       const auto c = static_cast<uint32_t>(code_start[r] + k);
       strings[c].assign(items[k].view);
       code[items[k].id] = c;
     }
     for (uint64_t k = range_start[r]; k < range_start[r + 1]; ++k) {
+      if (k + kAhead < range_start[r + 1])
+        __builtin_prefetch(merged.code_of[entries[k + kAhead].part].data() + entries[k + kAhead].local, 1);
       int32_t& c = merged.code_of[entries[k].part][static_cast<size_t>(entries[k].local)];
       c = static_cast<int32_t>(code[static_cast<size_t>(c)]);
     }
