@@ -118,11 +118,11 @@ Column import_utf8(const std::string& name, const ArrowArray& a, bool large, int
     const int64_t from = static_cast<int64_t>(p) * kPieceRows, to = std::min(n, from + kPieceRows);
     for (int64_t i = from; i < to; ++i)
       codes[static_cast<size_t>(i)] =
-          !nulls.empty() && nulls[static_cast<size_t>(i)] ? -1 : interners[p].intern(text.at(first + i));
+          !nulls.empty() && nulls[static_cast<size_t>(i)] ? -1 : interners[p].intern(text.at(first + i), true);
   });
   std::vector<const detail::StringInterner*> parts;
   for (const auto& in : interners) parts.push_back(&in);
-  const detail::MergedDictionary merged = detail::merge_dictionaries(parts, threads, name);
+  const detail::MergedDictionary merged = detail::merge_dictionaries(parts, {threads}, name);
   detail::parallel_for(pieces, threads, [&](size_t p) {
     const int64_t from = static_cast<int64_t>(p) * kPieceRows, to = std::min(n, from + kPieceRows);
     for (int64_t i = from; i < to; ++i) {

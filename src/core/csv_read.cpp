@@ -53,9 +53,11 @@
 // float, or → date, → string) when a value does not fit, reparsing the chunk; the column's type is
 // the widest over the chunks that hold values, and chunks read with another guess are parsed again
 // with it. NULLs are kept per chunk and column as a list of the chunk's NULL rows (nothing per
-// non-NULL row), turned into the column's flags at the end. The string interners are merged into
-// one sorted dictionary and the chunks' codes remapped while the chunks are copied into the table's
-// columns. Before the rows are reserved, their count is checked against the bytes: records of n
+// non-NULL row), turned into the column's flags at the end. Each thread interns a STRING column's
+// values into its own bounded hash table (past the bound a value is a view into the input);
+// merge_dictionaries() turns the threads' strings into one sorted dictionary on all threads (key
+// ranges, repeats dropped and distinct strings sorted per range), and the chunks' codes are
+// remapped while the chunks are copied into the table's columns. Before the rows are reserved, their count is checked against the bytes: records of n
 // fields take at least n bytes each, so more records than that means a record with too few fields,
 // found by parsing without storing values.
 
@@ -650,7 +652,11 @@ class ChunkParser {
                              "unparsable date " + shown(token) + " in " + describe(def) +
                                  ": a date is YYYY-MM-DD, a real calendar day of the years 0001 to 9999");
         return widen(i, token);
-      case Kind::String: int_slot(c) = strings_[i].intern(token); return Outcome::Done;
+      case Kind::String:
+        // A token read in place is a view into the input, which outlives the dictionary's merge;
+        // one undoubled into scratch_ is copied.
+        int_slot(c) = strings_[i].intern(token, token.data() != scratch_.data());
+        return Outcome::Done;
     }
     return Outcome::Done;
   }
@@ -854,11 +860,14 @@ Table parse(const Text& text, const CsvReadOptions& options) {
     }
   }
   // Each thread interns the strings of the chunks it parses into its own interners: a string
-  // repeated across its chunks is stored and hashed into one table. Every string interned is a
-  // value of its column (a chunk parsed again interns the same strings), so the merged dictionary
-  // holds exactly the column's distinct values.
+  // repeated across its chunks is found in one table (until the table is full; later repeats are
+  // found by the merge). Every string interned is a value of its column (a chunk parsed again
+  // interns the same strings), so the merged dictionary holds exactly the column's distinct values.
   std::vector<std::vector<detail::StringInterner>> interners(threads);
-  for (auto& per_column : interners) per_column.resize(n);
+  const size_t table_limit = options.string_table_limit ? static_cast<size_t>(options.string_table_limit)
+                                                        : detail::StringInterner::kTableLimit;
+  for (auto& per_column : interners)
+    for (size_t i = 0; i < n; ++i) per_column.emplace_back(table_limit);
   std::mutex progress_mutex;
   uint64_t parsed_bytes = 0;
   const auto parse_chunks = [&](const std::vector<size_t>& which, bool fixed) {
@@ -920,7 +929,7 @@ Table parse(const Text& text, const CsvReadOptions& options) {
     if (kinds[i] == Kind::String) {
       std::vector<const detail::StringInterner*> parts;
       for (const auto& per_column : interners) parts.push_back(&per_column[i]);
-      merged[i] = detail::merge_dictionaries(parts, threads, defs[i].name);
+      merged[i] = detail::merge_dictionaries(parts, {threads, options.string_merge_ranges}, defs[i].name);
       column.dictionary = merged[i].dictionary;
     }
     const bool has_nulls = std::any_of(

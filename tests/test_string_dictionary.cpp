@@ -1,0 +1,255 @@
+// STRING column dictionaries built in parallel (src/core/string_interner.h, the CSV reader): the
+// interners and their merge against a std::set build, for many thread counts, table limits, key
+// range counts and chunkings, boundary sizes and awkward strings.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <optional>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/string_interner.h"
+#include "gfxq/error.h"
+#include "gfxq/table.h"
+
+namespace {
+
+// Strings that stress the order and the hashing: empty, shared 8-byte prefixes (the merge's
+// prefix ties), one a prefix of another, NUL and 0xff bytes (byte-wise order, not char's sign).
+std::string awkward(std::mt19937_64& rng, uint64_t distinct) {
+  const uint64_t v = rng() % distinct;
+  switch (v % 6) {
+    case 0: return std::string(v % 3, 'a');
+    case 1: return "prefix__" + std::to_string(v);
+    case 2: return std::string("ab\0", 3) + std::to_string(v % 7);
+    case 3: return std::string(1, static_cast<char>(0xff)) + std::to_string(v);
+    case 4: return "same long prefix of many strings " + std::to_string(v);
+    default: return std::to_string(v * 2654435761u);
+  }
+}
+
+// Parts of strings: `kind` 0 all equal, 1 all distinct, 2 few distinct, 3 many distinct, awkward.
+std::vector<std::vector<std::string>> random_parts(std::mt19937_64& rng, size_t parts, size_t rows, int kind) {
+  std::vector<std::vector<std::string>> out(parts);
+  uint64_t serial = 0;
+  for (auto& part : out) {
+    const size_t n = rows == 0 ? 0 : rng() % (2 * rows + 1);
+    for (size_t k = 0; k < n; ++k) {
+      switch (kind) {
+        case 0: part.push_back("same"); break;
+        case 1: part.push_back("u" + std::to_string(serial++ * 7919 % 1000003)); break;
+        case 2: part.push_back(awkward(rng, 5)); break;
+        default: part.push_back(awkward(rng, 1 + rows)); break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("string dictionary: merged interners equal a std::set build for every split of the work") {
+  const uint64_t seed = 20261126;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  int cases = 0;
+  for (const size_t rows : {0, 1, 2, 40, 700}) {
+    for (int kind = 0; kind < 4; ++kind) {
+      for (const size_t parts : {1, 2, 5}) {
+        const std::vector<std::vector<std::string>> strings = random_parts(rng, parts, rows, kind);
+        std::set<std::string> reference_set;
+        for (const auto& part : strings) reference_set.insert(part.begin(), part.end());
+        const std::vector<std::string> reference(reference_set.begin(), reference_set.end());
+        for (const size_t limit : {1, 3, 64, 1 << 15}) {
+          for (const bool stable : {false, true}) {
+            // Each part interned, remembering each row's local code.
+            std::vector<gfxq::detail::StringInterner> interners;
+            for (size_t p = 0; p < parts; ++p) interners.emplace_back(limit);
+            std::vector<std::vector<int32_t>> local(parts);
+            for (size_t p = 0; p < parts; ++p)
+              for (const std::string& s : strings[p]) local[p].push_back(interners[p].intern(s, stable));
+            std::vector<const gfxq::detail::StringInterner*> pointers;
+            for (const auto& in : interners) pointers.push_back(&in);
+            for (const unsigned threads : {1u, 2u, 3u, 8u}) {
+              for (const uint64_t ranges : {0, 1, 2, 3, 17, 1000}) {
+                CAPTURE(rows);
+                CAPTURE(kind);
+                CAPTURE(parts);
+                CAPTURE(limit);
+                CAPTURE(stable);
+                CAPTURE(threads);
+                CAPTURE(ranges);
+                const gfxq::detail::MergedDictionary merged =
+                    gfxq::detail::merge_dictionaries(pointers, {threads, ranges}, "c");
+                REQUIRE(merged.dictionary);
+                CHECK(merged.dictionary->values == reference);
+                REQUIRE(merged.code_of.size() == parts);
+                bool rows_right = true;
+                for (size_t p = 0; p < parts; ++p) {
+                  REQUIRE(merged.code_of[p].size() == interners[p].values().size());
+                  for (size_t k = 0; k < strings[p].size(); ++k) {
+                    const auto code = static_cast<size_t>(merged.code_of[p][static_cast<size_t>(local[p][k])]);
+                    rows_right = rows_right && code < reference.size() && reference[code] == strings[p][k];
+                  }
+                }
+                CHECK(rows_right);
+                ++cases;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(cases == 5 * 4 * 3 * 4 * 2 * 4 * 6);
+}
+
+TEST_CASE("string dictionary: an interner's table keeps its repeats until full, then gives new codes") {
+  gfxq::detail::StringInterner small(2);
+  CHECK(small.intern("a") == 0);
+  CHECK(small.intern("b") == 1);
+  CHECK(small.intern("a") == 0);
+  CHECK(small.intern("c") == 2);  // the table is full: "c" is not in it
+  CHECK(small.intern("c") == 3);
+  CHECK(small.intern("b") == 1);
+  REQUIRE(small.values().size() == 4);
+  CHECK(small.values()[2] == "c");
+  CHECK(small.values()[3] == "c");
+  REQUIRE(small.hashes().size() == 4);
+  CHECK(small.hashes()[2] == gfxq::detail::hash_string("c"));
+  // A copy survives its source; a stable string is read in place past the table.
+  std::string source = "temporary";
+  CHECK(small.intern(source) == 4);
+  const std::string kept = "kept in place";
+  CHECK(small.intern(kept, true) == 5);
+  source.assign(source.size(), 'x');
+  CHECK(small.values()[4] == "temporary");
+  CHECK(small.values()[5].data() == kept.data());
+  gfxq::detail::StringInterner big;
+  for (int i = 0; i < 5000; ++i) CHECK(big.intern(std::to_string(i % 1000)) == i % 1000);
+  CHECK(big.values().size() == 1000);
+}
+
+namespace {
+
+// A CSV field for `s`: quoted when it holds a comma, quote, CR, LF or a blank at an end, or is empty
+// (the quoted empty field is the empty string, an empty field NULL).
+std::string field(const std::string& s) {
+  const bool quote = s.empty() || s.find_first_of(",\"\r\n") != std::string::npos || s.front() == ' ' ||
+                     s.back() == ' ' || s.front() == '\t' || s.back() == '\t';
+  if (!quote) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// A random value of a CSV string column (nullopt: NULL), drawn from `distinct` values: empty, or
+// pieces that need quoting (commas, quotes, line ends, blanks) and non-ASCII bytes.
+std::optional<std::string> csv_value(std::mt19937_64& rng, uint64_t distinct) {
+  if (rng() % 9 == 0) return std::nullopt;
+  const uint64_t v = rng() % distinct;
+  if (v % 11 == 10) return std::string();  // the empty string, not NULL
+  static const char* pieces[] = {"x", ",", "\"", "\n", "\r\n", " ", "", "long shared prefix ", "\xc3\xa9", "\xff"};
+  std::string s;
+  for (uint64_t k = v; k > 0; k /= 10) s += pieces[k % 10];
+  return s + std::to_string(v % 3);
+}
+
+}  // namespace
+
+TEST_CASE("csv: string columns read with small string tables and any chunking equal a std::set build") {
+  const uint64_t seed = 777001;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (const size_t rows : {0, 1, 2, 3, 100, 3000}) {
+    for (const uint64_t distinct : {1, 4, 50, 1000000}) {  // all equal, few, many, (almost) all distinct
+      CAPTURE(rows);
+      CAPTURE(distinct);
+      std::vector<std::optional<std::string>> a(rows), b(rows);
+      std::string text = "a:string,b\n";
+      for (size_t r = 0; r < rows; ++r) {
+        a[r] = csv_value(rng, distinct);
+        b[r] = "k" + std::to_string(rng() % (distinct + 1));  // a bare column that ends up STRING
+        text += (a[r] ? field(*a[r]) : std::string()) + "," + *b[r] + (r % 2 ? "\r\n" : "\n");
+      }
+      std::set<std::string> set_a, set_b;
+      for (size_t r = 0; r < rows; ++r) {
+        if (a[r]) set_a.insert(*a[r]);
+        set_b.insert(*b[r]);
+      }
+      for (const unsigned threads : {1u, 2u, 3u, 7u}) {
+        for (const uint64_t chunk : {0, 1, 13, 200, 4096}) {
+          for (const uint64_t limit : {0, 1, 2, 16}) {
+            if (rows == 3000 && chunk > 0 && chunk < 200) continue;
+            CAPTURE(threads);
+            CAPTURE(chunk);
+            CAPTURE(limit);
+            gfxq::CsvReadOptions options;
+            options.threads = threads;
+            options.chunk_bytes = chunk;
+            options.string_table_limit = limit;
+            options.string_merge_ranges = limit == 2 ? 5 : 0;
+            const gfxq::Table t = gfxq::read_csv_text(text, "s.csv", options);
+            REQUIRE(t.columns.size() == 2);
+            REQUIRE(t.rows() == rows);
+            const gfxq::Column& ca = t.columns[0];
+            const gfxq::Column& cb = t.columns[1];
+            REQUIRE(ca.type == gfxq::Type::String);
+            REQUIRE(cb.type == (rows == 0 ? gfxq::Type::Int32 : gfxq::Type::String));
+            CHECK(ca.dictionary->values == std::vector<std::string>(set_a.begin(), set_a.end()));
+            if (rows > 0) CHECK(cb.dictionary->values == std::vector<std::string>(set_b.begin(), set_b.end()));
+            bool cells_right = true;
+            for (size_t r = 0; r < rows; ++r) {
+              const int32_t code = ca.as<int32_t>()[r];
+              const bool null = !ca.nulls.empty() && ca.nulls[r];
+              cells_right = cells_right && null == !a[r].has_value() &&
+                            (null ? code == 0 : ca.dictionary->values.at(static_cast<size_t>(code)) == *a[r]);
+              cells_right = cells_right && cb.dictionary->values.at(static_cast<size_t>(cb.as<int32_t>()[r])) == *b[r];
+            }
+            CHECK(cells_right);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("csv: errors in string columns are the same with small string tables") {
+  const uint64_t seed = 31337;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::string good = "s:string,t\n";
+  for (int r = 0; r < 80; ++r) {
+    const auto v = csv_value(rng, 30);
+    good += (v ? field(*v) : std::string()) + ",t" + std::to_string(rng() % 5) + "\n";
+  }
+  const char replacements[] = {'"', ',', '\n', 'x', '\r'};
+  const auto outcome = [](const std::string& text, unsigned threads, uint64_t chunk, uint64_t limit) {
+    gfxq::CsvReadOptions options;
+    options.threads = threads;
+    options.chunk_bytes = chunk;
+    options.string_table_limit = limit;
+    try {
+      const gfxq::Table t = gfxq::read_csv_text(text, "e.csv", options);
+      std::ostringstream out;
+      gfxq::write_csv(out, t);
+      return t.schema() + "\n" + out.str();
+    } catch (const gfxq::Error& e) {
+      return std::string("error ") + gfxq::to_string(e.code()) + ": " + e.what();
+    }
+  };
+  int errors = 0;
+  for (int round = 0; round < 150; ++round) {
+    std::string text = good;
+    text[11 + rng() % (text.size() - 11)] = replacements[rng() % sizeof replacements];
+    CAPTURE(round);
+    const std::string one = outcome(text, 1, 0, 0);
+    errors += one.rfind("error", 0) == 0;
+    CHECK(outcome(text, 3, 1 + rng() % 100, 1) == one);
+    CHECK(outcome(text, 2, 1 + rng() % 1000, 3) == one);
+  }
+  CHECK(errors > 0);
+}
