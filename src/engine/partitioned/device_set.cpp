@@ -180,7 +180,7 @@ Result DeviceSet::execute(const plan::Node& root, const Catalog& catalog, Backen
   const uint64_t exchanged_rows = all.rows();
   const double collect_ms = ms_since(exchange_start);
 
-  Result result = merge_partials(root, *split, std::move(all), first_, Backend::Auto);
+  Result result = merge_partials(root, *split, std::move(all), first_, requested);
   ExecutionReport& report = result.report;
   const Table& whole = catalog.get(split->partitioned_table);
   std::vector<PassRecord> passes;
