@@ -182,7 +182,7 @@ Table many_groups_table(std::mt19937_64& rng, uint64_t n) {
   return t;
 }
 
-// The report's merge GROUP BY part ("GROUP BY of N partial rows: <backend>: ...").
+// The report's merge GROUP BY part ("merge: GROUP BY of N partial rows on <backend>: ...").
 std::string merge_part(const Result& r) {
   const auto at = r.report.algorithm.find("merge: GROUP BY of ");
   return at == std::string::npos ? std::string() : r.report.algorithm.substr(at);
@@ -213,7 +213,7 @@ TEST_CASE("multi-device: GROUP BY merges of many groups and BIGINT sums near 2^6
       const std::string merge = merge_part(got);
       INFO(q << "\nalgorithm: " << got.report.algorithm);
       CHECK(!merge.empty());
-      CHECK((merge.find("partial rows: compute:") != std::string::npos) == compute);
+      CHECK((merge.find("partial rows on compute: ") != std::string::npos) == compute);
       CHECK((merge.find("the compute backend does not take the merge") != std::string::npos) == !compute);
     }
   }
@@ -282,7 +282,7 @@ TEST_CASE("multi-device: merges of many groups with NULL keys and NULL values on
     for (Engine* set : {&two(), &three()}) {
       const Result got = check_partitioned(
           *set, q, catalog, "rows " + std::to_string(n) + ", seed " + std::to_string(seed), Backend::Auto);
-      CHECK_MESSAGE(merge_part(got).find("partial rows: cpu-reference:") != std::string::npos, got.report.algorithm);
+      CHECK_MESSAGE(merge_part(got).find("partial rows on cpu: ") != std::string::npos, got.report.algorithm);
     }
 }
 

@@ -1,9 +1,10 @@
-// The CPU aggregate: rows grouped by the tuple of their key cells' order keys (an open-addressing
-// hash table gives each row a group id), groups sorted ascending by key (NULL first), then each
-// aggregate in one pass over the rows by group id (COUNT, integer SUM and AVG, MIN, MAX) or over each
-// group's rows (the others). Aggregates skip NULL arguments; over no rows COUNT is 0 and the others
-// NULL. SUM of integers is exact (int128, Overflow past BIGINT), SUM of FLOAT and DOUBLE the exact
-// sum rounded once; AVG of integers the exact quotient rounded once; MIN, MAX and the ranks use the
+// The CPU aggregate: each row gets the id of its group, the tuple of its key cells' order keys, with
+// ids in ascending key order (NULL first): by a k-way merge when the rows come in a few ascending
+// runs of keys (concatenated partial group tables, a clustered table), else by an open-addressing
+// hash table and a sort of the groups. Then each aggregate in one pass over the rows by group id
+// (COUNT, integer SUM and AVG, MIN, MAX) or over each group's rows (the others). Aggregates skip NULL arguments; over
+// no rows COUNT is 0 and the others NULL. SUM of integers is exact (int128, Overflow past BIGINT), SUM of FLOAT and
+// DOUBLE the exact sum rounded once; AVG of integers the exact quotient rounded once; MIN, MAX and the ranks use the
 // total order; FLOAT results canonical.
 
 #include <algorithm>
@@ -28,6 +29,7 @@ namespace {
 struct Grouping {
   std::vector<uint32_t> id;         // per row
   std::vector<uint64_t> first_row;  // per group: a row of it, for its key cells
+  size_t runs = 0;                  // the ascending runs merged, or 0 when hashed
 
   uint64_t count() const noexcept { return first_row.size(); }
 
@@ -40,6 +42,7 @@ struct Grouping {
   }
 };
 
+// A 64-bit finalizer: every input bit moves about half the output bits.
 uint64_t mix(uint64_t h) noexcept {
   h = (h ^ (h >> 31)) * 0xbf58476d1ce4e5b9ull;
   return h ^ (h >> 29);
@@ -60,6 +63,7 @@ Grouping merge_runs(const std::vector<uint64_t>& starts, uint64_t n, const Compa
   std::make_heap(heap.begin(), heap.end(), later);
   Grouping g;
   g.id.resize(n);
+  g.runs = starts.size();
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), later);
     const size_t run = heap.back();
@@ -79,9 +83,10 @@ Grouping merge_runs(const std::vector<uint64_t>& starts, uint64_t n, const Compa
 }
 
 // Rows grouped by their key tuples: merge_runs when they come in at most kMaxRuns ascending runs,
-// else through an open-addressing hash table of group ids, the groups then sorted by key. A tuple is one word per key
-// cell (its order key; a NULL cell's key is 0) after a word 0 for NULL and 1 for a value in each column with NULLs, so
-// the lexicographic order of the words is the groups' order, NULL first.
+// else through an open-addressing hash table of group ids, the groups then sorted by key. A tuple
+// is one word per key cell (its order key; a NULL cell's key is 0) after a word 0 for NULL and 1 for
+// a value in each column with NULLs, so the lexicographic order of the words is the groups' order,
+// NULL first.
 Grouping group_by_keys(const std::vector<CellKeys>& keys, uint64_t n) {
   std::vector<std::pair<const CellKeys*, bool>> words;  // per tuple word: its column, whether it is the NULL word
   for (const auto& k : keys) {
@@ -421,9 +426,11 @@ HostRelation run_aggregate(const plan::Node& node, const HostRelation& in, std::
     }
     out.columns.push_back(std::move(c));
   }
+  const std::string grouped = groups.runs
+                                  ? "k-way merge of " + std::to_string(groups.runs) + " ascending runs of key tuples"
+                                  : "hash table of key tuples, groups sorted by key";
   how = node.group_keys.empty() ? "one pass over " + std::to_string(n) + " rows"
-                                : "hash table of key tuples (" + std::to_string(groups.count()) +
-                                      " groups), groups sorted by key, aggregates by group id";
+                                : grouped + " (" + std::to_string(groups.count()) + " groups), aggregates by group id";
   HostRelation r = HostRelation::of(std::move(out));
   r.row_count = groups.count();
   return r;

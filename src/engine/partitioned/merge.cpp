@@ -251,8 +251,12 @@ Result merge_partials(const plan::Node& root, const Split& split, Table partials
     }
     Result merged = execute_plan(*merge, catalog, where, backends);
     append_passes(passes, merged.report.passes);
-    merge_how = "GROUP BY of " + std::to_string(catalog.get("partials").rows()) +
-                " partial rows: " + merged.report.algorithm + refused + "; ";
+    // The merge GROUP BY's own node (the plan's root): where it ran, how, and why not on compute.
+    if (merged.report.plan.empty()) throw Error(ErrorCode::Internal, "the merge GROUP BY reported no plan");
+    const PlanNodeReport& node = merged.report.plan.front();
+    if (refused.empty() && node.backend != Backend::Compute && !node.reason.empty()) refused = " (" + node.reason + ")";
+    merge_how = "GROUP BY of " + std::to_string(catalog.get("partials").rows()) + " partial rows on " +
+                to_string(node.backend) + ": " + node.algorithm + refused + "; then ";
     catalog.add("merged", finish_aggregates(
                               split, join_words(split, std::move(merged.table), placed, split.partial_schema), schema));
     leaf = scan_of(catalog, "merged", schema);

@@ -1,7 +1,7 @@
 #pragma once
 //! \file merge.h
-//! The merge of a partitioned query: the partials combined exactly on the host by the CPU engine
-//! (docs/MULTI_GPU.md "Merges").
+//! The merge of a partitioned query: the partials combined exactly, on device 0's compute backend or
+//! the CPU engine (docs/MULTI_GPU.md "The merge").
 
 #include "engine/executor.h"
 #include "engine/partitioned/split.h"
