@@ -284,5 +284,27 @@ TEST_CASE("cpu: SQL GROUP BY by hash and by merging sorted runs agrees with a br
       const std::string diff = test::table_difference(want, got.table);
       CHECK_MESSAGE(diff.empty(), diff);
     }
+    // Without GROUP BY: one row, NULL aggregates over no values (0 rows, or every v NULL).
+    Stats all;
+    for (const auto& r : rows) {
+      ++all.rows;
+      if (!r.v_null) ++all.count, all.sum += r.v, all.min = std::min(all.min, r.v), all.max = std::max(all.max, r.v);
+    }
+    Column v = Column::make("v", Type::Int32);
+    for (const auto& r : rows) v.push(r.v_null ? Value(std::monostate{}) : Value(r.v));
+    Catalog catalog;
+    catalog.add("t", Table{{v}});
+    const Result got =
+        engine.execute_sql("SELECT COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v), AVG(v) FROM t", catalog, Backend::Cpu);
+    const Value none = std::monostate{};
+    const std::vector<Value> cells = {all.rows,
+                                      all.count,
+                                      all.count ? Value(int64_t(all.sum)) : none,
+                                      all.count ? Value(all.min) : none,
+                                      all.count ? Value(all.max) : none,
+                                      all.count ? Value(int_average(all.sum, uint64_t(all.count))) : none};
+    INFO("rows " << n << ", no GROUP BY");
+    REQUIRE(got.table.rows() == 1);
+    for (size_t c = 0; c < cells.size(); ++c) CHECK(got.table.columns[c].value(0) == cells[c]);
   }
 }

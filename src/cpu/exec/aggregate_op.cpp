@@ -271,6 +271,7 @@ class AggEval {
     }
     const bool sums = call_.kind == AggKind::Sum || call_.kind == AggKind::Avg;
     if (sums && plan::is_integer(arg_->type)) {
+      if (call_.kind == AggKind::Sum && sum_in_64_bits(g, out)) return true;
       std::vector<__int128> sum(groups, 0);
       std::vector<uint64_t> count(groups, 0);
       auto add = [&](const auto& values) {
@@ -313,6 +314,36 @@ class AggEval {
       return true;
     }
     return false;
+  }
+
+  // An integer SUM of every group added in int64 straight into `out`: true when no partial sum left
+  // int64 (then the sums are exact); false, `out` untouched, when one did (the int128 path decides).
+  bool sum_in_64_bits(const Grouping& g, Column& out) {
+    const uint64_t groups = g.count();
+    std::vector<int64_t> sum(groups, 0);
+    // Every group has a row with a value unless the argument has NULLs or there are no rows at all
+    // (the one group of an aggregate without GROUP BY over no rows): then which groups have one.
+    std::vector<uint8_t> seen(arg_->nulls.empty() && !g.id.empty() ? 0 : groups, 0);
+    bool wrapped = false;
+    auto add = [&](const auto& values) {
+      for (uint64_t r = 0; r < g.id.size(); ++r) {
+        if (arg_->is_null(r)) continue;
+        const uint32_t x = g.id[r];
+        wrapped |= __builtin_add_overflow(sum[x], int64_t(values[r]), &sum[x]);
+        if (!seen.empty()) seen[x] = 1;
+      }
+    };
+    if (arg_->type == Type::Int32)
+      add(arg_->as<int32_t>());
+    else
+      add(arg_->as<int64_t>());
+    if (wrapped) return false;
+    if (!seen.empty() && std::find(seen.begin(), seen.end(), 0) != seen.end()) {
+      out.nulls.resize(groups);
+      for (uint64_t x = 0; x < groups; ++x) out.nulls[x] = !seen[x];
+    }
+    out.as<int64_t>() = std::move(sum);
+    return true;
   }
 
   Value over(std::span<const uint64_t> rows) {
