@@ -10,11 +10,14 @@
 //   [0, 4096)); bytes = 8n.
 // - multi.group_by_one / multi.group_by: `SELECT k, COUNT(*), SUM(v) FROM t GROUP BY k` with k in
 //   [0, min(n / 256, 2^20)): each device aggregates its rows, the host merges the partial groups.
+// - multi.group_by_many_one / multi.group_by_many: the same over u with g in [0, n / 4): the merge
+//   of the partial groups (about 0.9 n rows on 2 devices) weighs as much as the scan.
 // - multi.join_one / multi.join: `SELECT d.y, SUM(f.v) FROM f, d WHERE f.dk = d.k GROUP BY d.y`, f of
 //   n rows, d of n rows (unique keys, the 2^27 x 2^27 shape at --log2 27): f by row ranges, d
 //   broadcast (every device builds the whole join table; only the probe side splits).
 // The note of an N-device case gives the exchange (bytes of partial results to the host and its
-// time), each device's fragment time, and the merge's share. Every answer is compared with the
+// time), each device's fragment time, and the merge's time (merge_ms: its GROUP BY, the finish on
+// the host and the nodes above; its algorithm names the backend that ran it). Every answer is compared with the
 // one-device answer (checked).
 #include <algorithm>
 #include <chrono>
@@ -50,14 +53,19 @@ std::vector<int32_t> ints(std::mt19937_64& rng, uint64_t n, int32_t lo, int32_t 
   return v;
 }
 
-// The catalog of the scan cases (t) or the join cases (f, d) at `rows`, made once per size and kind.
-const Catalog& catalog_of(const Env& env, uint64_t rows, bool join) {
+// The tables of a case.
+enum class Tables { Scan, Join, ManyGroups };
+
+// The catalog of the scan cases (t), the join cases (f, d) or the many-groups cases (u) at `rows`,
+// made once per size and kind.
+const Catalog& catalog_of(const Env& env, uint64_t rows, Tables kind) {
   struct Made {
     uint64_t rows = 0;
     Catalog catalog;
   };
-  static Made made[2];
-  Made& m = made[join ? 1 : 0];
+  static Made made[3];
+  Made& m = made[size_t(kind)];
+  const bool join = kind == Tables::Join;
   if (m.rows == rows) return m.catalog;
   m.catalog = Catalog();
   std::mt19937_64 rng(env.seed);
@@ -67,6 +75,10 @@ const Catalog& catalog_of(const Env& env, uint64_t rows, bool join) {
     m.catalog.add("f", Table{{Column::ints("dk", ints(rng, rows, 0, int32_t(rows - 1))),
                               Column::ints("v", ints(rng, rows, 0, 1000))}});
     m.catalog.add("d", Table{{Column::ints("k", std::move(keys)), Column::ints("y", ints(rng, rows, 1, 7))}});
+  } else if (kind == Tables::ManyGroups) {
+    const int32_t groups = int32_t(std::clamp<uint64_t>(rows / 4, 1, uint64_t(1) << 30));
+    m.catalog.add("u", Table{{Column::ints("g", ints(rng, rows, 0, groups - 1)),
+                              Column::ints("v", ints(rng, rows, -1000000, 1000000))}});
   } else {
     const int32_t groups = int32_t(std::clamp<uint64_t>(rows / 256, 1, uint64_t(1) << 20));
     m.catalog.add("t",
@@ -80,6 +92,7 @@ const Catalog& catalog_of(const Env& env, uint64_t rows, bool join) {
 const std::string kSum = "SELECT COUNT(*), SUM(v) FROM t WHERE k < 1000";
 const std::string kGroupBy = "SELECT g, COUNT(*), SUM(v) FROM t GROUP BY g";
 const std::string kJoin = "SELECT d.y, SUM(f.v) FROM f, d WHERE f.dk = d.k GROUP BY d.y";
+const std::string kManyGroups = "SELECT g, COUNT(*), SUM(v) FROM u GROUP BY g";
 
 // The one-device answers of the last run, to check the N-device answers against.
 std::map<std::string, Table>& answers() {
@@ -88,7 +101,7 @@ std::map<std::string, Table>& answers() {
 }
 
 // Best wall time of `sql` on one device (the list's first) or on the whole list.
-Measurement run(Env& env, uint64_t rows, const std::string& sql, bool join, bool all_devices) {
+Measurement run(Env& env, uint64_t rows, const std::string& sql, Tables join, bool all_devices) {
   const std::vector<std::string> devices = device_list();
   if (devices.empty())
     throw Error(ErrorCode::Unsupported, "set GFXQ_VK_DEVICE to a device list, e.g. 0,1 (0,0: two logical devices)");
@@ -129,7 +142,7 @@ Measurement run(Env& env, uint64_t rows, const std::string& sql, bool join, bool
     for (const auto& p : last.report.partitions) note << ", " << p.device << " " << p.wall_ms << " ms";
     double merge_ms = 0;
     for (const auto& p : last.report.passes)
-      if (p.detail.rfind("merge", 0) == 0) merge_ms += p.wall_ms;
+      if (p.kind == "merge") merge_ms += p.wall_ms;
     note << ", merge_ms " << merge_ms << ", total_ms " << last.report.total_ms << " (" << last.report.partitioning
          << ")";
   }
@@ -138,17 +151,24 @@ Measurement run(Env& env, uint64_t rows, const std::string& sql, bool join, bool
 }
 
 const Registrar sum_one{{"multi.sum_one", "compute", "", false,
-                         [](Env& env, uint64_t rows) { return run(env, rows, kSum, false, false); }}};
+                         [](Env& env, uint64_t rows) { return run(env, rows, kSum, Tables::Scan, false); }}};
 const Registrar sum_all{{"multi.sum", "compute", "multi.sum_one", false,
-                         [](Env& env, uint64_t rows) { return run(env, rows, kSum, false, true); }}};
+                         [](Env& env, uint64_t rows) { return run(env, rows, kSum, Tables::Scan, true); }}};
 const Registrar group_one{{"multi.group_by_one", "compute", "", false,
-                           [](Env& env, uint64_t rows) { return run(env, rows, kGroupBy, false, false); }}};
+                           [](Env& env, uint64_t rows) { return run(env, rows, kGroupBy, Tables::Scan, false); }}};
 const Registrar group_all{{"multi.group_by", "compute", "multi.group_by_one", false,
-                           [](Env& env, uint64_t rows) { return run(env, rows, kGroupBy, false, true); }}};
+                           [](Env& env, uint64_t rows) { return run(env, rows, kGroupBy, Tables::Scan, true); }}};
 const Registrar join_one{{"multi.join_one", "compute", "", false,
-                          [](Env& env, uint64_t rows) { return run(env, rows, kJoin, true, false); }}};
+                          [](Env& env, uint64_t rows) { return run(env, rows, kJoin, Tables::Join, false); }}};
 const Registrar join_all{{"multi.join", "compute", "multi.join_one", false,
-                          [](Env& env, uint64_t rows) { return run(env, rows, kJoin, true, true); }}};
+                          [](Env& env, uint64_t rows) { return run(env, rows, kJoin, Tables::Join, true); }}};
+
+const Registrar many_one{{"multi.group_by_many_one", "compute", "", false, [](Env& env, uint64_t rows) {
+                            return run(env, rows, kManyGroups, Tables::ManyGroups, false);
+                          }}};
+const Registrar many_all{
+    {"multi.group_by_many", "compute", "multi.group_by_many_one", false,
+     [](Env& env, uint64_t rows) { return run(env, rows, kManyGroups, Tables::ManyGroups, true); }}};
 
 }  // namespace
 }  // namespace gfxq::bench

@@ -6,10 +6,14 @@
 #include <doctest/doctest.h>
 
 #include <unistd.h>
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <numeric>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -64,8 +68,8 @@ Engine& three() {
 
 // `sql` on the device set equals the one-device compute answer and the CPU reference exactly, and
 // the report names one partition per device; `backend` for the set and the one device.
-void check_partitioned(Engine& set, const std::string& sql, const Catalog& catalog, const std::string& what,
-                       Backend backend = Backend::Compute) {
+Result check_partitioned(Engine& set, const std::string& sql, const Catalog& catalog, const std::string& what,
+                         Backend backend = Backend::Compute) {
   INFO(what << "\nsql: " << sql);
   const Result want = set.execute_sql(sql, catalog, Backend::Cpu);
   Result one, got;
@@ -74,7 +78,7 @@ void check_partitioned(Engine& set, const std::string& sql, const Catalog& catal
     got = set.execute_sql(sql, catalog, backend);
   } catch (const Error& e) {
     FAIL("threw " << std::string(to_string(e.code())) << ": " << std::string(e.what()));
-    return;
+    return got;
   }
   const auto messages = set.take_debug_messages();
   CHECK_MESSAGE(messages.empty(), test::joined(messages));
@@ -87,6 +91,7 @@ void check_partitioned(Engine& set, const std::string& sql, const Catalog& catal
   CHECK(got.report.partitioning.rfind("over ", 0) == 0);
   CHECK(got.report.text().find("exchange: " + std::to_string(got.report.exchange_bytes) + " bytes") !=
         std::string::npos);
+  return got;
 }
 
 // A fact table of `n` rows: k in [0, 20) (join key), g sorted into runs (groups present in one
@@ -147,6 +152,138 @@ TEST_CASE("multi-device: random tables on 2 and 3 devices equal one device and t
     for (const auto& q : exact_queries())
       check_partitioned(*set, q, catalog, "rows " + std::to_string(n) + ", seed " + std::to_string(seed));
   }
+}
+
+namespace {
+
+// A table for merges of many groups: g in [0, n / 2) (most groups in every partition), q with at most
+// four rows a group (q = a permutation of the rows / 4), h in [0, 3), v random with the INT extremes
+// one row in eight, w over the whole INT range (w * 2^30 within 2^61, so q's four rows sum within
+// BIGINT while a group's partial and merged sums reach 2^62 and more; w * 2^20 sums of g's groups,
+// which may have more rows, stay within it too).
+Table many_groups_table(std::mt19937_64& rng, uint64_t n) {
+  std::vector<int32_t> g(n), q(n), h(n), v(n), w(n);
+  std::vector<uint64_t> perm(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::shuffle(perm.begin(), perm.end(), rng);
+  for (uint64_t i = 0; i < n; ++i) {
+    g[i] = int32_t(rng() % std::max<uint64_t>(1, n / 2));
+    q[i] = int32_t(perm[i] / 4);
+    h[i] = int32_t(rng() % 3);
+    const uint64_t pick = rng() % 16;
+    v[i] = pick == 0   ? std::numeric_limits<int32_t>::max()
+           : pick == 1 ? std::numeric_limits<int32_t>::min()
+                       : int32_t(int64_t(rng() % 2000001) - 1000000);
+    w[i] = int32_t(uint32_t(rng()));
+  }
+  Table t;
+  t.columns = {Column::ints("g", g), Column::ints("q", q), Column::ints("h", h), Column::ints("v", v),
+               Column::ints("w", w)};
+  return t;
+}
+
+// The report's merge GROUP BY part ("merge: GROUP BY of N partial rows on <backend>: ...").
+std::string merge_part(const Result& r) {
+  const auto at = r.report.algorithm.find("merge: GROUP BY of ");
+  return at == std::string::npos ? std::string() : r.report.algorithm.substr(at);
+}
+
+}  // namespace
+
+TEST_CASE("multi-device: GROUP BY merges of many groups and BIGINT sums near 2^63 equal one device") {
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  // Merges the compute GROUP BY takes (keys and 32-bit columns: partial COUNTs and SUMs within INT
+  // narrowed, the others split into high and low words), and one it does not (five value columns).
+  const std::vector<std::pair<std::string, bool>> queries = {
+      {"SELECT g, COUNT(*), SUM(v) FROM t GROUP BY g", true},
+      {"SELECT q, SUM(w * 1073741824), COUNT(*) FROM t GROUP BY q", true},
+      {"SELECT q, AVG(w * 1073741824) FROM t GROUP BY q", true},
+      {"SELECT g, h, SUM(v), MAX(w) FROM t GROUP BY g, h ORDER BY g, h", true},
+      {"SELECT g, MIN(v), MAX(v), SUM(w * 1048576), COUNT(*) FROM t GROUP BY g", false},
+  };
+  for (Engine* set : {&two(), &three()}) {
+    const uint64_t n = 2000 + rng() % 4000;
+    Catalog catalog;
+    catalog.add("t", many_groups_table(rng, n));
+    const std::string what = "rows " + std::to_string(n) + ", seed " + std::to_string(seed);
+    for (const auto& [q, compute] : queries) {
+      const Result got = check_partitioned(*set, q, catalog, what);
+      const std::string merge = merge_part(got);
+      INFO(q << "\nalgorithm: " << got.report.algorithm);
+      CHECK(!merge.empty());
+      CHECK((merge.find("partial rows on compute: ") != std::string::npos) == compute);
+      CHECK((merge.find("the compute backend does not take the merge") != std::string::npos) == !compute);
+    }
+  }
+}
+
+TEST_CASE("multi-device: a merged BIGINT SUM past 2^63 raises the CPU engine's Overflow") {
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  constexpr int32_t kMax = std::numeric_limits<int32_t>::max(), kLow = std::numeric_limits<int32_t>::min();
+  // One row per device, each partial sum within BIGINT (|w * 2^32| <= 2^63), their sum past it
+  // (all kMax, or all kLow) or within it (mixed signs).
+  for (Engine* set : {&two(), &three()}) {
+    const size_t parts = set == &two() ? 2 : 3;
+    for (int round = 0; round < 4; ++round) {
+      std::vector<int32_t> w(parts);
+      for (auto& x : w) x = round == 0 ? kMax : round == 1 ? kLow : (rng() % 2 ? kMax : kLow);
+      if (round == 3) w[0] = kMax, w[1] = kLow;
+      Catalog catalog;
+      catalog.add("t", Table{{Column::ints("g", std::vector<int32_t>(parts, 7)), Column::ints("w", w)}});
+      for (const char* q : {"SELECT g, SUM(w * 4294967296) FROM t GROUP BY g", "SELECT SUM(w * 4294967296) FROM t"}) {
+        INFO(q << ", round " << round);
+        std::optional<Error> want;
+        try {
+          set->execute_sql(q, catalog, Backend::Cpu);
+        } catch (const Error& e) {
+          want = e;
+        }
+        if (!want) {
+          check_partitioned(*set, q, catalog, "seed " + std::to_string(seed));
+          continue;
+        }
+        CHECK(want->code() == ErrorCode::Overflow);
+        try {
+          set->execute_sql(q, catalog, Backend::Compute);
+          FAIL("the partitioned query did not raise " << want->what());
+        } catch (const Error& e) {
+          CHECK(e.code() == ErrorCode::Overflow);
+          CHECK(std::string(e.what()) == std::string(want->what()));
+        }
+        // The engine answers the next query.
+        check_partitioned(*set, "SELECT g, COUNT(*) FROM t GROUP BY g", catalog, "after the overflow");
+      }
+    }
+  }
+}
+
+TEST_CASE("multi-device: merges of many groups with NULL keys and NULL values on the CPU engine") {
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const uint64_t n = 1000 + rng() % 3000;
+  Table t = many_groups_table(rng, n);
+  for (const char* name : {"g", "v", "w"}) {
+    Column& c = t.columns[*t.find(name)];
+    c.nulls.assign(n, 0);
+    for (auto& flag : c.nulls) flag = rng() % (name[0] == 'g' ? 8 : 3) == 0;
+  }
+  Catalog catalog;
+  catalog.add("t", std::move(t));
+  // Auto: on lavapipe the devices' fragments and the merge run on the CPU engine, which takes NULLs
+  // (partial SUMs are NULL where a group's values all are, in their narrowed or split words too).
+  for (const char* q : {"SELECT g, COUNT(v), SUM(v), MIN(v), MAX(v), AVG(v) FROM t GROUP BY g",
+                        "SELECT g, h, COUNT(*), SUM(w * 1048576), AVG(w) FROM t GROUP BY g, h",
+                        "SELECT q, SUM(w * 1073741824), MIN(g) FROM t GROUP BY q ORDER BY q LIMIT 50"})
+    for (Engine* set : {&two(), &three()}) {
+      const Result got = check_partitioned(
+          *set, q, catalog, "rows " + std::to_string(n) + ", seed " + std::to_string(seed), Backend::Auto);
+      CHECK_MESSAGE(merge_part(got).find("partial rows on cpu: ") != std::string::npos, got.report.algorithm);
+    }
 }
 
 TEST_CASE("multi-device: boundary sizes (no rows, fewer rows than devices, one per device, uneven)") {

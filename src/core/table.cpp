@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <set>
 
+#include "core/append_column.h"
 #include "gfxq/error.h"
 
 namespace gfxq {
@@ -241,6 +242,26 @@ template std::vector<float>& Column::as<float>();
 template std::vector<int64_t>& Column::as<int64_t>();
 template std::vector<double>& Column::as<double>();
 
+void append_column(Column& out, const Column& part) {
+  if (part.data.index() != out.data.index())
+    throw Error(ErrorCode::Internal, "column '" + part.name + "' (" + to_string(part.type) +
+                                         ") cannot be appended to column '" + out.name + "' (" + to_string(out.type) +
+                                         ")");
+  const uint64_t before = out.size();
+  std::visit(
+      [&](auto& values) {
+        const auto& in = std::get<std::decay_t<decltype(values)>>(part.data);
+        values.insert(values.end(), in.begin(), in.end());
+      },
+      out.data);
+  if (part.nulls.empty() && out.nulls.empty()) return;
+  out.nulls.resize(before, 0);
+  if (part.nulls.empty())
+    out.nulls.resize(before + part.size(), 0);
+  else
+    out.nulls.insert(out.nulls.end(), part.nulls.begin(), part.nulls.end());
+}
+
 uint64_t Table::rows() const noexcept {
   return columns.empty() ? 0 : columns.front().size();
 }
@@ -298,7 +319,8 @@ void Catalog::add(std::string name, Table table) {
 
 void Catalog::remove(std::string_view name) {
   const auto it = tables_.find(name);
-  if (it == tables_.end()) throw Error(ErrorCode::InvalidQuery, "no table '" + excerpt(std::string(name)) + "' to remove");
+  if (it == tables_.end())
+    throw Error(ErrorCode::InvalidQuery, "no table '" + excerpt(std::string(name)) + "' to remove");
   tables_.erase(it);
 }
 

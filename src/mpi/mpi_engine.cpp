@@ -147,7 +147,7 @@ Result MpiEngine::execute_sql(std::string_view text, const Catalog& catalog, Bac
   const double exchange_ms = ms_since(exchange_start);
 
   Result result = merge_partials(*root, *split, std::move(merged_input), m.backends,
-                                 backend == Backend::Cpu ? Backend::Cpu : Backend::Auto);
+                                 backend == Backend::Cpu || backend == Backend::Compute ? backend : Backend::Auto);
   ExecutionReport& report = result.report;
   std::vector<PassRecord> passes;
   for (PassRecord pass : partial.report.passes) {

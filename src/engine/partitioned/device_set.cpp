@@ -184,7 +184,9 @@ Result DeviceSet::execute(const plan::Node& root, const Catalog& catalog, Backen
   const uint64_t exchanged_rows = all.rows();
   const double collect_ms = ms_since(exchange_start);
 
-  Result result = merge_partials(root, *split, std::move(all), first_, Backend::Auto);
+  const auto merge_start = std::chrono::steady_clock::now();
+  Result result = merge_partials(root, *split, std::move(all), first_, requested);
+  const double merge_ms = ms_since(merge_start);
   ExecutionReport& report = result.report;
   const Table& whole = catalog.get(split->partitioned_table);
   std::vector<PassRecord> passes;
@@ -215,6 +217,9 @@ Result DeviceSet::execute(const plan::Node& root, const Catalog& catalog, Backen
     pass.detail = "merge" + (pass.detail.empty() ? "" : ": " + pass.detail);
     passes.push_back(std::move(pass));
   }
+  // The whole merge (its GROUP BY, the finish on the host and the nodes above the split), whichever
+  // backend ran it (the CPU engine records no passes of its own).
+  passes.push_back({"merge", report.algorithm, exchanged_rows, result.table.rows(), std::nullopt, merge_ms});
   report.passes = std::move(passes);
   report.exchange_bytes = bytes;
   report.exchange_ms = download_ms + collect_ms;

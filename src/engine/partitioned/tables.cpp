@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "core/append_column.h"
 #include "gfxq/error.h"
 
 namespace gfxq::engine::partitioned {
@@ -63,41 +64,24 @@ uint64_t table_bytes(const Table& table) noexcept {
 
 namespace {
 
-// Appends `part` (a column of the same storage type) to `out`, re-encoding STRING codes into out's
-// dictionary when the part has another.
-void append(Column& out, const Column& part, uint64_t rows_before) {
-  const bool recode = out.type == Type::String && part.dictionary != out.dictionary;
-  std::visit(
-      [&](auto& values) {
-        using V = std::decay_t<decltype(values)>;
-        const V& in = std::get<V>(part.data);
-        if constexpr (std::is_same_v<V, std::vector<int32_t>>) {
-          if (recode) {
-            for (size_t r = 0; r < in.size(); ++r) {
-              if (part.is_null(r)) {
-                values.push_back(0);
-                continue;
-              }
-              const auto code = out.dictionary->find(part.dictionary->values[size_t(in[r])]);
-              if (!code)
-                throw Error(ErrorCode::Internal, "a partial result's string '" +
-                                                     part.dictionary->values[size_t(in[r])] +
-                                                     "' is not in the merge's dictionary of " + out.name);
-              values.push_back(*code);
-            }
-            return;
-          }
-        }
-        values.insert(values.end(), in.begin(), in.end());
-      },
-      out.data);
-  if (!part.nulls.empty() || !out.nulls.empty()) {
-    out.nulls.resize(rows_before, 0);
-    if (part.nulls.empty())
-      out.nulls.resize(rows_before + part.size(), 0);
-    else
-      out.nulls.insert(out.nulls.end(), part.nulls.begin(), part.nulls.end());
+// `part`, a STRING column of another dictionary than `dictionary`, with its codes re-encoded into it.
+Column recoded(const Column& part, const std::shared_ptr<const Dictionary>& dictionary, const std::string& name) {
+  Column out = part;
+  out.dictionary = dictionary;
+  auto& codes = out.as<int32_t>();
+  for (size_t r = 0; r < codes.size(); ++r) {
+    if (part.is_null(r)) {
+      codes[r] = 0;
+      continue;
+    }
+    const std::string& s = part.dictionary->values[size_t(codes[r])];
+    const auto code = dictionary->find(s);
+    if (!code)
+      throw Error(ErrorCode::Internal,
+                  "a partial result's string '" + s + "' is not in the merge's dictionary of " + name);
+    codes[r] = *code;
   }
+  return out;
 }
 
 }  // namespace
@@ -122,7 +106,11 @@ Table concatenate(const std::vector<Table>& parts, const plan::Schema& schema) {
         throw Error(ErrorCode::Internal, "partial result " + std::to_string(p) + " column " + schema[c].name + " is " +
                                              to_string(part.columns[c].type) + ", the merge expects " +
                                              to_string(schema[c].type));
-      append(out.columns[c], part.columns[c], out.columns[c].size());
+      Column& to = out.columns[c];
+      if (to.type == Type::String && part.columns[c].dictionary != to.dictionary)
+        append_column(to, recoded(part.columns[c], to.dictionary, to.name));
+      else
+        append_column(to, part.columns[c]);
     }
   }
   return out;

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <numeric>
 
+#include "core/append_column.h"
 #include "cpu/exec/ops.h"
 #include "gfxq/error.h"
 #include "vk/engine/fragments.h"
@@ -29,25 +30,6 @@ skel::SetKind set_kind(const Node& s) {
     case plan::SetOpKind::Except: return s.all ? skel::SetKind::ExceptAll : skel::SetKind::Except;
   }
   return skel::SetKind::Union;
-}
-
-// `a` with the cells of `b` appended (same type).
-Column concat(Column a, const Column& b) {
-  const uint64_t na = a.size();
-  std::visit(
-      [&](auto& dst) {
-        const auto& src = std::get<std::decay_t<decltype(dst)>>(b.data);
-        dst.insert(dst.end(), src.begin(), src.end());
-      },
-      a.data);
-  if (!a.nulls.empty() || !b.nulls.empty()) {
-    a.nulls.resize(na, 0);
-    if (b.nulls.empty())
-      a.nulls.resize(na + b.size(), 0);
-    else
-      a.nulls.insert(a.nulls.end(), b.nulls.begin(), b.nulls.end());
-  }
-  return a;
 }
 
 double gpu_total(std::vector<PassRecord>& from, std::vector<PassRecord>& to, bool& any) {
@@ -161,8 +143,7 @@ engine::FragmentRun run_set_fragment(FragmentEnv& env, const engine::Fragment& f
     const auto& s = core.schema[i];
     Column c = cpu::gather_column(cpu::recode(left->host().column(map[i]), s.dictionary), lids, s.name);
     if (right)
-      c = concat(std::move(c),
-                 cpu::gather_column(cpu::recode(right->host().column(rmap[i]), s.dictionary), rids, s.name));
+      append_column(c, cpu::gather_column(cpu::recode(right->host().column(rmap[i]), s.dictionary), rids, s.name));
     t.columns.push_back(std::move(c));
   }
   uint64_t n = ids.size();
