@@ -1,9 +1,11 @@
 // gfxq_ssb_bench: times the 13 SSB queries on generated data (gfxq gen ssb), one JSON line each.
-//   gfxq_ssb_bench --data DIR [--sf N] [--repeats R] [--threads T] [--queries DIR] [--engines duckdb]
-//                  [--devices LIST]
+//   gfxq_ssb_bench --data DIR [--sf N] [--repeats R] [--warmup S] [--threads T] [--queries DIR]
+//                  [--engines duckdb] [--devices LIST]
 // Per engine: one line {"engine", "load_s", ...} for loading DIR's five CSV files, then per query
 // {"engine", "query", "sf", "threads", "rows", "best_s", "median_s", "runs", "version", "date"}:
-// the query runs once untimed (hot caches), then R times; best and median of those R wall times.
+// the query runs once untimed (hot caches), then again untimed for S seconds (default 0.5: a GPU left
+// idle lowers its clock within seconds and takes as long again to raise it, so every engine is timed
+// in steady state), then R times; best and median of those R wall times.
 // DuckDB runs in-process on T threads (default: all cores). --sf only labels the lines.
 // Engines: duckdb (the CPU peer) and gfxq-auto, gfxq-compute, gfxq-cpu (gfxq's Engine with that
 // backend over the tables loaded once into one catalog: the untimed first run is cold, uploading
@@ -46,6 +48,7 @@ struct Settings {
   std::string data, queries = GFXQ_SSB_QUERY_DIR, engines = "duckdb", sf = "null";
   std::vector<std::string> devices;  // --devices: a device set to run the gfxq engines on too
   int repeats = 5;
+  double warmup_s = 0.5;
   unsigned threads = 0;
 };
 
@@ -57,9 +60,16 @@ bool is_number(const std::string& text) {
 
 int usage(const std::string& message) {
   std::cerr << "gfxq_ssb_bench: " << message
-            << "\nusage: gfxq_ssb_bench --data DIR [--sf N] [--repeats R] [--threads T] [--queries DIR] "
+            << "\nusage: gfxq_ssb_bench --data DIR [--sf N] [--repeats R] [--warmup S] [--threads T] [--queries DIR] "
                "[--engines duckdb,gfxq-auto,gfxq-compute,gfxq-cpu] [--devices LIST]\n";
   return 2;
+}
+
+// Runs `query` untimed for `seconds` (the steady state the timed runs measure).
+template <class F>
+void warm_up(double seconds, F&& query) {
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < seconds) query();
 }
 
 void run_duckdb(const Settings& s, const std::vector<gfxq::ssb::Query>& queries) {
@@ -72,6 +82,7 @@ void run_duckdb(const Settings& s, const std::vector<gfxq::ssb::Query>& queries)
             << ", \"threads\": " << threads << ", \"load_s\": " << load << ", \"date\": \"" << today() << "\"}\n";
   for (const auto& q : queries) {
     const size_t rows = db.query(q.sql).rows.size();  // untimed: hot caches
+    warm_up(s.warmup_s, [&] { db.query(q.sql); });
     std::vector<double> times;
     for (int r = 0; r < s.repeats; ++r) times.push_back(db.query(q.sql).seconds);
     std::sort(times.begin(), times.end());
@@ -126,6 +137,7 @@ void run_queries(const Settings& s, const std::vector<gfxq::ssb::Query>& queries
       auto t0 = std::chrono::steady_clock::now();
       gfxq::Result first = gfxq_engine.execute_sql(q.sql, catalog, backend);
       const double cold = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      warm_up(s.warmup_s, [&] { gfxq_engine.execute_sql(q.sql, catalog, backend); });
       struct Run {
         double wall = 0, exchange_ms = 0;  // wall s, exchange ms
         uint64_t exchange_bytes = 0, submissions = 0, waits = 0;
@@ -212,6 +224,9 @@ int main(int argc, char** argv) {
     } else if (a == "--repeats") {
       if (!is_number(v)) return usage("--repeats needs a number, got '" + v + "'");
       s.repeats = std::max(1, std::atoi(v.c_str()));
+    } else if (a == "--warmup") {
+      if (!is_number(v)) return usage("--warmup needs seconds, got '" + v + "'");
+      s.warmup_s = std::max(0.0, std::atof(v.c_str()));
     } else if (a == "--threads") {
       if (!is_number(v)) return usage("--threads needs a number, got '" + v + "'");
       s.threads = static_cast<unsigned>(std::max(0, std::atoi(v.c_str())));
