@@ -1031,7 +1031,7 @@ TEST_CASE("compute: the report names the algorithm and times every stage (Engine
   CHECK(select);
 }
 
-TEST_CASE("compute: untimed passes are queued; the report counts submissions and host waits") {
+TEST_CASE("compute: untimed passes are batched; the report counts submissions and host waits") {
   Catalog catalog = catalog_of(test::random_table(4000, Distribution::Uniform, 7));
   catalog.add("s", test::random_table(300, Distribution::Uniform, 8));
   const std::string sql = "SELECT t.b, COUNT(*), SUM(s.a) FROM t JOIN s ON t.b = s.b WHERE t.a > 0 GROUP BY t.b";
@@ -1045,7 +1045,8 @@ TEST_CASE("compute: untimed passes are queued; the report counts submissions and
     INFO("round " << round << ": timed " << t.report.gpu_submissions << "/" << t.report.gpu_waits << ", queued "
                   << q.report.gpu_submissions << "/" << q.report.gpu_waits);
     CHECK(q.report.gpu_submissions > 0);
-    CHECK(q.report.gpu_waits < q.report.gpu_submissions);
+    CHECK(q.report.gpu_waits <= q.report.gpu_submissions);
+    CHECK(q.report.gpu_submissions < t.report.gpu_submissions);  // passes batched between host reads
     CHECK(q.report.gpu_waits < t.report.gpu_waits);
     CHECK(t.report.text().find("host waits") != std::string::npos);
   }

@@ -186,6 +186,7 @@ Device::~Device() {
   Impl& m = *impl_;
   if (device_) {
     vkDeviceWaitIdle(device_);
+    m.batch = VK_NULL_HANDLE;  // never submitted; the command pool frees it
     for (auto& [cmd, fence] : m.abandoned) vkDestroyFence(device_, fence, nullptr);
     for (auto& [cmd, fence] : m.in_flight) vkDestroyFence(device_, fence, nullptr);
     m.abandoned.clear();

@@ -14,13 +14,17 @@
 //   workgroup of each part; dispatch() writes it, and the shader uses
 //     uint group = gl_WorkGroupID.x + pc.group_offset;
 //   A pipeline without `group_offset` refuses a grid that needs splitting (Error(Unsupported)).
-// - Synchronization: submit() runs one command buffer to completion; enqueue() queues one and
-//   returns at once (the host records the next pass while the GPU runs this one). Each command buffer
-//   starts with a full memory barrier against earlier submissions and ends with one that makes device
-//   writes visible to the host, so mapped buffers may be read after submit() or finish() returns.
-//   download(), upload(), submit() and finish() wait for everything enqueued before them; a buffer
-//   freed while enqueued work may use it is released once that work has completed. Inside one
-//   command buffer, the recorder owes barrier() between dependent dispatches/copies.
+// - Synchronization: enqueue() records a pass into the open batch (one command buffer) and returns;
+//   submit() records its pass into the batch too, then submits the batch and waits for it; finish()
+//   submits the batch and waits. So passes between two host reads cost one vkQueueSubmit (about
+//   0.3 ms each on the H200) and one wait (about 0.6 ms). Every pass starts with a full memory
+//   barrier against everything recorded or submitted before it, and a submission ends with one that
+//   makes device writes visible to the host, so mapped buffers may be read after submit() or
+//   finish() returns. download(), upload(), submit() and finish() wait for everything enqueued
+//   before them; a buffer freed while enqueued work may use it is released once that work has
+//   completed. Inside one pass, the recorder owes barrier() between dependent dispatches/copies.
+//   A recorder that throws leaves what it recorded in the batch (Vulkan cannot take commands
+//   back): those commands still run, and write only the buffers that pass was given.
 // - Pass timing (set_pass_timing): run_pass() brackets a pass by two timestamps and waits for it
 //   to read its GPU time (on, the default), or enqueues it untimed (off: what an engine does unless
 //   EngineOptions::gpu_timing asks for times; each wait costs about 0.6 ms on the H200).
@@ -90,7 +94,7 @@ struct MemoryStats {
 
 //! How many command buffers the device ran (Device::submit_stats()).
 struct SubmitStats {
-  uint64_t submissions = 0;  //!< command buffers submitted (submit, enqueue, uploads, downloads)
+  uint64_t submissions = 0;  //!< command buffers submitted (each a batch of passes)
   uint64_t waits = 0;        //!< host waits for the GPU (each about 0.6 ms on the H200)
 };
 
@@ -143,34 +147,22 @@ class Device {
   //! Error(InvalidInput) otherwise or for a pipeline not created yet.
   std::string pipeline_statistics(std::string_view name) const;
 
-  //! Records `record(cmd)` into a fresh command buffer, submits it and waits (at most
+  //! Records `record(cmd)` as a pass of the open batch, submits the batch and waits (at most
   //! DeviceOptions::wait_timeout_ns, then Error(Timeout)); Error(DeviceLost) when the device is
   //! lost. Not reentrant.
   template <class F>
   void submit(F&& record) {
-    VkCommandBuffer cmd = begin_commands();
-    try {
-      record(cmd);
-    } catch (...) {
-      discard_commands(cmd);
-      throw;
-    }
-    end_and_wait(cmd);
+    record(next_pass());
+    finish();
   }
-  //! Like submit(), but returns once the command buffer is queued. Errors of its execution
-  //! (Timeout, DeviceLost) surface at the next wait. Not reentrant.
+  //! Records `record(cmd)` as a pass of the open batch and returns; the batch is submitted at the
+  //! next wait. Errors of its execution (Timeout, DeviceLost) surface at that wait. Not reentrant.
   template <class F>
   void enqueue(F&& record) {
-    VkCommandBuffer cmd = begin_commands();
-    try {
-      record(cmd);
-    } catch (...) {
-      discard_commands(cmd);
-      throw;
-    }
-    end_and_queue(cmd);
+    record(next_pass());
   }
-  //! Waits for every enqueued command buffer (Error(Timeout), Error(DeviceLost) as submit()).
+  //! Submits the open batch and waits for everything submitted (Error(Timeout),
+  //! Error(DeviceLost) as submit()).
   void finish();
   //! Runs one pass: with pass timing on, submit() between timestamps 0 and 1, returning its GPU
   //! milliseconds (nullopt when the queue has no timestamps); off, enqueue() and nullopt.
@@ -180,6 +172,7 @@ class Device {
       enqueue(std::forward<F>(record));
       return std::nullopt;
     }
+    finish();  // the timestamps bracket this pass alone
     submit([&](VkCommandBuffer cmd) {
       timestamp(cmd, 0);
       record(cmd);
@@ -234,7 +227,8 @@ class Device {
   friend class Buffer;
   Device();
   VkCommandBuffer begin_commands();
-  void end_and_wait(VkCommandBuffer cmd);
+  VkCommandBuffer next_pass();
+  void flush();
   void end_and_queue(VkCommandBuffer cmd);
   void wait_queued();
   void discard_commands(VkCommandBuffer cmd) noexcept;

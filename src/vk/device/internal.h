@@ -51,11 +51,12 @@ struct Device::Impl {
   Buffer upload_staging;
   Buffer readback_staging;
   uint64_t submissions = 0;                                    // command buffers submitted
+  VkCommandBuffer batch = VK_NULL_HANDLE;                      // the open batch: passes recorded, not submitted
   std::vector<std::pair<VkCommandBuffer, VkFence>> in_flight;  // queued, not waited for (oldest first)
   std::vector<std::pair<VkCommandBuffer, VkFence>> abandoned;  // submitted, but the wait failed
-  std::vector<DeferredBuffer> deferred;                        // released once `in_flight` and `abandoned` are empty
-  uint64_t deferred_bytes = 0;                                 // their bytes
-  uint64_t deferred_limit = 0;                                 // enqueue() waits first when deferred_bytes exceeds it
+  std::vector<DeferredBuffer> deferred;  // released once there is no batch and `in_flight`, `abandoned` are empty
+  uint64_t deferred_bytes = 0;           // their bytes
+  uint64_t deferred_limit = 0;           // next_pass() waits first when deferred_bytes exceeds it
   std::mutex log_mutex;
   std::vector<std::string> log;
   std::vector<std::string>* teardown_messages = nullptr;

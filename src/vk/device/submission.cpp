@@ -38,11 +38,30 @@ double Device::elapsed_ms(uint32_t from, uint32_t to) {
   return double(t[1][0] - t[0][0]) * caps_.timestamp_period_ns * 1e-6;
 }
 
-VkCommandBuffer Device::begin_commands() {
+VkCommandBuffer Device::next_pass() {
+  Impl& m = *impl_;
   check_not_lost("submit");
+  // Buffers freed while work was recorded or queued are held until it completes: bound what they keep.
+  if (m.deferred_bytes > m.deferred_limit) finish();
+  if (!m.batch) {
+    m.batch = begin_commands();
+    return m.batch;
+  }
+  memory_barrier(m.batch, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
+                 VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+  return m.batch;
+}
+
+void Device::flush() {
+  Impl& m = *impl_;
+  if (!m.batch) return;
+  VkCommandBuffer cmd = m.batch;
+  m.batch = VK_NULL_HANDLE;
+  end_and_queue(cmd);
+}
+
+VkCommandBuffer Device::begin_commands() {
   reap();
-  // Buffers freed while work was queued are held until it completes: bound what they keep.
-  if (impl_->deferred_bytes > impl_->deferred_limit && !impl_->in_flight.empty()) wait_queued();
   auto alloc = vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
   alloc.commandPool = impl_->pool;
   alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -90,12 +109,8 @@ void Device::end_and_queue(VkCommandBuffer cmd) {
   m.in_flight.emplace_back(cmd, fence);
 }
 
-void Device::end_and_wait(VkCommandBuffer cmd) {
-  end_and_queue(cmd);
-  wait_queued();
-}
-
 void Device::finish() {
+  flush();
   reap();
   if (!impl_->in_flight.empty()) wait_queued();
 }
@@ -148,7 +163,7 @@ void Device::reap() noexcept {
   };
   release(m.abandoned);
   release(m.in_flight);
-  if (!m.abandoned.empty() || !m.in_flight.empty()) return;
+  if (m.batch || !m.abandoned.empty() || !m.in_flight.empty()) return;
   for (const DeferredBuffer& d : m.deferred) {
     if (d.buffer) vkDestroyBuffer(device_, d.buffer, nullptr);
     if (m.pools) m.pools->free(d.memory);
