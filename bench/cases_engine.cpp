@@ -64,8 +64,8 @@ size_t passes(const Result& r, const std::string& kind) {
 }
 
 // Best wall time of `sql` on `backend` of `engine` over the repeats, after one untimed run (whose
-// result is compared with the CPU engine's) and half a second of untimed runs; `note` receives the report's algorithm, passes and
-// submissions, and the GPU time of the passes from a second engine with the same options and
+// result is compared with the CPU engine's) and half a second of untimed runs; `note` receives the report's algorithm,
+// passes and submissions, and the GPU time of the passes from a second engine with the same options and
 // EngineOptions::gpu_timing on (timestamps force a wait per pass, so the wall time is not taken there).
 Measurement time_sql(Env& env, const EngineOptions& options, const std::string& sql, const Catalog& catalog,
                      Backend backend, uint64_t rows, uint64_t bytes) {

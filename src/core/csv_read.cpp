@@ -57,9 +57,9 @@
 // values into its own bounded hash table (past the bound a value is a view into the input);
 // merge_dictionaries() turns the threads' strings into one sorted dictionary on all threads (key
 // ranges, repeats dropped and distinct strings sorted per range), and the chunks' codes are
-// remapped while the chunks are copied into the table's columns. Before the rows are reserved, their count is checked against the bytes: records of n
-// fields take at least n bytes each, so more records than that means a record with too few fields,
-// found by parsing without storing values.
+// remapped while the chunks are copied into the table's columns. Before the rows are reserved, their count is checked
+// against the bytes: records of n fields take at least n bytes each, so more records than that means a record with too
+// few fields, found by parsing without storing values.
 
 #include <algorithm>
 #include <array>
