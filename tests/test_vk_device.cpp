@@ -154,6 +154,22 @@ TEST_CASE("vk: enqueued passes run in order in one submission, buffers freed mea
   size_t wrong = 0;
   for (uint32_t i = 0; i < n; ++i) wrong += out[i] != 3 * i + 2;
   CHECK(wrong == 0);
+  // A small upload into a device buffer is enqueued behind the passes (no submission, no wait);
+  // download_many reads two buffers after one wait.
+  Buffer d = device.create_buffer(n * 4, MemoryKind::Device), e = device.create_buffer(n * 4, MemoryKind::Device);
+  const auto before_upload = device.submit_stats();
+  device.upload(d, in.data(), n * 4);
+  const uint32_t times5[3] = {n, 5u, 1u};
+  device.enqueue([&](VkCommandBuffer cmd) { device.dispatch(cmd, fill, {&d, &e}, times5, groups); });
+  CHECK(device.submit_stats().submissions == before_upload.submissions);
+  std::vector<uint32_t> got_d(n), got_e(n);
+  device.download_many({{&d, got_d.data(), n * 4, 0}, {&e, got_e.data(), n * 4, 0}});
+  CHECK(device.submit_stats().submissions == before_upload.submissions + 1);
+  CHECK(device.submit_stats().waits <= before_upload.waits + 1);
+  size_t wrong_d = 0, wrong_e = 0;
+  for (uint32_t i = 0; i < n; ++i) wrong_d += got_d[i] != i, wrong_e += got_e[i] != 5 * i + 1;
+  CHECK(wrong_d == 0);
+  CHECK(wrong_e == 0);
   // Timed: the pass waits for its timestamps and reports its time.
   device.set_pass_timing(true);
   const uint32_t copy[3] = {n, 1u, 0u};

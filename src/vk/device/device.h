@@ -20,11 +20,11 @@
 //   0.3 ms each on the H200) and one wait (about 0.6 ms). Every pass starts with a full memory
 //   barrier against everything recorded or submitted before it, and a submission ends with one that
 //   makes device writes visible to the host, so mapped buffers may be read after submit() or
-//   finish() returns. download(), upload(), submit() and finish() wait for everything enqueued
-//   before them; a buffer freed while enqueued work may use it is released once that work has
-//   completed. Inside one pass, the recorder owes barrier() between dependent dispatches/copies.
-//   A recorder that throws leaves what it recorded in the batch (Vulkan cannot take commands
-//   back): those commands still run, and write only the buffers that pass was given.
+//   finish() returns. download(), submit(), finish() and upload() (except a small one into an
+//   unmapped buffer, which is enqueued) wait for everything enqueued before them; a buffer freed while enqueued work
+//   may use it is released once that work has completed. Inside one pass, the recorder owes barrier() between dependent
+//   dispatches/copies. A recorder that throws leaves what it recorded in the batch (Vulkan cannot take commands back):
+//   those commands still run, and write only the buffers that pass was given.
 // - Pass timing (set_pass_timing): run_pass() brackets a pass by two timestamps and waits for it
 //   to read its GPU time (on, the default), or enqueues it untimed (off: what an engine does unless
 //   EngineOptions::gpu_timing asks for times; each wait costs about 0.6 ms on the H200).
@@ -125,11 +125,24 @@ class Device {
   MemoryStats memory_stats() const;
   //! True once a submission found the device lost (every later GPU call throws DeviceLost).
   bool lost() const noexcept;
-  //! Copies host bytes into a buffer at `offset`: directly when it is mapped, else through a
-  //! staging buffer in chunks of 64 MiB. Synchronous (it waits for queued work first).
+  //! Copies host bytes into a buffer at `offset`. A mapped buffer is written directly, after the
+  //! queued work (which may read it) has finished. Up to 64 KiB into an unmapped buffer is copied into
+  //! a staging buffer of its own and the copy enqueued as a pass (no wait: later passes see the
+  //! bytes). More goes through the shared staging buffer in chunks of 64 MiB, each submitted and
+  //! waited for. `src` may be reused once upload() returns.
   void upload(const Buffer& dst, const void* src, uint64_t bytes, uint64_t offset = 0);
-  //! Copies buffer bytes at `offset` back to the host, like upload(). Synchronous.
+  //! Copies buffer bytes at `offset` back to the host: submits what is queued and waits.
   void download(const Buffer& src, void* dst, uint64_t bytes, uint64_t offset = 0);
+  //! One readback of download_many().
+  struct Readback {
+    const Buffer* src = nullptr;  //!< the buffer read
+    void* dst = nullptr;          //!< host memory written
+    uint64_t bytes = 0;           //!< bytes read
+    uint64_t offset = 0;          //!< where in `src`
+  };
+  //! Several downloads after one wait (one submission when together they fit the 64 MiB staging
+  //! buffer and none is mapped; else one download() each).
+  void download_many(const std::vector<Readback>& reads);
 
   //! The cached pipeline for embedded shader `name` (see shaders/shaders.cmake). A second call
   //! with other bindings/push_bytes/group_offset for the same name is Error(Internal).

@@ -13,6 +13,7 @@ namespace gfxq::vk {
 namespace {
 
 constexpr uint64_t kStagingChunk = 64ull << 20;
+constexpr uint64_t kQueuedUpload = 64ull << 10;  // upload(): at most this much is enqueued, not waited for
 
 const char* kind_name(MemoryKind kind) {
   switch (kind) {
@@ -173,8 +174,18 @@ Buffer& staging_for(Device& device, Buffer& staging, uint64_t bytes, MemoryKind 
 void Device::upload(const Buffer& dst, const void* src, uint64_t bytes, uint64_t offset) {
   check_range(dst, bytes, offset, "upload");
   if (bytes == 0) return;
-  finish();  // queued work may still read `dst`
   const auto* from = static_cast<const uint8_t*>(src);
+  if (!dst.mapped() && bytes <= kQueuedUpload) {
+    // Its own staging buffer, freed now and released once the queued copy has run.
+    Buffer staging = create_buffer(bytes, MemoryKind::Upload);
+    std::memcpy(staging.mapped(), from, bytes);
+    enqueue([&](VkCommandBuffer cmd) {
+      const VkBufferCopy region{0, offset, bytes};
+      vkCmdCopyBuffer(cmd, staging.handle(), dst.handle(), 1, &region);
+    });
+    return;
+  }
+  finish();  // queued work may still read `dst`, or the shared staging buffer
   if (dst.mapped()) {
     std::memcpy(static_cast<uint8_t*>(dst.mapped()) + offset, from, bytes);
     return;
@@ -209,6 +220,38 @@ void Device::download(const Buffer& src, void* dst, uint64_t bytes, uint64_t off
     });
     std::memcpy(to + done, staging.mapped(), n);
     done += n;
+  }
+}
+
+void Device::download_many(const std::vector<Readback>& reads) {
+  auto padded = [](uint64_t bytes) { return (bytes + 15) / 16 * 16; };
+  uint64_t total = 0;
+  bool mapped = false;
+  for (const Readback& r : reads) {
+    check_range(*r.src, r.bytes, r.offset, "download");
+    total += padded(r.bytes);
+    mapped = mapped || r.src->mapped();
+  }
+  if (reads.size() < 2 || mapped || total > kStagingChunk) {
+    for (const Readback& r : reads) download(*r.src, r.dst, r.bytes, r.offset);
+    return;
+  }
+  if (total == 0) return;
+  Buffer& staging = staging_for(*this, impl_->readback_staging, total, MemoryKind::Readback);
+  submit([&](VkCommandBuffer cmd) {
+    uint64_t at = 0;
+    for (const Readback& r : reads) {
+      if (r.bytes == 0) continue;
+      const VkBufferCopy region{r.offset, at, r.bytes};
+      vkCmdCopyBuffer(cmd, r.src->handle(), staging.handle(), 1, &region);
+      at += padded(r.bytes);
+    }
+  });
+  uint64_t at = 0;
+  for (const Readback& r : reads) {
+    if (r.bytes == 0) continue;
+    std::memcpy(r.dst, static_cast<const uint8_t*>(staging.mapped()) + at, r.bytes);
+    at += padded(r.bytes);
   }
 }
 

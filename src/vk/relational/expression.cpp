@@ -221,8 +221,11 @@ bool float_controls(const Device& device, bool float64) {
 }
 
 // Submits one ExprKernel and records its "expression" pass; returns its error.
+// Runs the kernel's pass and records it; its error unless `extra` is given, when the error words are
+// read in the same wait as `extra` (the caller's readbacks).
 std::optional<Error> submit(Device& device, const ExprKernel& kernel, const ExprProgram& program,
-                            const ExprInput& input, const std::string& what, std::vector<PassRecord>& passes) {
+                            const ExprInput& input, const std::string& what, std::vector<PassRecord>& passes,
+                            std::vector<Device::Readback> extra = {}) {
   const auto start = std::chrono::steady_clock::now();
   const std::optional<double> gpu = device.run_pass([&](VkCommandBuffer cmd) { kernel.record(cmd); });
   PassRecord pass;
@@ -231,7 +234,10 @@ std::optional<Error> submit(Device& device, const ExprKernel& kernel, const Expr
                 kernel.kernel() + (input.selection ? ", selected rows)" : ")");
   pass.items = input.count();
   pass.gpu_ms = gpu;
-  std::optional<Error> error = kernel.error();
+  std::vector<uint32_t> words;
+  extra.push_back(kernel.error_readback(words));
+  device.download_many(extra);
+  std::optional<Error> error = kernel.error(words);
   pass.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   passes.push_back(std::move(pass));
   return error;
@@ -354,9 +360,19 @@ void ExprKernel::record(VkCommandBuffer cmd) const {
 }
 
 std::optional<Error> ExprKernel::error() const {
-  std::vector<uint32_t> words(program_.code.size() * EXPR_ERR_WORDS);
-  device_.download(errors_, words.data(), words.size() * 4);
+  std::vector<uint32_t> words;
+  const Device::Readback r = error_readback(words);
+  device_.download(*r.src, r.dst, r.bytes);
   return first_error(program_, words);
+}
+
+std::optional<Error> ExprKernel::error(const std::vector<uint32_t>& words) const {
+  return first_error(program_, words);
+}
+
+Device::Readback ExprKernel::error_readback(std::vector<uint32_t>& words) const {
+  words.assign(program_.code.size() * EXPR_ERR_WORDS, 0);
+  return {&errors_, words.data(), words.size() * 4, 0};
 }
 
 ExprValues evaluate_expression(Device& device, const ExprProgram& program, const ExprInput& input, ExprLayout layout,
@@ -394,12 +410,13 @@ Column download_values(Device& device, const ExprValues& values, const std::stri
   return c;
 }
 
-ExprReduction read_partials(Device& device, const Buffer& partials, uint64_t count) {
+namespace {
+
+// Combines the downloaded partials (`words`, one reduction per workgroup) of `count` values.
+ExprReduction combine_partials(const std::vector<uint64_t>& words, uint64_t count) {
   ExprReduction r;
   r.count = count;
   const uint64_t groups = groups_for(count);
-  std::vector<uint64_t> words(groups * EXPR_PARTIAL_WORDS / 2);
-  if (groups) device.download(partials, words.data(), words.size() * 8);
   for (uint64_t g = 0; g < groups; ++g) {
     const uint64_t* w = &words[g * EXPR_PARTIAL_WORDS / 2];
     r.sum += __int128(w[0]) + (__int128(int64_t(w[1])) << 32);
@@ -409,12 +426,23 @@ ExprReduction read_partials(Device& device, const Buffer& partials, uint64_t cou
   return r;
 }
 
+}  // namespace
+
+ExprReduction read_partials(Device& device, const Buffer& partials, uint64_t count) {
+  std::vector<uint64_t> words(groups_for(count) * EXPR_PARTIAL_WORDS / 2);
+  if (!words.empty()) device.download(partials, words.data(), words.size() * 8);
+  return combine_partials(words, count);
+}
+
 ExprReduction reduce_expression(Device& device, const ExprProgram& program, const ExprInput& input,
                                 std::vector<PassRecord>& passes) {
   Buffer partials = device.create_buffer(output_bytes(program, input, ExprLayout::Reduce), MemoryKind::Device);
   const ExprKernel kernel(device, program, input, ExprLayout::Reduce, partials);
-  std::optional<Error> error = submit(device, kernel, program, input, "reduce", passes);
-  ExprReduction r = read_partials(device, partials, input.count());
+  // The partials come back in the same wait as the error words.
+  std::vector<uint64_t> words(groups_for(input.count()) * EXPR_PARTIAL_WORDS / 2);
+  std::optional<Error> error =
+      submit(device, kernel, program, input, "reduce", passes, {{&partials, words.data(), words.size() * 8, 0}});
+  ExprReduction r = combine_partials(words, input.count());
   r.error = std::move(error);
   return r;
 }

@@ -89,6 +89,10 @@ class ExprKernel {
   //! After the submission: the error the CPU engine raises for the first failing instruction
   //! (program order is its evaluation order), if any. Downloads the error words.
   std::optional<Error> error() const;
+  //! error() from error words downloaded by the caller (Device::download_many with error_readback()).
+  std::optional<Error> error(const std::vector<uint32_t>& words) const;
+  //! The readback of the error words into `words` (sized here).
+  Device::Readback error_readback(std::vector<uint32_t>& words) const;
   //! The kernel variant it runs: expression_eval[_f64][_fc] (the interpreter; _fc: with the
   //! float-controls execution modes, where the device has them) or expression_eval_binary.
   const std::string& kernel() const noexcept { return kernel_; }
