@@ -1,6 +1,6 @@
-// Submission: one-shot command buffers, waited for at once (submit) or queued (enqueue) and waited
-// for later, with a timeout; dispatches, barriers, timestamps; timeouts, device loss and their
-// injected versions.
+// Submission: passes recorded into one open batch (a command buffer), submitted and waited for
+// with a timeout when the host needs results (submit, finish); dispatches, barriers, timestamps; timeouts, device loss
+// and their injected versions.
 #include <algorithm>
 #include <cstring>
 #include <limits>

@@ -295,13 +295,13 @@ class QueryContext {
   //! them; no submission of their own).
   CnfInput bind(const CnfProgram& program, Buffer& words);
 
-  //! Runs record(cmd) in one submission (Device::run_pass: timed and waited for, or queued) and
+  //! Runs record(cmd) as one pass (Device::run_pass: timed and waited for, or recorded into the batch) and
   //! appends a pass with its GPU time (when timed) and wall time; returns it so the caller can fill
   //! `passed`.
   template <class F>
   PassRecord& run(std::string kind, std::string detail, uint64_t items, F&& record) {
     const auto start = Clock::now();
-    std::vector<PendingCopy> copies;  // their staging buffers: freed once the submission completes
+    std::vector<PendingCopy> copies;  // their staging buffers: released once the pass has run
     const std::optional<double> gpu = device_.run_pass([&](VkCommandBuffer cmd) {
       record_pending(cmd, copies);
       record(cmd);

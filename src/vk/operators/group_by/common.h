@@ -92,7 +92,7 @@ class StageRunner {
  public:
   using Clock = std::chrono::steady_clock;
   explicit StageRunner(Device& device) : device_(device) {}
-  //! Runs record(cmd) in one submission (Device::run_pass: timed and waited for, or queued) and
+  //! Runs record(cmd) as one pass (Device::run_pass: timed and waited for, or recorded into the batch) and
   //! appends its pass (GPU time when timed, wall time); returns the
   //! pass's index in passes() (a reference would not survive the next pass).
   size_t run(std::string kind, std::string detail, uint64_t items, const std::function<void(VkCommandBuffer)>& record);

@@ -25,7 +25,7 @@ class Stages {
   Stages(Device& device, std::vector<PassRecord>& passes) : device_(device), passes_(passes) {}
   //! The device.
   Device& device() noexcept { return device_; }
-  //! Runs record(cmd) in one submission (Device::run_pass: timed and waited for, or queued) and
+  //! Runs record(cmd) as one pass (Device::run_pass: timed and waited for, or recorded into the batch) and
   //! appends a pass with its GPU time (when timed) and wall time.
   template <class F>
   PassRecord& run(std::string kind, std::string detail, uint64_t items, F&& record) {
