@@ -5,6 +5,8 @@
 #include <random>
 
 #include "engine_compute_support.h"
+#include "plan/binder.h"
+#include "sql/parse_statement.h"
 
 namespace {
 
@@ -127,6 +129,68 @@ TEST_CASE("engine-compute-join: three tables and GROUP BY, the SSB shape, join i
             c, "three tables and GROUP BY");
   check_sql(engine(), "SELECT f.v, d.y, p.brand FROM f JOIN d ON f.dk = d.k JOIN p ON f.pk = p.k WHERE d.y = 4", c,
             "three tables");
+}
+
+// Below an Aggregate no result depends on the pairs' order (plan::Node::any_order), so the chooser
+// may take the hash join; a plain join keeps (left row, right row) order by the indexed loop.
+TEST_CASE("engine-compute-join: the binder marks the nodes whose row order no result depends on") {
+  Catalog c;
+  c.add("f", Table{{Column::ints("dk", {1, 2}), Column::ints("v", {3, 4})}});
+  c.add("d", Table{{Column::ints("k", {1, 2}), Column::ints("y", {5, 6})}});
+  auto find = [](auto& self, const plan::Node& n, plan::NodeKind kind) -> const plan::Node* {
+    if (n.kind == kind) return &n;
+    for (const auto& ch : n.children)
+      if (const plan::Node* m = self(self, *ch, kind)) return m;
+    return nullptr;
+  };
+  auto bound = [&](const std::string& sql) { return plan::bind(sql::parse_statement(sql).query, c); };
+  const auto grouped = bound("SELECT d.y, SUM(f.v) FROM f JOIN d ON f.dk = d.k WHERE f.v > 3 GROUP BY d.y ORDER BY d.y");
+  const plan::Node* agg = find(find, *grouped, plan::NodeKind::Aggregate);
+  REQUIRE(agg);
+  CHECK_FALSE(agg->any_order);  // its groups feed the Sort
+  CHECK_FALSE(grouped->any_order);
+  const plan::Node* join = find(find, *grouped, plan::NodeKind::Join);
+  REQUIRE(join);
+  CHECK(join->any_order);
+  for (const auto& ch : join->children) CHECK(ch->any_order);
+  const auto plain = bound("SELECT f.v, d.y FROM f JOIN d ON f.dk = d.k");
+  const plan::Node* pjoin = find(find, *plain, plan::NodeKind::Join);
+  REQUIRE(pjoin);
+  CHECK_FALSE(pjoin->any_order);
+  // A Sort's ties keep their input order, a Limit keeps the first rows: order counts below both.
+  const auto sorted = bound("SELECT f.v FROM f JOIN d ON f.dk = d.k ORDER BY f.v LIMIT 1");
+  const plan::Node* sjoin = find(find, *sorted, plan::NodeKind::Join);
+  REQUIRE(sjoin);
+  CHECK_FALSE(sjoin->any_order);
+  CHECK(plan::clone(*grouped)->children.size() == grouped->children.size());
+  CHECK(find(find, *plan::clone(*grouped), plan::NodeKind::Join)->any_order);
+}
+
+TEST_CASE("engine-compute-join: joins below an Aggregate make pairs in any order, plain joins in pair order") {
+  std::mt19937_64 rng(41);
+  Catalog c;
+  const size_t n = 20000;  // x 100 dimension rows: 2M candidate pairs, past the nested loop's limit
+  c.add("f", Table{{Column::ints("dk", random_ints(rng, n, 0, 99)), Column::ints("v", random_ints(rng, n, -100, 1000)),
+                    Column::floats("w", random_floats(rng, n, 50, true))}});
+  std::vector<int32_t> keys(100);
+  for (int32_t i = 0; i < 100; ++i) keys[size_t(i)] = i;
+  c.add("d", Table{{Column::ints("k", keys), Column::ints("y", random_ints(rng, 100, 1, 7))}});
+  const Result grouped = check_sql(
+      engine(), "SELECT d.y, SUM(f.v), SUM(f.w), COUNT(*) FROM f JOIN d ON f.dk = d.k GROUP BY d.y ORDER BY d.y", c,
+      "GROUP BY over a join");
+  const auto* join = test::plan_node(grouped, "Join");
+  REQUIRE(join);
+  CHECK(join->backend == Backend::Compute);
+  CHECK_MESSAGE(join->algorithm.find("global hash table") != std::string::npos, join->algorithm);
+  const Result scalar = check_sql(engine(), "SELECT SUM(f.v), MIN(d.y) FROM f JOIN d ON f.dk = d.k WHERE f.v > 0", c,
+                                  "scalar aggregate over a join");
+  const auto* sjoin = test::plan_node(scalar, "Join");
+  REQUIRE(sjoin);
+  CHECK_MESSAGE(sjoin->algorithm.find("global hash table") != std::string::npos, sjoin->algorithm);
+  const Result plain = check_sql(engine(), "SELECT f.v, d.y FROM f JOIN d ON f.dk = d.k", c, "plain join");
+  const auto* pjoin = test::plan_node(plain, "Join");
+  REQUIRE(pjoin);
+  CHECK_MESSAGE(pjoin->algorithm.find("indexed nested-loop") != std::string::npos, pjoin->algorithm);
 }
 
 TEST_CASE("engine-compute-join: what the compute join refuses is named, and auto places the rest") {

@@ -11,7 +11,8 @@
 # ${TMPDIR:-/tmp}/gfxq_ssb_sf<SF>; the CSV files take about 100 bytes per lineorder row (SF 20: 12 GB).
 # Output under $OUT (default ./out): ssb_sf<SF>_gen.txt, ssb_sf<SF>_ceiling.jsonl (the copy bandwidth,
 # gfxq_bench compute.ceiling_copy at 2^28), ssb_sf<SF>_duckdb.jsonl and ssb_sf<SF>_gfxq.jsonl (one JSON
-# line per query, see bench/ssb/ssb_bench.cpp); bench/ssb/plot_ssb.py makes the table and chart.
+# line per query, see bench/ssb/ssb_bench.cpp), ssb_sf<SF>_explain.txt (each gfxq query's report with
+# its passes' GPU times); bench/ssb/plot_ssb.py makes the table and chart.
 # DuckDB's library: $GFXQ_DUCKDB_LIB, else /opt/gfxq/duckdb
 # (.ci/install-deps); a path ending in .xz is unpacked first (a compressed copy carried to a machine
 # without the npm registry).
@@ -42,5 +43,7 @@ fi
   echo "no copy ceiling (no Vulkan device?)" >&2
 "$build/gfxq_ssb_bench" --data "$data" --sf "$sf" --repeats "$repeats" --engines duckdb |
   tee "$out/ssb_sf${sf}_duckdb.jsonl"
-"$build/gfxq_ssb_bench" --data "$data" --sf "$sf" --repeats "$repeats" --engines "${SSB_ENGINES:-gfxq-auto,gfxq-compute}" |
+rm -f "$out/ssb_sf${sf}_explain.txt"
+"$build/gfxq_ssb_bench" --data "$data" --sf "$sf" --repeats "$repeats" --engines "${SSB_ENGINES:-gfxq-auto,gfxq-compute}" \
+  --explain "$out/ssb_sf${sf}_explain.txt" |
   tee "$out/ssb_sf${sf}_gfxq.jsonl"

@@ -1,6 +1,6 @@
 // gfxq_ssb_bench: times the 13 SSB queries on generated data (gfxq gen ssb), one JSON line each.
 //   gfxq_ssb_bench --data DIR [--sf N] [--repeats R] [--warmup S] [--threads T] [--queries DIR]
-//                  [--engines duckdb] [--devices LIST]
+//                  [--engines duckdb] [--devices LIST] [--explain FILE]
 // Per engine: one line {"engine", "load_s", ...} for loading DIR's five CSV files, then per query
 // {"engine", "query", "sf", "threads", "rows", "best_s", "median_s", "runs", "version", "date"}:
 // the query runs once untimed (hot caches), then again untimed for S seconds (default 0.5: a GPU left
@@ -17,12 +17,14 @@
 // the bound bench/ssb/plot_ssb.py divides by the copy bandwidth) and, for a query the backend refuses, "error" instead
 // of times. --devices LIST (e.g. 0,1): each gfxq engine runs the queries twice over the same loaded tables, on the
 // list's first device ("devices": 1) and partitioned over the whole list (docs/MULTI_GPU.md; "devices": N, with
-// "exchange_bytes", "exchange_ms" and "partitioning" of the best run).
+// "exchange_bytes", "exchange_ms" and "partitioning" of the best run). --explain FILE: the timed engine's report of
+// each gfxq query (plan, passes with their GPU times, submissions and waits) appended to FILE as text.
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <ctime>
 #include <iostream>
 #include <map>
@@ -47,6 +49,7 @@ std::string today() {
 struct Settings {
   std::string data, queries = GFXQ_SSB_QUERY_DIR, engines = "duckdb", sf = "null";
   std::vector<std::string> devices;  // --devices: a device set to run the gfxq engines on too
+  std::string explain;               // --explain: where the timed engine's reports go ("": nowhere)
   int repeats = 5;
   double warmup_s = 0.5;
   unsigned threads = 0;
@@ -61,7 +64,7 @@ bool is_number(const std::string& text) {
 int usage(const std::string& message) {
   std::cerr << "gfxq_ssb_bench: " << message
             << "\nusage: gfxq_ssb_bench --data DIR [--sf N] [--repeats R] [--warmup S] [--threads T] [--queries DIR] "
-               "[--engines duckdb,gfxq-auto,gfxq-compute,gfxq-cpu] [--devices LIST]\n";
+               "[--engines duckdb,gfxq-auto,gfxq-compute,gfxq-cpu] [--devices LIST] [--explain FILE]\n";
   return 2;
 }
 
@@ -155,8 +158,12 @@ void run_queries(const Settings& s, const std::vector<gfxq::ssb::Query>& queries
       double gpu = 0;
       if (backend != gfxq::Backend::Cpu) {
         timed_engine.execute_sql(q.sql, catalog, backend);
-        for (const auto& p : timed_engine.execute_sql(q.sql, catalog, backend).report.passes)
-          gpu += p.gpu_ms.value_or(0);
+        const gfxq::ExecutionReport report = timed_engine.execute_sql(q.sql, catalog, backend).report;
+        for (const auto& p : report.passes) gpu += p.gpu_ms.value_or(0);
+        if (!s.explain.empty())
+          std::ofstream(s.explain, std::ios::app) << "== " << engine << " " << q.name << " (devices " << devices
+                                                  << ")\n"
+                                                  << report.text() << "\n";
       }
       std::map<std::string, int> nodes;
       // A partitioned query's nodes: device 0's fragment (the merge runs on the host).
@@ -218,6 +225,8 @@ int main(int argc, char** argv) {
     } else if (a == "--devices") {
       std::stringstream devices(v);
       for (std::string d; std::getline(devices, d, ',');) s.devices.push_back(d);
+    } else if (a == "--explain") {
+      s.explain = v;
     } else if (a == "--sf") {
       if (!is_number(v)) return usage("--sf needs a number, got '" + v + "'");
       s.sf = v;

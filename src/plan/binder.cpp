@@ -1284,6 +1284,7 @@ std::unique_ptr<Node> bind(const ast::Query& query, const Catalog& catalog) {
   Binder b(catalog);
   std::unique_ptr<Node> root = b.bind_query(query);
   prune(*root, std::vector<bool>(root->schema.size(), true));
+  mark_any_order(*root);
   return root;
 }
 

@@ -89,6 +89,20 @@ std::string Node::label() const {
   return "?";
 }
 
+namespace {
+
+void mark(Node& n, bool any_order) {
+  n.any_order = any_order;
+  // Row order passes through these to the children; an Aggregate's result does not depend on it.
+  const bool passes = n.kind == NodeKind::Join || n.kind == NodeKind::Filter || n.kind == NodeKind::Project;
+  const bool below = n.kind == NodeKind::Aggregate || (passes && any_order);
+  for (auto& c : n.children) mark(*c, below);
+}
+
+}  // namespace
+
+void mark_any_order(Node& root) { mark(root, false); }
+
 std::unique_ptr<Node> clone(const Node& node) {
   auto out = std::make_unique<Node>();
   out->kind = node.kind;
@@ -108,6 +122,7 @@ std::unique_ptr<Node> clone(const Node& node) {
   out->offset = node.offset;
   out->set_op = node.set_op;
   out->all = node.all;
+  out->any_order = node.any_order;
   for (const auto& c : node.children) out->children.push_back(clone(*c));
   return out;
 }

@@ -92,9 +92,18 @@ struct Node {
   SetOpKind set_op = SetOpKind::Union;  //!< which operation
   bool all = false;                     //!< bag semantics (UNION ALL, ...)
 
+  //! No result depends on the order of this node's rows: it feeds an Aggregate (whose functions are
+  //! exact, so order-free) through Joins, Filters and Projects only (set by bind(), mark_any_order()).
+  //! An operator may then produce its rows in any order, e.g. a join's pairs unordered.
+  bool any_order = false;
+
   //! One line describing the node, e.g. "Filter (d_year = 1993)", "Join lo_orderdate = d_datekey".
   std::string label() const;
 };
+
+//! Sets Node::any_order over the plan rooted at `root` (whose own output order counts): true below an
+//! Aggregate, passed down through Join, Filter and Project, false below every other node.
+void mark_any_order(Node& root);
 
 //! Deep copy of a plan.
 std::unique_ptr<Node> clone(const Node& node);

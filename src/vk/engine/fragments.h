@@ -15,7 +15,8 @@
 //! Below the Join or Aggregate, an input that is a Scan, or a Filter over a Scan whose condition the
 //! CNF kernels run, is covered by the fragment: its columns are read from the resident columns
 //! (resident.h) and the Filter's rows are selected on the device. Any other input is a fragment input.
-//! Join pairs are made in (left row, right row) order and the output columns gathered on the device by
+//! Join pairs are made in (left row, right row) order (in any order below an Aggregate:
+//! plan::Node::any_order) and the output columns gathered on the device by
 //! the pair ids; the groups come back in key order as host columns. Results equal the CPU engine's
 //! exactly.
 //!

@@ -6,7 +6,8 @@
 // gives one term each. NULL keys match nothing: rows with a NULL in any column a term reads are left
 // out of the side's selection (a comparison with NULL is never true). Any other residual condition
 // is refused: the operators would have to evaluate arbitrary expressions per pair. The pairs come
-// in (left row, right row) order (JoinOptions::ordered), chunk by chunk, and the output columns (only
+// in (left row, right row) order (JoinOptions::ordered), or in any order where no result depends on
+// it (plan::Node::any_order: below an Aggregate), chunk by chunk, and the output columns (only
 // those the Project keeps) are gathered on the device by the pair ids into a DeviceRelation (chunks
 // concatenated on the device); an output column that may be NULL or is 64-bit makes the fragment
 // download the pairs and gather on the host instead.
@@ -323,7 +324,8 @@ engine::FragmentRun run_join_fragment(FragmentEnv& env, const engine::Fragment& 
     rs.selection = rsel.selection;
     rs.selected = rsel.count;
     JoinOptions options;
-    options.ordered = true;
+    // In (left row, right row) order unless nothing above depends on it (an Aggregate's input).
+    options.ordered = !j.any_order;
     options.chunk_pairs = env.join_chunk_pairs;
     double download_ms = 0;
     options.consume = [&](const JoinChunk& c) {
