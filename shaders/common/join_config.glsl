@@ -45,6 +45,9 @@
 #define JOIN_EXPAND_WRITE 0u   // every candidate is a pair: write the positions of the chunk window
 #define JOIN_EXPAND_COUNT 1u   // per candidate tile: candidates passing the residual terms
 #define JOIN_EXPAND_PACK 2u    // passing candidates at their tile's offset + rank (chunk window only)
+#define JOIN_EXPAND_UNITS 3u   // every candidate is a pair: one invocation per unit writes its run (chunk window only)
+// The longest run JOIN_EXPAND_UNITS is used for (each invocation loops over its run).
+#define JOIN_UNIT_RUNS 16u
 
 // Nested loop join: probe rows per workgroup (one per invocation) and build rows one workgroup
 // compares them with (a multiple of JOIN_WG; lavapipe ends a shader's loops after 65,535 iterations).

@@ -11,7 +11,9 @@
 //   WRITE: every candidate is a pair: positions c0 .. c1 - 1 (tile t from c0 + t * TILE) to out[p - c0];
 //   COUNT: tile t of the candidates: tile_counts[t] = candidates passing terms [0, nterms);
 //   PACK:  tile t of the candidates: its passing ones, in order, at output position tile_offsets[t] +
-//          rank, those inside [c0, c1) to out[q - c0] (tiles wholly outside return at once).
+//          rank, those inside [c0, c1) to out[q - c0] (tiles wholly outside return at once);
+//   UNITS: every candidate is a pair and runs are short (at most JOIN_UNIT_RUNS, the host checked):
+//          invocation u writes unit u's run, its positions inside [c0, c1), with no search.
 // Bindings: 0 = offsets (uint64_t[units]), 1 = counts (uint[units]), 2 = unit_rid (uint[units]),
 //   3 = unit_start (uint[units]), 4 = build_rid (uint[]), 5 = out_a (uint[]), 6 = out_b (uint[]),
 //   7 = tile_counts (uint[]), 8 = tile_offsets (uint64_t[]), 9 = join_terms (uint[]),
@@ -67,6 +69,23 @@ uint find_unit(uint64_t p, uint lo, uint hi) {
 void main() {
   const uint tile = gl_WorkGroupID.x + pc.group_offset;
   const uint64_t c0 = uint64_t(pc.c0_lo) | (uint64_t(pc.c0_hi) << 32);
+  if (pc.mode == JOIN_EXPAND_UNITS) {  // uniform: no barrier below is reached
+    const uint u = tile * JOIN_WG + gl_LocalInvocationIndex;
+    if (u >= pc.units) return;
+    const uint n = min(counts[u], JOIN_UNIT_RUNS);
+    const uint64_t at = offsets[u];
+    const uint64_t c1u = uint64_t(pc.c1_lo) | (uint64_t(pc.c1_hi) << 32);
+    if (n == 0u || at >= c1u || at + n <= c0) return;
+    const uint a = unit_rid[u], start = unit_start[u];
+    for (uint j = 0u; j < n; ++j) {
+      const uint64_t p = at + j;
+      if (p >= c0 && p < c1u) {
+        out_a[uint(p - c0)] = a;
+        out_b[uint(p - c0)] = build_rid[start + j];
+      }
+    }
+    return;
+  }
   const uint64_t c1 = uint64_t(pc.c1_lo) | (uint64_t(pc.c1_hi) << 32);
   const uint64_t total = uint64_t(pc.total_lo) | (uint64_t(pc.total_hi) << 32);
   // The tile's positions [first, end) in candidate space.

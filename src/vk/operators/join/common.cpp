@@ -7,6 +7,7 @@
 #include "gfxq/error.h"
 #include "join_config.glsl"
 #include "vk/primitives/radix_sort.h"
+#include "vk/primitives/reduce.h"
 #include "vk/primitives/scan.h"
 #include "vk/primitives/scratch.h"
 
@@ -130,7 +131,7 @@ BufferRange range64(const Buffer& b, uint64_t count) {
 CountScan::CountScan(Device& device, uint64_t n)
     : n(n),
       offsets(dwords(device, n)),
-      total_buffer(dwords(device, 1)),
+      total_buffer(dwords(device, 33)),
       scratch(device.create_buffer(scan_scratch_bytes(device, n), MemoryKind::Device)) {}
 
 void CountScan::record(Device& device, VkCommandBuffer cmd, const Buffer& counts) {
@@ -140,6 +141,19 @@ void CountScan::record(Device& device, VkCommandBuffer cmd, const Buffer& counts
 
 uint64_t CountScan::total(Stages& stages, const std::string& what) {
   return stages.download<uint64_t>(total_buffer, 1, what)[0];
+}
+
+void CountScan::record_longest(Device& device, VkCommandBuffer cmd, const Buffer& counts) {
+  record(device, cmd, counts);
+  if (!reduce_scratch_) reduce_scratch_ = device.create_buffer(reduce_scratch_bytes(device, n), MemoryKind::Device);
+  // The ReduceResult (value, count) at byte 256: a binding offset every device allows.
+  reduce(device, cmd, ReduceOp::Max, ElemType::U32, range32(counts, n), n, {&total_buffer, 256, 16},
+         {&*reduce_scratch_, 0, reduce_scratch_->size()});
+}
+
+std::pair<uint64_t, uint64_t> CountScan::total_and_longest(Stages& stages, const std::string& what) {
+  const std::vector<uint64_t> w = stages.download<uint64_t>(total_buffer, 33, what);
+  return {w[0], w[32]};
 }
 
 bool KeySpec::filters() const noexcept {

@@ -95,14 +95,21 @@ BufferRange range64(const Buffer& b, uint64_t count);
 struct CountScan {
   uint64_t n = 0;       //!< counts
   Buffer offsets;       //!< n uint64: offsets[i] = counts[0] + ... + counts[i - 1]
-  Buffer total_buffer;  //!< one uint64: the sum of all
+  Buffer total_buffer;  //!< uint64 words: the sum of all at 0, the largest count at 32 (record_longest)
   Buffer scratch;       //!< the scan's
   //! Buffers for n counts.
   CountScan(Device& device, uint64_t n);
   //! Records the scan of counts[0..n) (vk::scan, 64-bit).
   void record(Device& device, VkCommandBuffer cmd, const Buffer& counts);
+  //! Records the scan and the largest of counts[0..n) (a reduction, its scratch made now).
+  void record_longest(Device& device, VkCommandBuffer cmd, const Buffer& counts);
   //! Downloads the total (after the scan has run).
   uint64_t total(Stages& stages, const std::string& what);
+  //! Downloads the total and the largest count in one read (after record_longest has run).
+  std::pair<uint64_t, uint64_t> total_and_longest(Stages& stages, const std::string& what);
+
+ private:
+  std::optional<Buffer> reduce_scratch_;  // record_longest's
 };
 
 //! How join_prepare makes a side's key: one (column, JOIN_NORM_*) per key column; one column gives

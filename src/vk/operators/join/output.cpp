@@ -1,6 +1,7 @@
 #include "vk/operators/join/output.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "gfxq/error.h"
 #include "join_config.glsl"
@@ -149,9 +150,18 @@ void emit_runs(Output& out, const Oriented& o, const Runs& runs, const std::vect
     return;
   }
   CountScan candidates(device, runs.units);
-  stages.run("join-scan", runs.what + ": prefix sums of the run lengths (64-bit)", runs.units,
-             [&](VkCommandBuffer cmd) { candidates.record(device, cmd, *runs.counts); });
-  const uint64_t total = candidates.total(stages, "join candidates");
+  // Without residual terms every candidate is a pair, written per probe where runs are short.
+  const bool pairs_only = residual.empty() && !out.count_only();
+  uint64_t total = 0, longest = 0;
+  if (pairs_only) {
+    stages.run("join-scan", runs.what + ": prefix sums of the run lengths (64-bit) and the longest run", runs.units,
+               [&](VkCommandBuffer cmd) { candidates.record_longest(device, cmd, *runs.counts); });
+    std::tie(total, longest) = candidates.total_and_longest(stages, "join candidates and the longest run");
+  } else {
+    stages.run("join-scan", runs.what + ": prefix sums of the run lengths (64-bit)", runs.units,
+               [&](VkCommandBuffer cmd) { candidates.record(device, cmd, *runs.counts); });
+    total = candidates.total(stages, "join candidates");
+  }
   const Buffer terms = upload_terms(device, o, residual);
   const Buffer dummy = words(device, 4);
   const std::vector<BufferRange> a_cols = column_ranges(*o.a), b_cols = column_ranges(*o.b);
@@ -182,6 +192,17 @@ void emit_runs(Output& out, const Oriented& o, const Runs& runs, const std::vect
   if (residual.empty()) {
     if (out.count_only()) {
       out.set_count(total);
+      return;
+    }
+    if (longest <= JOIN_UNIT_RUNS) {
+      // Short runs (unique build keys: at most one pair per probe): one invocation per probe writes
+      // its run at its offset, no search for the units of the positions.
+      out.write(total, natural,
+                runs.what + ": each probe's run (at most " + std::to_string(longest) + " pairs) written by its invocation",
+                [&](VkCommandBuffer cmd, uint64_t c0, uint64_t c1, const Buffer& a, const Buffer& b) {
+                  dispatch(cmd, JOIN_EXPAND_UNITS, c0, c1, range32(a, c1 - c0), range32(b, c1 - c0), none, none,
+                           prim::div_up(runs.units, JOIN_WG));
+                });
       return;
     }
     out.write(total, natural, runs.what + ": load-balanced expansion of the runs",
