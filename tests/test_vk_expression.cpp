@@ -236,7 +236,7 @@ void check_expression(const Expr& e, const cpu::HostRelation& rel, const std::ve
                       const std::string& what) {
   INFO(what << "; expression " << e.text);
   std::string why;
-  const auto program = vk::compile_expression(e, device().caps(), why);
+  const auto program = vk::compile_expression(e, why);
   REQUIRE_MESSAGE(program, why);
   cpu::HostRelation sub = rel;
   if (ids) {
@@ -498,7 +498,7 @@ TEST_CASE("vk-expression: by-row and split layouts, reductions") {
       if (rng() % 2) ids.push_back(r);
     const Expr e = arith(ArithOp::Sub, arith(ArithOp::Mul, col(A), col(B)), col(C));
     std::string why;
-    const auto program = vk::compile_expression(e, device().caps(), why);
+    const auto program = vk::compile_expression(e, why);
     REQUIRE(program);
     const Column want = cpu::evaluate(e, rel, "x");
     const auto& w = want.as<int64_t>();
@@ -541,7 +541,7 @@ TEST_CASE("vk-expression: what the compiler refuses is named") {
   const auto& caps = device().caps();
   auto refused = [&](const Expr& e, const std::string& part) {
     std::string why;
-    CHECK_FALSE(vk::compile_expression(e, caps, why));
+    CHECK_FALSE(vk::compile_expression(e, why));
     CHECK_MESSAGE(why.find(part) != std::string::npos, why);
   };
   refused(arith(ArithOp::Div, col(F), col(G)), "correctly rounded division");

@@ -29,7 +29,7 @@ Repr repr_of(Type t) {
 
 class Compiler {
  public:
-  Compiler(const VkCapabilities& caps, std::string& why) : caps_(caps), why_(why) {}
+  explicit Compiler(std::string& why) : why_(why) {}
 
   // Compiles `e` onto the program, leaving its value on the stack; false with why_ set.
   bool value(const Expr& e) {
@@ -159,7 +159,6 @@ class Compiler {
     return emit(op, 0, e, -1);
   }
 
-  const VkCapabilities& caps_;
   std::string& why_;
   ExprProgram p_;
   int depth_ = 0;
@@ -221,12 +220,12 @@ std::optional<Error> submit(Device& device, const ExprKernel& kernel, const Expr
 
 }  // namespace
 
-std::optional<ExprProgram> compile_expression(const plan::Expr& e, const VkCapabilities& caps, std::string& why) {
+std::optional<ExprProgram> compile_expression(const plan::Expr& e, std::string& why) {
   if (e.boolean) {
     why = e.text + " is a condition (the compute expressions compute numbers and dates)";
     return std::nullopt;
   }
-  Compiler c(caps, why);
+  Compiler c(why);
   if (!c.value(e)) return std::nullopt;
   ExprProgram p = c.take();
   p.type = e.type;

@@ -23,7 +23,6 @@
 #include <string>
 #include <vector>
 
-#include "gfxq/capabilities.h"
 #include "gfxq/error.h"
 #include "gfxq/result.h"
 #include "plan/expr.h"
@@ -43,9 +42,10 @@ struct ExprProgram {
   uint32_t depth = 0;               //!< stack slots used
 };
 
-//! Compiles `e` for `caps`, or nullopt with `why` (what is not compiled and why). Column reads must
-//! be of INT, FLOAT, DATE or STRING columns (the caller checks that they hold no NULLs).
-std::optional<ExprProgram> compile_expression(const plan::Expr& e, const VkCapabilities& caps, std::string& why);
+//! Compiles `e` (for any device: nothing compiled depends on its capabilities), or nullopt with `why`
+//! (what is not compiled and why). Column reads must be of INT, FLOAT, DATE or STRING columns (the
+//! caller checks that they hold no NULLs).
+std::optional<ExprProgram> compile_expression(const plan::Expr& e, std::string& why);
 
 //! The rows an expression is evaluated over: device columns (one per load slot of the program, in
 //! slot order) of `rows` rows, optionally only the ascending row ids of `selection`.
