@@ -124,11 +124,12 @@ TEST_CASE("engine-compute-expression: full-range values, empty inputs, one row")
 }
 
 TEST_CASE("engine-compute-expression: FLOAT edge values run on compute on every device, bit for bit") {
-  // Denormals, -0.0, FLT_MAX, products and differences that fall among the denormals or overflow to
-  // infinity, BIGINT values past 2^53 rounded to FLOAT, DOUBLE denormals: the kernels compute on the
-  // bits with integer operations, so every device gives the CPU engine's bits. No NaN or infinity in
-  // the columns: results compare bits, and a NaN made by an invalid operation may have another sign.
-  const float den = std::numeric_limits<float>::denorm_min();
+  // Denormals, -0.0, FLT_MAX, infinities, products and differences that fall among the denormals or
+  // overflow, inf - inf and 0 * inf, BIGINT values past 2^53 rounded to FLOAT, DOUBLE denormals: the
+  // kernels compute on the bits with integer operations, so every device gives the CPU engine's bits
+  // (results compare bits, NaNs included). No NaN in the columns: which of two NaN operands x86
+  // returns depends on the C++ compiler's operand order.
+  const float den = std::numeric_limits<float>::denorm_min(), inf = std::numeric_limits<float>::infinity();
   const std::vector<float> pool{0.0f,
                                 -0.0f,
                                 den,
@@ -138,6 +139,8 @@ TEST_CASE("engine-compute-expression: FLOAT edge values run on compute on every 
                                 std::numeric_limits<float>::min(),
                                 std::numeric_limits<float>::max(),
                                 -std::numeric_limits<float>::max(),
+                                inf,
+                                -inf,
                                 std::ldexp(1.0f, -75),
                                 std::ldexp(1.5f, -75),
                                 1.0f,

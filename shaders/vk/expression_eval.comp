@@ -79,12 +79,15 @@ uint fmt_p(uint f) { return f == 0u ? 24u : 53u; }
 int fmt_qmin(uint f) { return f == 0u ? -149 : -1074; }  // exponent of the smallest denormal
 uint64_t fmt_sign(uint f) { return f == 0u ? 0x80000000ul : 0x8000000000000000ul; }
 uint64_t fmt_inf(uint f) { return f == 0u ? 0x7F800000ul : 0x7FF0000000000000ul; }
-uint64_t fmt_nan(uint f) { return f == 0u ? 0x7FC00000ul : 0x7FF8000000000000ul; }  // also the quiet bit
+uint64_t fmt_quiet(uint f) { return f == 0u ? 0x00400000ul : 0x0008000000000000ul; }  // a NaN's quiet bit
+// The NaN of an invalid operation (inf - inf, 0 * inf): x86's default NaN, sign set, which is what
+// the CPU engine computes on x86 hosts.
+uint64_t fmt_invalid(uint f) { return fmt_sign(f) | fmt_inf(f) | fmt_quiet(f); }
 
 // The NaN an operation on NaN `a` or `b` gives: the first NaN operand, quieted (IEEE 754's advice;
 // x86's float instructions too, so projections keep a NaN column's payload as on the CPU engine).
 uint64_t fp_nan(uint f, uint64_t a, uint64_t b) {
-  return ((a & ~fmt_sign(f)) > fmt_inf(f) ? a : b) | fmt_nan(f);
+  return ((a & ~fmt_sign(f)) > fmt_inf(f) ? a : b) | fmt_quiet(f);
 }
 
 // The finite nonzero magnitude `mag` (bits without the sign) as m * 2^e, m in [2^(P-1), 2^P).
@@ -133,7 +136,7 @@ uint64_t fp_add(uint f, uint64_t a, uint64_t b) {
   const uint64_t sign = fmt_sign(f), inf = fmt_inf(f);
   const uint64_t xa = a & ~sign, xb = b & ~sign;
   if (xa > inf || xb > inf) return fp_nan(f, a, b);
-  if (xa == inf) return xb == inf && a != b ? fmt_nan(f) : a;  // inf - inf: invalid
+  if (xa == inf) return xb == inf && a != b ? fmt_invalid(f) : a;  // inf - inf
   if (xb == inf) return b;
   if (xb == 0ul) return xa == 0ul ? a & b : a;  // x + 0 = x; -0 + -0 = -0, else +0
   if (xa == 0ul) return b;
@@ -173,7 +176,7 @@ uint64_t fp_mul(uint f, uint64_t a, uint64_t b) {
   const uint64_t s = (a ^ b) & sign;
   const uint64_t xa = a & ~sign, xb = b & ~sign;
   if (xa > inf || xb > inf) return fp_nan(f, a, b);
-  if (xa == inf || xb == inf) return xa == 0ul || xb == 0ul ? fmt_nan(f) : s | inf;  // inf * 0: invalid
+  if (xa == inf || xb == inf) return xa == 0ul || xb == 0ul ? fmt_invalid(f) : s | inf;  // inf * 0
   if (xa == 0ul || xb == 0ul) return s;
   uint64_t ma, mb;
   int ea, eb;
@@ -199,7 +202,7 @@ uint64_t fp_of_int(uint f, int64_t x) {
 // A float32's bits widened to the double of the same value (a NaN keeps its sign and payload, quieted).
 uint64_t fp_widen(uint64_t a) {
   const uint64_t s = (a & 0x80000000ul) << 32, mag = a & 0x7FFFFFFFul;
-  if (mag > 0x7F800000ul) return s | fmt_inf(1u) | fmt_nan(1u) | (mag << 29);
+  if (mag > 0x7F800000ul) return s | fmt_inf(1u) | fmt_quiet(1u) | ((mag & 0x7FFFFFul) << 29);
   if (mag == 0x7F800000ul) return s | fmt_inf(1u);
   if (mag == 0ul) return s;
   uint64_t m;

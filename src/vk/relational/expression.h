@@ -12,8 +12,8 @@
 //! arithmetic per operation (no FMA contraction), integer-to-float conversions rounded to nearest
 //! even, denormals kept. The kernel computes FLOAT and DOUBLE values on their IEEE bits with integer
 //! operations only, so this holds on every device whatever its denormal and rounding modes (the
-//! H200 flushed float32 denormals in float instructions). NaN results are NaN (their payload and
-//! sign may differ from the CPU's: gfxq's total order holds every NaN equal). Not compiled, with the
+//! H200 flushed float32 denormals in float instructions). NaN results are x86's (an operation on two
+//! NaNs may return the other one: gfxq's total order holds every NaN equal). Not compiled, with the
 //! reason: FLOAT or DOUBLE division (not built in integer operations; Vulkan does not require a
 //! correctly rounded division), conditions, CASE, NULL literals, strings, more than EXPR_MAX_CODE
 //! instructions, EXPR_MAX_DEPTH stack slots or EXPR_MAX_COLUMNS columns.
