@@ -61,7 +61,7 @@ Measurement kernel_sum(Env& env, uint64_t rows, bool where) {
       want += int64_t(d.a[i]) * d.b[i];
     }
   std::string why;
-  const auto program = vk::compile_expression(product(), device.caps(), why);
+  const auto program = vk::compile_expression(product(), why);
   if (!program) throw Error(ErrorCode::Unsupported, "a * b does not compile: " + why);
   const vk::DeviceColumn a = vk::upload_column(device, Column::ints("a", d.a));
   const vk::DeviceColumn b = vk::upload_column(device, Column::ints("b", d.b));

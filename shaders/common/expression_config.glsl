@@ -31,7 +31,8 @@
 #define EXPR_OP_I64_MUL 6u     // int64 a * b
 #define EXPR_OP_I64_DIV 7u     // int64 a / b, truncated toward zero
 #define EXPR_OP_I64_NEG 8u     // int64 -a
-#define EXPR_OP_F32_ADD 9u     // float32 arithmetic, each operation rounded once (no contraction)
+#define EXPR_OP_F32_ADD 9u     // float32 arithmetic on the bits by integer operations, each operation
+                               // rounded once to nearest even, denormals kept
 #define EXPR_OP_F32_SUB 10u
 #define EXPR_OP_F32_MUL 11u
 #define EXPR_OP_F32_NEG 12u
@@ -41,7 +42,7 @@
 #define EXPR_OP_F64_NEG 16u
 #define EXPR_OP_I64_TO_F32 17u  // int64 -> float32, rounded to nearest even by integer operations
 #define EXPR_OP_I64_TO_F64 18u  // int64 -> double, likewise
-#define EXPR_OP_F32_TO_F64 19u  // float32 -> double (exact)
+#define EXPR_OP_F32_TO_F64 19u  // float32 -> double (exact; by integer operations too)
 #define EXPR_OP_YEAR 20u        // EXTRACT(YEAR | MONTH | DAY FROM days) as int64
 #define EXPR_OP_MONTH 21u
 #define EXPR_OP_DAY 22u

@@ -3,15 +3,14 @@
 // every row, EXPR_ROWS_PER_THREAD rows per invocation, EXPR_WG invocations per workgroup. The program
 // is a postfix instruction list over a stack of 64-bit values (shaders/common/expression_config.glsl);
 // integer arithmetic is int64 with overflow, division by zero and DATE range recorded per instruction
-// (the smallest row of each in `errors`), FLOAT and DOUBLE arithmetic rounds each operation once
-// (`precise`: no contraction into FMA), integer-to-float conversions round to nearest even by integer
-// operations. Row i of the evaluated order is selection[i] when `selected`, else i.
-// Defines: EXPR_F64 compiles the DOUBLE instructions (the device needs shaderFloat64); without it
-//          they are absent and the compiler refuses programs that need them. EXPR_BINARY: the
-//          variant for programs of one integer operator on two INT columns (SUM(a * b),
-//          lo_revenue - lo_supplycost), its operator in specialization constants (below).
-//          EXPR_FLOAT_CONTROLS: the execution modes DenormPreserve and RoundingModeRTE for the float
-//          widths used (devices that report support for them).
+// (the smallest row of each in `errors`). FLOAT and DOUBLE values stay IEEE bits and their arithmetic
+// and conversions are integer operations that round each result once to nearest even, denormals
+// kept (fp_* below): the kernel executes no float instruction, so the device's denormal and rounding
+// modes never apply. Row i of the evaluated order is selection[i] when `selected`, else i.
+// Defines: EXPR_F64 compiles the DOUBLE instructions (kept out of the plain interpreter, which most
+//          programs run, to keep it small). EXPR_BINARY: the variant for programs of one integer
+//          operator on two INT columns (SUM(a * b), lo_revenue - lo_supplycost), its operator in
+//          specialization constants (below).
 // Bindings: 0 = program (code words, then constants as (low, high) word pairs from const_base),
 //           1 = selection (uint row ids; any buffer when not selected), 2..7 = input columns
 //           (uint[]; unused ones bound to any buffer), 8 = out0, 9 = out1 (uint[]), 10 = errors.
@@ -20,18 +19,6 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_control_flow_attributes : require
 #include "expression_config.glsl"
-
-#if defined(EXPR_FLOAT_CONTROLS)
-// Round to nearest even and keep denormals, whatever the device's default (SPV_KHR_float_controls;
-// the C++ picks this variant only where the device reports both for the widths used).
-#extension GL_EXT_spirv_intrinsics : require
-spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, 32);  // DenormPreserve
-spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4467], 4462, 32);  // RoundingModeRTE
-#if defined(EXPR_F64)
-spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, 64);
-spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4467], 4462, 64);
-#endif
-#endif
 
 layout(local_size_x = EXPR_WG) in;
 layout(std430, binding = EXPR_BIND_PROGRAM) readonly buffer Program { uint program[]; };
@@ -78,48 +65,151 @@ void fail(uint at, uint kind, uint i) {
   atomicMin(errors[at * EXPR_ERR_WORDS + kind], i);
 }
 
-// |x| as uint64 and the position of its highest set bit (x != 0).
+// The position of the highest set bit of m (m != 0).
 uint msb64(uint64_t m) {
   const uint hi = uint(m >> 32);
   return hi != 0u ? 32u + uint(findMSB(hi)) : uint(findMSB(uint(m)));
 }
 
-// m rounded to `bits` significant bits, nearest even: returns q < 2^bits (or 2^bits after a carry)
-// and the shift with m ~ q * 2^shift.
-uint64_t round_bits(uint64_t m, uint bits, out uint shift) {
-  const uint top = msb64(m);
-  if (top < bits) {
-    shift = 0u;
-    return m;
+// FLOAT and DOUBLE values as their IEEE bits, computed by integer operations only: no float
+// instruction or conversion runs, so a driver's denormal flushing and rounding modes never apply
+// (the H200's FLOAT arithmetic flushed float32 denormals). Format `f`: 0 float32, 1 double. A value
+// is finite and nonzero as m * 2^e with m an integer of P bits (P = 24 or 53) once normalized.
+uint fmt_p(uint f) { return f == 0u ? 24u : 53u; }
+int fmt_qmin(uint f) { return f == 0u ? -149 : -1074; }  // exponent of the smallest denormal
+uint64_t fmt_sign(uint f) { return f == 0u ? 0x80000000ul : 0x8000000000000000ul; }
+uint64_t fmt_inf(uint f) { return f == 0u ? 0x7F800000ul : 0x7FF0000000000000ul; }
+uint64_t fmt_quiet(uint f) { return f == 0u ? 0x00400000ul : 0x0008000000000000ul; }  // a NaN's quiet bit
+// The NaN of an invalid operation (inf - inf, 0 * inf): x86's default NaN, sign set, which is what
+// the CPU engine computes on x86 hosts.
+uint64_t fmt_invalid(uint f) { return fmt_sign(f) | fmt_inf(f) | fmt_quiet(f); }
+
+// The NaN an operation on NaN `a` or `b` gives: the first NaN operand, quieted (IEEE 754's advice;
+// x86's float instructions too, so projections keep a NaN column's payload as on the CPU engine).
+uint64_t fp_nan(uint f, uint64_t a, uint64_t b) {
+  return ((a & ~fmt_sign(f)) > fmt_inf(f) ? a : b) | fmt_quiet(f);
+}
+
+// The finite nonzero magnitude `mag` (bits without the sign) as m * 2^e, m in [2^(P-1), 2^P).
+void fp_decode(uint f, uint64_t mag, out uint64_t m, out int e) {
+  const uint frac_bits = fmt_p(f) - 1u;
+  const uint64_t frac = mag & ((uint64_t(1) << frac_bits) - 1ul);
+  const int field = int(mag >> frac_bits);
+  if (field == 0) {  // a denormal: frac * 2^qmin, normalized
+    const uint s = frac_bits - msb64(frac);
+    m = frac << s;
+    e = fmt_qmin(f) - int(s);
+  } else {
+    m = frac | (uint64_t(1) << frac_bits);
+    e = field - 1 + fmt_qmin(f);
   }
-  shift = top + 1u - bits;
-  uint64_t q = m >> shift;
-  const uint64_t rest = m & ((uint64_t(1) << shift) - 1ul);
-  const uint64_t midpoint = uint64_t(1) << (shift - 1u);
-  if (rest > midpoint || (rest == midpoint && (q & 1ul) != 0ul)) q += 1ul;
-  return q;
 }
 
-float i64_to_f32(int64_t x) {
-  if (x == 0l) return 0.0;
-  const uint64_t m = x < 0l ? uint64_t(0) - uint64_t(x) : uint64_t(x);
-  uint shift;
-  const uint64_t q = round_bits(m, 24u, shift);  // q <= 2^24: exact as a float
-  precise float v = float(uint(q)) * uintBitsToFloat((127u + shift) << 23);  // times 2^shift, exact
-  return x < 0l ? -v : v;
+// `sign` | m * 2^e rounded once to format f, nearest even: denormals kept, overflow to infinity.
+// m != 0; m < 2^63 where the result is below the smallest denormal (its rounding shift reaches 64).
+uint64_t fp_round(uint f, uint64_t sign, uint64_t m, int e) {
+  const uint p = fmt_p(f);
+  const int qmin = fmt_qmin(f);
+  // Bits to drop: those below P significant ones, and at least those below 2^qmin.
+  const int shift = max(int(msb64(m)) + 1 - int(p), qmin - e);
+  uint64_t q;
+  if (shift <= 0) {
+    q = m << uint(-shift);
+  } else if (shift >= 64) {
+    q = 0ul;  // below half the smallest denormal
+  } else {
+    q = m >> uint(shift);
+    const uint64_t rest = m & ((uint64_t(1) << uint(shift)) - 1ul);
+    const uint64_t midpoint = uint64_t(1) << uint(shift - 1);
+    if (rest > midpoint || (rest == midpoint && (q & 1ul) != 0ul)) q += 1ul;
+  }
+  // q * 2^(e + shift) with q < 2^P (q = 2^P after a carry) or a denormal's q at 2^qmin: the
+  // exponent field is (e + shift - qmin) plus what q carries past bit P - 1.
+  const int field = e + shift - qmin;
+  const uint64_t inf = fmt_inf(f);
+  if (field >= int(inf >> (p - 1u))) return sign | inf;
+  return sign | min((uint64_t(field) << (p - 1u)) + q, inf);
 }
 
-#if defined(EXPR_F64)
-double i64_to_f64(int64_t x) {
-  if (x == 0l) return 0.0lf;
-  const uint64_t m = x < 0l ? uint64_t(0) - uint64_t(x) : uint64_t(x);
-  uint shift;
-  const uint64_t q = round_bits(m, 53u, shift);  // q <= 2^53: exact as a double
-  const double qd = double(uint(q >> 32)) * 4294967296.0lf + double(uint(q));  // both parts exact
-  precise double v = qd * uint64BitsToDouble(uint64_t(1023u + shift) << 52);
-  return x < 0l ? -v : v;
+// a + b in format f.
+uint64_t fp_add(uint f, uint64_t a, uint64_t b) {
+  const uint64_t sign = fmt_sign(f), inf = fmt_inf(f);
+  const uint64_t xa = a & ~sign, xb = b & ~sign;
+  if (xa > inf || xb > inf) return fp_nan(f, a, b);
+  if (xa == inf) return xb == inf && a != b ? fmt_invalid(f) : a;  // inf - inf
+  if (xb == inf) return b;
+  if (xb == 0ul) return xa == 0ul ? a & b : a;  // x + 0 = x; -0 + -0 = -0, else +0
+  if (xa == 0ul) return b;
+  // The larger magnitude first (the bits of magnitudes order as their values).
+  const bool swap = xb > xa;
+  const uint64_t sa = (swap ? b : a) & sign;
+  uint64_t ma, mb;
+  int ea, eb;
+  fp_decode(f, swap ? xb : xa, ma, ea);
+  fp_decode(f, swap ? xa : xb, mb, eb);
+  // Both significands moved up to bit 61; the smaller one shifted right by the exponent difference
+  // with a sticky bit for what falls off (none falls off where the difference is 0 or 1, the only
+  // cases where the subtraction cancels more than one bit).
+  const uint guard = 62u - fmt_p(f);
+  const uint64_t big = ma << guard;
+  uint64_t small = mb << guard;
+  const uint d = uint(ea - eb);
+  if (d >= 63u)
+    small = 1ul;
+  else if (d > 0u)
+    small = (small >> d) | ((small & ((uint64_t(1) << d) - 1ul)) != 0ul ? 1ul : 0ul);
+  const uint64_t sum = ((a ^ b) & sign) == 0ul ? big + small : big - small;
+  if (sum == 0ul) return 0ul;  // x - x = +0
+  return fp_round(f, sa, sum, ea - int(guard));
 }
-#endif
+
+// a - b in format f: a + (-b) exactly, zeros' signs included (a NaN b keeps its sign).
+uint64_t fp_sub(uint f, uint64_t a, uint64_t b) {
+  const uint64_t sign = fmt_sign(f), inf = fmt_inf(f);
+  if ((a & ~sign) > inf || (b & ~sign) > inf) return fp_nan(f, a, b);
+  return fp_add(f, a, b ^ sign);
+}
+
+// a * b in format f.
+uint64_t fp_mul(uint f, uint64_t a, uint64_t b) {
+  const uint64_t sign = fmt_sign(f), inf = fmt_inf(f);
+  const uint64_t s = (a ^ b) & sign;
+  const uint64_t xa = a & ~sign, xb = b & ~sign;
+  if (xa > inf || xb > inf) return fp_nan(f, a, b);
+  if (xa == inf || xb == inf) return xa == 0ul || xb == 0ul ? fmt_invalid(f) : s | inf;  // inf * 0
+  if (xa == 0ul || xb == 0ul) return s;
+  uint64_t ma, mb;
+  int ea, eb;
+  fp_decode(f, xa, ma, ea);
+  fp_decode(f, xb, mb, eb);
+  if (f == 0u) return fp_round(f, s, ma * mb, ea + eb);  // a 48-bit product
+  // The 106-bit product of two 53-bit significands from 32-bit halves, then its top 62 bits with a
+  // sticky bit for the 44 below them (the product lies in [2^104, 2^106)).
+  const uint64_t a1 = ma >> 32, a0 = ma & 0xFFFFFFFFul, b1 = mb >> 32, b0 = mb & 0xFFFFFFFFul;
+  const uint64_t low = a0 * b0, mid = a0 * b1 + a1 * b0;
+  const uint64_t lo = low + (mid << 32);
+  const uint64_t hi = a1 * b1 + (mid >> 32) + (lo < low ? 1ul : 0ul);
+  const uint64_t top = (hi << 20) | (lo >> 44) | ((lo & 0xFFFFFFFFFFFul) != 0ul ? 1ul : 0ul);
+  return fp_round(f, s, top, ea + eb + 44);
+}
+
+// int64 x rounded once to format f.
+uint64_t fp_of_int(uint f, int64_t x) {
+  if (x == 0l) return 0ul;
+  return fp_round(f, x < 0l ? fmt_sign(f) : 0ul, x < 0l ? uint64_t(0) - uint64_t(x) : uint64_t(x), 0);
+}
+
+// A float32's bits widened to the double of the same value (a NaN keeps its sign and payload, quieted).
+uint64_t fp_widen(uint64_t a) {
+  const uint64_t s = (a & 0x80000000ul) << 32, mag = a & 0x7FFFFFFFul;
+  if (mag > 0x7F800000ul) return s | fmt_inf(1u) | fmt_quiet(1u) | ((mag & 0x7FFFFFul) << 29);
+  if (mag == 0x7F800000ul) return s | fmt_inf(1u);
+  if (mag == 0ul) return s;
+  uint64_t m;
+  int e;
+  fp_decode(0u, mag, m, e);
+  return fp_round(1u, s, m, e);  // exact: 24 bits, well inside the double range
+}
 
 // EXTRACT of a day number (core/table.cpp civil_from_date).
 int64_t civil_part(int64_t days, uint op) {
@@ -135,13 +225,6 @@ int64_t civil_part(int64_t days, uint op) {
   if (op == EXPR_OP_MONTH) return month;
   return yoe + era * 400l + (month <= 2l ? 1l : 0l);
 }
-
-float f32(uint64_t v) { return uintBitsToFloat(uint(v)); }
-uint64_t of_f32(float f) { return uint64_t(floatBitsToUint(f)); }
-#if defined(EXPR_F64)
-double f64(uint64_t v) { return uint64BitsToDouble(v); }
-uint64_t of_f64(double d) { return doubleBitsToUint64(d); }
-#endif
 
 // Integer operator `op` of instruction `at` (operand `arg`: EXPR_FLAG_DATE) on row position i, its
 // errors recorded.
@@ -219,24 +302,24 @@ uint64_t value(uint row, uint i) {
       continue;
     }
     if (op == EXPR_OP_F32_NEG) {
-      st[sp - 1] = of_f32(-f32(st[sp - 1]));
+      st[sp - 1] ^= fmt_sign(0u);
       continue;
     }
     if (op == EXPR_OP_I64_TO_F32) {
-      st[sp - 1] = of_f32(i64_to_f32(int64_t(st[sp - 1])));
+      st[sp - 1] = fp_of_int(0u, int64_t(st[sp - 1]));
       continue;
     }
 #if defined(EXPR_F64)
     if (op == EXPR_OP_F64_NEG) {
-      st[sp - 1] = of_f64(-f64(st[sp - 1]));
+      st[sp - 1] ^= fmt_sign(1u);
       continue;
     }
     if (op == EXPR_OP_I64_TO_F64) {
-      st[sp - 1] = of_f64(i64_to_f64(int64_t(st[sp - 1])));
+      st[sp - 1] = fp_of_int(1u, int64_t(st[sp - 1]));
       continue;
     }
     if (op == EXPR_OP_F32_TO_F64) {
-      st[sp - 1] = of_f64(double(f32(st[sp - 1])));
+      st[sp - 1] = fp_widen(st[sp - 1]);
       continue;
     }
 #endif
@@ -251,27 +334,11 @@ uint64_t value(uint row, uint i) {
     if (op <= EXPR_OP_I64_DIV) {
       r = uint64_t(int_op(op, arg, int64_t(ua), int64_t(ub), at, i));
     } else if (op <= EXPR_OP_F32_MUL) {
-      const float a = f32(ua), b = f32(ub);
-      precise float z;
-      if (op == EXPR_OP_F32_ADD)
-        z = a + b;
-      else if (op == EXPR_OP_F32_SUB)
-        z = a - b;
-      else
-        z = a * b;
-      r = of_f32(z);
+      r = op == EXPR_OP_F32_ADD ? fp_add(0u, ua, ub) : op == EXPR_OP_F32_SUB ? fp_sub(0u, ua, ub) : fp_mul(0u, ua, ub);
     }
 #if defined(EXPR_F64)
     else {
-      const double a = f64(ua), b = f64(ub);
-      precise double z;
-      if (op == EXPR_OP_F64_ADD)
-        z = a + b;
-      else if (op == EXPR_OP_F64_SUB)
-        z = a - b;
-      else
-        z = a * b;
-      r = of_f64(z);
+      r = op == EXPR_OP_F64_ADD ? fp_add(1u, ua, ub) : op == EXPR_OP_F64_SUB ? fp_sub(1u, ua, ub) : fp_mul(1u, ua, ub);
     }
 #endif
     st[sp - 1] = r;

@@ -144,11 +144,11 @@ class ComputeBackend final : public engine::BackendImpl {
     std::string join_why, group_why, sort_why, set_why, project_why, aggregate_why;
     if (auto f = vk::claim_join(node, catalog, caps_, join_why)) return f;
     if (auto f = vk::claim_product(node, catalog)) return f;
-    if (auto f = vk::claim_group_by(node, catalog, caps_, group_why)) return f;
+    if (auto f = vk::claim_group_by(node, catalog, group_why)) return f;
     if (auto f = vk::claim_sort(node, catalog, sort_why)) return f;
     if (auto f = vk::claim_set(node, catalog, set_why)) return f;
-    if (auto f = vk::claim_project(node, catalog, caps_, project_why)) return f;
-    if (auto f = vk::claim_scalar_aggregate(node, catalog, caps_, aggregate_why)) return f;
+    if (auto f = vk::claim_project(node, catalog, project_why)) return f;
+    if (auto f = vk::claim_scalar_aggregate(node, catalog, aggregate_why)) return f;
     for (const std::string* w : {&sort_why, &set_why, &join_why, &group_why, &aggregate_why, &project_why, &spec_why})
       if (!w->empty()) {
         why = *w;

@@ -48,8 +48,7 @@ Value cell(int64_t v, Type type) {
 
 }  // namespace
 
-std::optional<engine::Fragment> claim_scalar_aggregate(const Node& node, const Catalog& catalog,
-                                                       const VkCapabilities& caps, std::string& why) {
+std::optional<engine::Fragment> claim_scalar_aggregate(const Node& node, const Catalog& catalog, std::string& why) {
   std::vector<const Node*> layers;
   const Node* agg = scalar_aggregate_of(node, layers);
   if (!agg) return std::nullopt;
@@ -71,7 +70,7 @@ std::optional<engine::Fragment> claim_scalar_aggregate(const Node& node, const C
             " value (the compute expression aggregates reduce INT, BIGINT and DATE values exactly)";
       return std::nullopt;
     }
-    if (!claim_expression(*a.arg, input, caps, "aggregate", why)) return std::nullopt;
+    if (!claim_expression(*a.arg, input, "aggregate", why)) return std::nullopt;
   }
   engine::Fragment f;
   f.root = &node;
@@ -106,7 +105,7 @@ engine::FragmentRun run_scalar_aggregate_fragment(FragmentEnv& env, const engine
       continue;
     }
     std::string why;
-    const auto program = compile_expression(*a.arg, env.device.caps(), why);
+    const auto program = compile_expression(*a.arg, why);
     if (!program) throw Error(ErrorCode::Internal, "compute aggregate: " + a.text + " no longer compiles: " + why);
     const ExprInput x = expression_input(in, *program, taking_part);
     if (a.kind == AggKind::Count && !integer_repr(program->type)) {

@@ -2,10 +2,10 @@
 
 namespace gfxq::vk {
 
-std::optional<ExprProgram> claim_expression(const plan::Expr& e, const plan::Node& input, const VkCapabilities& caps,
-                                            const std::string& what, std::string& why) {
+std::optional<ExprProgram> claim_expression(const plan::Expr& e, const plan::Node& input, const std::string& what,
+                                            std::string& why) {
   std::string reason;
-  auto program = compile_expression(e, caps, reason);
+  auto program = compile_expression(e, reason);
   if (!program) {
     why = what + " " + e.text + " is not compiled for the compute path: " + reason;
     return std::nullopt;

@@ -16,8 +16,8 @@ namespace gfxq::vk {
 //! `e` (over `input`'s schema) compiled for the compute path, or nullopt with `why` naming `what`
 //! ("select item", "aggregate SUM(a * b)", ...): what the compiler refuses, or a column it reads
 //! that may hold NULLs.
-std::optional<ExprProgram> claim_expression(const plan::Expr& e, const plan::Node& input, const VkCapabilities& caps,
-                                            const std::string& what, std::string& why);
+std::optional<ExprProgram> claim_expression(const plan::Expr& e, const plan::Node& input, const std::string& what,
+                                            std::string& why);
 
 //! The program's columns from `in` (resident, in place or uploaded once per InputRows), over the rows
 //! of `taking_part` (InputRows::live: a device selection, or every row).

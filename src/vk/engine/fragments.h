@@ -81,8 +81,7 @@ engine::FragmentRun run_join_fragment(FragmentEnv& env, const engine::Fragment& 
 //! not compile, a BIGINT key or MIN/MAX argument, DISTINCT aggregates, 64-bit columns, columns that may
 //! hold NULLs, more than 4 keys, an ORDER BY other than the groups' key order); `why` stays empty when
 //! `node` is not an Aggregate with GROUP BY (under Projects of columns, Sorts and Limits).
-std::optional<engine::Fragment> claim_group_by(const plan::Node& node, const Catalog& catalog,
-                                               const VkCapabilities& caps, std::string& why);
+std::optional<engine::Fragment> claim_group_by(const plan::Node& node, const Catalog& catalog, std::string& why);
 //! Runs a claim_group_by fragment over its inputs' relations.
 engine::FragmentRun run_group_by_fragment(FragmentEnv& env, const engine::Fragment& fragment,
                                           std::vector<engine::Relation> inputs);
@@ -118,8 +117,7 @@ engine::FragmentRun run_product_fragment(FragmentEnv& env, const engine::Fragmen
 //! Scan or Filter-over-Scan or any input), or nullopt with `why` (an item the expression compiler
 //! refuses, or one reading a column that may be NULL); `why` stays empty when `node` is not such a
 //! Project.
-std::optional<engine::Fragment> claim_project(const plan::Node& node, const Catalog& catalog,
-                                              const VkCapabilities& caps, std::string& why);
+std::optional<engine::Fragment> claim_project(const plan::Node& node, const Catalog& catalog, std::string& why);
 //! Runs a claim_project fragment: the computed items evaluated on the device, in order.
 engine::FragmentRun run_project_fragment(FragmentEnv& env, const engine::Fragment& fragment,
                                          std::vector<engine::Relation> inputs);
@@ -129,7 +127,7 @@ engine::FragmentRun run_project_fragment(FragmentEnv& env, const engine::Fragmen
 //! (integers for all but COUNT, never NULL), or nullopt with `why`; `why` stays empty when `node` is
 //! not of that shape.
 std::optional<engine::Fragment> claim_scalar_aggregate(const plan::Node& node, const Catalog& catalog,
-                                                       const VkCapabilities& caps, std::string& why);
+                                                       std::string& why);
 //! Runs a claim_scalar_aggregate fragment: each argument reduced on the device in one pass.
 engine::FragmentRun run_scalar_aggregate_fragment(FragmentEnv& env, const engine::Fragment& fragment,
                                                   std::vector<engine::Relation> inputs);

@@ -100,8 +100,7 @@ Column typed(Column c, const plan::SchemaColumn& s) {
 
 }  // namespace
 
-std::optional<engine::Fragment> claim_group_by(const Node& node, const Catalog& catalog, const VkCapabilities& caps,
-                                               std::string& why) {
+std::optional<engine::Fragment> claim_group_by(const Node& node, const Catalog& catalog, std::string& why) {
   std::vector<const Node*> layers;
   const Node* agg = aggregate_of(node, layers);
   if (!agg) return std::nullopt;  // not of this shape: no reason of its own
@@ -122,7 +121,7 @@ std::optional<engine::Fragment> claim_group_by(const Node& node, const Catalog& 
               " expression (the compute GROUP BY groups by 32-bit INT, FLOAT and DATE values)";
         return std::nullopt;
       }
-      if (!claim_expression(k, input, caps, "key", why)) return std::nullopt;
+      if (!claim_expression(k, input, "key", why)) return std::nullopt;
       continue;
     }
     if (!device_type(k.type)) {
@@ -152,7 +151,7 @@ std::optional<engine::Fragment> claim_group_by(const Node& node, const Catalog& 
               (sums ? "sums INT, BIGINT and FLOAT values)" : "ranks 32-bit INT, FLOAT and DATE values)");
         return std::nullopt;
       }
-      if (!claim_expression(*a.arg, input, caps, "aggregate", why)) return std::nullopt;
+      if (!claim_expression(*a.arg, input, "aggregate", why)) return std::nullopt;
       continue;
     }
     const bool number = t == Type::Int32 || t == Type::Float32;
@@ -202,7 +201,7 @@ engine::FragmentRun run_group_by_fragment(FragmentEnv& env, const engine::Fragme
   std::vector<std::unique_ptr<DeviceColumn>> computed;
   auto evaluate = [&](const plan::Expr& e, ExprLayout layout) {
     std::string why;
-    const auto program = compile_expression(e, env.device.caps(), why);
+    const auto program = compile_expression(e, why);
     if (!program) throw Error(ErrorCode::Internal, "compute GROUP BY: " + e.text + " no longer compiles: " + why);
     return evaluate_expression(env.device, *program, expression_input(in, *program, taking_part), layout, out.passes);
   };

@@ -26,14 +26,13 @@ bool computes(const Node& node) {
 
 }  // namespace
 
-std::optional<engine::Fragment> claim_project(const Node& node, const Catalog& catalog, const VkCapabilities& caps,
-                                              std::string& why) {
+std::optional<engine::Fragment> claim_project(const Node& node, const Catalog& catalog, std::string& why) {
   if (node.kind != NodeKind::Project || !computes(node)) return std::nullopt;
   const Node& input = *node.children[0];
   size_t computed = 0;
   for (const auto& e : node.exprs) {
     if (e.is_column()) continue;
-    if (!claim_expression(e, input, caps, "select item", why)) return std::nullopt;
+    if (!claim_expression(e, input, "select item", why)) return std::nullopt;
     ++computed;
   }
   engine::Fragment f;
@@ -74,7 +73,7 @@ engine::FragmentRun run_project_fragment(FragmentEnv& env, const engine::Fragmen
       continue;
     }
     std::string why;
-    const auto program = compile_expression(e, env.device.caps(), why);
+    const auto program = compile_expression(e, why);
     if (!program) throw Error(ErrorCode::Internal, "compute Project: " + e.text + " no longer compiles: " + why);
     const ExprInput x = expression_input(in, *program, taking_part);
     ExprValues v = evaluate_expression(env.device, *program, x, ExprLayout::Compact, out.passes);

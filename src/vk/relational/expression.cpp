@@ -29,7 +29,7 @@ Repr repr_of(Type t) {
 
 class Compiler {
  public:
-  Compiler(const VkCapabilities& caps, std::string& why) : caps_(caps), why_(why) {}
+  explicit Compiler(std::string& why) : why_(why) {}
 
   // Compiles `e` onto the program, leaving its value on the stack; false with why_ set.
   bool value(const Expr& e) {
@@ -40,7 +40,7 @@ class Compiler {
       case ExprKind::Neg: {
         if (!value(e.args[0]) || !convert(repr_of(e.args[0].type), repr_of(e.type), e)) return false;
         const Repr r = repr_of(e.type);
-        if (r == Repr::F64) p_.float64 = true;  // F64_NEG is compiled into the _f64 kernels only
+        if (r == Repr::F64) p_.float64 = true;  // F64_NEG is compiled into the _f64 kernel only
         return emit(r == Repr::Int ? EXPR_OP_I64_NEG : r == Repr::F32 ? EXPR_OP_F32_NEG : EXPR_OP_F64_NEG, 0, e, 0);
       }
       case ExprKind::Cast: return value(e.args[0]) && convert(repr_of(e.args[0].type), repr_of(e.type), e);
@@ -106,8 +106,6 @@ class Compiler {
       return refuse("it holds the NULL literal (the compute expressions carry no NULLs)");
     if (std::holds_alternative<std::string>(e.literal))
       return refuse("it holds the string literal " + e.text + " (the compute expressions compute numbers and dates)");
-    if (e.type == Type::Float64 && !caps_.shader_float64)
-      return refuse("DOUBLE literal " + e.text + " needs shaderFloat64, which the device lacks");
     uint64_t bits = 0;
     std::visit(
         [&](const auto& x) {
@@ -134,8 +132,6 @@ class Compiler {
   // Converts the value on top of the stack from `from` to `to` (wider only, as the binder types).
   bool convert(Repr from, Repr to, const Expr& e) {
     if (from == to) return true;
-    if (to == Repr::F64 && !caps_.shader_float64)
-      return refuse(e.text + " computes in DOUBLE, which needs shaderFloat64 (the device lacks it)");
     if (to == Repr::F64) p_.float64 = true;
     if (from == Repr::Int && to == Repr::F32) return emit(EXPR_OP_I64_TO_F32, 0, e, 0);
     if (from == Repr::Int && to == Repr::F64) return emit(EXPR_OP_I64_TO_F64, 0, e, 0);
@@ -163,7 +159,6 @@ class Compiler {
     return emit(op, 0, e, -1);
   }
 
-  const VkCapabilities& caps_;
   std::string& why_;
   ExprProgram p_;
   int depth_ = 0;
@@ -200,26 +195,6 @@ uint64_t groups_for(uint64_t count) {
   return (count + per_group - 1) / per_group;
 }
 
-// Whether `program` computes FLOAT or DOUBLE values (arithmetic or conversions).
-bool computes_floats(const ExprProgram& program) {
-  for (uint32_t word : program.code)
-    if ((word & 0xFFu) >= EXPR_OP_F32_ADD && (word & 0xFFu) <= EXPR_OP_F32_TO_F64) return true;
-  return false;
-}
-
-// Whether the device takes the float-controls execution modes of the _fc kernels (round to nearest
-// even, denormals kept) for float32 and, when `float64`, for double.
-bool float_controls(const Device& device, bool float64) {
-  VkPhysicalDeviceFloatControlsProperties fc{};
-  fc.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES;
-  VkPhysicalDeviceProperties2 props{};
-  props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-  props.pNext = &fc;
-  vkGetPhysicalDeviceProperties2(device.physical(), &props);
-  return fc.shaderDenormPreserveFloat32 && fc.shaderRoundingModeRTEFloat32 &&
-         (!float64 || (fc.shaderDenormPreserveFloat64 && fc.shaderRoundingModeRTEFloat64));
-}
-
 // Submits one ExprKernel and records its "expression" pass; returns its error.
 // Runs the kernel's pass and records it; its error unless `extra` is given, when the error words are
 // read in the same wait as `extra` (the caller's readbacks).
@@ -245,24 +220,15 @@ std::optional<Error> submit(Device& device, const ExprKernel& kernel, const Expr
 
 }  // namespace
 
-std::optional<ExprProgram> compile_expression(const plan::Expr& e, const VkCapabilities& caps, std::string& why) {
+std::optional<ExprProgram> compile_expression(const plan::Expr& e, std::string& why) {
   if (e.boolean) {
     why = e.text + " is a condition (the compute expressions compute numbers and dates)";
     return std::nullopt;
   }
-  Compiler c(caps, why);
+  Compiler c(why);
   if (!c.value(e)) return std::nullopt;
   ExprProgram p = c.take();
   p.type = e.type;
-  // On the H200 FLOAT arithmetic flushed float32 denormals to zero (the vk-expression tests failed
-  // there: -f of a denormal gave -0, -inf times a denormal NaN), so FLOAT and DOUBLE programs run
-  // only where those results were checked equal to the CPU engine's: the CPU implementations.
-  if (computes_floats(p) && caps.device_type != "cpu") {
-    why = e.text +
-          " computes FLOAT or DOUBLE values, which this GPU's kernels do not give bit for bit (float32 "
-          "denormals flushed to zero on the H200); integer and DATE expressions run";
-    return std::nullopt;
-  }
   return p;
 }
 
@@ -348,7 +314,6 @@ ExprKernel::ExprKernel(Device& device, const ExprProgram& program, const ExprInp
     spec1_ = 1 + arg_of(1) + (arg_of(2) << 4);
   } else {
     kernel_ = program.float64 ? "expression_eval_f64" : "expression_eval";
-    if (computes_floats(program) && float_controls(device, program.float64)) kernel_ += "_fc";
   }
 }
 

@@ -10,18 +10,19 @@
 //! same code, same message, same row), `/` truncating toward zero, DATE ± days with its int32 range
 //! check, EXTRACT(YEAR | MONTH | DAY), FLOAT arithmetic rounded to float32 per operation and DOUBLE
 //! arithmetic per operation (no FMA contraction), integer-to-float conversions rounded to nearest
-//! even. NaN results are NaN (their payload and sign may differ from the CPU's: gfxq's total order
-//! holds every NaN equal). Not compiled, with the reason: FLOAT or DOUBLE division (Vulkan does not
-//! require a correctly rounded division), conditions, CASE, NULL literals, strings, more than
-//! EXPR_MAX_CODE instructions, EXPR_MAX_DEPTH stack slots or EXPR_MAX_COLUMNS columns; DOUBLE
-//! arithmetic without shaderFloat64.
+//! even, denormals kept. The kernel computes FLOAT and DOUBLE values on their IEEE bits with integer
+//! operations only, so this holds on every device whatever its denormal and rounding modes (the
+//! H200 flushed float32 denormals in float instructions). NaN results are x86's (an operation on two
+//! NaNs may return the other one: gfxq's total order holds every NaN equal). Not compiled, with the
+//! reason: FLOAT or DOUBLE division (not built in integer operations; Vulkan does not require a
+//! correctly rounded division), conditions, CASE, NULL literals, strings, more than EXPR_MAX_CODE
+//! instructions, EXPR_MAX_DEPTH stack slots or EXPR_MAX_COLUMNS columns.
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "gfxq/capabilities.h"
 #include "gfxq/error.h"
 #include "gfxq/result.h"
 #include "plan/expr.h"
@@ -37,13 +38,14 @@ struct ExprProgram {
   std::vector<size_t> columns;      //!< input column (of the expression's input schema) of each load slot
   std::vector<std::string> sites;   //!< per instruction: the text of the expression node it computes
   Type type = Type::Int64;          //!< result type
-  bool float64 = false;             //!< uses DOUBLE instructions (the EXPR_F64 kernel)
+  bool float64 = false;             //!< uses DOUBLE instructions (the expression_eval_f64 kernel)
   uint32_t depth = 0;               //!< stack slots used
 };
 
-//! Compiles `e` for `caps`, or nullopt with `why` (what is not compiled and why). Column reads must
-//! be of INT, FLOAT, DATE or STRING columns (the caller checks that they hold no NULLs).
-std::optional<ExprProgram> compile_expression(const plan::Expr& e, const VkCapabilities& caps, std::string& why);
+//! Compiles `e` (for any device: nothing compiled depends on its capabilities), or nullopt with `why`
+//! (what is not compiled and why). Column reads must be of INT, FLOAT, DATE or STRING columns (the
+//! caller checks that they hold no NULLs).
+std::optional<ExprProgram> compile_expression(const plan::Expr& e, std::string& why);
 
 //! The rows an expression is evaluated over: device columns (one per load slot of the program, in
 //! slot order) of `rows` rows, optionally only the ascending row ids of `selection`.
@@ -71,9 +73,8 @@ uint64_t output_bytes(const ExprProgram& program, const ExprInput& input, ExprLa
 //! One evaluation of a program, prepared for recording in the primitives' shape: the caller sizes
 //! the outputs (output_bytes), records into its own command buffer, submits, then reads the errors.
 //! A program of one integer operator on two INT columns runs a variant without the interpreter loop
-//! (expression_eval_binary, the operator as a specialization constant); others the interpreter, with
-//! the execution modes RoundingModeRTE and DenormPreserve where the device reports support for them
-//! (else the device's default modes: lavapipe rounds to nearest even and keeps denormals).
+//! (expression_eval_binary, the operator as a specialization constant); others the interpreter
+//! (expression_eval_f64 where it computes DOUBLE values).
 class ExprKernel {
  public:
   //! Prepares `program` over `input` writing `layout` into `out0` (and `out1`, Split64's low words).
@@ -93,8 +94,7 @@ class ExprKernel {
   std::optional<Error> error(const std::vector<uint32_t>& words) const;
   //! The readback of the error words into `words` (sized here).
   Device::Readback error_readback(std::vector<uint32_t>& words) const;
-  //! The kernel variant it runs: expression_eval[_f64][_fc] (the interpreter; _fc: with the
-  //! float-controls execution modes, where the device has them) or expression_eval_binary.
+  //! The kernel variant it runs: expression_eval[_f64] (the interpreter) or expression_eval_binary.
   const std::string& kernel() const noexcept { return kernel_; }
 
  private:
