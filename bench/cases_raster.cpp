@@ -291,7 +291,7 @@ Measurement depth_fill(Env& env, uint64_t rows) {
       glDepthMask(GL_TRUE);
       glClearNamedFramebufferfi(framebuffer, GL_DEPTH_STENCIL, 0, 1.0f, 0);
       glDepthMask(GL_FALSE);
-      gl::QueryBatch batch;
+      gl::QueryBatch batch(context);
       std::vector<GLuint> samples;
       uint64_t fragments = 0;
       {

@@ -57,7 +57,7 @@ for part in $parts; do
       run joins_raster.jsonl 240 "$bench" --cases compute.join_band_raster_shape,raster.join_band --log2 20 --repeats 3
       run joins_peers.jsonl 200 python3 "$(dirname "$0")/peers.py" --cases join --log2 24,27 --repeats 5 ;;
     engine)
-      run engine_tests.txt 150 "$build/tests/gfxq_tests" -tc='engine*,faults*,compute: *,vk-join*,vk-group-by*,vk-expression*'
+      run engine_tests.txt 210 "$build/tests/gfxq_tests" -tc='engine*,faults*,raster-faults*,compute: *,vk-join*,vk-group-by*,vk-expression*'
       run engine.jsonl 120 "$bench" --cases engine. --log2 20,24 --repeats 5 ;;
     groupby)
       g=sweep.group_by_uniform_g4,sweep.group_by_uniform_g10,sweep.group_by_uniform_g14,sweep.group_by_uniform_g20

@@ -5,7 +5,6 @@
 // can hold are refused before anything is allocated. The device-memory sub-allocator's blocks.
 #include <doctest/doctest.h>
 
-#include <cstring>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -28,21 +27,6 @@ Catalog fault_catalog() {
   return test::catalog_of(test::random_table(4000, Distribution::Uniform, 26));
 }
 
-//! Bit-exact copies of every column of `c`, to check that a failed query left its inputs alone.
-std::vector<std::vector<uint8_t>> snapshot(const Catalog& c) {
-  std::vector<std::vector<uint8_t>> out;
-  for (const std::string& name : c.names())
-    for (const Column& col : c.get(name).columns)
-      std::visit(
-          [&](const auto& v) {
-            std::vector<uint8_t> bytes(v.size() * sizeof(v[0]));
-            if (!v.empty()) std::memcpy(bytes.data(), v.data(), bytes.size());
-            out.push_back(std::move(bytes));
-          },
-          col.data);
-  return out;
-}
-
 //! Queries that exercise different compute operators (selection with row ids, aggregates with a
 //! radix select, ORDER BY with a radix sort).
 const std::vector<std::string>& fault_queries() {
@@ -63,7 +47,7 @@ template <class Inject>
 void sweep(const std::string& sql, Backend backend, Inject inject, ErrorCode code, const char* words, bool after_loss,
            const Catalog* tables = nullptr, std::optional<ErrorCode> also = std::nullopt) {
   const Catalog catalog = tables ? *tables : fault_catalog();
-  const auto before = snapshot(catalog);
+  const auto before = test::snapshot(catalog);
   const Table want = Engine().execute_sql(sql, catalog, Backend::Cpu).table;
   int failures = 0;
   for (uint64_t k = 1; k < 500; ++k) {
@@ -88,7 +72,7 @@ void sweep(const std::string& sql, Backend backend, Inject inject, ErrorCode cod
       CHECK((e.code() == code || e.code() == also));
       CHECK(std::string(e.what()).find(words) != std::string::npos);
     }
-    CHECK(snapshot(catalog) == before);
+    CHECK(test::snapshot(catalog) == before);
     if (after_loss) {
       CHECK_ERROR(engine.execute_sql(sql, catalog, backend), ErrorCode::DeviceLost, "lost");
       CHECK(test::table_difference(want, engine.execute_sql(sql, catalog, Backend::Cpu).table) == "");
@@ -152,7 +136,7 @@ TEST_CASE("faults: a raster context lost at a query start is DeviceLost, and a n
 
 TEST_CASE("faults: a real GPU wait past gpu_timeout_ms is Timeout, and the engine is torn down cleanly") {
   const Catalog catalog = test::catalog_of(test::random_table(1 << 21, Distribution::Uniform, 7));
-  const auto before = snapshot(catalog);
+  const auto before = test::snapshot(catalog);
   {
     // Zero: no wait may block; the query's first submission is still running when it is waited for.
     Engine engine({.debug = test::vk_validation_wanted(), .gpu_timeout_ms = 0});
@@ -161,7 +145,7 @@ TEST_CASE("faults: a real GPU wait past gpu_timeout_ms is Timeout, and the engin
     const auto messages = engine.take_debug_messages();
     CHECK_MESSAGE(messages.empty(), test::joined(messages));
   }  // ~Engine waits for the abandoned work before it frees the buffers it uses
-  CHECK(snapshot(catalog) == before);
+  CHECK(test::snapshot(catalog) == before);
 }
 
 TEST_CASE("faults: results larger than the host can hold are refused before allocating: ResultTooLarge") {

@@ -6,12 +6,14 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "gfxq/error.h"
@@ -63,6 +65,21 @@ inline Catalog join_catalog(Table r, Table s) {
   c.add("r", std::move(r));
   c.add("s", std::move(s));
   return c;
+}
+
+//! Bit-exact copies of every column of `c`, to check that a failed query left its inputs alone.
+inline std::vector<std::vector<uint8_t>> snapshot(const Catalog& c) {
+  std::vector<std::vector<uint8_t>> out;
+  for (const std::string& name : c.names())
+    for (const Column& col : c.get(name).columns)
+      std::visit(
+          [&](const auto& v) {
+            std::vector<uint8_t> bytes(v.size() * sizeof(v[0]));
+            if (!v.empty()) std::memcpy(bytes.data(), v.data(), bytes.size());
+            out.push_back(std::move(bytes));
+          },
+          col.data);
+  return out;
 }
 
 // The correctly rounded (nearest, ties to even) sum of finite doubles whose exact sum is finite:

@@ -19,9 +19,12 @@ namespace gfxq {
 //! Faults to inject, to test that failures come back as typed errors and leave the engine usable
 //! (docs/RELIABILITY.md). Counts start when the GPU context starts; 0 injects nothing.
 struct FaultInjection {
-  //! The k-th device buffer allocation (1-based, Vulkan) fails: Error(OutOfDeviceMemory).
+  //! The k-th device allocation (1-based) fails: Error(OutOfDeviceMemory) naming the bytes.
+  //! Compute: a Vulkan buffer; raster: a GL texture, renderbuffer or buffer store.
   uint64_t fail_device_allocation = 0;
-  //! The k-th GPU wait (a Vulkan submission) times out: Error(Timeout).
+  //! The k-th GPU wait (1-based) times out: Error(Timeout) naming the wait. Compute: a Vulkan
+  //! submission; raster: a wait for the GL context before a read of results (occlusion counts,
+  //! pixels, textures) or between a sort's stages.
   uint64_t time_out_gpu_wait = 0;
   //! The k-th GPU wait (a Vulkan submission, or the start of a raster query) finds the device
   //! lost: Error(DeviceLost), and every later query on that backend of the engine too.
@@ -67,8 +70,8 @@ struct EngineOptions {
   std::vector<std::string> vk_devices;
   //! Whether queries over a device set run partitioned (ignored with one device).
   Partitioning partitioning = Partitioning::Auto;
-  //! The longest one GPU wait may take (a Vulkan submission, a raster query's results) before the
-  //! query fails with Error(Timeout).
+  //! The longest one GPU wait may take (a Vulkan submission; on the raster backend every wait
+  //! before a read of results) before the query fails with Error(Timeout).
   uint32_t gpu_timeout_ms = 60000;
   //! Whether the compute backend times each pass on the GPU (PassRecord::gpu_ms, plan nodes'
   //! gpu_ms). Timing waits for every pass to read its timestamps (about 0.6 ms each on the H200);

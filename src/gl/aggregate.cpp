@@ -64,7 +64,8 @@ class Counter {
       : input_(input),
         kept_(kept),
         cap_(fragments_per_query(context.caps(), options.max_fragments_per_query)),
-        timed_(options.pass_queries && context.caps().timer_counter_bits > 0) {}
+        timed_(options.pass_queries && context.caps().timer_counter_bits > 0),
+        batch_(context) {}
 
   // One pass over every tile, timed by one GL_TIME_ELAPSED query around all its tiles' draws.
   template <class SetUniforms>
@@ -88,7 +89,8 @@ class Counter {
     return pass;
   }
 
-  // The fragments that passed `pass` (waits for the GPU).
+  // The fragments that passed `pass` (waits for the GPU once for everything issued before, bounded
+  // by the timeout).
   uint64_t total(const IssuedPass& pass) const {
     uint64_t n = 0;
     for (GLuint q : pass.queries) n += batch_.result(q);

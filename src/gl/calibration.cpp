@@ -21,6 +21,7 @@
 #include "gl/depth_encode.h"
 #include "gl/group_by.h"
 #include "gl/select.h"
+#include "gl/storage.h"
 
 namespace gfxq::gl {
 
@@ -46,13 +47,14 @@ constexpr int32_t kQueryRows = 4096;      // rows of the whole small query
 constexpr uint32_t kProbeKeys[] = {1,        2,        255,      256,      65535,    65536,    65537,
                                    0x7fffff, 0x800000, 0x800001, 0xfffffe, 0x123456, 0xabcdef, 0x5a5a5a};
 
-// GL objects of the measurement, deleted on return and on error; the state reset as the raster
-// path leaves it.
+// GL objects of the measurement in `context`, deleted on return and on error; the state reset as
+// the raster path leaves it.
 struct Objects {
+  Context& context;
   std::vector<GLuint> framebuffers, renderbuffers, textures, queries;
   GLuint vertex_array = 0;
   GLint viewport[4] = {0, 0, 0, 0};
-  Objects() {
+  explicit Objects(Context& c) : context(c) {
     glGetIntegerv(GL_VIEWPORT, viewport);
     glCreateVertexArrays(1, &vertex_array);
     glBindVertexArray(vertex_array);
@@ -73,7 +75,7 @@ struct Objects {
     GLuint rb = 0, fb = 0;
     glCreateRenderbuffers(1, &rb);
     renderbuffers.push_back(rb);
-    glNamedRenderbufferStorage(rb, GL_DEPTH32F_STENCIL8, GLsizei(side), GLsizei(side));
+    renderbuffer_storage(context, rb, GL_DEPTH32F_STENCIL8, side, side, "the calibration's depth-stencil buffer");
     glCreateFramebuffers(1, &fb);
     framebuffers.push_back(fb);
     glNamedFramebufferRenderbuffer(fb, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, rb);
@@ -90,6 +92,8 @@ struct Objects {
     queries.push_back(q);
     return q;
   }
+  // The result of query `q`, which has ended (after the context's bounded wait when not available yet).
+  uint64_t result(GLuint q) { return query_result(context, q, "raster calibration: a measurement's query"); }
 };
 
 // The best GPU seconds of `draw` over kRepeats runs, each inside one GL_TIME_ELAPSED query.
@@ -102,9 +106,7 @@ double best_seconds(Objects& gl, const Draw& draw) {
       ScopedQuery timed(GL_TIME_ELAPSED, timer);
       draw();
     }
-    GLuint64 ns = 0;
-    glGetQueryObjectui64v(timer, GL_QUERY_RESULT, &ns);
-    best = std::min(best, double(ns) / 1e9);
+    best = std::min(best, double(gl.result(timer)) / 1e9);
   }
   return std::max(best, 1e-9);
 }
@@ -116,9 +118,7 @@ uint64_t passed(Objects& gl) {
     ScopedQuery counted(GL_SAMPLES_PASSED, q);
     glDrawArrays(GL_TRIANGLES, 0, 3);
   }
-  GLuint64 n = 0;
-  glGetQueryObjectui64v(q, GL_QUERY_RESULT, &n);
-  return n;
+  return gl.result(q);
 }
 
 // Whether a stored depth of k * 2^-24 (by a clear, or by gl_FragDepth) and an incoming constant of
@@ -179,7 +179,7 @@ Rates rates_at(Context& context, Objects& gl, uint32_t side) {
   GLuint column = 0;
   glCreateTextures(GL_TEXTURE_2D, 1, &column);
   gl.textures.push_back(column);
-  glTextureStorage2D(column, 1, GL_R32UI, GLsizei(side), GLsizei(side));
+  texture_storage(context, column, GL_R32UI, side, side, "the calibration's value column");
   glTextureParameteri(column, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
   glTextureParameteri(column, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
   const GLuint zero = 0;
@@ -277,13 +277,13 @@ void readback(Objects& gl, RasterCalibration& c) {
   GLuint texture = 0;
   glCreateTextures(GL_TEXTURE_2D, 1, &texture);
   gl.textures.push_back(texture);
-  glTextureStorage2D(texture, 1, GL_RGBA32F, GLsizei(kReadbackSide), GLsizei(kReadbackSide));
+  texture_storage(gl.context, texture, GL_RGBA32F, kReadbackSide, kReadbackSide, "the calibration's readback texture");
   const GLfloat zero[4] = {0, 0, 0, 0};
   glClearTexImage(texture, 0, GL_RGBA, GL_FLOAT, zero);
   std::vector<float> host(uint64_t(kReadbackSide) * kReadbackSide * 4);
   double best = 1e30;
   for (int r = 0; r < kRepeats; ++r) {
-    glFinish();
+    gl.context.finish("raster calibration: before the readback");
     const auto start = Clock::now();
     glGetTextureSubImage(texture, 0, 0, 0, 0, GLsizei(kReadbackSide), GLsizei(kReadbackSide), 1, GL_RGBA, GL_FLOAT,
                          GLsizei(host.size() * sizeof(float)), host.data());
@@ -307,11 +307,11 @@ void small_query(Context& context, RasterCalibration& c) {
   const RasterOptions options = calibrated_options(c);
   double best = 1e30;
   for (int r = 0; r < kRepeats; ++r) {
-    glFinish();
+    context.finish("raster calibration: before the small query");
     const auto start = Clock::now();
     const RasterInput input(context, table, {0}, options);
     const WhereResult result = evaluate_where(context, input, where, WhereOutput::Count, options);
-    glFinish();
+    context.finish("raster calibration: the small query");
     best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
     if (result.count != uint64_t(kQueryRows / 2))
       throw Error(ErrorCode::Internal, "raster calibration: the small query counted " + std::to_string(result.count) +
@@ -416,7 +416,7 @@ RasterCalibration calibrate(Context& context, const std::string& cache_path) {
   c.device = device;
   c.measured = true;
   {
-    Objects gl;
+    Objects gl(context);
     glClipControl(GL_LOWER_LEFT, GL_ZERO_TO_ONE);
     probe(context, gl, c);
     rates(context, gl, c);

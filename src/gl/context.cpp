@@ -23,6 +23,8 @@ struct Context::Native {
   uint64_t wait_timeout_ns = 0;     // ContextOptions::wait_timeout_ns
   FaultInjection faults;            // ContextOptions::faults
   uint64_t checks = 0;              // check_alive() calls (fault injection counts them)
+  uint64_t waits = 0;               // finish() calls (fault injection counts them)
+  uint64_t allocations = 0;         // allocate() calls (fault injection counts them)
   std::optional<std::string> lost;  // why the context is lost, once it is
   std::mutex log_mutex;
   std::vector<std::string> log;
@@ -467,7 +469,8 @@ void Context::finish_setup(const ContextOptions& options) {
   glGetIntegerv(GL_MAX_FRAMEBUFFER_HEIGHT, &c.max_framebuffer_height);
   glGetIntegerv(GL_MAX_TEXTURE_SIZE, &c.max_texture_size);
   glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &c.max_renderbuffer_size);
-  // The stencil bits of gfxq's depth-stencil format, as the driver allocates it.
+  // The stencil bits of gfxq's depth-stencil format, as the driver allocates it (a 1x1 probe at
+  // creation, outside allocate(): no query's allocation, so fault injection does not count it).
   GLuint probe = 0;
   glCreateRenderbuffers(1, &probe);
   glNamedRenderbufferStorage(probe, GL_DEPTH32F_STENCIL8, 1, 1);
@@ -524,6 +527,12 @@ void Context::finish(const char* what) {
   if (n.lost)
     throw Error(ErrorCode::DeviceLost, std::string(what) + ": the OpenGL context on " + caps_.renderer +
                                            " was lost earlier (" + *n.lost + ")");
+  const uint64_t wait = ++n.waits;
+  if (wait == n.faults.time_out_gpu_wait)
+    throw Error(ErrorCode::Timeout, std::string(what) + ": the GPU did not finish within " +
+                                        std::to_string(n.wait_timeout_ns / 1000000) +
+                                        " ms (injected: FaultInjection, wait " + std::to_string(wait) +
+                                        ") (EngineOptions::gpu_timeout_ms)");
   GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
   if (!fence) check_error("glFenceSync");
   // The first wait flushes the commands; later ones only wait (in slices, so a lost context shows).
@@ -537,6 +546,24 @@ void Context::finish(const char* what) {
     throw Error(ErrorCode::Timeout, std::string(what) + ": the GPU did not finish within " +
                                         std::to_string(n.wait_timeout_ns / 1000000) +
                                         " ms (EngineOptions::gpu_timeout_ms)");
+}
+
+void Context::allocate(uint64_t bytes, const std::string& what, const char* function,
+                       const std::function<void()>& call) {
+  const uint64_t index = ++native_->allocations;
+  const auto out_of_memory = [&](const std::string& cause) {
+    return Error(ErrorCode::OutOfDeviceMemory,
+                 "raster: out of GPU memory allocating " + what + " (" + std::to_string(bytes) + " bytes): " + cause);
+  };
+  if (index == native_->faults.fail_device_allocation)
+    throw out_of_memory("injected failure of GL allocation " + std::to_string(index) + " (FaultInjection)");
+  call();
+  try {
+    check_error(function);
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::OutOfDeviceMemory) throw;
+    throw out_of_memory(e.what());
+  }
 }
 
 std::vector<std::string> Context::take_debug_messages() {

@@ -7,6 +7,7 @@
 // "gl/check.h" in code that draws). A Context is not thread-safe; use it on the thread that made
 // it current. libEGL stays loaded for the life of the process (Mesa registers exit handlers in it).
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -21,7 +22,9 @@ namespace gfxq::gl {
 struct ContextOptions {
   bool debug = false;  //!< synchronous KHR_debug output; every non-notification message is recorded
   uint64_t wait_timeout_ns = 60ull * 1000 * 1000 * 1000;  //!< the longest finish() waits
-  FaultInjection faults = {};  //!< lose_device: the k-th check_alive() finds the context lost (tests)
+  //! Tests: lose_device, the k-th check_alive() finds the context lost; time_out_gpu_wait, the k-th
+  //! finish() times out; fail_device_allocation, the k-th allocate() fails. Counted from creation.
+  FaultInjection faults = {};
 };
 
 //! A current OpenGL 4.6 (or 4.5) core context with its capability record.
@@ -51,10 +54,18 @@ class Context {
   //! call throws it (make a new context). The raster backend calls it before each query.
   void check_alive();
   //! Waits until the GPU has run every command issued so far (a fence and glClientWaitSync), at
-  //! most ContextOptions::wait_timeout_ns: Error(Timeout) past it, Error(DeviceLost) when the
-  //! context is lost. `what` names the wait in the message. Call it before blocking reads (query
-  //! results, glReadPixels) so that they cannot block longer than the timeout.
+  //! most ContextOptions::wait_timeout_ns: Error(Timeout) naming `what` and
+  //! EngineOptions::gpu_timeout_ms past it (or, without waiting, at the
+  //! FaultInjection::time_out_gpu_wait-th call), Error(DeviceLost) when the context is lost. Every
+  //! blocking read of the raster path (query results, glReadPixels, glGetTextureSubImage, a mapped
+  //! buffer) comes after it, so none blocks longer than the timeout.
   void finish(const char* what);
+  //! Runs `call`, one GL call making `bytes` of GPU memory (gl/storage.h makes every texture,
+  //! renderbuffer and buffer store of the raster path through here), and checks it:
+  //! Error(OutOfDeviceMemory) naming `bytes` and `what` when GL reports GL_OUT_OF_MEMORY, or,
+  //! without running it, at the FaultInjection::fail_device_allocation-th call. `function` names
+  //! the GL function in the message.
+  void allocate(uint64_t bytes, const std::string& what, const char* function, const std::function<void()>& call);
   //! Debug messages recorded since the last call (empty unless created with debug).
   std::vector<std::string> take_debug_messages();
   //! A linked program from embedded shaders (shaders/gl/...), compiled once and cached.

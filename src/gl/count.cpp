@@ -4,6 +4,7 @@
 
 #include "gfxq/error.h"
 #include "gl/check.h"
+#include "gl/context.h"
 
 namespace gfxq::gl {
 
@@ -11,17 +12,33 @@ QueryBatch::~QueryBatch() {
   if (!queries_.empty()) glDeleteQueries(GLsizei(queries_.size()), queries_.data());
 }
 
+uint64_t query_result(Context& context, GLuint query, const char* what) {
+  GLuint available = GL_FALSE;
+  glGetQueryObjectuiv(query, GL_QUERY_RESULT_AVAILABLE, &available);
+  if (!available) context.finish(what);
+  GLuint64 value = 0;
+  glGetQueryObjectui64v(query, GL_QUERY_RESULT, &value);
+  return value;
+}
+
 GLuint QueryBatch::make(GLenum target) {
   GLuint query = 0;
   glCreateQueries(target, 1, &query);
   queries_.push_back(query);
+  pending_ = true;
   return query;
 }
 
 uint64_t QueryBatch::result(GLuint query) const {
-  GLuint64 value = 0;
-  glGetQueryObjectui64v(query, GL_QUERY_RESULT, &value);
-  return value;
+  // One wait for every query made so far. A query made before that wait but ended after it (the
+  // raster path reads none so) would be caught by query_result's availability check.
+  if (pending_) wait("reading occlusion and timer query results");
+  return query_result(*context_, query, "reading occlusion and timer query results");
+}
+
+void QueryBatch::wait(const char* what) const {
+  context_->finish(what);
+  pending_ = false;
 }
 
 ScopedQuery::ScopedQuery(GLenum target, GLuint query) : target_(target), query_(query) {

@@ -3,7 +3,8 @@
 // framebuffers, so samples are fragments) and timer queries, issued for every tile and pass and
 // read back together at the end, so the GPU never waits for the host between tiles. Counters
 // have GL_QUERY_COUNTER_BITS bits (32 on NVIDIA): no query covers more fragments than
-// 2^bits - 1, and totals are added on the host in 64 bits.
+// 2^bits - 1, and totals are added on the host in 64 bits. Results are read after the context's
+// bounded wait (Context::finish), never by a GL_QUERY_RESULT read that could block without limit.
 
 #include <glad/gl.h>
 
@@ -14,21 +15,34 @@
 
 namespace gfxq::gl {
 
+class Context;
+
+//! The 64-bit result of `query`, which has ended. When it is not available yet, first waits for the
+//! GPU through context.finish(what) (Error(Timeout) past EngineOptions::gpu_timeout_ms).
+uint64_t query_result(Context& context, GLuint query, const char* what);
+
 //! Query objects of one execution, read back together and deleted with the batch.
 class QueryBatch {
  public:
-  QueryBatch() = default;
+  //! An empty batch whose results are waited for through `context`.
+  explicit QueryBatch(Context& context) : context_(&context) {}
   ~QueryBatch();
   QueryBatch(const QueryBatch&) = delete;
   QueryBatch& operator=(const QueryBatch&) = delete;
 
-  //! A new query object for `target` (GL_SAMPLES_PASSED or GL_TIME_ELAPSED).
+  //! A new query object for `target` (GL_SAMPLES_PASSED, GL_TIME_ELAPSED or GL_TIMESTAMP).
   GLuint make(GLenum target);
-  //! The 64-bit result of a query made here; waits for the GPU if it is not available yet.
+  //! The 64-bit result of a query made here, which has ended. The first read after queries were
+  //! made waits for the GPU once (wait()), so the results of one phase cost one wait.
   uint64_t result(GLuint query) const;
+  //! Waits for the GPU to run every command issued so far (Context::finish(what): Error(Timeout)
+  //! past the timeout); results of queries ended before it, here or elsewhere, are then available.
+  void wait(const char* what) const;
 
  private:
+  Context* context_;
   std::vector<GLuint> queries_;
+  mutable bool pending_ = false;  // queries made since the last wait
 };
 
 //! glBeginQuery / glEndQuery for one scope (ended on unwinding too, so no query stays active

@@ -18,6 +18,7 @@
 #include "gl/context.h"
 #include "gl/count.h"
 #include "gl/sort.h"
+#include "gl/storage.h"
 
 namespace gfxq::gl {
 
@@ -146,17 +147,6 @@ struct Objects {
     return t;
   }
 };
-
-// Throws OutOfDeviceMemory naming `what` when the last allocation failed, Error otherwise.
-void check_allocation(const std::string& what) {
-  try {
-    check_error(what.c_str());
-  } catch (const Error& e) {
-    if (e.code() != ErrorCode::OutOfDeviceMemory) throw;
-    throw Error(ErrorCode::OutOfDeviceMemory,
-                "raster GROUP BY: out of GPU memory allocating " + what + ": " + e.what());
-  }
-}
 
 // The dense ids of the groups: how they are made and what the keys of id g are.
 struct Ids {
@@ -325,7 +315,7 @@ class Grouping {
       ids[row] = int32_t(groups - 1);
     }
     ids_.range = groups;
-    ids_.id_store = std::make_unique<TextureStore>(input_.store().layout());
+    ids_.id_store = std::make_unique<TextureStore>(context_, input_.store().layout());
     ids_.id_store->add(Column::ints("group id", std::move(ids)));
     PassRecord upload;
     upload.kind = "upload";
@@ -345,6 +335,7 @@ class Grouping {
     const TileLayout& layout = input_.store().layout();
     std::vector<uint8_t> stencil(layout.tile_records());
     std::vector<uint64_t> rows;
+    context_.finish("raster GROUP BY: the kept stencil's readback");
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     for (uint64_t t = 0; t < layout.tiles(); ++t) {
@@ -448,9 +439,8 @@ class Grouping {
     if (options_.group_attachments) attachments_ = std::min(attachments_, options_.group_attachments);
     for (uint32_t k = 0; k < attachments_; ++k) {
       const GLuint t = gl_.texture(GL_TEXTURE_2D);
-      glTextureStorage2D(t, 1, GL_RGBA32F, GLsizei(width_), GLsizei(height_));
-      check_allocation(std::to_string(attachments_) + " RGBA32F group targets of " + std::to_string(width_) + "x" +
-                       std::to_string(height_));
+      texture_storage(context_, t, GL_RGBA32F, width_, height_,
+                      "GROUP BY group target " + std::to_string(k + 1) + " of " + std::to_string(attachments_));
       targets_.push_back(t);
     }
     glCreateFramebuffers(1, &gl_.framebuffer);
@@ -503,8 +493,8 @@ class Grouping {
       for (; next < rows.size() && rows[next] < end; ++next)
         if (rows[next] >= first) mask[rows[next] - first] = 1;
       const GLuint texture = gl_.texture(GL_TEXTURE_2D);
-      glTextureStorage2D(texture, 1, GL_R8UI, GLsizei(layout.width), GLsizei(layout.pixel_rows(t)));
-      check_allocation("R8UI selection masks");
+      texture_storage(context_, texture, GL_R8UI, layout.width, layout.pixel_rows(t),
+                      "the GROUP BY's selection mask of tile " + std::to_string(t));
       glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
       glTextureSubImage2D(texture, 0, 0, 0, GLsizei(layout.width), GLsizei(layout.pixel_rows(t)), GL_RED_INTEGER,
                           GL_UNSIGNED_BYTE, mask.data());
@@ -516,8 +506,8 @@ class Grouping {
   // Uploads the high 24 bits of every MIN/MAX result, one layer per aggregate, for round two.
   void upload_high(const std::vector<size_t>& high_channels) {
     const GLuint texture = gl_.texture(GL_TEXTURE_2D_ARRAY);
-    glTextureStorage3D(texture, 1, GL_R32UI, GLsizei(width_), GLsizei(height_), GLsizei(high_channels.size()));
-    check_allocation("the R32UI array of MIN/MAX high parts");
+    texture_array_storage(context_, texture, GL_R32UI, width_, height_, uint32_t(high_channels.size()),
+                          "the GROUP BY's MIN/MAX high parts");
     std::vector<uint32_t> layer(uint64_t(width_) * height_, 0);
     for (size_t l = 0; l < high_channels.size(); ++l) {
       const auto& result = channels_[high_channels[l]].result;
@@ -583,6 +573,7 @@ class Grouping {
     std::vector<float> pixels(uint64_t(width_) * height_ * 4);
     const auto flush = [&] {
       const auto read_start = Clock::now();
+      batch_.wait("raster GROUP BY: group targets after a chunk");
       for (GLsizei k = 0; k < n; ++k) {
         glGetTextureSubImage(targets_[k], 0, 0, 0, 0, GLsizei(width_), GLsizei(height_), 1, GL_RGBA, GL_FLOAT,
                              GLsizei(pixels.size() * sizeof(float)), pixels.data());
@@ -672,7 +663,7 @@ class Grouping {
   std::vector<GLuint> targets_;
   std::vector<uint32_t> selection_textures_;
   GLuint program_ = 0;
-  QueryBatch batch_;
+  QueryBatch batch_{context_};
   std::vector<GLuint> timers_;
 };
 

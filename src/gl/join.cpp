@@ -19,6 +19,7 @@
 #include "gl/count.h"
 #include "gl/select.h"
 #include "gl/sort.h"
+#include "gl/storage.h"
 
 namespace gfxq::gl {
 
@@ -129,7 +130,7 @@ class Inner {
         std::vector<PassRecord>& passes)
       : context_(context),
         layout_(inner_layout(context, sorted.keys.size(), options)),
-        store_(layout_),
+        store_(context, layout_),
         plan_(plan),
         cap_(fragments_per_query(context.caps(), options.max_fragments_per_query)),
         timed_(options.pass_queries && context.caps().timer_counter_bits > 0),
@@ -225,15 +226,14 @@ class Inner {
     if (bounds) glDisable(GL_DEPTH_BOUNDS_TEST_EXT);
     timing.reset();
     check_error("raster join probe passes");
+    // One wait for the batch's counts and its timer (the pool's queries are reused, outside the batch).
+    timers_.wait("raster join: probe counts");
     std::vector<uint64_t> result(counts.size());
     uint64_t passed = 0;
     for (size_t i = 0; i < counts.size(); ++i) {
       uint64_t n = 0;
-      for (size_t k = 0; k < queries_per_count_; ++k) {
-        GLuint64 v = 0;
-        glGetQueryObjectui64v(queries[i * queries_per_count_ + k], GL_QUERY_RESULT, &v);
-        n += v;
-      }
+      for (size_t k = 0; k < queries_per_count_; ++k)
+        n += query_result(context_, queries[i * queries_per_count_ + k], "raster join: probe counts");
       passed += n;
       result[i] = compare ? layout_.rows - n : n;  // key >= c counted: key < c is the rest
     }
@@ -253,7 +253,7 @@ class Inner {
     const auto height = uint32_t((m + search_width_ - 1) / search_width_);
     std::vector<uint32_t> texels(uint64_t(search_width_) * height, 0xffffffffu);
     std::copy(sorted.keys.begin(), sorted.keys.end(), texels.begin());
-    search_keys_ = make_texture(search_width_, height);
+    search_keys_ = make_texture(search_width_, height, "the join's sorted inner keys");
     glTextureSubImage2D(search_keys_, 0, 0, 0, GLsizei(search_width_), GLsizei(height), GL_RED_INTEGER, GL_UNSIGNED_INT,
                         texels.data());
     check_error("raster join: search keys upload");
@@ -266,12 +266,12 @@ class Inner {
     passes.push_back(std::move(upload));
   }
 
-  // An R32UI texture of width x height (nearest filtering), deleted with the join.
-  GLuint make_texture(uint32_t width, uint32_t height) {
+  // An R32UI texture of width x height (nearest filtering) for `what`, deleted with the join.
+  GLuint make_texture(uint32_t width, uint32_t height, const std::string& what) {
     GLuint texture = 0;
     glCreateTextures(GL_TEXTURE_2D, 1, &texture);
     textures_.ids.push_back(texture);
-    glTextureStorage2D(texture, 1, GL_R32UI, GLsizei(width), GLsizei(height));
+    texture_storage(context_, texture, GL_R32UI, width, height, what);
     glTextureParameteri(texture, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTextureParameteri(texture, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     check_error("raster join: R32UI texture");
@@ -287,18 +287,29 @@ class Inner {
     const auto height = uint32_t((n + width - 1) / width);
     std::vector<uint32_t> cells(uint64_t(width) * height, 0);
     for (uint64_t i = 0; i < n; ++i) cells[i] = counts[i].a;
-    const size_t first_texture = textures_.ids.size();
-    const GLuint bounds = make_texture(width, height);
+    // The batch's textures and framebuffer, released (and the state set here reset) on return and on error.
+    struct Scratch {
+      TextureList& textures;
+      size_t first;  // the batch's first texture in `textures`
+      GLuint framebuffer = 0;
+      ~Scratch() {
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        if (framebuffer) glDeleteFramebuffers(1, &framebuffer);
+        glBindTextureUnit(1, 0);
+        glEnable(GL_DITHER);
+        glDeleteTextures(GLsizei(textures.ids.size() - first), textures.ids.data() + first);
+        textures.ids.resize(first);
+      }
+    } scratch{textures_, textures_.ids.size()};
+    const GLuint bounds = make_texture(width, height, "the join's search bounds");
     glTextureSubImage2D(bounds, 0, 0, 0, GLsizei(width), GLsizei(height), GL_RED_INTEGER, GL_UNSIGNED_INT,
                         cells.data());
-    const GLuint target = make_texture(width, height);
-    GLuint framebuffer = 0;
-    glCreateFramebuffers(1, &framebuffer);
+    const GLuint target = make_texture(width, height, "the join's search target");
+    glCreateFramebuffers(1, &scratch.framebuffer);
+    const GLuint framebuffer = scratch.framebuffer;
     glNamedFramebufferTexture(framebuffer, GL_COLOR_ATTACHMENT0, target, 0);
-    if (glCheckNamedFramebufferStatus(framebuffer, GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
-      glDeleteFramebuffers(1, &framebuffer);
+    if (glCheckNamedFramebufferStatus(framebuffer, GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
       throw Error(ErrorCode::Internal, "raster join: search target framebuffer incomplete");
-    }
     const uint64_t m = layout_.rows;
     const GLuint program = context_.program("fullscreen.vert", "join_search.frag");
     glUseProgram(program);
@@ -317,14 +328,9 @@ class Inner {
       ScopedQuery timing(GL_TIME_ELAPSED, timer);
       glDrawArrays(GL_TRIANGLES, 0, 3);
     }
+    timers_.wait("raster join: search counts");
     glGetTextureSubImage(target, 0, 0, 0, 0, GLsizei(width), GLsizei(height), 1, GL_RED_INTEGER, GL_UNSIGNED_INT,
                          GLsizei(cells.size() * sizeof(uint32_t)), cells.data());
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    glDeleteFramebuffers(1, &framebuffer);
-    glBindTextureUnit(1, 0);
-    glEnable(GL_DITHER);
-    glDeleteTextures(GLsizei(textures_.ids.size() - first_texture), textures_.ids.data() + first_texture);
-    textures_.ids.resize(first_texture);
     check_error("raster join search pass");
     std::vector<uint64_t> result(cells.begin(), cells.begin() + ptrdiff_t(n));
     uint64_t passed = 0;
@@ -360,8 +366,8 @@ class Inner {
       GLuint rb = 0, fb = 0;
       glCreateRenderbuffers(1, &rb);
       framebuffers_.renderbuffers.push_back(rb);
-      glNamedRenderbufferStorage(rb, GL_DEPTH32F_STENCIL8, GLsizei(layout_.width), GLsizei(layout_.height));
-      check_error("glNamedRenderbufferStorage(GL_DEPTH32F_STENCIL8) for the join's inner keys");
+      renderbuffer_storage(context_, rb, GL_DEPTH32F_STENCIL8, layout_.width, layout_.height,
+                           "the depth-stencil buffer of the join's inner tile " + std::to_string(t));
       glCreateFramebuffers(1, &fb);
       framebuffers_.framebuffers.push_back(fb);
       glNamedFramebufferRenderbuffer(fb, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, rb);
@@ -423,7 +429,7 @@ class Inner {
   std::vector<std::vector<Band>> bands_;
   size_t queries_per_count_ = 0;
   QueryPool pool_;
-  QueryBatch timers_;
+  QueryBatch timers_{context_};
 };
 
 // A probe's interval after folding by the inner key range.

@@ -83,7 +83,7 @@ std::pair<uint32_t, uint32_t> tile_size(const GlCapabilities& caps, const Raster
 
 RasterInput::RasterInput(Context& context, const Table& table, const std::vector<size_t>& columns,
                          const RasterOptions& options)
-    : table_(&table), store_([&] {
+    : table_(&table), store_(context, [&] {
         const auto [w, h] = tile_size(context.caps(), options);
         return tile_layout(table.rows(), w, h);
       }()) {

@@ -14,6 +14,7 @@
 #include "gl/context.h"
 #include "gl/count.h"
 #include "gl/depth_encode.h"
+#include "gl/storage.h"
 
 namespace gfxq::gl {
 
@@ -599,7 +600,7 @@ void draw_pass(const Pass& pass, const TextureStore& store, uint64_t tile, const
 }
 
 // Reads the tile's depth and stencil buffers into `s` (width x height set) past any bound pixel
-// pack buffer, for a pass observer.
+// pack buffer, for a pass observer (after a wait for the GPU, so the reads do not block on it).
 void read_buffers(PassSnapshot& s) {
   const size_t pixels = size_t(s.width) * s.height;
   s.depth.resize(pixels);
@@ -631,15 +632,16 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
   const auto make_framebuffer = [&](GLuint& framebuffer, GLuint& depth_stencil, bool texture) {
     if (texture) {
       glCreateTextures(GL_TEXTURE_2D, 1, &depth_stencil);
-      glTextureStorage2D(depth_stencil, 1, GL_DEPTH32F_STENCIL8, GLsizei(layout.width), GLsizei(layout.height));
+      texture_storage(context, depth_stencil, GL_DEPTH32F_STENCIL8, layout.width, layout.height,
+                      "a WHERE's kept depth-stencil tile");
       glTextureParameteri(depth_stencil, GL_DEPTH_STENCIL_TEXTURE_MODE, GL_STENCIL_INDEX);
       glTextureParameteri(depth_stencil, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
       glTextureParameteri(depth_stencil, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-      check_error("glTextureStorage2D(GL_DEPTH32F_STENCIL8)");
+      check_error("raster WHERE: depth-stencil texture");
     } else {
       glCreateRenderbuffers(1, &depth_stencil);
-      glNamedRenderbufferStorage(depth_stencil, GL_DEPTH32F_STENCIL8, GLsizei(layout.width), GLsizei(layout.height));
-      check_error("glNamedRenderbufferStorage(GL_DEPTH32F_STENCIL8)");
+      renderbuffer_storage(context, depth_stencil, GL_DEPTH32F_STENCIL8, layout.width, layout.height,
+                           "a WHERE's depth-stencil buffer");
     }
     glCreateFramebuffers(1, &framebuffer);
     if (texture)
@@ -675,9 +677,8 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
   if (output == WhereOutput::Rows) {
     glCreateBuffers(1, &gl.readback);
     // Host-side storage: the stencil bytes are read by the CPU once.
-    glNamedBufferStorage(gl.readback, GLsizeiptr(readback_tile * layout.tiles()), nullptr,
-                         GL_MAP_READ_BIT | GL_CLIENT_STORAGE_BIT);
-    check_error("glNamedBufferStorage(stencil readback)");
+    buffer_storage(context, gl.readback, readback_tile * layout.tiles(), GL_MAP_READ_BIT | GL_CLIENT_STORAGE_BIT,
+                   "a WHERE's stencil readback of " + std::to_string(layout.tiles()) + " tile(s)");
     glBindBuffer(GL_PIXEL_PACK_BUFFER, gl.readback);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
   }
@@ -708,7 +709,7 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
     labels.emplace_back("readback",
                         "glReadPixels GL_STENCIL_INDEX per tile into one buffer; row ids where " + final_text);
 
-  QueryBatch batch;
+  QueryBatch batch(context);
   std::vector<Timing> timing(labels.size());
   std::vector<GLuint> count_queries;
   for (uint64_t t = 0; t < layout.tiles(); ++t) {
@@ -739,6 +740,7 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
     // queries on this tile. Nothing is read back without an observer.
     const auto observe = [&](size_t index, std::span<const GLuint> occlusion) {
       if (!options.observer) return;
+      batch.wait("raster WHERE: a pass observer's readback");
       PassSnapshot s;
       s.record.kind = labels[index].first;
       s.record.detail = labels[index].second;
@@ -811,6 +813,7 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
 
   WhereResult result;
   const auto wait = Clock::now();
+  batch.wait(output != WhereOutput::Rows ? "raster WHERE: occlusion counts" : "raster WHERE: stencil readback");
   if (output != WhereOutput::Rows) {
     for (GLuint q : count_queries) result.count += batch.result(q);
   } else {

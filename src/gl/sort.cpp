@@ -13,6 +13,7 @@
 #include "gl/check.h"
 #include "gl/context.h"
 #include "gl/count.h"
+#include "gl/storage.h"
 
 namespace gfxq::gl {
 
@@ -137,26 +138,19 @@ struct Targets {
   }
 };
 
-void make_targets(Targets& targets, const SortLayout& l, GLenum format) {
+void make_targets(Context& context, Targets& targets, const SortLayout& l, GLenum format) {
   const char* name = format == GL_RGBA32UI ? "RGBA32UI" : "R32F";
+  const uint64_t bytes = 2 * l.padded * (format == GL_RGBA32UI ? 8 : 4);
   for (int s = 0; s < 2; ++s)
     for (uint64_t t = 0; t < l.tiles(); ++t) {
       GLuint texture = 0, framebuffer = 0;
       glCreateTextures(GL_TEXTURE_2D, 1, &texture);
       targets.textures[s].push_back(texture);
-      glTextureStorage2D(texture, 1, format, GLsizei(l.width), GLsizei(l.height));
+      texture_storage(context, texture, format, l.width, l.height,
+                      "raster sort target " + std::to_string(s * l.tiles() + t + 1) + " of 2 x " +
+                          std::to_string(l.tiles()) + " (" + std::to_string(bytes >> 10) + " KiB in all)");
       glTextureParameteri(texture, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
       glTextureParameteri(texture, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-      try {
-        check_error("glTextureStorage2D(sort target)");
-      } catch (const Error& e) {
-        if (e.code() != ErrorCode::OutOfDeviceMemory) throw;
-        const uint64_t bytes = 2 * l.padded * (format == GL_RGBA32UI ? 8 : 4);
-        throw Error(ErrorCode::OutOfDeviceMemory, "raster sort: out of GPU memory allocating 2 x " +
-                                                      std::to_string(l.tiles()) + " " + name + " tiles of " +
-                                                      std::to_string(l.width) + "x" + std::to_string(l.height) + " (" +
-                                                      std::to_string(bytes >> 20) + " MiB): " + e.what());
-      }
       glCreateFramebuffers(1, &framebuffer);
       targets.framebuffers[s].push_back(framebuffer);
       glNamedFramebufferTexture(framebuffer, GL_COLOR_ATTACHMENT0, texture, 0);
@@ -229,6 +223,7 @@ struct Network {
         layout(l),
         blend(b),
         kmin(lo),
+        batch(c),
         timed_passes(timed_queries) {}
   Context& context;
   const RasterInput& input;
@@ -243,8 +238,8 @@ struct Network {
   QueryBatch batch;
   bool timed_passes;
   GLuint program_of_pass = 0;  // the network's program (pass() sets its tile uniform)
-  uint64_t queued = 0;         // fragments issued since the last glFinish
-  uint64_t syncs = 0;          // glFinish calls inside the network
+  uint64_t queued = 0;         // fragments issued since the last wait
+  uint64_t syncs = 0;          // waits inside the network
 
   // Fills set 0: from the column's tiles by draws per overlapping (sort tile, column tile) (and per
   // record of a texel, under a colour mask), or, for a subset of rows, from the host table (keys of
@@ -326,7 +321,8 @@ struct Network {
   // texels (none, one, or up to 3 consecutive halvings): tile unit s gets the tile holding the
   // texels q XOR D_s, D_s the XOR of the distances picked by the bits of s, which is tile
   // t XOR (D_s / T) (T texels per tile, all powers of two).
-  // Every kSyncFragments fragments issued, glFinish waits for the GPU: on NVIDIA (H200, driver 580)
+  // Every kSyncFragments fragments issued, the host waits for the GPU (Context::finish, bounded by
+  // the timeout; it was glFinish): on NVIDIA (H200, driver 580)
   // a network of 2^28 records issued in one go (about 14 s of GPU work) came back with its last
   // tile wrong and later queries zero; waiting after every pass fixed it, and this bound keeps the
   // queued work near 0.1 s there at no measurable cost.
@@ -348,7 +344,7 @@ struct Network {
     current = next;
     queued += l.texels() * (blend ? 2 : 1);
     if (queued >= kSyncFragments) {
-      glFinish();
+      context.finish("raster sort: the network's queued passes");
       queued = 0;
       ++syncs;
     }
@@ -424,11 +420,12 @@ struct Network {
                     " texel steps per pass (fetch the 2^s texels q XOR the pass's distances, their tiles bound "
                     "beside, run the steps in registers, keep texel q's min/max of (key, position)), the step j = 1 "
                     "in a stage's last pass, RGBA32UI ping-pong; items: fragments (texels)";
-    if (syncs) stage.detail += "; glFinish after every 2^29 fragments issued (" + std::to_string(syncs) + " waits)";
+    if (syncs) stage.detail += "; a wait after every 2^29 fragments issued (" + std::to_string(syncs) + " waits)";
     check_error("raster sort network");
   }
 
   // Reads the first `keep` records of the sorted sequence: (key, position) pairs, or keys as floats.
+  // The stage's wait (run_stage) has finished the network, so the reads do not block on the GPU.
   std::vector<uint32_t> read(uint64_t keep, Stage& stage) {
     const SortLayout& l = layout;
     const uint32_t per = blend ? 1 : 2;  // 32-bit words per record
@@ -457,17 +454,17 @@ struct Network {
   }
 };
 
-// Runs one stage between two GL_TIMESTAMP queries and two glFinish calls, so its wall time is the
-// time the GPU took for it (the network is GPU-bound: issuing is far faster than drawing); the
-// readback waits for the GPU anyway.
+// Runs one stage between two GL_TIMESTAMP queries and two waits for the GPU (Context::finish,
+// bounded by the timeout), so its wall time is the time the GPU took for it (the network is
+// GPU-bound: issuing is far faster than drawing); the readback waits for the GPU anyway.
 template <class Work>
 void run_stage(Network& net, Stage& stage, const Work& work) {
-  glFinish();
+  net.context.finish(("raster sort: before " + stage.kind).c_str());
   const auto started = Clock::now();
   stage.begin = stamp(net.batch, net.timed_passes);
   work();
   stage.end = stamp(net.batch, net.timed_passes);
-  glFinish();
+  net.context.finish(("raster sort: " + stage.kind).c_str());
   stage.wall_ms = ms_since(started);
 }
 
@@ -476,7 +473,7 @@ void run_stage(Network& net, Stage& stage, const Work& work) {
 // Returns the words read back.
 std::vector<uint32_t> run_network(Network& net, GLenum format, uint64_t keep, std::vector<Stage>& stages) {
   SortState state;
-  make_targets(net.targets, net.layout, format);
+  make_targets(net.context, net.targets, net.layout, format);
   stages = {{"sort-init", "", 0, 0, 0, 0}, {"sort-network", "", 0, 0, 0, 0}, {"sort-readback", "", 0, 0, 0, 0}};
   std::vector<uint32_t> words;
   run_stage(net, stages[0], [&] { net.init(stages[0]); });

@@ -8,6 +8,7 @@
 #include "core/order_key.h"
 #include "gfxq/error.h"
 #include "gl/check.h"
+#include "gl/storage.h"
 
 namespace gfxq::gl {
 
@@ -114,22 +115,15 @@ size_t TextureStore::add(const Column& column) {
   glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
   for (uint64_t t = 0; t < layout_.tiles(); ++t) {
     const uint32_t h = layout_.pixel_rows(t);
+    const std::string what = "tile " + std::to_string(t) + " of column '" + column.name + "' (" +
+                             std::to_string(bytes() >> 10) + " KiB of column textures held)";
     GLuint texture = 0;
     glCreateTextures(GL_TEXTURE_2D, 1, &texture);
     tiles.push_back(texture);
-    glTextureStorage2D(texture, 1, GL_R32UI, GLsizei(w), GLsizei(h));
+    texture_storage(*context_, texture, GL_R32UI, w, h, what);
     // Integer textures are incomplete (and read as 0) under the default linear-mipmap filter.
     glTextureParameteri(texture, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTextureParameteri(texture, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    try {
-      check_error("glTextureStorage2D(GL_R32UI)");
-    } catch (const Error& e) {
-      if (e.code() != ErrorCode::OutOfDeviceMemory) throw;
-      throw Error(ErrorCode::OutOfDeviceMemory, "raster: out of GPU memory allocating a " + std::to_string(w) + "x" +
-                                                    std::to_string(h) + " R32UI tile of column '" + column.name +
-                                                    "' (" + std::to_string(bytes() >> 20) +
-                                                    " MiB of column textures held): " + e.what());
-    }
     // Full pixel rows straight from the column, then the last partial row.
     const uint64_t first = t * layout_.tile_records();
     const uint64_t records = layout_.records(t);

@@ -16,6 +16,8 @@
 
 namespace gfxq::gl {
 
+class Context;
+
 //! How records map to tiles of at most width x height pixels.
 struct TileLayout {
   uint32_t width = 1;   //!< tile width W in pixels
@@ -68,14 +70,15 @@ ColumnInfo column_info(const Column& column);
 //! R32UI textures of columns, one per column per tile, deleted with the store.
 class TextureStore {
  public:
-  //! An empty store for columns of `layout.rows` records.
-  explicit TextureStore(const TileLayout& layout) : layout_(layout) {}
+  //! An empty store for columns of `layout.rows` records, allocated in `context` (gl/storage.h).
+  TextureStore(Context& context, const TileLayout& layout) : context_(&context), layout_(layout) {}
   ~TextureStore();
   TextureStore(const TextureStore&) = delete;
   TextureStore& operator=(const TextureStore&) = delete;
 
   //! Uploads `column` (layout().rows cells, Int32 or Float32) tile by tile and scans it for its
-  //! ColumnInfo; returns its slot. Error(OutOfDeviceMemory) naming the sizes when GL runs out.
+  //! ColumnInfo; returns its slot. Error(OutOfDeviceMemory) naming the bytes, the tile and the
+  //! texture memory already held when GL runs out (or a FaultInjection fails the allocation).
   size_t add(const Column& column);
   //! The texture holding tile `tile` of the column in `slot`.
   unsigned texture(size_t slot, uint64_t tile) const { return textures_[slot][tile]; }
@@ -87,6 +90,7 @@ class TextureStore {
   uint64_t bytes() const noexcept;
 
  private:
+  Context* context_;
   TileLayout layout_;
   std::vector<std::vector<unsigned>> textures_;  // [slot][tile]
   std::vector<ColumnInfo> infos_;
