@@ -18,7 +18,8 @@
 // of times. --devices LIST (e.g. 0,1): each gfxq engine runs the queries twice over the same loaded tables, on the
 // list's first device ("devices": 1) and partitioned over the whole list (docs/MULTI_GPU.md; "devices": N, with
 // "exchange_bytes", "exchange_ms" and "partitioning" of the best run). --explain FILE: the timed engine's report of
-// each gfxq query (plan, passes with their GPU times, submissions and waits) appended to FILE as text.
+// each gfxq query (plan, passes with their GPU times, submissions and waits) and an untimed run's (each
+// pass's wall time without the waits timing adds) appended to FILE as text.
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -160,10 +161,15 @@ void run_queries(const Settings& s, const std::vector<gfxq::ssb::Query>& queries
         timed_engine.execute_sql(q.sql, catalog, backend);
         const gfxq::ExecutionReport report = timed_engine.execute_sql(q.sql, catalog, backend).report;
         for (const auto& p : report.passes) gpu += p.gpu_ms.value_or(0);
-        if (!s.explain.empty())
+        if (!s.explain.empty()) {
+          // The timed engine's report gives each pass's GPU time; an untimed run's, the host's share.
+          const gfxq::ExecutionReport untimed = gfxq_engine.execute_sql(q.sql, catalog, backend).report;
           std::ofstream(s.explain, std::ios::app) << "== " << engine << " " << q.name << " (devices " << devices
-                                                  << ")\n"
-                                                  << report.text() << "\n";
+                                                  << ", GPU timing)\n"
+                                                  << report.text() << "\n== " << engine << " " << q.name
+                                                  << " (devices " << devices << ", untimed)\n"
+                                                  << untimed.text() << "\n";
+        }
       }
       std::map<std::string, int> nodes;
       // A partitioned query's nodes: device 0's fragment (the merge runs on the host).

@@ -20,7 +20,7 @@ struct PartPush {
 };
 //! Push constants of join_hash_global.comp (group_offset last, set by dispatch).
 struct GlobalPush {
-  uint32_t n, cap, mode, direct, kmin, group_offset;
+  uint32_t n, cap, mode, allow_direct, build, group_offset;
 };
 
 //! The seed of the partition hash (the shared tables hash keys without one, so partition bits and
@@ -221,36 +221,38 @@ void hash_global(Context& ctx) {
     reduce(device, cmd, ReduceOp::Max, ElemType::U32, range32(b.key, b.count), b.count, {&range, 256, 16},
            {&reduce_scratch, 0, reduce_scratch.size()});
   });
-  const std::vector<uint64_t> minmax = stages.download<uint64_t>(range, 33, b_name + " key range");
-  const uint64_t span = minmax[32] - minmax[0] + 1;
-  const bool direct = !hashed && span <= 2 * b.count;
-  const uint64_t cap = direct ? span : std::bit_ceil(std::max<uint64_t>(64, 2 * b.count));
+  // The device decides direct addressing from the range (no wait here): the table is sized for open
+  // addressing, which a dense range of at most twice the build rows fits too.
+  const bool direct_allowed = !hashed;
+  const uint64_t cap = std::bit_ceil(std::max<uint64_t>(64, 2 * b.count));
   if (cap >= (uint64_t(1) << 31))
     throw Error(ErrorCode::Unsupported, "join: a global hash table for " + std::to_string(b.count) +
                                             " build rows is past 2^31 slots (use the partitioned hash join)");
-  ctx.text += direct ? ", direct addressing over the " + b_name + " keys' range of " + std::to_string(span)
-                     : ", open addressing, " + std::to_string(cap) + " slots for " + std::to_string(b.count) + " " +
-                           b_name + " rows";
+  ctx.text += std::string(direct_allowed ? ", direct addressing where the " + b_name +
+                                               " keys' range is at most twice its rows (decided on the device), else"
+                                         : ",") +
+              " open addressing, " + std::to_string(cap) + " slots for " + std::to_string(b.count) + " " + b_name +
+              " rows";
   ctx.text += ", build rows grouped by key: one run per probe" +
               (residual.empty() ? std::string() : ", " + std::to_string(residual.size()) + " residual term(s)");
-  const Buffer table = words(device, direct ? 1 : cap);
+  const Buffer table = words(device, cap);
   const Buffer slot_count = words(device, cap + 1), slot_fill = words(device, cap + 1);
   const Buffer build_rid = words(device, b.count);
   const Buffer unit_start = words(device, a.count), counts = words(device, a.count);
   CountScan starts(device, cap + 1);
-  const Pipeline& pipe = device.pipeline("join_hash_global", 9, sizeof(GlobalPush), true);
+  const Pipeline& pipe = device.pipeline("join_hash_global", 10, sizeof(GlobalPush), true);
   auto dispatch = [&](VkCommandBuffer cmd, uint32_t mode, const Prepared& side) {
-    const GlobalPush push{uint32_t(side.count), uint32_t(cap), mode, direct ? 1u : 0u, uint32_t(minmax[0]), 0};
+    const GlobalPush push{uint32_t(side.count), uint32_t(cap), mode, direct_allowed ? 1u : 0u, uint32_t(b.count), 0};
     device.dispatch_ranges(
         cmd, pipe,
-        {range32(side.key, side.count), range32(side.rid, side.count), range32(table, direct ? 1 : cap),
+        {range32(side.key, side.count), range32(side.rid, side.count), range32(table, cap),
          range32(slot_count, cap + 1), range64(starts.offsets, cap + 1), range32(slot_fill, cap + 1),
-         range32(build_rid, b.count), range32(unit_start, a.count), range32(counts, a.count)},
+         range32(build_rid, b.count), range32(unit_start, a.count), range32(counts, a.count), range32(range, 65)},
         &push, uint32_t(prim::div_up(side.count, JOIN_WG)));
   };
   stages.run("join-build", "global table: slots per key, prefix sums, build rows grouped by slot", b.count,
              [&](VkCommandBuffer cmd) {
-               if (!direct) vkCmdFillBuffer(cmd, table.handle(), 0, VK_WHOLE_SIZE, JOIN_EMPTY);
+               vkCmdFillBuffer(cmd, table.handle(), 0, VK_WHOLE_SIZE, JOIN_EMPTY);
                vkCmdFillBuffer(cmd, slot_count.handle(), 0, VK_WHOLE_SIZE, 0);
                vkCmdFillBuffer(cmd, slot_fill.handle(), 0, VK_WHOLE_SIZE, 0);
                device.barrier(cmd);
