@@ -6,6 +6,9 @@
 // - expr.sum_where: the rows of a WHERE (a > 0, about half) as a selection of row ids
 //   made beforehand (the engine's InputRows hands the fragment such ids); bytes = 4s + 8n (the ids,
 //   and every sector of a and b, which a selectivity of one half touches).
+// - expr.float_mul: x * y of two FLOAT columns into a FLOAT column (Compact layout), the float32
+//   product computed by integer operations on the bits (no float instruction: exact on every device);
+//   bytes = 12n (x and y read, the product written); checked bit for bit against the host's product.
 // - engine.sql_expr_sum: `SELECT SUM(a * b) FROM t WHERE a > 0` through the Engine on the
 //   compute backend, columns resident (one untimed run first), wall time (the WHERE's row ids go
 //   through host memory, then the reduction); bytes = 8n.
@@ -13,6 +16,7 @@
 // copy timed in turn with the kernel. Every result is compared with a CPU sum (checked). No name holds
 // "compute", so `--cases compute` does not take these along: run them with `--cases expr`.
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -98,6 +102,53 @@ Measurement kernel_sum(Env& env, uint64_t rows, bool where) {
   return m;
 }
 
+Measurement kernel_float_mul(Env& env, uint64_t rows) {
+  vk::Device& device = device_of(env);
+  // Values over 2^-40 .. 2^40 in magnitude, both signs: products stay normal, as in most data.
+  std::vector<float> x(rows), y(rows);
+  uint64_t s = env.seed;
+  auto value = [&] {
+    const uint64_t r = mix(s);
+    const uint32_t exponent = 87 + uint32_t(r % 81), fraction = uint32_t(r >> 8) & 0x7FFFFFu;
+    return std::bit_cast<float>((uint32_t(r >> 40) & 1u) << 31 | exponent << 23 | fraction);
+  };
+  for (uint64_t i = 0; i < rows; ++i) x[i] = value(), y[i] = value();
+  plan::Expr e;
+  e.kind = plan::ExprKind::Arith;
+  e.arith = plan::ArithOp::Mul;
+  e.type = Type::Float32;
+  e.text = "x * y";
+  e.args = {plan::column_expr(0, Type::Float32, "x"), plan::column_expr(1, Type::Float32, "y")};
+  std::string why;
+  const auto program = vk::compile_expression(e, why);
+  if (!program) throw Error(ErrorCode::Unsupported, "x * y does not compile: " + why);
+  const vk::DeviceColumn a = vk::upload_column(device, Column::floats("x", x));
+  const vk::DeviceColumn b = vk::upload_column(device, Column::floats("y", y));
+  vk::ExprInput input;
+  input.columns = {&a, &b};
+  input.rows = rows;
+  const vk::Buffer out =
+      device.create_buffer(vk::output_bytes(*program, input, vk::ExprLayout::Compact), vk::MemoryKind::Device);
+  const vk::ExprKernel kernel(device, *program, input, vk::ExprLayout::Compact, out);
+  const CopyReference copy(device, rows);
+  const std::vector<double> t = best_interleaved(
+      env, {[&](VkCommandBuffer cmd) { kernel.record(cmd); }, [&](VkCommandBuffer cmd) { copy.record(device, cmd); }});
+  std::vector<uint32_t> got(rows);
+  if (rows) device.download(out, got.data(), rows * 4);
+  Measurement m;
+  m.seconds = t[0];
+  m.bytes = 12 * rows;
+  m.items = rows;
+  m.checked = !kernel.error();
+  for (uint64_t i = 0; i < rows && m.checked; ++i) m.checked = got[i] == std::bit_cast<uint32_t>(x[i] * y[i]);
+  if (!m.checked) throw Error(ErrorCode::Internal, "expression bench: the device's x * y differs from the host's");
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%s Compact, %zu instructions; %.3f of a copy timed in turn (%.4f ms)",
+                kernel.kernel().c_str(), program->code.size(), copy.ratio(m.bytes, t[0], t[1]), t[1] * 1e3);
+  m.note = buf;
+  return m;
+}
+
 Measurement engine_sum(Env& env, uint64_t rows) {
   const Data d(env, rows);
   __int128 want = 0;
@@ -131,6 +182,8 @@ const Registrar all{{"expr.sum_all", "compute", "compute.ceiling_copy", false,
                      [](Env& env, uint64_t rows) { return kernel_sum(env, rows, false); }}};
 const Registrar where{{"expr.sum_where", "compute", "compute.ceiling_copy", false,
                        [](Env& env, uint64_t rows) { return kernel_sum(env, rows, true); }}};
+const Registrar float_mul{{"expr.float_mul", "compute", "compute.ceiling_copy", false,
+                           [](Env& env, uint64_t rows) { return kernel_float_mul(env, rows); }}};
 const Registrar sql{{"engine.sql_expr_sum", "compute", "compute.ceiling_copy", false,
                      [](Env& env, uint64_t rows) { return engine_sum(env, rows); }}};
 
