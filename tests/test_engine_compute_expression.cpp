@@ -179,6 +179,13 @@ TEST_CASE("engine-compute-expression: FLOAT edge values run on compute on every 
                "Project");
     on_compute(check_sql(engine(), "SELECT k, MIN(f * g), MAX(f - g), COUNT(f + g) FROM e GROUP BY k", c, what),
                "Aggregate");
+    // Without GROUP BY: SUM and AVG exact (one group of the GROUP BY operator), MIN and MAX canonical.
+    on_compute(check_sql(engine(), "SELECT SUM(f * g), AVG(f + g), MIN(f * 2), MAX(f - g), COUNT(*) FROM e", c, what),
+               "Aggregate");
+    on_compute(check_sql(engine(), "SELECT SUM(f * 2), SUM(g), AVG(g - f) FROM e WHERE a > 0 AND k < 5", c, what),
+               "Aggregate");
+    on_compute(check_sql(engine(), "SELECT SUM(f * g), MIN(f) FROM e WHERE a > 2100000000", c, what + ", no row"),
+               "Aggregate");
   }
 }
 
@@ -218,7 +225,7 @@ TEST_CASE("engine-compute-expression: what the compute expressions refuse is nam
   };
   refused("SELECT f / 2 FROM t", "correctly rounded division");
   refused("SELECT n + 1 FROM t", "may be NULL");
-  refused("SELECT SUM(f * 2) FROM t WHERE a > 0", "reduce INT, BIGINT and DATE values");
+  refused("SELECT SUM(f * 0.5) FROM t WHERE a > 0", "reduce INT, BIGINT, DATE and FLOAT values");
   refused("SELECT CASE WHEN a > 0 THEN 1 ELSE 2 END FROM t", "condition or CASE");
   refused("SELECT k + 1, COUNT(*) FROM t GROUP BY k + 1", "bigint expression");
   refused("SELECT k, MIN(a * b) FROM t GROUP BY k", "ranks 32-bit");

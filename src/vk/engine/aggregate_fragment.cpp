@@ -3,7 +3,9 @@
 // program) reduced on the device in one pass (per-workgroup exact sums, minimum and maximum, added on
 // the host), so SUM(lo_extendedprice * lo_discount) over a join's output never leaves int64 and
 // never wraps. Arguments of SUM, AVG, MIN and MAX are integers (INT, BIGINT, DATE), COUNT's any
-// compiled expression, none of them NULL. Results and errors follow the CPU engine (cpu/exec/aggregate_op.cpp):
+// compiled expression, none of them NULL. A FLOAT argument of SUM, AVG, MIN or MAX goes through the
+// GROUP BY operator over one group (a key column of zeros), whose FLOAT sum is exact (a fixed point
+// per group, rounded once), so the result is the CPU engine's. Results and errors follow the CPU engine (cpu/exec/aggregate_op.cpp):
 // aggregates in order, each argument's evaluation error before its SUM overflow (int_sum_result), AVG by int_average,
 // NULL over no rows. Projects of columns and Limits above the Aggregate (one row) are applied on the host.
 
@@ -15,6 +17,7 @@
 #include "gfxq/error.h"
 #include "vk/engine/expression_inputs.h"
 #include "vk/engine/fragments.h"
+#include "vk/operators/group_by/group_by.h"
 
 namespace gfxq::vk {
 
@@ -37,6 +40,45 @@ const Node* scalar_aggregate_of(const Node& node, std::vector<const Node*>& laye
 
 bool integer_repr(Type t) {
   return t == Type::Int32 || t == Type::Int64 || t == Type::Date;
+}
+
+// SUM, AVG, MIN or MAX of a FLOAT argument (reduced by the GROUP BY operator).
+bool float_reduced(const plan::AggCall& a) {
+  return a.arg && a.arg->type == Type::Float32 &&
+         (a.kind == AggKind::Sum || a.kind == AggKind::Avg || a.kind == AggKind::Min || a.kind == AggKind::Max);
+}
+
+// `a` (float_reduced) over the rows `rows` of `in` (at least one): the argument evaluated by row
+// unless it is a column, then the GROUP BY operator over one group. Passes go to `passes`.
+Value float_aggregate(FragmentEnv& env, InputRows& in, const DeviceRows& rows, const plan::AggCall& a,
+                      std::vector<PassRecord>& passes) {
+  Device& device = env.device;
+  std::optional<DeviceColumn> computed;
+  const DeviceColumn* value = nullptr;
+  if (a.arg->is_column()) {
+    value = &in.column(a.arg->column);
+  } else {
+    std::string why;
+    const auto program = compile_expression(*a.arg, why);
+    if (!program) throw Error(ErrorCode::Internal, "compute aggregate: " + a.text + " no longer compiles: " + why);
+    ExprValues v =
+        evaluate_expression(device, *program, expression_input(in, *program, rows), ExprLayout::ByRow, passes);
+    if (v.error) throw *v.error;
+    computed = DeviceColumn{std::move(v.values), Type::Float32, in.rows()};
+    value = &*computed;
+  }
+  const DeviceColumn zeros{device.create_buffer(padded_bytes(in.rows()), MemoryKind::Device), Type::Int32, in.rows()};
+  device.run_pass([&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, zeros.buffer.handle(), 0, VK_WHOLE_SIZE, 0); });
+  GroupByInput gi;
+  gi.keys = {&zeros};
+  gi.values = {value};
+  gi.aggregates = {{a.kind, 0, 0.5, 1, a.text}};
+  gi.rows = in.rows();
+  gi.selection = rows.selection;
+  gi.selected = rows.count;
+  GroupByResult r = group_by(device, gi);
+  for (auto& p : r.passes) passes.push_back(std::move(p));
+  return r.groups ? r.aggregates.at(0).value(0) : Value();
 }
 
 // The value of an integer reduction result as a cell of `type`.
@@ -65,9 +107,9 @@ std::optional<engine::Fragment> claim_scalar_aggregate(const Node& node, const C
       return std::nullopt;
     }
     if (!a.arg) continue;
-    if (a.kind != AggKind::Count && !integer_repr(a.arg->type)) {
+    if (a.kind != AggKind::Count && !integer_repr(a.arg->type) && !float_reduced(a)) {
       why = "aggregate " + a.text + " reads a " + to_string(a.arg->type) +
-            " value (the compute expression aggregates reduce INT, BIGINT and DATE values exactly)";
+            " value (the compute expression aggregates reduce INT, BIGINT, DATE and FLOAT values exactly)";
       return std::nullopt;
     }
     if (!claim_expression(*a.arg, input, "aggregate", why)) return std::nullopt;
@@ -101,6 +143,11 @@ engine::FragmentRun run_scalar_aggregate_fragment(FragmentEnv& env, const engine
     Column c = Column::make(agg.schema[i].name, agg.schema[i].type);
     if (!a.arg) {
       c.push(int64_t(n));
+      t.columns.push_back(std::move(c));
+      continue;
+    }
+    if (float_reduced(a)) {
+      c.push(n ? float_aggregate(env, in, taking_part, a, out.passes) : Value());
       t.columns.push_back(std::move(c));
       continue;
     }
