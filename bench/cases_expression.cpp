@@ -44,13 +44,14 @@ struct Data {
   }
 };
 
-plan::Expr product() {
+// `a * b` of columns 0 and 1 of type `operand`, the product of type `result`.
+plan::Expr product(Type operand, Type result, const std::string& a, const std::string& b) {
   plan::Expr e;
   e.kind = plan::ExprKind::Arith;
   e.arith = plan::ArithOp::Mul;
-  e.type = Type::Int64;
-  e.text = "a * b";
-  e.args = {plan::column_expr(0, Type::Int32, "a"), plan::column_expr(1, Type::Int32, "b")};
+  e.type = result;
+  e.text = a + " * " + b;
+  e.args = {plan::column_expr(0, operand, a), plan::column_expr(1, operand, b)};
   return e;
 }
 
@@ -65,7 +66,7 @@ Measurement kernel_sum(Env& env, uint64_t rows, bool where) {
       want += int64_t(d.a[i]) * d.b[i];
     }
   std::string why;
-  const auto program = vk::compile_expression(product(), why);
+  const auto program = vk::compile_expression(product(Type::Int32, Type::Int64, "a", "b"), why);
   if (!program) throw Error(ErrorCode::Unsupported, "a * b does not compile: " + why);
   const vk::DeviceColumn a = vk::upload_column(device, Column::ints("a", d.a));
   const vk::DeviceColumn b = vk::upload_column(device, Column::ints("b", d.b));
@@ -113,14 +114,8 @@ Measurement kernel_float_mul(Env& env, uint64_t rows) {
     return std::bit_cast<float>((uint32_t(r >> 40) & 1u) << 31 | exponent << 23 | fraction);
   };
   for (uint64_t i = 0; i < rows; ++i) x[i] = value(), y[i] = value();
-  plan::Expr e;
-  e.kind = plan::ExprKind::Arith;
-  e.arith = plan::ArithOp::Mul;
-  e.type = Type::Float32;
-  e.text = "x * y";
-  e.args = {plan::column_expr(0, Type::Float32, "x"), plan::column_expr(1, Type::Float32, "y")};
   std::string why;
-  const auto program = vk::compile_expression(e, why);
+  const auto program = vk::compile_expression(product(Type::Float32, Type::Float32, "x", "y"), why);
   if (!program) throw Error(ErrorCode::Unsupported, "x * y does not compile: " + why);
   const vk::DeviceColumn a = vk::upload_column(device, Column::floats("x", x));
   const vk::DeviceColumn b = vk::upload_column(device, Column::floats("y", y));
