@@ -14,12 +14,14 @@ namespace {
 
 //! Push constants of product.comp (group_offset last, set by dispatch).
 struct ProductPush {
-  uint32_t count, first_lo, first_hi, right_n, flags, group_offset;
+  uint32_t count, l0, r0, right_n, flags, group_offset;
 };
 
 ProductPush push_of(const ProductInput& input, uint64_t first, uint64_t count, bool right) {
   const uint32_t flags = (input.left_ids ? 1u : 0u) | (input.right_ids ? 2u : 0u) | (right ? 4u : 0u);
-  return {uint32_t(count), uint32_t(first), uint32_t(first >> 32), uint32_t(input.right_rows), flags, 0};
+  // The chunk's first pair (l0, r0): the kernels divide 32-bit offsets from it, not 64-bit positions.
+  return {uint32_t(count), uint32_t(first / input.right_rows), uint32_t(first % input.right_rows),
+          uint32_t(input.right_rows), flags, 0};
 }
 
 void check_chunk(const Device& device, const ProductInput& input, uint64_t count) {
