@@ -22,8 +22,6 @@
 #define SET_OP_EXCEPT_ALL 4u     // the left rows after the first r
 
 #define SKELETON_WG 256u
-// Consecutive PRODUCT positions per invocation (one division for all of them).
-#define PRODUCT_ITEMS 4u
 
 // Hash DISTINCT (distinct_hash.comp): the most key planes a row may have, the empty slot, and the
 // most slots one insert probes before it gives up (the table is at most half full, so a probe

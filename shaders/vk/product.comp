@@ -10,9 +10,8 @@
 // Push constants: count, l0, r0 (the chunk's first pair: first = l0 * right_n + r0), right_n, flags
 //                 (bit 0: left selection, bit 1: right selection, bit 2: side is right), group_offset.
 // Position first + i is r0 + i pairs after (l0, 0): a 32-bit division while r0 + i < 2^32 (a 64-bit
-// division, slow on GPUs, only past it), one per PRODUCT_ITEMS consecutive positions.
+// division, slow on GPUs, only past it).
 #extension GL_ARB_gpu_shader_int64 : require
-#extension GL_EXT_control_flow_attributes : require
 #include "skeleton_config.glsl"
 layout(local_size_x = SKELETON_WG) in;
 layout(std430, binding = 0) readonly buffer B0 { uint b0[]; };
@@ -29,12 +28,9 @@ layout(push_constant) uniform Push {
 } pc;
 
 void main() {
-  // Invocation g takes positions first + PRODUCT_ITEMS * g + k: one division for its first, then the
-  // right row steps on, wrapping to the next left row.
-  const uint g = (gl_WorkGroupID.x + pc.group_offset) * SKELETON_WG + gl_LocalInvocationIndex;
-  const uint i0 = g * PRODUCT_ITEMS;
-  if (i0 >= pc.count) return;
-  const uint64_t t = uint64_t(pc.r0) + uint64_t(i0);
+  const uint i = (gl_WorkGroupID.x + pc.group_offset) * SKELETON_WG + gl_LocalInvocationIndex;
+  if (i >= pc.count) return;
+  const uint64_t t = uint64_t(pc.r0) + uint64_t(i);
   uint l, r;
   if (t < 0x100000000ul) {
     const uint t32 = uint(t);
@@ -45,21 +41,13 @@ void main() {
     l = pc.l0 + uint(q);
     r = uint(t - q * uint64_t(pc.right_n));
   }
-  [[unroll]] for (uint k = 0u; k < PRODUCT_ITEMS; ++k) {
-    const uint i = i0 + k;
-    if (i >= pc.count) return;
 #ifdef PRODUCT_IDS
-    out0[i] = (pc.flags & 1u) != 0u ? b0[l] : l;
-    out1[i] = (pc.flags & 2u) != 0u ? b1[r] : r;
+  out0[i] = (pc.flags & 1u) != 0u ? b0[l] : l;
+  out1[i] = (pc.flags & 2u) != 0u ? b1[r] : r;
 #else
-    const bool right = (pc.flags & 4u) != 0u;
-    const uint pos = right ? r : l;
-    const bool selected = (pc.flags & (right ? 2u : 1u)) != 0u;
-    out0[i] = b0[selected ? b1[pos] : pos];
+  const bool right = (pc.flags & 4u) != 0u;
+  const uint pos = right ? r : l;
+  const bool selected = (pc.flags & (right ? 2u : 1u)) != 0u;
+  out0[i] = b0[selected ? b1[pos] : pos];
 #endif
-    if (++r == pc.right_n) {
-      r = 0u;
-      ++l;
-    }
-  }
 }

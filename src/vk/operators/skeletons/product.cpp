@@ -43,7 +43,7 @@ void record_product_pairs(Device& device, VkCommandBuffer cmd, const ProductInpu
   const Buffer& r = input.right_ids ? *input.right_ids : left_out;
   device.dispatch_ranges(cmd, device.pipeline("product_ids", 4, sizeof(ProductPush), true),
                          {{&l, 0, 0}, {&r, 0, 0}, {&left_out, 0, 0}, {&right_out, 0, 0}}, &push,
-                         uint32_t(prim::div_up(count, SKELETON_WG * PRODUCT_ITEMS)));
+                         uint32_t(prim::div_up(count, SKELETON_WG)));
 }
 
 void record_product_gather(Device& device, VkCommandBuffer cmd, const ProductInput& input, bool right,
@@ -54,7 +54,7 @@ void record_product_gather(Device& device, VkCommandBuffer cmd, const ProductInp
   const Buffer* ids = right ? input.right_ids : input.left_ids;
   device.dispatch_ranges(cmd, device.pipeline("product_gather", 4, sizeof(ProductPush), true),
                          {{&source, 0, 0}, {ids ? ids : &source, 0, 0}, {&out, 0, 0}, {&out, 0, 0}}, &push,
-                         uint32_t(prim::div_up(count, SKELETON_WG * PRODUCT_ITEMS)));
+                         uint32_t(prim::div_up(count, SKELETON_WG)));
 }
 
 uint64_t product(Device& device, const ProductInput& input, const ProductOptions& options,
