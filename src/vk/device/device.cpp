@@ -188,9 +188,7 @@ Device::~Device() {
     vkDeviceWaitIdle(device_);
     m.batch = VK_NULL_HANDLE;  // never submitted; the command pool frees it
     for (auto& [cmd, fence] : m.abandoned) vkDestroyFence(device_, fence, nullptr);
-    for (auto& [cmd, fence] : m.in_flight) vkDestroyFence(device_, fence, nullptr);
     m.abandoned.clear();
-    m.in_flight.clear();
     m.upload_staging = Buffer();
     m.readback_staging = Buffer();
     reap();  // the deferred buffers: nothing is pending any more

@@ -241,9 +241,8 @@ class Device {
   Device();
   VkCommandBuffer begin_commands();
   VkCommandBuffer next_pass();
-  void flush();
-  void end_and_queue(VkCommandBuffer cmd);
-  void wait_queued();
+  VkFence end_and_queue(VkCommandBuffer cmd);
+  void wait_queued(VkCommandBuffer cmd, VkFence fence);
   void discard_commands(VkCommandBuffer cmd) noexcept;
   void free_buffer(Buffer& b) noexcept;
   void check_range(const Buffer& b, uint64_t bytes, uint64_t offset, const char* what) const;

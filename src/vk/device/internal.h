@@ -52,9 +52,8 @@ struct Device::Impl {
   Buffer readback_staging;
   uint64_t submissions = 0;                                    // command buffers submitted
   VkCommandBuffer batch = VK_NULL_HANDLE;                      // the open batch: passes recorded, not submitted
-  std::vector<std::pair<VkCommandBuffer, VkFence>> in_flight;  // queued, not waited for (oldest first)
   std::vector<std::pair<VkCommandBuffer, VkFence>> abandoned;  // submitted, but the wait failed
-  std::vector<DeferredBuffer> deferred;  // released once there is no batch and `in_flight`, `abandoned` are empty
+  std::vector<DeferredBuffer> deferred;  // released once there is no batch and `abandoned` is empty
   uint64_t deferred_bytes = 0;           // their bytes
   uint64_t deferred_limit = 0;           // next_pass() waits first when deferred_bytes exceeds it
   std::mutex log_mutex;

@@ -124,7 +124,7 @@ Buffer Device::create_buffer(uint64_t bytes, MemoryKind kind) {
     b.memory_ = m.pools->allocate(req, *type, size, what);
   } catch (const Error& e) {
     // Buffers freed while work was queued still hold memory: wait for it, release them, try again.
-    if (e.code() != ErrorCode::OutOfDeviceMemory || (m.in_flight.empty() && !m.batch)) throw;
+    if (e.code() != ErrorCode::OutOfDeviceMemory || !m.batch) throw;
     finish();
     b.memory_ = m.pools->allocate(req, *type, size, what);
   }
@@ -139,7 +139,7 @@ void Device::free_buffer(Buffer& b) noexcept {
   // Recorded or queued work, or a submission that timed out or found the device lost, may still use
   // the buffer: its memory goes back to the pools only once every such submission has finished.
   reap();
-  if ((m.batch || !m.abandoned.empty() || !m.in_flight.empty()) && (b.buffer_ || b.memory_.memory)) {
+  if ((m.batch || !m.abandoned.empty()) && (b.buffer_ || b.memory_.memory)) {
     m.deferred.push_back({b.buffer_, b.memory_});
     m.deferred_bytes += b.memory_.size;
   } else {

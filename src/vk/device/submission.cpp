@@ -52,14 +52,6 @@ VkCommandBuffer Device::next_pass() {
   return m.batch;
 }
 
-void Device::flush() {
-  Impl& m = *impl_;
-  if (!m.batch) return;
-  VkCommandBuffer cmd = m.batch;
-  m.batch = VK_NULL_HANDLE;
-  end_and_queue(cmd);
-}
-
 VkCommandBuffer Device::begin_commands() {
   reap();
   auto alloc = vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
@@ -85,7 +77,7 @@ void Device::discard_commands(VkCommandBuffer cmd) noexcept {
   vkFreeCommandBuffers(device_, impl_->pool, 1, &cmd);
 }
 
-void Device::end_and_queue(VkCommandBuffer cmd) {
+VkFence Device::end_and_queue(VkCommandBuffer cmd) {
   Impl& m = *impl_;
   // Device writes become visible to host reads of mapped memory once the fence is waited.
   memory_barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
@@ -106,16 +98,22 @@ void Device::end_and_queue(VkCommandBuffer cmd) {
     throw;
   }
   ++m.submissions;
-  m.in_flight.emplace_back(cmd, fence);
+  return fence;
 }
 
 void Device::finish() {
-  flush();
-  reap();
-  if (!impl_->in_flight.empty()) wait_queued();
+  Impl& m = *impl_;
+  if (!m.batch) {
+    reap();
+    return;
+  }
+  VkCommandBuffer cmd = m.batch;
+  m.batch = VK_NULL_HANDLE;
+  const VkFence fence = end_and_queue(cmd);
+  wait_queued(cmd, fence);
 }
 
-void Device::wait_queued() {
+void Device::wait_queued(VkCommandBuffer cmd, VkFence fence) {
   Impl& m = *impl_;
   const uint64_t wait = ++m.waits;
   VkResult r;
@@ -124,12 +122,11 @@ void Device::wait_queued() {
   else if (wait == m.faults.time_out_gpu_wait)
     r = VK_TIMEOUT;
   else  // a fence signals once every command submitted before it has completed too
-    r = vkWaitForFences(device_, 1, &m.in_flight.back().second, VK_TRUE, m.wait_timeout_ns);
+    r = vkWaitForFences(device_, 1, &fence, VK_TRUE, m.wait_timeout_ns);
   if (r != VK_SUCCESS) {
-    // Still pending (or lost): the command buffers and fences may not be freed yet, nor the buffers
-    // they use (free_buffer defers them); reap() releases them once their fences have signalled.
-    m.abandoned.insert(m.abandoned.end(), m.in_flight.begin(), m.in_flight.end());
-    m.in_flight.clear();
+    // Still pending (or lost): the command buffer and fence may not be freed yet, nor the buffers
+    // they use (free_buffer defers them); reap() releases them once the fence has signalled.
+    m.abandoned.emplace_back(cmd, fence);
     const bool injected = wait == m.faults.lose_device || wait == m.faults.time_out_gpu_wait;
     const std::string how = injected ? " (injected: FaultInjection, wait " + std::to_string(wait) + ")" : "";
     if (r == VK_TIMEOUT)
@@ -142,28 +139,21 @@ void Device::wait_queued() {
     }
     check(r, "vkWaitForFences");
   }
-  for (const auto& [c, f] : m.in_flight) {
-    vkDestroyFence(device_, f, nullptr);
-    discard_commands(c);
-  }
-  m.in_flight.clear();
+  vkDestroyFence(device_, fence, nullptr);
+  discard_commands(cmd);
   reap();
 }
 
 void Device::reap() noexcept {
   Impl& m = *impl_;
-  auto release = [&](std::vector<std::pair<VkCommandBuffer, VkFence>>& list) {
-    std::erase_if(list, [&](const std::pair<VkCommandBuffer, VkFence>& a) {
-      // Signalled, or the device is lost (nothing will run any more): both may be released.
-      if (vkGetFenceStatus(device_, a.second) == VK_NOT_READY) return false;
-      vkDestroyFence(device_, a.second, nullptr);
-      vkFreeCommandBuffers(device_, m.pool, 1, &a.first);
-      return true;
-    });
-  };
-  release(m.abandoned);
-  release(m.in_flight);
-  if (m.batch || !m.abandoned.empty() || !m.in_flight.empty()) return;
+  std::erase_if(m.abandoned, [&](const std::pair<VkCommandBuffer, VkFence>& a) {
+    // Signalled, or the device is lost (nothing will run any more): both may be released.
+    if (vkGetFenceStatus(device_, a.second) == VK_NOT_READY) return false;
+    vkDestroyFence(device_, a.second, nullptr);
+    vkFreeCommandBuffers(device_, m.pool, 1, &a.first);
+    return true;
+  });
+  if (m.batch || !m.abandoned.empty()) return;
   for (const DeferredBuffer& d : m.deferred) {
     if (d.buffer) vkDestroyBuffer(device_, d.buffer, nullptr);
     if (m.pools) m.pools->free(d.memory);
