@@ -144,7 +144,8 @@ TEST_CASE("engine-compute-join: the binder marks the nodes whose row order no re
     return nullptr;
   };
   auto bound = [&](const std::string& sql) { return plan::bind(sql::parse_statement(sql).query, c); };
-  const auto grouped = bound("SELECT d.y, SUM(f.v) FROM f JOIN d ON f.dk = d.k WHERE f.v > 3 GROUP BY d.y ORDER BY d.y");
+  const auto grouped =
+      bound("SELECT d.y, SUM(f.v) FROM f JOIN d ON f.dk = d.k WHERE f.v > 3 GROUP BY d.y ORDER BY d.y");
   const plan::Node* agg = find(find, *grouped, plan::NodeKind::Aggregate);
   REQUIRE(agg);
   CHECK_FALSE(agg->any_order);  // its groups feed the Sort

@@ -25,8 +25,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <ctime>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
@@ -164,11 +164,10 @@ void run_queries(const Settings& s, const std::vector<gfxq::ssb::Query>& queries
         if (!s.explain.empty()) {
           // The timed engine's report gives each pass's GPU time; an untimed run's, the host's share.
           const gfxq::ExecutionReport untimed = gfxq_engine.execute_sql(q.sql, catalog, backend).report;
-          std::ofstream(s.explain, std::ios::app) << "== " << engine << " " << q.name << " (devices " << devices
-                                                  << ", GPU timing)\n"
-                                                  << report.text() << "\n== " << engine << " " << q.name
-                                                  << " (devices " << devices << ", untimed)\n"
-                                                  << untimed.text() << "\n";
+          std::ofstream(s.explain, std::ios::app)
+              << "== " << engine << " " << q.name << " (devices " << devices << ", GPU timing)\n"
+              << report.text() << "\n== " << engine << " " << q.name << " (devices " << devices << ", untimed)\n"
+              << untimed.text() << "\n";
         }
       }
       std::map<std::string, int> nodes;

@@ -101,7 +101,9 @@ void mark(Node& n, bool any_order) {
 
 }  // namespace
 
-void mark_any_order(Node& root) { mark(root, false); }
+void mark_any_order(Node& root) {
+  mark(root, false);
+}
 
 std::unique_ptr<Node> clone(const Node& node) {
   auto out = std::make_unique<Node>();

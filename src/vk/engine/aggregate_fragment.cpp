@@ -5,9 +5,10 @@
 // never wraps. Arguments of SUM, AVG, MIN and MAX are integers (INT, BIGINT, DATE), COUNT's any
 // compiled expression, none of them NULL. A FLOAT argument of SUM, AVG, MIN or MAX goes through the
 // GROUP BY operator over one group (a key column of zeros), whose FLOAT sum is exact (a fixed point
-// per group, rounded once), so the result is the CPU engine's. Results and errors follow the CPU engine (cpu/exec/aggregate_op.cpp):
-// aggregates in order, each argument's evaluation error before its SUM overflow (int_sum_result), AVG by int_average,
-// NULL over no rows. Projects of columns and Limits above the Aggregate (one row) are applied on the host.
+// per group, rounded once), so the result is the CPU engine's. Results and errors follow the CPU engine
+// (cpu/exec/aggregate_op.cpp): aggregates in order, each argument's evaluation error before its SUM overflow
+// (int_sum_result), AVG by int_average, NULL over no rows. Projects of columns and Limits above the Aggregate (one row)
+// are applied on the host.
 
 #include <algorithm>
 #include <chrono>

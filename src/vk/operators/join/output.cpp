@@ -197,12 +197,13 @@ void emit_runs(Output& out, const Oriented& o, const Runs& runs, const std::vect
     if (longest <= JOIN_UNIT_RUNS) {
       // Short runs (unique build keys: at most one pair per probe): one invocation per probe writes
       // its run at its offset, no search for the units of the positions.
-      out.write(total, natural,
-                runs.what + ": each probe's run (at most " + std::to_string(longest) + " pairs) written by its invocation",
-                [&](VkCommandBuffer cmd, uint64_t c0, uint64_t c1, const Buffer& a, const Buffer& b) {
-                  dispatch(cmd, JOIN_EXPAND_UNITS, c0, c1, range32(a, c1 - c0), range32(b, c1 - c0), none, none,
-                           prim::div_up(runs.units, JOIN_WG));
-                });
+      out.write(
+          total, natural,
+          runs.what + ": each probe's run (at most " + std::to_string(longest) + " pairs) written by its invocation",
+          [&](VkCommandBuffer cmd, uint64_t c0, uint64_t c1, const Buffer& a, const Buffer& b) {
+            dispatch(cmd, JOIN_EXPAND_UNITS, c0, c1, range32(a, c1 - c0), range32(b, c1 - c0), none, none,
+                     prim::div_up(runs.units, JOIN_WG));
+          });
       return;
     }
     out.write(total, natural, runs.what + ": load-balanced expansion of the runs",

@@ -20,8 +20,12 @@ struct ProductPush {
 ProductPush push_of(const ProductInput& input, uint64_t first, uint64_t count, bool right) {
   const uint32_t flags = (input.left_ids ? 1u : 0u) | (input.right_ids ? 2u : 0u) | (right ? 4u : 0u);
   // The chunk's first pair (l0, r0): the kernels divide 32-bit offsets from it, not 64-bit positions.
-  return {uint32_t(count), uint32_t(first / input.right_rows), uint32_t(first % input.right_rows),
-          uint32_t(input.right_rows), flags, 0};
+  return {uint32_t(count),
+          uint32_t(first / input.right_rows),
+          uint32_t(first % input.right_rows),
+          uint32_t(input.right_rows),
+          flags,
+          0};
 }
 
 void check_chunk(const Device& device, const ProductInput& input, uint64_t count) {
