@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fault_support.h"
 #include "gfxq/cpu.h"
 #include "gfxq/gfxq.h"
 #include "gpu_support.h"
@@ -38,53 +39,14 @@ const std::vector<std::string>& fault_queries() {
   return q;
 }
 
-//! Runs `sql` on `backend` with faults injected at the k-th event for k = 1, 2, ... until the query
-//! gets through untouched; each failure must be `code` with `words` in its message, leave the
-//! catalog alone and be followed by a right answer on the same engine (`after_loss`: on a new one).
-//! The catalog is fault_catalog() unless `tables` is given; `also` is a second code a failure may
-//! have (the join operators report a pair buffer they cannot allocate as ResultTooLarge).
+//! test::fault_sweep over fault_catalog() (or `tables`) with the Vulkan validation the tests want.
 template <class Inject>
 void sweep(const std::string& sql, Backend backend, Inject inject, ErrorCode code, const char* words, bool after_loss,
            const Catalog* tables = nullptr, std::optional<ErrorCode> also = std::nullopt) {
   const Catalog catalog = tables ? *tables : fault_catalog();
-  const auto before = test::snapshot(catalog);
-  const Table want = Engine().execute_sql(sql, catalog, Backend::Cpu).table;
-  int failures = 0;
-  for (uint64_t k = 1; k < 500; ++k) {
-    CAPTURE(sql);
-    CAPTURE(k);
-    EngineOptions options;
-    options.debug = test::vk_validation_wanted();
-    inject(options.faults, k);
-    Engine engine(options);
-    try {
-      const Result r = engine.execute_sql(sql, catalog, backend);
-      CHECK(test::table_difference(want, r.table) == "");
-      MESSAGE(sql << " on " << std::string(to_string(backend)) << ": " << failures
-                  << " injected faults, each reported");
-      const auto messages = engine.take_debug_messages();
-      CHECK_MESSAGE(messages.empty(), test::joined(messages));
-      CHECK(failures > 0);
-      return;  // k passed every event the query has
-    } catch (const Error& e) {
-      ++failures;
-      INFO("message: " << std::string(e.what()));
-      CHECK((e.code() == code || e.code() == also));
-      CHECK(std::string(e.what()).find(words) != std::string::npos);
-    }
-    CHECK(test::snapshot(catalog) == before);
-    if (after_loss) {
-      CHECK_ERROR(engine.execute_sql(sql, catalog, backend), ErrorCode::DeviceLost, "lost");
-      CHECK(test::table_difference(want, engine.execute_sql(sql, catalog, Backend::Cpu).table) == "");
-      Engine fresh({.debug = test::vk_validation_wanted()});
-      CHECK(test::table_difference(want, fresh.execute_sql(sql, catalog, backend).table) == "");
-    } else {
-      CHECK(test::table_difference(want, engine.execute_sql(sql, catalog, backend).table) == "");
-    }
-    const auto messages = engine.take_debug_messages();
-    CHECK_MESSAGE(messages.empty(), test::joined(messages));
-  }
-  FAIL("more than 500 faults for one query");
+  test::fault_sweep(
+      sql, catalog, backend, inject,
+      {.code = code, .words = words, .after_loss = after_loss, .also = also, .debug = test::vk_validation_wanted()});
 }
 
 }  // namespace
