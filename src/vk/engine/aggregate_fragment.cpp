@@ -3,15 +3,16 @@
 // program) reduced on the device in one pass (per-workgroup exact sums, minimum and maximum, added on
 // the host), so SUM(lo_extendedprice * lo_discount) over a join's output never leaves int64 and
 // never wraps. Arguments of SUM, AVG, MIN and MAX are integers (INT, BIGINT, DATE), COUNT's any
-// compiled expression, none of them NULL. A FLOAT argument of SUM, AVG, MIN or MAX goes through the
-// GROUP BY operator over one group (a key column of zeros), whose FLOAT sum is exact (a fixed point
-// per group, rounded once), so the result is the CPU engine's. Results and errors follow the CPU engine
-// (cpu/exec/aggregate_op.cpp): aggregates in order, each argument's evaluation error before its SUM overflow
+// compiled expression, none of them NULL. FLOAT arguments of SUM, AVG, MIN and MAX go, all in one
+// run, through the GROUP BY operator over one group (a key column of zeros), whose FLOAT sum is exact
+// (a fixed point per group, rounded once), so the results are the CPU engine's. Results and errors follow the CPU
+// engine (cpu/exec/aggregate_op.cpp): aggregates in order, each argument's evaluation error before its SUM overflow
 // (int_sum_result), AVG by int_average, NULL over no rows. Projects of columns and Limits above the Aggregate (one row)
 // are applied on the host.
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 
 #include "core/bind.h"
 #include "cpu/exec/ops.h"
@@ -49,38 +50,53 @@ bool float_reduced(const plan::AggCall& a) {
          (a.kind == AggKind::Sum || a.kind == AggKind::Avg || a.kind == AggKind::Min || a.kind == AggKind::Max);
 }
 
-// `a` (float_reduced) over the rows `rows` of `in` (at least one): the argument evaluated by row
-// unless it is a column, then the GROUP BY operator over one group. Passes go to `passes`.
-Value float_aggregate(FragmentEnv& env, InputRows& in, const DeviceRows& rows, const plan::AggCall& a,
-                      std::vector<PassRecord>& passes) {
-  Device& device = env.device;
-  std::optional<DeviceColumn> computed;
-  const DeviceColumn* value = nullptr;
-  if (a.arg->is_column()) {
-    value = &in.column(a.arg->column);
-  } else {
-    std::string why;
-    const auto program = compile_expression(*a.arg, why);
-    if (!program) throw Error(ErrorCode::Internal, "compute aggregate: " + a.text + " no longer compiles: " + why);
-    ExprValues v =
-        evaluate_expression(device, *program, expression_input(in, *program, rows), ExprLayout::ByRow, passes);
-    if (v.error) throw *v.error;
-    computed = DeviceColumn{std::move(v.values), Type::Float32, in.rows()};
-    value = &*computed;
+// The FLOAT aggregates of one Aggregate (float_reduced), reduced together by one run of the GROUP BY
+// operator over one group (a key column of zeros) once every argument is evaluated.
+class FloatAggregates {
+ public:
+  // Evaluates the argument of aggregate `a`, the `column`-th output column, by row (unless it is a
+  // column) over `rows` of `in`; throws its evaluation error, in the aggregates' order.
+  void add(FragmentEnv& env, InputRows& in, const DeviceRows& rows, const plan::AggCall& a, size_t column,
+           std::vector<PassRecord>& passes) {
+    if (a.arg->is_column()) {
+      gi_.values.push_back(&in.column(a.arg->column));
+    } else {
+      std::string why;
+      const auto program = compile_expression(*a.arg, why);
+      if (!program) throw Error(ErrorCode::Internal, "compute aggregate: " + a.text + " no longer compiles: " + why);
+      ExprValues v =
+          evaluate_expression(env.device, *program, expression_input(in, *program, rows), ExprLayout::ByRow, passes);
+      if (v.error) throw *v.error;
+      computed_.push_back(std::make_unique<DeviceColumn>(DeviceColumn{std::move(v.values), Type::Float32, in.rows()}));
+      gi_.values.push_back(computed_.back().get());
+    }
+    gi_.aggregates.push_back({a.kind, int(gi_.values.size()) - 1, 0.5, 1, a.text});
+    columns_.push_back(column);
   }
-  const DeviceColumn zeros{device.create_buffer(padded_bytes(in.rows()), MemoryKind::Device), Type::Int32, in.rows()};
-  device.run_pass([&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, zeros.buffer.handle(), 0, VK_WHOLE_SIZE, 0); });
-  GroupByInput gi;
-  gi.keys = {&zeros};
-  gi.values = {value};
-  gi.aggregates = {{a.kind, 0, 0.5, 1, a.text}};
-  gi.rows = in.rows();
-  gi.selection = rows.selection;
-  gi.selected = rows.count;
-  GroupByResult r = group_by(device, gi);
-  for (auto& p : r.passes) passes.push_back(std::move(p));
-  return r.groups ? r.aggregates.at(0).value(0) : Value();
-}
+
+  // Runs the GROUP BY over `rows` of `in` (at least one) and appends each aggregate's value to its
+  // column of `t`. Passes go to `passes`.
+  void finish(FragmentEnv& env, const InputRows& in, const DeviceRows& rows, Table& t,
+              std::vector<PassRecord>& passes) {
+    if (columns_.empty()) return;
+    Device& device = env.device;
+    const DeviceColumn zeros{device.create_buffer(padded_bytes(in.rows()), MemoryKind::Device), Type::Int32, in.rows()};
+    device.run_pass([&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, zeros.buffer.handle(), 0, VK_WHOLE_SIZE, 0); });
+    gi_.keys = {&zeros};
+    gi_.rows = in.rows();
+    gi_.selection = rows.selection;
+    gi_.selected = rows.count;
+    GroupByResult r = group_by(device, gi_);
+    for (auto& p : r.passes) passes.push_back(std::move(p));
+    for (size_t j = 0; j < columns_.size(); ++j)
+      t.columns[columns_[j]].push(r.groups ? r.aggregates.at(j).value(0) : Value());
+  }
+
+ private:
+  GroupByInput gi_;                                      // values and aggregates so far
+  std::vector<std::unique_ptr<DeviceColumn>> computed_;  // evaluated arguments
+  std::vector<size_t> columns_;                          // output column of each aggregate
+};
 
 // The value of an integer reduction result as a cell of `type`.
 Value cell(int64_t v, Type type) {
@@ -139,6 +155,7 @@ engine::FragmentRun run_scalar_aggregate_fragment(FragmentEnv& env, const engine
   const uint64_t n = in.count();
 
   Table t;
+  FloatAggregates floats;
   for (size_t i = 0; i < agg.aggs.size(); ++i) {
     const plan::AggCall& a = agg.aggs[i];
     Column c = Column::make(agg.schema[i].name, agg.schema[i].type);
@@ -148,7 +165,10 @@ engine::FragmentRun run_scalar_aggregate_fragment(FragmentEnv& env, const engine
       continue;
     }
     if (float_reduced(a)) {
-      c.push(n ? float_aggregate(env, in, taking_part, a, out.passes) : Value());
+      if (n)
+        floats.add(env, in, taking_part, a, i, out.passes);
+      else
+        c.push(Value());
       t.columns.push_back(std::move(c));
       continue;
     }
@@ -176,6 +196,7 @@ engine::FragmentRun run_scalar_aggregate_fragment(FragmentEnv& env, const engine
     }
     t.columns.push_back(std::move(c));
   }
+  floats.finish(env, in, taking_part, t, out.passes);
   double gpu = 0;
   bool any = false;
   for (size_t p = first_pass; p < out.passes.size(); ++p)
