@@ -78,7 +78,111 @@ Measurement buffer_case(Env& env, uint64_t rows) {
   return m;
 }
 
+// The parts of one round trip, each the median of `repeats` raw submissions on a reused command
+// buffer and fence: where the 0.6 ms of an H200 round trip goes (the submission call, the fence
+// wait, a host-visible word the commands write, an empty submission without commands).
+Measurement submit_parts_case(Env& env, uint64_t) {
+  if (!env.vk) throw Error(ErrorCode::Unsupported, "no Vulkan device");
+  vk::Device& d = *env.vk;
+  const int repeats = std::max(50, env.repeats * 20);
+  VkDevice dev = d.handle();
+  VkQueue queue = VK_NULL_HANDLE;
+  vkGetDeviceQueue(dev, d.queue_family(), 0, &queue);
+  d.finish();
+  vk::Buffer flag = d.create_buffer(256, vk::MemoryKind::Readback);
+  auto* word = static_cast<volatile uint32_t*>(flag.mapped());
+  VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool_info.queueFamilyIndex = d.queue_family();
+  VkCommandPool pool = VK_NULL_HANDLE;
+  vkCreateCommandPool(dev, &pool_info, nullptr, &pool);
+  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  alloc.commandPool = pool;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  vkAllocateCommandBuffers(dev, &alloc, &cmd);
+  VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFence fence = VK_NULL_HANDLE;
+  vkCreateFence(dev, &fence_info, nullptr, &fence);
+  // Records a fill of the flag word with `value`, made visible to the host.
+  auto record = [&](uint32_t value) {
+    vkResetCommandBuffer(cmd, 0);
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    vkBeginCommandBuffer(cmd, &begin);
+    vkCmdFillBuffer(cmd, flag.handle(), 0, 4, value);
+    VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    b.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &b, 0, nullptr, 0,
+                         nullptr);
+    vkEndCommandBuffer(cmd);
+  };
+  std::vector<double> submit_call, fence_wait, fence_poll, flag_seen, empty, whole, fence_make, cmd_make;
+  for (int i = 0; i < repeats; ++i) {
+    const auto value = uint32_t(i + 1);
+    record(value);
+    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    submit.commandBufferCount = 1;
+    submit.pCommandBuffers = &cmd;
+    // (1) blocking fence wait.
+    const auto t0 = Clock::now();
+    vkQueueSubmit(queue, 1, &submit, fence);
+    const auto t1 = Clock::now();
+    vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX);
+    const auto t2 = Clock::now();
+    submit_call.push_back(std::chrono::duration<double>(t1 - t0).count());
+    fence_wait.push_back(std::chrono::duration<double>(t2 - t1).count());
+    whole.push_back(std::chrono::duration<double>(t2 - t0).count());
+    vkResetFences(dev, 1, &fence);
+    // (2) polling the fence and the flag word.
+    record(value + 1000000);
+    const auto p0 = Clock::now();
+    vkQueueSubmit(queue, 1, &submit, fence);
+    double seen = -1;
+    while (vkGetFenceStatus(dev, fence) != VK_SUCCESS)
+      if (seen < 0 && *word == value + 1000000) seen = std::chrono::duration<double>(Clock::now() - p0).count();
+    fence_poll.push_back(std::chrono::duration<double>(Clock::now() - p0).count());
+    if (seen < 0) seen = fence_poll.back();
+    flag_seen.push_back(seen);
+    vkResetFences(dev, 1, &fence);
+    // (3) a submission without commands.
+    VkSubmitInfo none{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    const auto e0 = Clock::now();
+    vkQueueSubmit(queue, 1, &none, fence);
+    vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX);
+    empty.push_back(std::chrono::duration<double>(Clock::now() - e0).count());
+    vkResetFences(dev, 1, &fence);
+    // (4) what creating a fence and a command buffer costs.
+    const auto f0 = Clock::now();
+    VkFence made = VK_NULL_HANDLE;
+    vkCreateFence(dev, &fence_info, nullptr, &made);
+    vkDestroyFence(dev, made, nullptr);
+    const auto f1 = Clock::now();
+    VkCommandBuffer extra = VK_NULL_HANDLE;
+    vkAllocateCommandBuffers(dev, &alloc, &extra);
+    vkFreeCommandBuffers(dev, pool, 1, &extra);
+    const auto f2 = Clock::now();
+    fence_make.push_back(std::chrono::duration<double>(f1 - f0).count());
+    cmd_make.push_back(std::chrono::duration<double>(f2 - f1).count());
+  }
+  vkDestroyFence(dev, fence, nullptr);
+  vkDestroyCommandPool(dev, pool, nullptr);
+  const double gfxq = submit_seconds(d, repeats);
+  auto ms = [](const std::vector<double>& v) { return std::to_string(median(v) * 1e3); };
+  Measurement m;
+  m.seconds = median(whole);
+  m.items = 1;
+  m.checked = false;
+  m.note = "medians of " + std::to_string(repeats) + ", ms: raw submit+wait " + ms(whole) + " (vkQueueSubmit " +
+           ms(submit_call) + ", vkWaitForFences " + ms(fence_wait) + "); fence polled " + ms(fence_poll) +
+           ", host-visible word seen " + ms(flag_seen) + "; no commands " + ms(empty) + "; fence create+destroy " +
+           ms(fence_make) + ", command buffer allocate+free " + ms(cmd_make) + "; gfxq submit " +
+           std::to_string(gfxq * 1e3);
+  return m;
+}
+
 Registrar submit_registrar{{"device.submit_roundtrip", "compute", "", false, submit_case}};
+Registrar submit_parts_registrar{{"device.submit_parts", "compute", "", false, submit_parts_case}};
 Registrar buffer_registrar{{"device.buffer_roundtrip", "compute", "", false, buffer_case}};
 
 }  // namespace

@@ -92,7 +92,7 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   }
   vkGetDeviceQueue(d->device_, m.queue_family, 0, &m.queue);
   auto pool_info = vk_struct<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
-  pool_info.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+  pool_info.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT | VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pool_info.queueFamilyIndex = m.queue_family;
   VK_CHECK(vkCreateCommandPool(d->device_, &pool_info, nullptr, &m.pool));
   if (options.pipeline_statistics) {
@@ -189,6 +189,8 @@ Device::~Device() {
     m.batch = VK_NULL_HANDLE;  // never submitted; the command pool frees it
     for (auto& [cmd, fence] : m.abandoned) vkDestroyFence(device_, fence, nullptr);
     m.abandoned.clear();
+    for (VkFence fence : m.spare_fences) vkDestroyFence(device_, fence, nullptr);
+    m.spare_fences.clear();
     m.upload_staging = Buffer();
     m.readback_staging = Buffer();
     reap();  // the deferred buffers: nothing is pending any more

@@ -2,6 +2,7 @@
 // with a timeout when the host needs results (submit, finish); dispatches, barriers, timestamps; timeouts, device loss
 // and their injected versions.
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <limits>
 
@@ -38,6 +39,28 @@ double Device::elapsed_ms(uint32_t from, uint32_t to) {
   return double(t[1][0] - t[0][0]) * caps_.timestamp_period_ns * 1e-6;
 }
 
+namespace {
+
+// How long a wait polls its fence before it blocks: a blocking wait returns some 40 us after the
+// fence signals on an H200, a polled one within a few (short passes are most of a query's waits).
+constexpr auto kFenceSpin = std::chrono::microseconds(500);
+
+// Waits for `fence` at most `timeout_ns`: polls it for up to kFenceSpin, then blocks.
+VkResult wait_fence(VkDevice device, VkFence fence, uint64_t timeout_ns) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    const VkResult status = vkGetFenceStatus(device, fence);
+    if (status != VK_NOT_READY) return status;
+    const auto spent = std::chrono::steady_clock::now() - start;
+    if (spent >= kFenceSpin) {
+      const auto ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(spent).count());
+      return vkWaitForFences(device, 1, &fence, VK_TRUE, timeout_ns > ns ? timeout_ns - ns : 0);
+    }
+  }
+}
+
+}  // namespace
+
 VkCommandBuffer Device::next_pass() {
   Impl& m = *impl_;
   check_not_lost("submit");
@@ -54,12 +77,17 @@ VkCommandBuffer Device::next_pass() {
 
 VkCommandBuffer Device::begin_commands() {
   reap();
-  auto alloc = vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
-  alloc.commandPool = impl_->pool;
-  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  alloc.commandBufferCount = 1;
   VkCommandBuffer cmd = VK_NULL_HANDLE;
-  VK_CHECK(vkAllocateCommandBuffers(device_, &alloc, &cmd));
+  if (!impl_->spare_commands.empty()) {
+    cmd = impl_->spare_commands.back();
+    impl_->spare_commands.pop_back();
+  } else {
+    auto alloc = vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+    alloc.commandPool = impl_->pool;
+    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    alloc.commandBufferCount = 1;
+    VK_CHECK(vkAllocateCommandBuffers(device_, &alloc, &cmd));
+  }
   auto begin = vk_struct<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   if (VkResult r = vkBeginCommandBuffer(cmd, &begin); r != VK_SUCCESS) {
@@ -74,7 +102,11 @@ VkCommandBuffer Device::begin_commands() {
 }
 
 void Device::discard_commands(VkCommandBuffer cmd) noexcept {
-  vkFreeCommandBuffers(device_, impl_->pool, 1, &cmd);
+  // Not pending (never submitted, or its fence has signalled): reset, it serves the next batch.
+  if (vkResetCommandBuffer(cmd, 0) == VK_SUCCESS)
+    impl_->spare_commands.push_back(cmd);
+  else
+    vkFreeCommandBuffers(device_, impl_->pool, 1, &cmd);
 }
 
 VkFence Device::end_and_queue(VkCommandBuffer cmd) {
@@ -85,8 +117,14 @@ VkFence Device::end_and_queue(VkCommandBuffer cmd) {
   VkFence fence = VK_NULL_HANDLE;
   try {
     VK_CHECK(vkEndCommandBuffer(cmd));
-    auto fence_info = vk_struct<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
-    VK_CHECK(vkCreateFence(device_, &fence_info, nullptr, &fence));
+    if (!m.spare_fences.empty()) {
+      fence = m.spare_fences.back();
+      m.spare_fences.pop_back();
+    } else {
+      auto fence_info = vk_struct<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
+      VK_CHECK(vkCreateFence(device_, &fence_info, nullptr, &fence));
+      ++m.fences_made;
+    }
     auto submit = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
     submit.commandBufferCount = 1;
     submit.pCommandBuffers = &cmd;
@@ -122,7 +160,7 @@ void Device::wait_queued(VkCommandBuffer cmd, VkFence fence) {
   else if (wait == m.faults.time_out_gpu_wait)
     r = VK_TIMEOUT;
   else  // a fence signals once every command submitted before it has completed too
-    r = vkWaitForFences(device_, 1, &fence, VK_TRUE, m.wait_timeout_ns);
+    r = wait_fence(device_, fence, m.wait_timeout_ns);
   if (r != VK_SUCCESS) {
     // Still pending (or lost): the command buffer and fence may not be freed yet, nor the buffers
     // they use (free_buffer defers them); reap() releases them once the fence has signalled.
@@ -139,7 +177,10 @@ void Device::wait_queued(VkCommandBuffer cmd, VkFence fence) {
     }
     check(r, "vkWaitForFences");
   }
-  vkDestroyFence(device_, fence, nullptr);
+  if (vkResetFences(device_, 1, &fence) == VK_SUCCESS)
+    m.spare_fences.push_back(fence);
+  else
+    vkDestroyFence(device_, fence, nullptr);
   discard_commands(cmd);
   reap();
 }
@@ -163,7 +204,7 @@ void Device::reap() noexcept {
 }
 
 SubmitStats Device::submit_stats() const noexcept {
-  return {impl_->submissions, impl_->waits};
+  return {impl_->submissions, impl_->waits, impl_->fences_made};
 }
 
 void Device::dispatch(VkCommandBuffer cmd, const Pipeline& p, const std::vector<const Buffer*>& buffers,
