@@ -186,7 +186,7 @@ TEST_CASE("faults: the sub-allocator shares blocks, reuses freed ranges and keep
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
 
-TEST_CASE("faults: freed dedicated allocations are kept up to their limit and reused when they fit") {
+TEST_CASE("faults: freed dedicated allocations and empty blocks are kept up to their limit and reused") {
   // Blocks of 1 MiB: every buffer above 512 KiB is dedicated; at most 4 MiB of them are kept.
   std::vector<std::string> teardown;
   auto made = vk::Device::create({.validation = test::vk_validation_wanted(),
@@ -225,6 +225,21 @@ TEST_CASE("faults: freed dedicated allocations are kept up to their limit and re
   made.reset();
   CHECK(teardown.empty());
 
+  // Empty pool blocks are kept up to the limit too: 400 KiB buffers, two to a 1 MiB block.
+  auto pooled = vk::Device::create(
+      {.validation = test::vk_validation_wanted(), .block_bytes = 1ull << 20, .cache_bytes = 4ull << 20});
+  const auto six_buffers = [](vk::Device& d) {
+    std::vector<vk::Buffer> live;
+    for (int i = 0; i < 6; ++i) live.push_back(d.create_buffer(400 << 10, vk::MemoryKind::Device));
+  };
+  six_buffers(*pooled);
+  const vk::MemoryStats after_first = pooled->memory_stats();
+  CHECK(after_first.blocks >= 3);
+  CHECK(after_first.pooled_bytes == 0);
+  six_buffers(*pooled);  // the kept blocks: no memory from the driver
+  CHECK(pooled->memory_stats().allocations == after_first.allocations);
+  pooled.reset();
+
   // With no cache, every dedicated buffer is memory from the driver.
   auto plain =
       vk::Device::create({.validation = test::vk_validation_wanted(), .block_bytes = 1ull << 20, .cache_bytes = 0});
@@ -233,4 +248,11 @@ TEST_CASE("faults: freed dedicated allocations are kept up to their limit and re
   { vk::Buffer b = plain->create_buffer(2ull << 20, vk::MemoryKind::Device); }
   CHECK(plain->memory_stats().allocations == before + 1);
   CHECK(plain->memory_stats().cached_bytes == 0);
+  // ... and one empty block is kept.
+  const auto blocks_before = plain->memory_stats().blocks;
+  {
+    std::vector<vk::Buffer> live;
+    for (int i = 0; i < 6; ++i) live.push_back(plain->create_buffer(400 << 10, vk::MemoryKind::Device));
+  }
+  CHECK(plain->memory_stats().blocks <= blocks_before + 1);
 }

@@ -73,8 +73,9 @@ struct DeviceOptions {
   //! Size of the sub-allocator's memory blocks (0: 64 MiB, at most an eighth of the heap); a
   //! buffer larger than half a block gets a dedicated allocation.
   uint64_t block_bytes = 0;
-  //! Bytes of freed dedicated allocations kept per memory type for reuse (unset: a quarter of the
-  //! largest device-local heap; 0: every dedicated allocation is returned to the driver at once).
+  //! Bytes of freed dedicated allocations, and apart from them of empty pool blocks, kept per memory
+  //! type for reuse (unset: a quarter of the largest device-local heap; 0: every dedicated allocation
+  //! is returned to the driver at once, and every empty block but one).
   std::optional<uint64_t> cache_bytes;
 };
 

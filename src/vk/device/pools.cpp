@@ -38,12 +38,21 @@ uint64_t MemoryPools::cached_bytes() const noexcept {
 void MemoryPools::release_cached() noexcept {
   for (const Cached& c : cached_) vkFreeMemory(device_, c.memory, nullptr);
   cached_.clear();
+  std::erase_if(blocks_, [&](const std::unique_ptr<Block>& b) {
+    if (b->used != 0) return false;
+    vkFreeMemory(device_, b->memory, nullptr);
+    return true;
+  });
+}
+
+bool MemoryPools::holds_spare() const noexcept {
+  return !cached_.empty() || std::any_of(blocks_.begin(), blocks_.end(), [](const auto& b) { return b->used == 0; });
 }
 
 // The driver's memory, after releasing the kept allocations and trying again when it refuses.
 VkDeviceMemory MemoryPools::allocate_or_release(uint64_t bytes, uint32_t type, void** mapped) {
   VkDeviceMemory memory = allocate_memory(bytes, type, mapped);
-  if (!memory && !cached_.empty()) {
+  if (!memory && holds_spare()) {
     release_cached();
     memory = allocate_memory(bytes, type, mapped);
   }
@@ -186,11 +195,12 @@ void MemoryPools::free(const Allocation& a) noexcept {
   }
   b.free.emplace(start, size);
   if (b.used != 0) return;
-  // Keep one empty block per memory type for the next query; release the others.
-  const bool another_empty = std::any_of(blocks_.begin(), blocks_.end(), [&](const auto& o) {
-    return o.get() != &b && o->type == b.type && o->used == 0;
-  });
-  if (!another_empty) return;
+  // Empty blocks are kept for the next query (a 64 MiB block from the driver costs about 2 ms on the
+  // H200) up to the cache limit per memory type, and one at least; the others are released.
+  uint64_t empty = 0;
+  for (const auto& o : blocks_)
+    if (o->type == b.type && o->used == 0) empty += o->size;
+  if (empty <= std::max(cache_limit_, b.size)) return;
   vkFreeMemory(device_, b.memory, nullptr);
   blocks_.erase(std::find_if(blocks_.begin(), blocks_.end(), [&](const auto& o) { return o.get() == &b; }));
 }

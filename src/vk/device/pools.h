@@ -33,7 +33,8 @@ struct Block {
 class MemoryPools {
  public:
   //! Pools over `device`'s memory; blocks of `block_bytes` (0: 64 MiB, at most heap / 8); freed
-  //! dedicated allocations kept up to `cache_bytes` per memory type (0: none kept).
+  //! dedicated allocations kept up to `cache_bytes` per memory type (0: none kept), and empty blocks
+  //! up to `cache_bytes` per memory type (one at least).
   MemoryPools(VkDevice device, const VkPhysicalDeviceMemoryProperties& properties, uint64_t block_bytes,
               uint64_t cache_bytes);
   //! Frees every block (every Allocation must have been freed).
@@ -55,13 +56,15 @@ class MemoryPools {
   uint64_t allocations() const noexcept { return allocations_; }          //!< vkAllocateMemory calls so far
   uint64_t cached_bytes() const noexcept;                                 //!< freed dedicated bytes kept
   uint64_t reuses() const noexcept { return reuses_; }                    //!< requests served from them
-  //! Releases the kept dedicated allocations (before a retry when the driver refuses memory).
+  //! Releases the kept dedicated allocations and the empty blocks (before a retry when the driver
+  //! refuses memory).
   void release_cached() noexcept;
 
  private:
   VkDeviceMemory allocate_memory(uint64_t bytes, uint32_t type, void** mapped);
   VkDeviceMemory allocate_or_release(uint64_t bytes, uint32_t type, void** mapped);
   uint64_t block_size(uint32_t type) const noexcept;
+  bool holds_spare() const noexcept;  // kept dedicated allocations or empty blocks
   //! A freed dedicated allocation kept for reuse.
   struct Cached {
     VkDeviceMemory memory;
