@@ -6,6 +6,9 @@
 //   and v); warm: the default budget, one untimed run first, so the timed runs read both columns
 //   resident (the note counts the timed run's upload and resident passes). bytes = 8n for both, so
 //   the ratio is cold time / warm time.
+// - engine.sql_warm_count / engine.sql_warm_cnf3 (warm, as engine.sql_warm): `SELECT COUNT(*) FROM t
+//   WHERE k < 1000` and `SELECT SUM(v)` under a 3-clause CNF (issue 19's goal: wall at most the GPU
+//   time + 0.1 ms; the note gives wall - GPU, the GPU time the best of timed runs).
 // - engine.sql_group_by_cpu / engine.sql_group_by_gpu (the compute backend): `SELECT k, COUNT(*), SUM(v), MIN(v),
 //   MAX(v) FROM t GROUP BY k ORDER BY k` (k in [0, 4096)) on the CPU engine and on compute (warm);
 //   the ratio is the compute backend's speed-up over the CPU engine.
@@ -97,17 +100,25 @@ Measurement time_sql(Env& env, const EngineOptions& options, const std::string& 
     timed_options.gpu_timing = true;
     Engine timed(timed_options);
     timed.execute_sql(sql, catalog, backend);
-    for (const auto& p : timed.execute_sql(sql, catalog, backend).report.passes) gpu += p.gpu_ms.value_or(0);
+    gpu = 1e300;
+    for (int r = 0; r < std::max(3, env.repeats); ++r) {
+      double run = 0;
+      for (const auto& p : timed.execute_sql(sql, catalog, backend).report.passes) run += p.gpu_ms.value_or(0);
+      gpu = std::min(gpu, run);
+    }
   }
   m.note = last.report.algorithm + " | upload passes " + std::to_string(passes(last, "upload")) + ", resident passes " +
            std::to_string(passes(last, "resident")) + ", download passes " + std::to_string(passes(last, "download")) +
            ", submissions " + std::to_string(last.report.gpu_submissions) + ", host waits " +
            std::to_string(last.report.gpu_waits) + ", GPU time of the passes " + std::to_string(gpu) +
-           " ms (a timed run; the wall time is untimed, host included)";
+           " ms (the best of timed runs; the wall time is untimed, host included)" +
+           (backend != Backend::Cpu ? "; wall - GPU " + std::to_string(best * 1e3 - gpu) + " ms" : "");
   return m;
 }
 
 const std::string kScan = "SELECT COUNT(*), SUM(v) FROM t WHERE k < 1000";
+const std::string kCount = "SELECT COUNT(*) FROM t WHERE k < 1000";
+const std::string kCnf3 = "SELECT SUM(v) FROM t WHERE k < 3000 AND (v > 0 OR k < 10) AND (v < 900000 OR k > 2000)";
 const std::string kGroupBy = "SELECT k, COUNT(*), SUM(v), MIN(v), MAX(v) FROM t GROUP BY k ORDER BY k";
 const std::string kJoin = "SELECT d.y, SUM(f.v) FROM f JOIN d ON f.dk = d.k WHERE d.y > 3 GROUP BY d.y ORDER BY d.y";
 
@@ -125,6 +136,13 @@ const Registrar cold{{"engine.sql_cold", "compute", "", false, [](Env& env, uint
 const Registrar warm{{"engine.sql_warm", "compute", "engine.sql_cold", false, [](Env& env, uint64_t rows) {
                         return run_sql(env, rows, kScan, false, Backend::Compute, std::nullopt);
                       }}};
+// Issue 19's two warm queries: a single-predicate COUNT and a SUM under a 3-clause CNF.
+const Registrar warm_count{{"engine.sql_warm_count", "compute", "engine.sql_cold", false, [](Env& env, uint64_t rows) {
+                              return run_sql(env, rows, kCount, false, Backend::Compute, std::nullopt);
+                            }}};
+const Registrar warm_cnf3{{"engine.sql_warm_cnf3", "compute", "engine.sql_cold", false, [](Env& env, uint64_t rows) {
+                             return run_sql(env, rows, kCnf3, false, Backend::Compute, std::nullopt);
+                           }}};
 const Registrar group_cpu{{"engine.sql_group_by_cpu", "cpu", "", false, [](Env& env, uint64_t rows) {
                              return run_sql(env, rows, kGroupBy, false, Backend::Cpu, std::nullopt);
                            }}};

@@ -168,31 +168,34 @@ void check_join(const std::string& what, const HostSide& l, const HostSide& r, c
   std::optional<Pairs> first;
   for (JoinAlgorithm a : algorithms) {
     if (needs_equi(a) && !has_equi(terms)) continue;
-    for (int mode = 0; mode < 3; ++mode) {
-      if (!(modes & (1 << mode))) continue;
-      JoinOptions o = base;
-      o.algorithm = a;
-      o.ordered = mode == 0;
-      o.output = mode == 2 ? JoinOutputMode::Count : JoinOutputMode::Pairs;
-      INFO(what << ": algorithm " << std::string(gfxq::vk::to_string(a))
-                << (mode == 0   ? ", ordered"
-                    : mode == 1 ? ", unordered"
-                                : ", count")
-                << ", " << l.rows() << " x " << r.rows() << " rows, " << want.size() << " pairs expected");
-      GpuJoin g = run_gpu(dl, dr, terms, o);
-      INFO("ran: " << g.result.algorithm_text << "; reason: " << g.result.reason);
-      CHECK(g.result.count == want.size());
-      if (mode == 2) continue;
-      if (mode == 0) {
-        CHECK(g.result.ordered);
-      } else {
-        std::sort(g.pairs.begin(), g.pairs.end());
+    // The global hash join twice: probing the key column by tiles where it can, and with prepared keys.
+    for (int variant = 0; variant < (a == JoinAlgorithm::HashGlobal ? 2 : 1); ++variant)
+      for (int mode = 0; mode < 3; ++mode) {
+        if (!(modes & (1 << mode))) continue;
+        JoinOptions o = base;
+        o.algorithm = a;
+        o.ordered = mode == 0;
+        o.output = mode == 2 ? JoinOutputMode::Count : JoinOutputMode::Pairs;
+        o.no_tile_probe = variant == 1;
+        INFO(what << ": algorithm " << std::string(gfxq::vk::to_string(a)) << (variant ? " (prepared keys)" : "")
+                  << (mode == 0   ? ", ordered"
+                      : mode == 1 ? ", unordered"
+                                  : ", count")
+                  << ", " << l.rows() << " x " << r.rows() << " rows, " << want.size() << " pairs expected");
+        GpuJoin g = run_gpu(dl, dr, terms, o);
+        INFO("ran: " << g.result.algorithm_text << "; reason: " << g.result.reason);
+        CHECK(g.result.count == want.size());
+        if (mode == 2) continue;
+        if (mode == 0) {
+          CHECK(g.result.ordered);
+        } else {
+          std::sort(g.pairs.begin(), g.pairs.end());
+        }
+        CHECK(g.pairs == sorted_want);
+        // The same pair set from every algorithm (also implied by the reference).
+        if (!first) first = g.pairs;
+        CHECK(g.pairs == *first);
       }
-      CHECK(g.pairs == sorted_want);
-      // The same pair set from every algorithm (also implied by the reference).
-      if (!first) first = g.pairs;
-      CHECK(g.pairs == *first);
-    }
   }
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
@@ -408,9 +411,9 @@ TEST_CASE("vk-join: sizes around tiles, CSS-tree nodes, blocks and hash partitio
   knobs.nested_block = 2 * JOIN_WG;  // several build blocks
   knobs.hash_build_rows = 64;        // partitions past the table split into work items
   knobs.hash_partitions = 8;
-  for (const uint64_t n :
-       std::initializer_list<uint64_t>{1, 2, 15, 16, 17, 255, 256, 257, 511, 513, uint64_t(JOIN_PREPARE_TILE) - 1,
-                                       uint64_t(JOIN_PREPARE_TILE) + 1, uint64_t(JOIN_EXPAND_TILE) + 1}) {
+  for (const uint64_t n : std::initializer_list<uint64_t>{
+           1, 2, 15, 16, 17, 255, 256, 257, 511, 513, uint64_t(JOIN_PREPARE_TILE) - 1, uint64_t(JOIN_PREPARE_TILE) + 1,
+           uint64_t(JOIN_EXPAND_TILE) + 1, 3 * uint64_t(JOIN_PROBE_TILE) + 5}) {
     check_join("build rows " + std::to_string(n), side(ints(uniform(300, 0, 40, rng))),
                side(ints(uniform(n, 0, 40, rng))), equi(), knobs, kUnordered);
     check_join("probe rows " + std::to_string(n), side(ints(uniform(n, 0, 40, rng))),
@@ -440,6 +443,9 @@ TEST_CASE("vk-join: selections on both sides") {
   check_join("no selected left row", select(l, 0), r, equi());
   check_join("every row selected", select(l, 100), select(r, 100), equi());
   check_join("selected band", select(l, 30), select(r, 70), band(-2, 5));
+  // Unique build keys: the global hash join probes the selected rows' key column by tiles.
+  check_join("selected probes of unique keys", select(side(ints(uniform(3 * JOIN_PROBE_TILE + 7, 0, 2500, rng))), 60),
+             select(side(ints(unique_keys(2000, 0, rng))), 80), equi());
   check_join("selected INT against FLOAT", select(side(ints(ints_near_floats(900, rng))), 60),
              select(side(floats(full_range_floats(1000, rng))), 40), equi());
 }

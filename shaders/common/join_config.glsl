@@ -67,6 +67,13 @@
 #define JOIN_GLOBAL_SCATTER 1u  // build rows: row ids grouped by slot (after the scan of the counts)
 #define JOIN_GLOBAL_PROBE 2u    // probe rows: the run of their key
 
+// join_probe_tiles (the global hash join's probe of one key column, by tiles): rows per invocation
+// (consecutive) and per workgroup, and modes.
+#define JOIN_PROBE_ITEMS 4
+#define JOIN_PROBE_TILE 1024
+#define JOIN_PROBE_COUNT 0u  // per tile: pairs (each run capped at JOIN_UNIT_RUNS + 1); the longest run
+#define JOIN_PROBE_WRITE 1u  // each row's run at its tile's offset + its rank (chunk window only)
+
 // Indexed nested loop: how a probe finds its interval of build keys.
 #define JOIN_INLJ_KEYED 0u  // the probe's key is in the build keys' domain: the interval [key, key]
 #define JOIN_INLJ_TERM 1u   // from the probe's raw value through the primary term (any operator)

@@ -1,14 +1,12 @@
 #version 450
 // join_hash_global: the hash join through one global table (no partitioning passes). Slots are
-// claimed per distinct build key by open addressing with linear probing (hash_fmix32, compare-and-
-// swap on the key word, JOIN_EMPTY free; the key 0xFFFFFFFF has slot `cap` of its own), or, when
-// `allow_direct` and the build keys' range (measured on the device into `range`, read here so the host
-// need not wait for it) is at most twice the build rows, slot = key - kmin. Modes (JOIN_GLOBAL_*):
+// claimed per distinct build key (join_global_slot.glsl: open addressing, or direct addressing when
+// the build keys' range, measured on the device into `range` and read here so the host need not wait
+// for it, is at most twice the build rows). Modes (JOIN_GLOBAL_*):
 //   INSERT:  build rows: their key's slot, slot_count[slot] += 1;
 //   SCATTER: build rows: row ids grouped by slot, build_rid[slot_start[slot] + slot_fill[slot]++]
 //            (slot_start: the exclusive scan of slot_count), so each key's rows are one run;
 //   PROBE:   probe rows: unit_start[i], counts[i] = their key's run (0 rows when absent).
-// A probe walks at most `cap` slots: the table holds at most half as many keys as slots.
 // Bindings: 0 = keys (uint[n]), 1 = rids (uint[n]), 2 = table (uint[cap]), 3 = slot_count
 //   (uint[cap + 1]), 4 = slot_start (uint64_t[cap + 1]), 5 = slot_fill (uint[cap + 1]), 6 = build_rid
 //   (uint[]), 7 = unit_start (uint[n]), 8 = counts (uint[n]), 9 = range (two ReduceResults of the
@@ -30,26 +28,9 @@ layout(std430, binding = 7) writeonly buffer UnitStart { uint unit_start[]; };
 layout(std430, binding = 8) writeonly buffer Counts { uint counts[]; };
 layout(std430, binding = 9) readonly buffer Range { uint range_words[]; };
 layout(push_constant) uniform Push { uint n, cap, mode, allow_direct, build, group_offset; } pc;
+#include "join_global_slot.glsl"
 
-// The slot of key k (claimed when `insert`), or JOIN_EMPTY when a probe finds no slot.
-uint find_slot(uint k, bool insert) {
-  const uint kmin = range_words[0];
-  const uint64_t span = uint64_t(range_words[64] - kmin) + 1ul;
-  if (pc.allow_direct != 0u && span <= 2ul * uint64_t(pc.build)) {
-    const uint s = k - kmin;
-    return uint64_t(s) < span ? s : JOIN_EMPTY;
-  }
-  if (k == JOIN_EMPTY) return pc.cap;
-  uint h = hash_fmix32(k) & (pc.cap - 1u);
-  for (uint step = 0u; step < pc.cap; ++step) {
-    uint cur = table[h];
-    if (cur == JOIN_EMPTY && insert) cur = atomicCompSwap(table[h], JOIN_EMPTY, k);
-    if (cur == k || (cur == JOIN_EMPTY && insert)) return h;
-    if (cur == JOIN_EMPTY) return JOIN_EMPTY;
-    h = (h + 1u) & (pc.cap - 1u);
-  }
-  return JOIN_EMPTY;
-}
+uint find_slot(uint k, bool insert) { return join_global_slot(k, insert, pc.cap, pc.allow_direct != 0u, pc.build); }
 
 void main() {
   const uint i = (gl_WorkGroupID.x + pc.group_offset) * JOIN_WG + gl_LocalInvocationIndex;

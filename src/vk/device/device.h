@@ -18,7 +18,7 @@
 //   submit() records its pass into the batch too, then submits the batch and waits for it; finish()
 //   submits the batch and waits. So passes between two host reads cost one submission and one wait
 //   (0.04 ms together on the H200 with the fence and command buffer reused; the wait polls the fence
-//   for up to 0.5 ms before it blocks). Every pass starts with a full memory
+//   for up to 5 ms before it blocks). Every pass starts with a full memory
 //   barrier against everything recorded or submitted before it, and a submission ends with one that
 //   makes device writes visible to the host, so mapped buffers may be read after submit() or
 //   finish() returns. download(), submit(), finish() and upload() (except a small one into an

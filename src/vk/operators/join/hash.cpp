@@ -22,6 +22,84 @@ struct PartPush {
 struct GlobalPush {
   uint32_t n, cap, mode, allow_direct, build, group_offset;
 };
+//! Push constants of join_probe_tiles.comp (group_offset last, set by dispatch).
+struct ProbePush {
+  uint32_t n, has_selection, norm, cap, allow_direct, build, mode, c0_lo, c0_hi, c1_lo, c1_hi, group_offset;
+};
+
+//! The global hash join's table, built (join_hash_global.comp): what a probe reads.
+struct GlobalTable {
+  const Buffer* table;       //!< keys per slot
+  const Buffer* slot_count;  //!< build rows per slot
+  const Buffer* slot_start;  //!< uint64 first index into build_rid per slot
+  const Buffer* build_rid;   //!< build row ids grouped by slot
+  const Buffer* range;       //!< the build keys' smallest and largest
+  uint32_t cap = 0;          //!< slots
+  bool direct = false;       //!< direct addressing allowed
+  uint64_t build = 0;        //!< build rows
+};
+
+//! Probes `table` with the probe side's key column `key` (column index, JOIN_NORM_*) read in place by
+//! tiles (join_probe_tiles.comp): a count pass with the prefix sums of the tiles' pairs and the
+//! longest run, read back in one wait, then the write passes. Returns false, having written nothing,
+//! when a run is longer than JOIN_UNIT_RUNS (the caller then takes the probe with prepared keys and
+//! the load-balanced expansion).
+bool probe_tiles(Context& ctx, std::pair<uint32_t, uint32_t> key, const GlobalTable& t) {
+  Stages& stages = ctx.stages;
+  Device& device = stages.device();
+  const JoinSide& a = *ctx.o.a;
+  const uint64_t n = a.count(), tiles = prim::div_up(n, JOIN_PROBE_TILE);
+  const Buffer tile_counts = words(device, tiles);
+  const Buffer stats = words(device, 4);
+  const Buffer dummy = words(device, 4);
+  CountScan scan(device, tiles);
+  const Pipeline& pipe = device.pipeline("join_probe_tiles", 12, sizeof(ProbePush), true);
+  const Buffer& column = *a.keys[key.first].buffer;
+  auto dispatch = [&](VkCommandBuffer cmd, uint32_t mode, uint64_t c0, uint64_t c1, const Buffer& out_a,
+                      const Buffer& out_b) {
+    const ProbePush push{
+        uint32_t(n), a.selection ? 1u : 0u, key.second,         t.cap,        t.direct ? 1u : 0u, uint32_t(t.build),
+        mode,        uint32_t(c0),          uint32_t(c0 >> 32), uint32_t(c1), uint32_t(c1 >> 32), 0};
+    device.dispatch_ranges(
+        cmd, pipe,
+        {a.selection ? range32(*a.selection, n) : range32(dummy, 4), range32(column, a.rows), range32(*t.table, t.cap),
+         range32(*t.slot_count, t.cap + 1), range64(*t.slot_start, t.cap + 1), range32(*t.build_rid, t.build),
+         range32(*t.range, 65), range32(tile_counts, tiles), range64(scan.offsets, tiles),
+         range32(out_a, std::max<uint64_t>(1, c1 - c0)), range32(out_b, std::max<uint64_t>(1, c1 - c0)),
+         range32(stats, 4)},
+        &push, uint32_t(tiles));
+  };
+  stages.run("join-probe",
+             "global table probed by " + std::to_string(JOIN_PROBE_TILE) +
+                 "-row tiles of the key column: pairs per tile, their prefix sums (64-bit) and the longest run",
+             n, [&](VkCommandBuffer cmd) {
+               vkCmdFillBuffer(cmd, stats.handle(), 0, VK_WHOLE_SIZE, 0);
+               device.barrier(cmd);
+               dispatch(cmd, JOIN_PROBE_COUNT, 0, 0, dummy, dummy);
+               device.barrier(cmd);
+               scan.record(device, cmd, tile_counts);
+               device.barrier(cmd);
+               const VkBufferCopy longest{0, 256, 8};  // where total_and_longest reads the longest
+               vkCmdCopyBuffer(cmd, stats.handle(), scan.total_buffer.handle(), 1, &longest);
+             });
+  const auto [total, longest] = scan.total_and_longest(stages, "join pairs and the longest run");
+  if (longest > JOIN_UNIT_RUNS) return false;
+  ctx.text +=
+      ", probed by tiles of the key column (a count pass, then each probe's run written at its "
+      "tile's offset)";
+  if (ctx.out.count_only()) {
+    ctx.out.set_count(total);
+    return true;
+  }
+  // Pairs in probe row order; each row's run (at most one pair for unique build keys) in table order.
+  ctx.out.write(total, longest <= 1 ? Natural::AB : Natural::Unordered,
+                "global table probed by tiles: each probe's run (at most " + std::to_string(longest) +
+                    " pairs) at its tile's offset",
+                [&](VkCommandBuffer cmd, uint64_t c0, uint64_t c1, const Buffer& out_a, const Buffer& out_b) {
+                  dispatch(cmd, JOIN_PROBE_WRITE, c0, c1, out_a, out_b);
+                });
+  return true;
+}
 
 //! The seed of the partition hash (the shared tables hash keys without one, so partition bits and
 //! bucket bits are independent).
@@ -204,10 +282,15 @@ void hash_global(Context& ctx) {
   bool hashed = false;
   const auto [a_spec, b_spec] = equi_keys(o, hashed);
   const std::vector<JoinTerm> residual = residual_terms(o, hashed);
-  const Prepared a = prepare(stages, *o.a, a_spec, a_name);
+  // One key column without residual terms: the probe reads the column by tiles (join_probe_tiles),
+  // without prepared keys and row ids of its own; else the probe side is prepared.
+  const bool tiles = residual.empty() && a_spec.columns.size() == 1 && !a_spec.filters() && !ctx.options.no_tile_probe;
+  std::optional<Prepared> prepared_a;
+  if (!tiles) prepared_a = prepare(stages, *o.a, a_spec, a_name);
+  const uint64_t a_count = tiles ? o.a->count() : prepared_a->count;
   const Prepared b = prepare(stages, *o.b, b_spec, b_name);
   ctx.text = std::string("global-table hash join: ") + (hashed ? "hashed multi-column equi keys" : "equi key");
-  if (a.count == 0 || b.count == 0) {
+  if (a_count == 0 || b.count == 0) {
     emit_runs(ctx.out, o, Runs{0, nullptr, nullptr, nullptr, nullptr, ctx.text}, residual, Natural::Unordered);
     return;
   }
@@ -238,17 +321,20 @@ void hash_global(Context& ctx) {
   const Buffer table = words(device, cap);
   const Buffer slot_count = words(device, cap + 1), slot_fill = words(device, cap + 1);
   const Buffer build_rid = words(device, b.count);
-  const Buffer unit_start = words(device, a.count), counts = words(device, a.count);
   CountScan starts(device, cap + 1);
   const Pipeline& pipe = device.pipeline("join_hash_global", 10, sizeof(GlobalPush), true);
+  std::optional<Buffer> unit_start, counts;  // the probe's runs (prepared probe side)
+  const Buffer dummy = words(device, 4);
   auto dispatch = [&](VkCommandBuffer cmd, uint32_t mode, const Prepared& side) {
     const GlobalPush push{uint32_t(side.count), uint32_t(cap), mode, direct_allowed ? 1u : 0u, uint32_t(b.count), 0};
-    device.dispatch_ranges(
-        cmd, pipe,
-        {range32(side.key, side.count), range32(side.rid, side.count), range32(table, cap),
-         range32(slot_count, cap + 1), range64(starts.offsets, cap + 1), range32(slot_fill, cap + 1),
-         range32(build_rid, b.count), range32(unit_start, a.count), range32(counts, a.count), range32(range, 65)},
-        &push, uint32_t(prim::div_up(side.count, JOIN_WG)));
+    const Buffer& starts_out = unit_start ? *unit_start : dummy;
+    const Buffer& counts_out = counts ? *counts : dummy;
+    device.dispatch_ranges(cmd, pipe,
+                           {range32(side.key, side.count), range32(side.rid, side.count), range32(table, cap),
+                            range32(slot_count, cap + 1), range64(starts.offsets, cap + 1), range32(slot_fill, cap + 1),
+                            range32(build_rid, b.count), range32(starts_out, unit_start ? side.count : 4),
+                            range32(counts_out, counts ? side.count : 4), range32(range, 65)},
+                           &push, uint32_t(prim::div_up(side.count, JOIN_WG)));
   };
   stages.run("join-build", "global table: slots per key, prefix sums, build rows grouped by slot", b.count,
              [&](VkCommandBuffer cmd) {
@@ -262,9 +348,17 @@ void hash_global(Context& ctx) {
                device.barrier(cmd);
                dispatch(cmd, JOIN_GLOBAL_SCATTER, b);
              });
+  if (tiles && probe_tiles(ctx, a_spec.columns[0],
+                           GlobalTable{&table, &slot_count, &starts.offsets, &build_rid, &range, uint32_t(cap),
+                                       direct_allowed, b.count}))
+    return;
+  if (!prepared_a) prepared_a = prepare(stages, *o.a, a_spec, a_name);
+  const Prepared& a = *prepared_a;
+  unit_start = words(device, a.count);
+  counts = words(device, a.count);
   stages.run("join-probe", "global table: the run of each probe's key", a.count,
              [&](VkCommandBuffer cmd) { dispatch(cmd, JOIN_GLOBAL_PROBE, a); });
-  emit_runs(ctx.out, o, Runs{a.count, &a.rid, &unit_start, &counts, &build_rid, ctx.text}, residual,
+  emit_runs(ctx.out, o, Runs{a.count, &a.rid, &*unit_start, &*counts, &build_rid, ctx.text}, residual,
             Natural::Unordered);
 }
 

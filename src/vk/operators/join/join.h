@@ -119,6 +119,9 @@ struct JoinOptions {
   uint32_t hash_partitions = 0;
   //! Tests: build rows per nested-loop workgroup (0: JOIN_NINLJ_BLOCK; a multiple of JOIN_WG).
   uint32_t nested_block = 0;
+  //! Tests: the global hash join probes prepared keys (join_prepare, then the load-balanced output
+  //! routine) even where it would probe the key column by tiles (join_probe_tiles).
+  bool no_tile_probe = false;
 };
 
 //! The answer of a join, with the report of how it was computed.
