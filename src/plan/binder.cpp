@@ -1188,6 +1188,32 @@ Map identity(size_t n) {
   return m;
 }
 
+// A Join whose output holds columns no node above reads (its keys, its inputs' filter columns)
+// becomes a Project of the needed columns over the Join, so that the join hands on (a GPU join
+// gathers) only those. `m` maps the Join's unpruned columns to its output; returns the map to the
+// Project's.
+Map project_needed(Node& n, const std::vector<bool>& needed, Map m) {
+  std::vector<size_t> keep;
+  for (size_t i = 0; i < m.size(); ++i)
+    if (m[i] && needed[i]) keep.push_back(*m[i]);
+  if (keep.size() == n.schema.size() || keep.empty()) return m;
+  auto join = std::make_unique<Node>(std::move(n));
+  Node p;
+  p.kind = NodeKind::Project;
+  std::vector<std::optional<size_t>> to(join->schema.size());
+  for (size_t c : keep) {
+    const SchemaColumn& col = join->schema[c];
+    to[c] = p.schema.size();
+    p.schema.push_back(col);
+    const std::string text = col.qualifier.empty() ? col.name : col.qualifier + "." + col.name;
+    p.exprs.push_back(column_expr(c, col.type, text, col.dictionary));
+  }
+  p.children.push_back(std::move(join));
+  n = std::move(p);
+  for (auto& e : m) e = e ? to[*e] : std::nullopt;
+  return m;
+}
+
 Map prune(Node& n, const std::vector<bool>& needed) {
   switch (n.kind) {
     case NodeKind::Scan: {
@@ -1222,6 +1248,16 @@ Map prune(Node& n, const std::vector<bool>& needed) {
       for (const auto& e : n.exprs) mark(e, need);
       const Map m = prune(*n.children[0], need);
       for (auto& e : n.exprs) e = remap_columns(e, m);
+      // A Project of columns below (one project_needed put over a Join) is folded into this one.
+      Node& below = *n.children[0];
+      if (below.kind == NodeKind::Project &&
+          std::all_of(below.exprs.begin(), below.exprs.end(), [](const Expr& e) { return e.is_column(); })) {
+        Map through(below.exprs.size());
+        for (size_t i = 0; i < below.exprs.size(); ++i) through[i] = below.exprs[i].column;
+        for (auto& e : n.exprs) e = remap_columns(e, through);
+        std::unique_ptr<Node> grandchild = std::move(below.children[0]);
+        n.children[0] = std::move(grandchild);
+      }
       return identity(n.schema.size());
     }
     case NodeKind::Join: {
@@ -1244,7 +1280,7 @@ Map prune(Node& n, const std::vector<bool>& needed) {
       if (n.residual) n.residual = remap_columns(*n.residual, m);
       n.schema = n.children[0]->schema;
       for (const auto& c : n.children[1]->schema) n.schema.push_back(c);
-      return m;
+      return project_needed(n, needed, m);
     }
     case NodeKind::Aggregate: {
       std::vector<bool> need(n.children[0]->schema.size(), false);

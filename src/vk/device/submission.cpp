@@ -46,17 +46,18 @@ namespace {
 // the host has nothing else to do meanwhile.
 constexpr auto kFenceSpin = std::chrono::milliseconds(5);
 
-// Waits for `fence` at most `timeout_ns`: polls it for up to kFenceSpin, then blocks.
+// Waits for `fence` at most `timeout_ns`: polls it for up to kFenceSpin (within the timeout), then
+// blocks.
 VkResult wait_fence(VkDevice device, VkFence fence, uint64_t timeout_ns) {
   const auto start = std::chrono::steady_clock::now();
   for (;;) {
     const VkResult status = vkGetFenceStatus(device, fence);
     if (status != VK_NOT_READY) return status;
-    const auto spent = std::chrono::steady_clock::now() - start;
-    if (spent >= kFenceSpin) {
-      const auto ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(spent).count());
-      return vkWaitForFences(device, 1, &fence, VK_TRUE, timeout_ns > ns ? timeout_ns - ns : 0);
-    }
+    const auto ns = uint64_t(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+    if (ns >= timeout_ns) return VK_TIMEOUT;
+    if (ns >= uint64_t(std::chrono::nanoseconds(kFenceSpin).count()))
+      return vkWaitForFences(device, 1, &fence, VK_TRUE, timeout_ns - ns);
   }
 }
 
