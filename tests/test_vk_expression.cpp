@@ -811,7 +811,7 @@ void check_kept(const Expr& cond, const Expr& e, const cpu::HostRelation& rel, c
   }
   OnDevice dev(*program, rel, nullptr);
   std::vector<PassRecord> passes;
-  const auto got = vk::reduce_expressions(device(), {&*program}, dev.input, passes);
+  const auto got = vk::reduce_expressions(device(), {&*program}, {dev.input}, passes);
   REQUIRE(got.size() == 1);
   REQUIRE(want_error.has_value() == got[0].error.has_value());
   if (want_error) {

@@ -12,6 +12,7 @@
 #include <variant>
 
 #include "expression_config.glsl"
+#include "vk/primitives/compact.h"
 
 namespace gfxq::vk {
 
@@ -549,13 +550,21 @@ uint64_t partial_words(uint64_t count) {
 // reduce_expressions(); with `resolve` false, a kept program's error keeps the input's row (a rerun
 // that counts the kept rows before an error reads only the count).
 std::vector<ExprReduction> reduce_all(Device& device, const std::vector<const ExprProgram*>& programs,
-                                      const ExprInput& input, std::vector<PassRecord>& passes, bool resolve) {
+                                      const std::vector<ExprInput>& inputs, std::vector<PassRecord>& passes,
+                                      bool resolve) {
+  if (inputs.size() != programs.size() || programs.empty())
+    throw Error(ErrorCode::Internal, "reduce_expressions: one input per program, at least one");
+  const ExprInput& input = inputs[0];
   const auto start = std::chrono::steady_clock::now();
   std::vector<Buffer> partials;
+  partials.reserve(programs.size());  // the kernels keep references to their buffers
   std::vector<std::unique_ptr<ExprKernel>> kernels;
   for (const ExprProgram* p : programs) {
     partials.push_back(device.create_buffer(output_bytes(*p, input, ExprLayout::Reduce), MemoryKind::Device));
-    kernels.push_back(std::make_unique<ExprKernel>(device, *p, input, ExprLayout::Reduce, partials.back()));
+    const ExprInput& x = inputs[kernels.size()];
+    if (x.count() != input.count())
+      throw Error(ErrorCode::Internal, "reduce_expressions: inputs of different row counts");
+    kernels.push_back(std::make_unique<ExprKernel>(device, *p, x, ExprLayout::Reduce, partials.back()));
   }
   const std::optional<double> gpu = device.run_pass([&](VkCommandBuffer cmd) {
     for (const auto& k : kernels) k->record(cmd);
@@ -591,10 +600,12 @@ std::vector<ExprReduction> reduce_all(Device& device, const std::vector<const Ex
       if (resolve && p.keep && f->at > *p.keep) {
         // The value's instructions ran on kept rows only; the CPU engine numbers them among the kept
         // rows: their number before row f->row, from a rerun over the rows before it (rare: errors only).
-        ExprInput before = input;
-        before.rows = input.selection ? input.rows : f->row;
-        if (input.selection) before.selected = f->row;
-        row = reduce_all(device, {&p}, before, passes, false).at(0).count;
+        ExprInput before = inputs[i];
+        if (before.selection)
+          before.selected = f->row;
+        else
+          before.rows = f->row;
+        row = reduce_all(device, {&p}, {before}, passes, false).at(0).count;
       }
       r.error = failure_error(p, *f, row);
     }
@@ -606,8 +617,53 @@ std::vector<ExprReduction> reduce_all(Device& device, const std::vector<const Ex
 }  // namespace
 
 std::vector<ExprReduction> reduce_expressions(Device& device, const std::vector<const ExprProgram*>& programs,
-                                              const ExprInput& input, std::vector<PassRecord>& passes) {
-  return reduce_all(device, programs, input, passes, true);
+                                              const std::vector<ExprInput>& inputs, std::vector<PassRecord>& passes) {
+  return reduce_all(device, programs, inputs, passes, true);
+}
+
+ExprSelection select_rows(Device& device, const ExprProgram& condition, const ExprInput& input,
+                          std::vector<PassRecord>& passes) {
+  if (condition.type != Type::Int32 || condition.keep)
+    throw Error(ErrorCode::Internal, "select_rows: " + condition.sites.back() + " is not a compiled condition");
+  const auto start = std::chrono::steady_clock::now();
+  ExprSelection out;
+  const uint64_t n = input.rows;
+  // Flags by row id (zero where a selection leaves a row out), then compacted over every row: the
+  // ids come out ascending, as the selection's are.
+  Buffer flags = device.create_buffer(padded_bytes(n), MemoryKind::Device);
+  out.ids = device.create_buffer(std::max<uint64_t>(padded_bytes(input.count()), 16), MemoryKind::Device);
+  Buffer count = device.create_buffer(16, MemoryKind::Device);
+  Buffer scratch = device.create_buffer(std::max<uint64_t>(compact_scratch_bytes(device, n), 16), MemoryKind::Device);
+  const ExprKernel kernel(device, condition, input, ExprLayout::ByRow, flags);
+  const std::optional<double> gpu = device.run_pass([&](VkCommandBuffer cmd) {
+    if (input.selection) vkCmdFillBuffer(cmd, flags.handle(), 0, VK_WHOLE_SIZE, 0);
+    vkCmdFillBuffer(cmd, count.handle(), 0, VK_WHOLE_SIZE, 0);
+    device.barrier(cmd);
+    kernel.record(cmd);
+    device.barrier(cmd);
+    if (n) {
+      CompactOutputs o;
+      o.ids = {&out.ids, 0, input.count() * 4};
+      o.count = {&count, 0, 8};
+      o.capacity = input.count();
+      compact(device, cmd, ElemType::U32, {&flags, 0, n * 4}, n, Predicate::nonzero(), {}, o, {&scratch, 0, 0});
+    }
+  });
+  std::vector<uint32_t> words;
+  uint64_t selected = 0;
+  device.download_many({{&count, &selected, 8, 0}, kernel.error_readback(words)});
+  out.count = selected;
+  out.error = kernel.error(words);
+  PassRecord pass;
+  pass.kind = "expression";
+  pass.detail = "select rows where " + condition.sites.back() + " (" + std::to_string(condition.code.size()) +
+                " instructions, " + kernel.kernel() + ", flags compacted into " + std::to_string(selected) +
+                " row ids" + (input.selection ? ", selected rows)" : ")");
+  pass.items = input.count();
+  pass.gpu_ms = gpu;
+  pass.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  passes.push_back(std::move(pass));
+  return out;
 }
 
 }  // namespace gfxq::vk

@@ -180,12 +180,26 @@ ExprReduction read_partials(Device& device, const Buffer& partials, uint64_t cou
 ExprReduction reduce_expression(Device& device, const ExprProgram& program, const ExprInput& input,
                                 std::vector<PassRecord>& passes);
 
-//! Reduces `programs` (integer-typed, or of any type for their count and errors only) over `input`,
-//! each by its own dispatch, all recorded into one submission and read back in one wait (an
+//! Reduces `programs` (integer-typed, or of any type for their count and errors only), each over its
+//! input (`inputs[i]`: its load slots' columns; every input of the same rows), each by its own dispatch, all recorded into one submission and read back in one wait (an
 //! "expression" pass). A compile_kept() program's reduction covers the rows its condition keeps, and
 //! its error names the row the CPU engine names (an error of the value among the kept rows: found by
 //! a rerun over the rows before it, only when there is one).
 std::vector<ExprReduction> reduce_expressions(Device& device, const std::vector<const ExprProgram*>& programs,
-                                              const ExprInput& input, std::vector<PassRecord>& passes);
+                                              const std::vector<ExprInput>& inputs, std::vector<PassRecord>& passes);
+
+//! The rows where a condition holds, as device row ids.
+struct ExprSelection {
+  Buffer ids;                  //!< ascending row ids (uint32, padded_bytes(); at least 16 bytes)
+  uint64_t count = 0;          //!< ids in `ids`
+  std::optional<Error> error;  //!< as ExprValues::error (the ids are then meaningless)
+};
+
+//! Selects the rows of `input` (every row, or the ids of its selection) where the compile_condition()
+//! program holds, in one submission and one wait (an "expression" pass): the program writes a flag
+//! at each evaluated row id, compact() (vk/primitives/compact.h) turns the flags into ascending row
+//! ids, and the count comes back with the error words. Needs what compact() needs.
+ExprSelection select_rows(Device& device, const ExprProgram& condition, const ExprInput& input,
+                          std::vector<PassRecord>& passes);
 
 }  // namespace gfxq::vk
