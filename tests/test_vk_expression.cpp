@@ -729,11 +729,26 @@ TEST_CASE("vk-expression: comparisons at the edges of the total order and of exa
   // Integers against floats near 2^24, 2^31, 2^53 and 2^63 (where a conversion to float would round),
   // -0.0 against +0.0 and 0, NaN against NaN, infinities; DOUBLE against FLOAT.
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
-  const std::vector<float> fs{0.0f,        -0.0f, nan, -nan, inf, -inf, 16777216.0f, 16777218.0f, 2147483648.0f,
-                              -2147483648.0f, 0.5f, -0.5f, 1.5f, -1.5f, std::numeric_limits<float>::denorm_min(),
-                              -std::numeric_limits<float>::denorm_min(), 9.2233720368547758e18f, -9.2233720368547758e18f};
-  const std::vector<int32_t> is{0, 1, -1, 16777217, 16777216, std::numeric_limits<int32_t>::max(),
-                                std::numeric_limits<int32_t>::min(), 2, -2};
+  const std::vector<float> fs{0.0f,
+                              -0.0f,
+                              nan,
+                              -nan,
+                              inf,
+                              -inf,
+                              16777216.0f,
+                              16777218.0f,
+                              2147483648.0f,
+                              -2147483648.0f,
+                              0.5f,
+                              -0.5f,
+                              1.5f,
+                              -1.5f,
+                              std::numeric_limits<float>::denorm_min(),
+                              -std::numeric_limits<float>::denorm_min(),
+                              9.2233720368547758e18f,
+                              -9.2233720368547758e18f};
+  const std::vector<int32_t> is{
+      0, 1, -1, 16777217, 16777216, std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(), 2, -2};
   std::vector<int32_t> a, c;
   std::vector<float> f, g;
   std::vector<int32_t> d;
@@ -774,8 +789,8 @@ TEST_CASE("vk-expression: errors in AND, OR and CASE operands are the CPU engine
   const Expr over = arith(ArithOp::Mul, arith(ArithOp::Mul, col(A), col(B)), col(A));
   const Expr zero = cmp(CmpOp::Eq, col(C), lit(0));
   const std::vector<Expr> cases{
-      case_of({{zero, lit(0)}}, div),                              // the division runs where c = 0 too
-      case_of({{not_of(zero), div}}, lit(0)),                      // likewise in a THEN
+      case_of({{zero, lit(0)}}, div),                               // the division runs where c = 0 too
+      case_of({{not_of(zero), div}}, lit(0)),                       // likewise in a THEN
       case_of({{zero, over}, {truth_literal(true), div}}, lit(1)),  // the first failing node in order
       to_bool(and_of({truth_literal(false), cmp(CmpOp::Lt, div, lit(1))})),
       to_bool(or_of({truth_literal(true), cmp(CmpOp::Lt, over, lit(1))})),
@@ -825,7 +840,7 @@ void check_kept(const Expr& cond, const Expr& e, const cpu::HostRelation& rel, c
   int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
   for (uint64_t r = 0; r < values->size(); ++r) {
     const Value v = values->value(r);
-    const int64_t x = e.type == Type::Int64 ? std::get<int64_t>(v)
+    const int64_t x = e.type == Type::Int64  ? std::get<int64_t>(v)
                       : e.type == Type::Date ? std::get<Date>(v).days
                                              : std::get<int32_t>(v);
     sum += x;

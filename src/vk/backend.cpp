@@ -180,7 +180,11 @@ class ComputeBackend final : public engine::BackendImpl {
       auto has = [&](auto test) { return std::any_of(f.nodes.begin(), f.nodes.end(), test); };
       auto has_kind = [&](plan::NodeKind kind) { return has([&](const plan::Node* n) { return n->kind == kind; }); };
       // A fragment's kind is that of its core node (the one below its layers of Projects and Limits).
-      if (f.root->kind == plan::NodeKind::Filter) return vk::run_filter_fragment(env, f, std::move(inputs));
+      const auto core = std::find_if(f.nodes.begin(), f.nodes.end(), [](const plan::Node* n) {
+        return !(n->kind == plan::NodeKind::Project && vk::columns_only(*n)) && n->kind != plan::NodeKind::Limit;
+      });
+      if (core != f.nodes.end() && (*core)->kind == plan::NodeKind::Filter)
+        return vk::run_filter_fragment(env, f, std::move(inputs));
       if (has_kind(plan::NodeKind::Join)) {
         const bool product = vk::claim_product(*f.root, catalog).has_value();
         return product ? vk::run_product_fragment(env, f, std::move(inputs))

@@ -148,6 +148,9 @@ Table run_fused(FragmentEnv& env, const Node& agg, const std::vector<ExprProgram
   }
   const std::vector<ExprReduction> reduced = reduce_expressions(env.device, all, xs, passes);
   const uint64_t n = kept = reduced.at(0).count;
+  // Only COUNT(*): the one program counts the rows kept and raises the condition's errors.
+  const bool count_only = std::none_of(agg.aggs.begin(), agg.aggs.end(), [](const auto& a) { return a.arg; });
+  if (count_only && reduced[0].error) throw *reduced[0].error;
   Table t;
   size_t next = 0;
   for (size_t i = 0; i < agg.aggs.size(); ++i) {

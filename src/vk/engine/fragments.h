@@ -9,7 +9,7 @@
 //! Sort fragment:     [Project of columns | Limit]... Sort (issue 23)
 //! Set fragment:      [Project of columns | Limit]... Distinct or SetOp
 //! (below a Sort, Distinct or SetOp, a Project of columns over a covered input is covered too)
-//! Filter fragment:   Filter whose condition is an expression program (a device relation out)
+//! Filter fragment:   [Project of columns | Limit]... Filter of an expression program (device relation out)
 //! PRODUCT fragment:  [Project of columns] Join without keys, band or residual (CROSS JOIN)
 //! GROUP BY fragment: [Project of columns] [Limit] [Sort in the groups' key order] [Project of columns]
 //!                    Aggregate with GROUP BY
@@ -123,12 +123,14 @@ std::optional<engine::Fragment> claim_project(const plan::Node& node, const Cata
 engine::FragmentRun run_project_fragment(FragmentEnv& env, const engine::Fragment& fragment,
                                          std::vector<engine::Relation> inputs);
 
-//! The Filter fragment rooted at `node`: a Filter whose condition compiles as an expression program
-//! over NULL-free columns, over any input, its output a device relation (device_schema()); or nullopt
-//! with `why`; `why` stays empty when `node` is not a Filter.
+//! The Filter fragment rooted at `node`: `[Project of columns | Limit]... Filter` whose condition
+//! compiles as an expression program over NULL-free columns, over any input, its output a device
+//! relation (device_schema()); or nullopt with `why`; `why` stays empty when `node` is not of that
+//! shape.
 std::optional<engine::Fragment> claim_filter(const plan::Node& node, const Catalog& catalog, std::string& why);
 //! Runs a claim_filter fragment: the condition evaluated on the device (select_rows), its rows handed
-//! over as the selection of a DeviceRelation of the input's columns.
+//! over as the selection of a DeviceRelation of the input's columns (picked by the Projects, the ids
+//! cut by the Limits).
 engine::FragmentRun run_filter_fragment(FragmentEnv& env, const engine::Fragment& fragment,
                                         std::vector<engine::Relation> inputs);
 

@@ -46,9 +46,9 @@ struct FilterProgram {
 };
 
 //! Classifies `child` of a Join or Aggregate node: a Scan, or a Filter over a Scan whose condition
-//! the CNF kernels or the expression programs run (its columns NULL-free), is covered (appended to `covered`, the Filter first); anything else is a
-//! fragment input (appended to `inputs`). Returns whether it is covered. A covered Filter's program
-//! goes to `filters` when given (the fragment keeps it as its state; InputRows reads it from there).
+//! the CNF kernels or the expression programs run (its columns NULL-free), is covered (appended to `covered`, the
+//! Filter first); anything else is a fragment input (appended to `inputs`). Returns whether it is covered. A covered
+//! Filter's program goes to `filters` when given (the fragment keeps it as its state; InputRows reads it from there).
 bool claim_input(const plan::Node& child, const Catalog& catalog, std::vector<const plan::Node*>& covered,
                  std::vector<const plan::Node*>& inputs, CoveredFilters* filters = nullptr);
 

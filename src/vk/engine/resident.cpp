@@ -6,8 +6,8 @@
 
 namespace gfxq::vk {
 
-std::shared_ptr<const DeviceColumn> ResidentColumns::share(Device& device, const ResidentKey& key,
-                                                           const Column& column, std::vector<PassRecord>& passes) {
+std::shared_ptr<const DeviceColumn> ResidentColumns::share(Device& device, const ResidentKey& key, const Column& column,
+                                                           std::vector<PassRecord>& passes) {
   const auto start = std::chrono::steady_clock::now();
   ++clock_;
   // Columns of another version of this table: it was replaced (or a copy of the catalog replaced it).

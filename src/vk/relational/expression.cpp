@@ -86,9 +86,7 @@ class Compiler {
   }
 
   // The condition `e` followed by EXPR_OP_KEEP: rows where it is false are dropped from there on.
-  bool keep(const Expr& e) {
-    return truth(e) && emit(EXPR_OP_KEEP, 0, e, -1);
-  }
+  bool keep(const Expr& e) { return truth(e) && emit(EXPR_OP_KEEP, 0, e, -1); }
 
   ExprProgram take() { return std::move(p_); }
   // Instructions so far.
@@ -185,11 +183,12 @@ class Compiler {
     if ((a.type == Type::String) != (b.type == Type::String))
       return refuse(e.text + " compares a string with another type");
     if (a.type == Type::String && a.dictionary != b.dictionary)
-      return refuse(e.text + " compares strings of two dictionaries (compared as strings, not codes; not compiled "
-                             "for the compute path)");
+      return refuse(e.text +
+                    " compares strings of two dictionaries (compared as strings, not codes; not compiled "
+                    "for the compute path)");
     const Repr ra = repr_of(a.type), rb = repr_of(b.type);
     // Two floats compare in the wider format; an integer and a float each in its own.
-    const Repr common = ra == Repr::Int || rb == Repr::Int ? Repr::Int
+    const Repr common = ra == Repr::Int || rb == Repr::Int   ? Repr::Int
                         : ra == Repr::F64 || rb == Repr::F64 ? Repr::F64
                                                              : Repr::F32;
     if (!value(a) || (common != Repr::Int && !convert(ra, common, e))) return false;
@@ -211,8 +210,9 @@ class Compiler {
   // stack holds two slots however many branches there are.
   bool case_of(const Expr& e) {
     if (!e.has_else)
-      return refuse(e.text + " has no ELSE (its value is NULL where no WHEN holds; the compute expressions "
-                             "carry no NULLs)");
+      return refuse(e.text +
+                    " has no ELSE (its value is NULL where no WHEN holds; the compute expressions "
+                    "carry no NULLs)");
     const Repr r = repr_of(e.type);
     const size_t pairs = e.args.size() / 2;
     for (size_t p = 0; p < pairs; ++p) {
@@ -583,8 +583,8 @@ std::vector<ExprReduction> reduce_all(Device& device, const std::vector<const Ex
   pass.detail = "reduce " + std::to_string(programs.size()) + " program(s) in one submission:";
   for (size_t i = 0; i < programs.size(); ++i)
     pass.detail += (i ? ", " : " ") + programs[i]->sites.back() + " (" + std::to_string(programs[i]->code.size()) +
-                   " instructions" + (programs[i]->keep ? ", rows kept by " + programs[i]->sites[*programs[i]->keep] : "") +
-                   ")";
+                   " instructions" +
+                   (programs[i]->keep ? ", rows kept by " + programs[i]->sites[*programs[i]->keep] : "") + ")";
   pass.detail += input.selection ? " over selected rows" : "";
   pass.items = input.count();
   pass.gpu_ms = gpu;

@@ -181,10 +181,10 @@ ExprReduction reduce_expression(Device& device, const ExprProgram& program, cons
                                 std::vector<PassRecord>& passes);
 
 //! Reduces `programs` (integer-typed, or of any type for their count and errors only), each over its
-//! input (`inputs[i]`: its load slots' columns; every input of the same rows), each by its own dispatch, all recorded into one submission and read back in one wait (an
-//! "expression" pass). A compile_kept() program's reduction covers the rows its condition keeps, and
-//! its error names the row the CPU engine names (an error of the value among the kept rows: found by
-//! a rerun over the rows before it, only when there is one).
+//! input (`inputs[i]`: its load slots' columns; every input of the same rows), each by its own dispatch, all recorded
+//! into one submission and read back in one wait (an "expression" pass). A compile_kept() program's reduction covers
+//! the rows its condition keeps, and its error names the row the CPU engine names (an error of the value among the kept
+//! rows: found by a rerun over the rows before it, only when there is one).
 std::vector<ExprReduction> reduce_expressions(Device& device, const std::vector<const ExprProgram*>& programs,
                                               const std::vector<ExprInput>& inputs, std::vector<PassRecord>& passes);
 
