@@ -410,6 +410,15 @@ TEST_CASE("engine-compute-expression: the fused WHERE and aggregates: one submis
   same_error("SELECT COUNT(*) FROM t WHERE CASE WHEN c = 0 THEN 0 ELSE a / c END > 0", c);
   same_error("SELECT SUM(CASE WHEN c <> 0 THEN a / c ELSE 0 END) FROM t", c);
   check_sql(engine(), "SELECT a - b FROM t WHERE a < b", c, "after the errors");
+  // An expression WHERE under a GROUP BY and on a join's side: covered, its row ids selected on the
+  // device by the program.
+  for (const std::string sql : {"SELECT k, SUM(a * b), COUNT(*) FROM t WHERE a + b < c * 2 GROUP BY k",
+                                "SELECT SUM(t.a * u.x) FROM t, u WHERE t.k = u.k AND t.a * 2 > t.b"}) {
+    const Result g = check_sql(engine(), sql, c, "covered expression WHERE");
+    on_compute(g, "Filter");
+    CHECK_MESSAGE(g.report.text().find("an expression program selecting row ids") != std::string::npos,
+                  g.report.text());
+  }
 }
 
 TEST_CASE("engine-compute-expression: a Filter over another fragment's result is its own fragment") {

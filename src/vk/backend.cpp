@@ -150,6 +150,8 @@ class ComputeBackend final : public engine::BackendImpl {
     if (auto f = vk::claim_project(node, catalog, project_why)) return f;
     if (auto f = vk::claim_scalar_aggregate(node, catalog, aggregate_why)) return f;
     if (auto f = vk::claim_filter(node, catalog, filter_why)) return f;
+    // A Filter neither path takes: both reasons (the CNF kernels' first).
+    if (!filter_why.empty() && !spec_why.empty()) filter_why = spec_why + "; as an expression program: " + filter_why;
     for (const std::string* w :
          {&sort_why, &set_why, &join_why, &group_why, &aggregate_why, &project_why, &filter_why, &spec_why})
       if (!w->empty()) {

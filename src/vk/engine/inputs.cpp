@@ -112,7 +112,7 @@ bool claim_input(const plan::Node& child, const Catalog& catalog, std::vector<co
     try {
       program = filter_program(child, catalog);
     } catch (const Error&) {
-      program.reset();  // a condition the CNF kernels cannot take: the Filter runs as its own fragment
+      program.reset();  // neither the CNF kernels nor a program take it: the Filter is an input
     }
     if (program) {
       if (filters) filters->programs[&child] = std::make_shared<const FilterProgram>(std::move(*program));
