@@ -424,14 +424,15 @@ TEST_CASE("engine-compute-expression: the fused WHERE and aggregates: one submis
 TEST_CASE("engine-compute-expression: a Filter over another fragment's result is its own fragment") {
   // HAVING on a group key: a Filter over the GROUP BY's result (host rows, uploaded), its rows
   // selected on the device and handed over as a device relation; the Project of columns and the
-  // LIMIT above it are part of the fragment.
+  // LIMIT above it are part of the fragment (also over a table: the Filter over its Scan).
   for (const size_t rows : {size_t(0), size_t(1), size_t(3000)}) {
     std::mt19937_64 rng(32 + rows);
     const Catalog c = condition_tables(rng, rows);
     const std::string what = std::to_string(rows) + " rows";
     for (const std::string sql : {"SELECT k FROM w GROUP BY k HAVING k * 2 > 7 OR k = 0",
                                   "SELECT c, k FROM w GROUP BY c, k HAVING c * k <> 2 LIMIT 5 OFFSET 2",
-                                  "SELECT s FROM w GROUP BY s HAVING s < 'l' OR s = 'pear'"}) {
+                                  "SELECT s FROM w GROUP BY s HAVING s < 'l' OR s = 'pear'",
+                                  "SELECT a, s FROM w WHERE a * 2 > b OR s = s2 LIMIT 7 OFFSET 3"}) {
       const Result r = check_sql(engine(), sql, c, what);
       const auto* f = test::plan_node(r, "Filter");
       REQUIRE(f);

@@ -7,8 +7,11 @@
 // run, through the GROUP BY operator over one group (a key column of zeros), whose FLOAT sum is exact
 // (a fixed point per group, rounded once), so the results are the CPU engine's. Results and errors follow the CPU
 // engine (cpu/exec/aggregate_op.cpp): aggregates in order, each argument's evaluation error before its SUM overflow
-// (int_sum_result), AVG by int_average, NULL over no rows. Projects of columns and Limits above the Aggregate (one row)
-// are applied on the host.
+// (int_sum_result), AVG by int_average, NULL over no rows. Over a Filter over a Scan, with no FLOAT
+// SUM, AVG, MIN or MAX, the WHERE is fused: each aggregate's program is the condition, a keep
+// instruction and the argument (compile_kept), all run over every row of the table in one submission
+// and one wait (reduce_expressions), the rows kept counted by the programs; no row ids are written. Projects of columns
+// and Limits above the Aggregate (one row) are applied on the host.
 
 #include <algorithm>
 #include <chrono>

@@ -65,15 +65,15 @@ void apply_layer(Device& device, const Node& l, DeviceRelation& rel, std::vector
   const uint64_t count = std::min(l.limit, rel.rows() - first);
   if (first == 0 && count == rel.rows()) return;
   const auto start = std::chrono::steady_clock::now();
+  std::optional<double> gpu;
   auto ids =
       std::make_shared<Buffer>(device.create_buffer(std::max<uint64_t>(padded_bytes(count), 16), MemoryKind::Device));
   if (count) {
     if (rel.selection) {
-      const std::optional<double> gpu = device.run_pass([&](VkCommandBuffer cmd) {
+      gpu = device.run_pass([&](VkCommandBuffer cmd) {
         const VkBufferCopy region{first * 4, 0, count * 4};
         vkCmdCopyBuffer(cmd, rel.selection->handle(), ids->handle(), 1, &region);
       });
-      (void)gpu;
     } else {
       std::vector<uint32_t> range(count);
       for (uint64_t i = 0; i < count; ++i) range[i] = uint32_t(first + i);
@@ -84,6 +84,7 @@ void apply_layer(Device& device, const Node& l, DeviceRelation& rel, std::vector
   p.kind = "copy";
   p.detail = "row ids " + std::to_string(first) + " .. " + std::to_string(first + count) + " (LIMIT)";
   p.items = count;
+  p.gpu_ms = gpu;
   p.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   passes.push_back(std::move(p));
   rel.selection = std::move(ids);
