@@ -9,9 +9,14 @@
 // - expr.float_mul: x * y of two FLOAT columns into a FLOAT column (Compact layout), the float32
 //   product computed by integer operations on the bits (no float instruction: exact on every device);
 //   bytes = 12n (x and y read, the product written); checked bit for bit against the host's product.
+// - expr.sum_fused: SUM(a * b) WHERE a < c as one compile_kept() program (the condition, a keep
+//   instruction, the product) reduced over every row with a count of the rows kept: the fused pass
+//   of the engine's `SUM(expr) ... WHERE cond`; bytes = 12n (a, b and c read).
 // - engine.sql_expr_sum: `SELECT SUM(a * b) FROM t WHERE a > 0` through the Engine on the
-//   compute backend, columns resident (one untimed run first), wall time (the WHERE's row ids go
-//   through host memory, then the reduction); bytes = 8n.
+//   compute backend, columns resident (one untimed run first), wall time (one fused expression
+//   pass: one submission, one wait); bytes = 8n.
+// - engine.sql_expr_sum_fused: `SELECT SUM(a * b) FROM t WHERE a < c` likewise (a condition on two
+//   columns, fused); bytes = 12n.
 // Ratios are against compute.ceiling_copy of the same run and size; the notes give the ratio to a
 // copy timed in turn with the kernel. Every result is compared with a CPU sum (checked). No name holds
 // "compute", so `--cases compute` does not take these along: run them with `--cases expr`.
@@ -32,14 +37,15 @@
 namespace gfxq::bench {
 namespace {
 
-// Columns a and b: n values in [-2^20, 2^20) from the seed (products need 41 bits).
+// Columns a, b and c: n values in [-2^20, 2^20) from the seed (products need 41 bits).
 struct Data {
-  std::vector<int32_t> a, b;
-  Data(const Env& env, uint64_t n) : a(n), b(n) {
+  std::vector<int32_t> a, b, c;
+  Data(const Env& env, uint64_t n) : a(n), b(n), c(n) {
     uint64_t s = env.seed;
     for (uint64_t i = 0; i < n; ++i) {
       a[i] = int32_t(mix(s) % (1u << 21)) - (1 << 20);
       b[i] = int32_t(mix(s) % (1u << 21)) - (1 << 20);
+      c[i] = int32_t(mix(s) % (1u << 21)) - (1 << 20);
     }
   }
 };
@@ -103,6 +109,51 @@ Measurement kernel_sum(Env& env, uint64_t rows, bool where) {
   return m;
 }
 
+Measurement kernel_fused(Env& env, uint64_t rows) {
+  vk::Device& device = device_of(env);
+  const Data d(env, rows);
+  __int128 want = 0;
+  uint64_t kept = 0;
+  for (uint64_t i = 0; i < rows; ++i)
+    if (d.a[i] < d.c[i]) want += int64_t(d.a[i]) * d.b[i], ++kept;
+  plan::Expr cond;
+  cond.kind = plan::ExprKind::Compare;
+  cond.boolean = true;
+  cond.cmp = CmpOp::Lt;
+  cond.text = "a < c";
+  cond.args = {plan::column_expr(0, Type::Int32, "a"), plan::column_expr(2, Type::Int32, "c")};
+  std::string why;
+  const auto program = vk::compile_kept(cond, product(Type::Int32, Type::Int64, "a", "b"), why);
+  if (!program) throw Error(ErrorCode::Unsupported, "a * b WHERE a < c does not compile: " + why);
+  const vk::DeviceColumn a = vk::upload_column(device, Column::ints("a", d.a));
+  const vk::DeviceColumn b = vk::upload_column(device, Column::ints("b", d.b));
+  const vk::DeviceColumn c = vk::upload_column(device, Column::ints("c", d.c));
+  vk::ExprInput input;
+  for (size_t col : program->columns) input.columns.push_back(col == 0 ? &a : col == 1 ? &b : &c);
+  input.rows = rows;
+  const vk::Buffer partials =
+      device.create_buffer(vk::output_bytes(*program, input, vk::ExprLayout::Reduce), vk::MemoryKind::Device);
+  const vk::ExprKernel kernel(device, *program, input, vk::ExprLayout::Reduce, partials);
+  const CopyReference copy(device, rows);
+  const std::vector<double> t = best_interleaved(
+      env, {[&](VkCommandBuffer cmd) { kernel.record(cmd); }, [&](VkCommandBuffer cmd) { copy.record(device, cmd); }});
+  Measurement m;
+  m.seconds = t[0];
+  m.bytes = 12 * rows;
+  m.items = rows;
+  const vk::ExprReduction got = vk::read_partials(device, partials, input.count());
+  m.checked = !kernel.error() && got.sum == want && got.count == kept;
+  if (!m.checked)
+    throw Error(ErrorCode::Internal, "expression bench: the device's SUM(a * b) WHERE a < c differs from the CPU's");
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "%s Reduce, %zu instructions, %llu of %llu rows kept; %.3f of a copy timed in turn (%.4f ms)",
+                kernel.kernel().c_str(), program->code.size(), static_cast<unsigned long long>(kept),
+                static_cast<unsigned long long>(rows), copy.ratio(m.bytes, t[0], t[1]), t[1] * 1e3);
+  m.note = buf;
+  return m;
+}
+
 Measurement kernel_float_mul(Env& env, uint64_t rows) {
   vk::Device& device = device_of(env);
   // Values over 2^-40 .. 2^40 in magnitude, both signs: products stay normal, as in most data.
@@ -144,17 +195,18 @@ Measurement kernel_float_mul(Env& env, uint64_t rows) {
   return m;
 }
 
-Measurement engine_sum(Env& env, uint64_t rows) {
+// `SELECT SUM(a * b) FROM t WHERE a > 0`, or `WHERE a < c` with `two_columns`, through the Engine.
+Measurement engine_sum(Env& env, uint64_t rows, bool two_columns) {
   const Data d(env, rows);
   __int128 want = 0;
   for (uint64_t i = 0; i < rows; ++i)
-    if (d.a[i] > 0) want += int64_t(d.a[i]) * d.b[i];
+    if (two_columns ? d.a[i] < d.c[i] : d.a[i] > 0) want += int64_t(d.a[i]) * d.b[i];
   Catalog catalog;
-  catalog.add("t", Table{{Column::ints("a", d.a), Column::ints("b", d.b)}});
+  catalog.add("t", Table{{Column::ints("a", d.a), Column::ints("b", d.b), Column::ints("c", d.c)}});
   Engine engine;
   if (!engine.vk_capabilities().available)
     throw Error(ErrorCode::Unsupported, "no Vulkan device: " + engine.vk_capabilities().unavailable_reason);
-  const std::string sql = "SELECT SUM(a * b) FROM t WHERE a > 0";
+  const std::string sql = std::string("SELECT SUM(a * b) FROM t WHERE ") + (two_columns ? "a < c" : "a > 0");
   Result last = engine.execute_sql(sql, catalog, Backend::Compute);
   double best = 1e300;
   for (int r = 0; r < env.repeats; ++r) {
@@ -164,12 +216,13 @@ Measurement engine_sum(Env& env, uint64_t rows) {
   }
   Measurement m;
   m.seconds = best;
-  m.bytes = 8 * rows;
+  m.bytes = (two_columns ? 12 : 8) * rows;
   m.items = rows;
   const Value v = last.table.columns.at(0).value(0);
   m.checked = std::holds_alternative<int64_t>(v) && __int128(std::get<int64_t>(v)) == want;
   if (!m.checked) throw Error(ErrorCode::Internal, "expression bench: the engine's SUM(a * b) differs from the CPU's");
-  m.note = last.report.algorithm + " (wall time, host included)";
+  m.note = last.report.algorithm + " (wall time, host included; " + std::to_string(last.report.gpu_submissions) +
+           " submission(s), " + std::to_string(last.report.gpu_waits) + " wait(s))";
   return m;
 }
 
@@ -179,8 +232,12 @@ const Registrar where{{"expr.sum_where", "compute", "compute.ceiling_copy", fals
                        [](Env& env, uint64_t rows) { return kernel_sum(env, rows, true); }}};
 const Registrar float_mul{{"expr.float_mul", "compute", "compute.ceiling_copy", false,
                            [](Env& env, uint64_t rows) { return kernel_float_mul(env, rows); }}};
+const Registrar fused{{"expr.sum_fused", "compute", "compute.ceiling_copy", false,
+                       [](Env& env, uint64_t rows) { return kernel_fused(env, rows); }}};
 const Registrar sql{{"engine.sql_expr_sum", "compute", "compute.ceiling_copy", false,
-                     [](Env& env, uint64_t rows) { return engine_sum(env, rows); }}};
+                     [](Env& env, uint64_t rows) { return engine_sum(env, rows, false); }}};
+const Registrar sql_fused{{"engine.sql_expr_sum_fused", "compute", "compute.ceiling_copy", false,
+                           [](Env& env, uint64_t rows) { return engine_sum(env, rows, true); }}};
 
 }  // namespace
 }  // namespace gfxq::bench

@@ -110,6 +110,98 @@ Expr cast(Expr a, Type t) {
   return e;
 }
 
+// Conditions and CASE as the binder builds them.
+Expr cmp(CmpOp op, Expr a, Expr b) {
+  Expr e;
+  e.kind = ExprKind::Compare;
+  e.boolean = true;
+  e.cmp = op;
+  e.text = "(" + a.text + " " + to_string(op) + " " + b.text + ")";
+  e.args = {std::move(a), std::move(b)};
+  return e;
+}
+Expr logic(ExprKind kind, std::vector<Expr> args) {
+  Expr e;
+  e.kind = kind;
+  e.boolean = true;
+  const char* word = kind == ExprKind::And ? " AND " : " OR ";
+  e.text = "(";
+  for (size_t i = 0; i < args.size(); ++i) e.text += (i ? word : "") + args[i].text;
+  e.text += ")";
+  e.args = std::move(args);
+  return e;
+}
+Expr and_of(std::vector<Expr> args) {
+  return logic(ExprKind::And, std::move(args));
+}
+Expr or_of(std::vector<Expr> args) {
+  return logic(ExprKind::Or, std::move(args));
+}
+Expr not_of(Expr a) {
+  Expr e;
+  e.kind = ExprKind::Not;
+  e.boolean = true;
+  e.text = "NOT " + a.text;
+  e.args = {std::move(a)};
+  return e;
+}
+Expr truth_literal(bool v) {
+  Expr e = plan::literal_expr(int32_t(v ? 1 : 0), Type::Int32, v ? "TRUE" : "FALSE");
+  e.boolean = true;
+  return e;
+}
+Expr null_condition() {
+  Expr e = plan::literal_expr(std::monostate{}, Type::Int32, "NULL");
+  e.boolean = true;
+  return e;
+}
+Expr to_bool(Expr a) {
+  Expr e;
+  e.kind = ExprKind::ToBool;
+  e.type = Type::Int32;
+  e.text = a.text;
+  e.args = {std::move(a)};
+  return e;
+}
+// The CASE result type as the binder unifies numbers: DOUBLE over FLOAT over BIGINT; DATE alone.
+Type case_type(const std::vector<Expr>& values) {
+  Type t = values[0].type;
+  for (const Expr& v : values) {
+    if (v.type == t) continue;
+    if (t == Type::Float64 || v.type == Type::Float64)
+      t = Type::Float64;
+    else if (t == Type::Float32 || v.type == Type::Float32)
+      t = Type::Float32;
+    else
+      t = Type::Int64;
+  }
+  return t;
+}
+// CASE WHEN w THEN t ... [ELSE x] END, the results cast to their common type.
+Expr case_of(std::vector<std::pair<Expr, Expr>> branches, std::optional<Expr> otherwise) {
+  std::vector<Expr> values;
+  for (auto& b : branches) values.push_back(b.second);
+  if (otherwise) values.push_back(*otherwise);
+  const Type t = case_type(values);
+  Expr e;
+  e.kind = ExprKind::Case;
+  e.type = t;
+  e.has_else = otherwise.has_value();
+  e.text = "CASE";
+  auto as_t = [&](Expr v) { return v.type == t ? v : cast(std::move(v), t); };
+  for (auto& [w, v] : branches) {
+    e.text += " WHEN " + w.text + " THEN " + v.text;
+    e.args.push_back(std::move(w));
+    e.args.push_back(as_t(std::move(v)));
+  }
+  if (otherwise) {
+    e.text += " ELSE " + otherwise->text;
+    e.args.push_back(as_t(std::move(*otherwise)));
+  }
+  e.text += " END";
+  return e;
+}
+
 // Random values with the extremes mixed in.
 std::vector<int32_t> ints(std::mt19937_64& rng, size_t n, int32_t range) {
   std::uniform_int_distribution<int32_t> d(-range, range);
@@ -182,6 +274,44 @@ Expr random_expr(std::mt19937_64& rng, int depth) {
   if (op == ArithOp::Div && !integers) op = ArithOp::Mul;
   if (a.type == Type::Date || b.type == Type::Date) return col(C);  // DATE only through the forms above
   return arith(op, std::move(a), std::move(b));
+}
+
+// A random condition of depth <= `depth`: comparisons of random expressions (integers, FLOAT,
+// DOUBLE, mixed), of DATEs, AND, OR, NOT, TRUE and FALSE.
+Expr random_condition(std::mt19937_64& rng, int depth) {
+  const int p = int(rng() % (depth <= 0 ? 4 : 8));
+  const CmpOp op = CmpOp(rng() % 6);
+  switch (p) {
+    case 0:
+    case 1: return cmp(op, random_expr(rng, 1), random_expr(rng, 1));
+    case 2: {
+      const Expr c = rng() % 2 ? col(C) : lit(int64_t(rng() % 2000) - 1000);
+      return cmp(op, col(D), arith(ArithOp::Add, col(D), c));
+    }
+    case 3: return rng() % 8 == 0 ? truth_literal(rng() % 2) : cmp(op, col(rng() % 2 ? F : A), col(G));
+    case 4: return not_of(random_condition(rng, depth - 1));
+    default: break;
+  }
+  std::vector<Expr> args;
+  for (int k = 0, n = 2 + int(rng() % 2); k < n; ++k) args.push_back(random_condition(rng, depth - 1));
+  return p == 5 ? or_of(std::move(args)) : and_of(std::move(args));
+}
+
+// A random CASE with 1 to 3 WHENs and an ELSE over random conditions and values.
+Expr random_case(std::mt19937_64& rng) {
+  std::vector<std::pair<Expr, Expr>> branches;
+  for (int k = 0, n = 1 + int(rng() % 3); k < n; ++k)
+    branches.emplace_back(random_condition(rng, 1), random_expr(rng, 1));
+  return case_of(std::move(branches), random_expr(rng, 1));
+}
+
+// Whether `e` fits the program limits (random trees may not; anything else must compile).
+bool within_limits(const Expr& e) {
+  std::string why;
+  if (vk::compile_expression(e, why)) return true;
+  const bool limit = why.find("instructions") != std::string::npos || why.find("stack slots") != std::string::npos;
+  CHECK_MESSAGE(limit, e.text << ": " << why);
+  return false;
 }
 
 bool same_bits(const Value& w, const Value& g) {
@@ -553,9 +683,208 @@ TEST_CASE("vk-expression: what the compiler refuses is named") {
   Expr wide = col(A);
   for (int i = 0; i < EXPR_MAX_DEPTH; ++i) wide = arith(ArithOp::Add, lit(i), wide);
   refused(wide, "stack slots");
-  Expr cmp;
-  cmp.kind = ExprKind::ToBool;
-  cmp.type = Type::Int32;
-  cmp.text = "a < b";
-  refused(cmp, "condition or CASE");
+  refused(case_of({{cmp(CmpOp::Lt, col(A), col(B)), col(A)}}, std::nullopt), "no ELSE");
+  refused(to_bool(and_of({cmp(CmpOp::Lt, col(A), col(B)), null_condition()})), "NULL");
+  std::string why;
+  CHECK_FALSE(vk::compile_expression(cmp(CmpOp::Lt, col(A), col(B)), why));
+  CHECK_MESSAGE(why.find("is a condition") != std::string::npos, why);
+  // Strings of two dictionaries compare as strings on the CPU engine: not compiled.
+  Expr s1 = plan::column_expr(A, Type::String, "s1", Dictionary::of({"x", "y"}));
+  Expr s2 = plan::column_expr(B, Type::String, "s2", Dictionary::of({"x", "z"}));
+  CHECK_FALSE(vk::compile_condition(cmp(CmpOp::Eq, s1, s2), why));
+  CHECK_MESSAGE(why.find("two dictionaries") != std::string::npos, why);
+  s2.dictionary = s1.dictionary;
+  CHECK_MESSAGE(vk::compile_condition(cmp(CmpOp::Eq, s1, s2), why), why);
+  (void)caps;
+}
+
+TEST_CASE("vk-expression: random conditions and CASE equal the CPU evaluator") {
+  const uint64_t base = test_seed();
+  const uint64_t per_group = EXPR_WG * EXPR_ROWS_PER_THREAD;
+  const size_t sizes[] = {0, 1, per_group - 1, per_group, per_group + 1, 3 * per_group + 17};
+  for (uint64_t round = 0; round < 6; ++round) {
+    const uint64_t seed = base + round;
+    std::mt19937_64 rng(seed);
+    const size_t n = sizes[round];
+    // Small ranges give duplicates and equal operands; full ranges the extremes.
+    const Table t = random_table(rng, n, round % 2 ? 30 : 2000000000);
+    const cpu::HostRelation rel = cpu::HostRelation::of(t);
+    std::vector<uint32_t> ids;
+    for (uint32_t r = 0; r < n; ++r)
+      if (rng() % 3) ids.push_back(r);
+    int compiled = 0;
+    for (int k = 0; k < 30; ++k) {
+      const Expr e = k % 2 ? to_bool(random_condition(rng, 3)) : random_case(rng);
+      if (!within_limits(e)) continue;
+      ++compiled;
+      const std::string what = "seed " + std::to_string(seed) + ", " + std::to_string(n) + " rows";
+      check_expression(e, rel, nullptr, what);
+      if (k % 5 == 0) check_expression(e, rel, &ids, what + ", selected");
+    }
+    CHECK(compiled >= 15);
+  }
+}
+
+TEST_CASE("vk-expression: comparisons at the edges of the total order and of exactness") {
+  // Integers against floats near 2^24, 2^31, 2^53 and 2^63 (where a conversion to float would round),
+  // -0.0 against +0.0 and 0, NaN against NaN, infinities; DOUBLE against FLOAT.
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> fs{0.0f,
+                              -0.0f,
+                              nan,
+                              -nan,
+                              inf,
+                              -inf,
+                              16777216.0f,
+                              16777218.0f,
+                              2147483648.0f,
+                              -2147483648.0f,
+                              0.5f,
+                              -0.5f,
+                              1.5f,
+                              -1.5f,
+                              std::numeric_limits<float>::denorm_min(),
+                              -std::numeric_limits<float>::denorm_min(),
+                              9.2233720368547758e18f,
+                              -9.2233720368547758e18f};
+  const std::vector<int32_t> is{
+      0, 1, -1, 16777217, 16777216, std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(), 2, -2};
+  std::vector<int32_t> a, c;
+  std::vector<float> f, g;
+  std::vector<int32_t> d;
+  for (float x : fs)
+    for (float y : fs)
+      for (size_t k = 0; k < 2; ++k) {
+        f.push_back(x);
+        g.push_back(y);
+        a.push_back(is[(f.size() * 7) % is.size()]);
+        c.push_back(int32_t(f.size() % 5) - 2);
+        d.push_back(int32_t(f.size()));
+      }
+  const Table t{{Column::ints("a", a), Column::ints("b", a), Column::ints("c", c), Column::floats("f", f),
+                 Column::floats("g", g), Column::dates("d", d)}};
+  const cpu::HostRelation rel = cpu::HostRelation::of(t);
+  const Expr big = arith(ArithOp::Mul, col(A), lit(int64_t(1) << 32));  // BIGINT past 2^53
+  const Expr imin = arith(ArithOp::Sub, lit(std::numeric_limits<int64_t>::min()), arith(ArithOp::Mul, col(C), lit(0)));
+  for (int o = 0; o < 6; ++o) {
+    const CmpOp op = CmpOp(o);
+    for (const Expr& e : {cmp(op, col(F), col(G)), cmp(op, col(A), col(F)), cmp(op, col(F), col(A)),
+                          cmp(op, big, col(F)), cmp(op, col(G), big), cmp(op, imin, col(F)),
+                          cmp(op, cast(col(F), Type::Float64), col(G)), cmp(op, col(F), dlit(0.1)),
+                          cmp(op, arith(ArithOp::Add, col(A), lit(int64_t(1) << 53)), cast(col(G), Type::Float64)),
+                          cmp(op, col(F), flit(-0.0f)), cmp(op, col(D), arith(ArithOp::Add, col(D), col(C))),
+                          cmp(op, col(A), lit(16777217))})
+      check_expression(to_bool(e), rel, nullptr, "edges, " + std::string(to_string(op)));
+  }
+}
+
+TEST_CASE("vk-expression: errors in AND, OR and CASE operands are the CPU engine's") {
+  // The CPU engine evaluates every operand and every branch for every row: an error in a branch not
+  // taken, or in an AND operand after a false one, is raised. The programs evaluate them all too.
+  const uint64_t seed = test_seed();
+  std::mt19937_64 rng(seed);
+  const Table t = random_table(rng, 3000, 2000000000);
+  const cpu::HostRelation rel = cpu::HostRelation::of(t);
+  const Expr div = arith(ArithOp::Div, col(A), col(C));  // c holds zeros
+  const Expr over = arith(ArithOp::Mul, arith(ArithOp::Mul, col(A), col(B)), col(A));
+  const Expr zero = cmp(CmpOp::Eq, col(C), lit(0));
+  const std::vector<Expr> cases{
+      case_of({{zero, lit(0)}}, div),                               // the division runs where c = 0 too
+      case_of({{not_of(zero), div}}, lit(0)),                       // likewise in a THEN
+      case_of({{zero, over}, {truth_literal(true), div}}, lit(1)),  // the first failing node in order
+      to_bool(and_of({truth_literal(false), cmp(CmpOp::Lt, div, lit(1))})),
+      to_bool(or_of({truth_literal(true), cmp(CmpOp::Lt, over, lit(1))})),
+      to_bool(and_of({cmp(CmpOp::Lt, over, lit(1)), cmp(CmpOp::Lt, div, lit(1))})),
+      to_bool(not_of(cmp(CmpOp::Ge, arith(ArithOp::Add, col(D), arith(ArithOp::Mul, col(A), lit(4))), col(D)))),
+  };
+  for (const Expr& e : cases) {
+    check_expression(e, rel, nullptr, "seed " + std::to_string(seed));
+    check_expression(arith(ArithOp::Add, col(A), col(B)), rel, nullptr, "after " + e.text);
+  }
+}
+
+namespace {
+
+// SUM, MIN, MAX and the count of `e` over the rows where `cond` holds, by one compile_kept() program
+// reduced on the device, against the CPU engine: the condition over every row (its error first), then
+// `e` over the rows kept (its error names the position among them).
+void check_kept(const Expr& cond, const Expr& e, const cpu::HostRelation& rel, const std::string& what) {
+  INFO(what << "; " << e.text << " WHERE " << cond.text);
+  std::string why;
+  const auto program = vk::compile_kept(cond, e, why);
+  REQUIRE_MESSAGE(program, why);
+  std::optional<Error> want_error;
+  std::vector<uint64_t> kept;
+  std::optional<Column> values;
+  try {
+    kept = cpu::true_rows(cond, rel);
+    Table t;
+    for (size_t c = 0; c < kCols; ++c) t.columns.push_back(cpu::gather_column(rel.column(c), kept, kNames[c]));
+    values = cpu::evaluate(e, cpu::HostRelation::of(std::move(t)), "x");
+  } catch (const Error& err) {
+    want_error = err;
+  }
+  OnDevice dev(*program, rel, nullptr);
+  std::vector<PassRecord> passes;
+  const auto got = vk::reduce_expressions(device(), {&*program}, {dev.input}, passes);
+  REQUIRE(got.size() == 1);
+  REQUIRE(want_error.has_value() == got[0].error.has_value());
+  if (want_error) {
+    CHECK(want_error->code() == got[0].error->code());
+    CHECK(std::string(want_error->what()) == std::string(got[0].error->what()));
+    return;
+  }
+  CHECK(got[0].count == kept.size());
+  if (!plan::is_integer(e.type) && e.type != Type::Int32 && e.type != Type::Date) return;
+  __int128 sum = 0;
+  int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
+  for (uint64_t r = 0; r < values->size(); ++r) {
+    const Value v = values->value(r);
+    const int64_t x = e.type == Type::Int64  ? std::get<int64_t>(v)
+                      : e.type == Type::Date ? std::get<Date>(v).days
+                                             : std::get<int32_t>(v);
+    sum += x;
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+  }
+  CHECK(got[0].sum == sum);
+  CHECK(got[0].min == lo);
+  CHECK(got[0].max == hi);
+}
+
+}  // namespace
+
+TEST_CASE("vk-expression: a value reduced over the rows a condition keeps, in one program") {
+  const uint64_t base = test_seed();
+  const uint64_t per_group = EXPR_WG * EXPR_ROWS_PER_THREAD;
+  const size_t sizes[] = {0, 1, per_group - 1, per_group, per_group + 1, 2 * per_group + 5};
+  for (uint64_t round = 0; round < 6; ++round) {
+    const uint64_t seed = base + round;
+    std::mt19937_64 rng(seed);
+    const size_t n = sizes[round];
+    const Table t = random_table(rng, n, round % 2 ? 3000 : 2000000000);
+    const cpu::HostRelation rel = cpu::HostRelation::of(t);
+    const std::string what = "seed " + std::to_string(seed) + ", " + std::to_string(n) + " rows";
+    for (int k = 0; k < 12; ++k) {
+      Expr e = random_expr(rng, 2);
+      if (e.type == Type::Float32 || e.type == Type::Float64) e = arith(ArithOp::Mul, col(A), col(B));
+      const Expr cond = random_condition(rng, 2);
+      std::string why;
+      if (!vk::compile_kept(cond, e, why)) {
+        CHECK_MESSAGE(why.find("instructions") != std::string::npos, why);
+        continue;
+      }
+      check_kept(cond, e, rel, what);
+    }
+    // Errors: in the condition (at a row of the table), in the value (at a row among those kept).
+    const Expr div = arith(ArithOp::Div, col(A), col(C));
+    const Expr over = arith(ArithOp::Mul, arith(ArithOp::Mul, col(A), col(B)), col(A));
+    check_kept(cmp(CmpOp::Lt, div, lit(0)), col(A), rel, what);
+    check_kept(cmp(CmpOp::Ne, col(C), lit(0)), div, rel, what);  // no error: c = 0 is not kept
+    check_kept(cmp(CmpOp::Gt, col(C), lit(-3)), div, rel, what);
+    check_kept(cmp(CmpOp::Lt, col(A), col(B)), over, rel, what);
+    check_kept(truth_literal(false), over, rel, what);
+    check_kept(cmp(CmpOp::Lt, col(F), col(G)), arith(ArithOp::Add, col(D), col(C)), rel, what);
+  }
+  GFXQ_CHECK_NO_VK_MESSAGES();
 }

@@ -47,6 +47,25 @@
 #define EXPR_OP_MONTH 21u
 #define EXPR_OP_DAY 22u
 #define EXPR_FLAG_DATE 1u
+// Conditions and CASE (23 and 24 are FLOAT and DOUBLE division). Truth values are int64 1 / 0 (the
+// compute expressions carry no NULLs, so no third value).
+#define EXPR_OP_CMP 25u         // a op b: operand = CmpOp (Lt Le Gt Ge Eq Ne) | EXPR_CMP_* << 4
+#define EXPR_OP_AND 26u         // a AND b
+#define EXPR_OP_OR 27u          // a OR b
+#define EXPR_OP_NOT 28u         // NOT a
+#define EXPR_OP_CASE_FIRST 29u  // w t -> (w ? t : 0) w: the value so far and whether a WHEN held
+#define EXPR_OP_CASE_NEXT 30u   // v d w t -> (d ? v : w ? t : v) (d | w)
+#define EXPR_OP_CASE_ELSE 31u   // v d e -> d ? v : e
+#define EXPR_OP_KEEP 32u        // pops a truth value: false drops the row (REDUCE counts the rows kept)
+// How EXPR_OP_CMP compares (a below b): in gfxq's total order (-0.0 = +0.0, every NaN equal and
+// above +inf), exactly on the mathematical values across integers and floats.
+#define EXPR_CMP_INT 0u      // int64, int64
+#define EXPR_CMP_F32 1u      // float32, float32
+#define EXPR_CMP_F64 2u      // double, double
+#define EXPR_CMP_INT_F32 3u  // int64, float32
+#define EXPR_CMP_INT_F64 4u  // int64, double
+#define EXPR_CMP_F32_INT 5u  // float32, int64
+#define EXPR_CMP_F64_INT 6u  // double, int64
 
 // Errors: per instruction three words, each the smallest row (position in the evaluated order) where
 // the error happened, 0xFFFFFFFF for none.
@@ -60,7 +79,8 @@
 #define EXPR_MODE_VALUES64 1u  // out0[2i], out0[2i + 1] = low, high word of the 64-bit result
 #define EXPR_MODE_SPLIT64 2u   // out0[i] = high word (int32), out1[i] = low word ^ 0x80000000 (int32)
 #define EXPR_MODE_REDUCE 3u    // out0: per workgroup EXPR_PARTIAL_WORDS words (see below)
-// Partials of EXPR_MODE_REDUCE (integer results): the sum of the low words (uint64), the sum of the
-// high words (int64), the minimum and the maximum (int64), each as low word, high word.
-#define EXPR_PARTIAL_WORDS 8
+// Partials of EXPR_MODE_REDUCE (integer results) over the rows kept (EXPR_OP_KEEP): the sum of the
+// low words (uint64), the sum of the high words (int64), the minimum and the maximum (int64) and the
+// number of rows kept (uint64), each as low word, high word.
+#define EXPR_PARTIAL_WORDS 10
 #endif

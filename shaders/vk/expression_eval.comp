@@ -46,6 +46,7 @@ shared uint64_t s_lo[EXPR_WG];
 shared int64_t s_hi[EXPR_WG];
 shared int64_t s_min[EXPR_WG];
 shared int64_t s_max[EXPR_WG];
+shared uint64_t s_kept[EXPR_WG];
 
 const int64_t kMin64 = int64_t(0x8000000000000000ul);
 const int64_t kMax64 = int64_t(0x7FFFFFFFFFFFFFFFul);
@@ -211,6 +212,73 @@ uint64_t fp_widen(uint64_t a) {
   return fp_round(1u, s, m, e);  // exact: 24 bits, well inside the double range
 }
 
+// The order key of format-f bits x in gfxq's total order: -0.0 = +0.0, every NaN one value above +inf.
+uint64_t fp_key(uint f, uint64_t x) {
+  const uint64_t sign = fmt_sign(f), mag = x & ~sign;
+  if (mag > fmt_inf(f)) return ~uint64_t(0);
+  return (x & sign) != 0ul ? sign - mag : sign + mag;
+}
+
+int three_way(uint64_t ka, uint64_t kb) {
+  return ka < kb ? -1 : (ka > kb ? 1 : 0);
+}
+
+int three_way_i(int64_t a, int64_t b) {
+  return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+// int64 i against the format-f value x, exactly (the CPU engine's compare_int_double): with
+// T = trunc(|x|) and F = +-T, i != F orders as against F; i = F is equal when x has no fraction, else
+// x's sign decides. NaN is above every number.
+int cmp_int_fp(uint f, int64_t i, uint64_t x) {
+  const uint64_t mag = x & ~fmt_sign(f);
+  const bool neg = (x & fmt_sign(f)) != 0ul;
+  if (mag > fmt_inf(f)) return -1;
+  if (mag == fmt_inf(f)) return neg ? 1 : -1;
+  uint64_t t = 0ul;
+  bool frac = false;
+  if (mag != 0ul) {
+    uint64_t m;
+    int e;
+    fp_decode(f, mag, m, e);
+    const int top = int(msb64(m)) + e;  // |x| in [2^top, 2^(top + 1))
+    if (top >= 63) {
+      // |x| >= 2^63: above every int64, or at most -2^63 (equal to INT64_MIN when exactly -2^63).
+      if (!neg) return -1;
+      return top == 63 && m == (uint64_t(1) << msb64(m)) && i == kMin64 ? 0 : 1;
+    }
+    if (e >= 0) {
+      t = m << uint(e);
+    } else if (e <= -64) {
+      frac = true;
+    } else {
+      t = m >> uint(-e);
+      frac = (m & ((uint64_t(1) << uint(-e)) - 1ul)) != 0ul;
+    }
+  }
+  const int64_t whole = neg ? -int64_t(t) : int64_t(t);
+  if (i != whole) return i < whole ? -1 : 1;
+  if (!frac) return 0;
+  return neg ? 1 : -1;
+}
+
+// EXPR_OP_CMP with operand `arg` on a (below) and b.
+uint64_t compare(uint arg, uint64_t a, uint64_t b) {
+  const uint how = arg >> 4;
+  int c;
+  if (how == EXPR_CMP_INT)
+    c = three_way_i(int64_t(a), int64_t(b));
+  else if (how == EXPR_CMP_F32 || how == EXPR_CMP_F64)
+    c = three_way(fp_key(how - 1u, a), fp_key(how - 1u, b));
+  else if (how == EXPR_CMP_INT_F32 || how == EXPR_CMP_INT_F64)
+    c = cmp_int_fp(how - EXPR_CMP_INT_F32, int64_t(a), b);
+  else
+    c = -cmp_int_fp(how - EXPR_CMP_F32_INT, int64_t(b), a);
+  const uint op = arg & 15u;  // CmpOp: Lt Le Gt Ge Eq Ne
+  const bool holds = op == 0u ? c < 0 : op == 1u ? c <= 0 : op == 2u ? c > 0 : op == 3u ? c >= 0 : op == 4u ? c == 0 : c != 0;
+  return holds ? 1ul : 0ul;
+}
+
 // EXTRACT of a day number (core/table.cpp civil_from_date).
 int64_t civil_part(int64_t days, uint op) {
   const int64_t z = days + 719468l;
@@ -268,14 +336,15 @@ int64_t int_op(uint op, uint arg, int64_t a, int64_t b, uint at, uint i) {
 layout(constant_id = 0) const uint BINARY_OP = EXPR_OP_I64_ADD;
 layout(constant_id = 1) const uint BINARY_ARGS = 1u;
 
-uint64_t value(uint row, uint i) {
+uint64_t value(uint row, uint i, inout bool kept) {
   const int64_t a = int64_t(int(col0[row]));
   const int64_t b = int64_t(int(column_word((BINARY_ARGS & 15u) - 1u, row)));
   return uint64_t(int_op(BINARY_OP, BINARY_ARGS >> 4, a, b, 2u, i));
 }
 #else
-// The program's value at row `row`, the `i`-th row evaluated.
-uint64_t value(uint row, uint i) {
+// The program's value at row `row`, the `i`-th row evaluated; `kept` false once EXPR_OP_KEEP drops
+// the row (the value is then meaningless).
+uint64_t value(uint row, uint i, inout bool kept) {
   uint64_t st[EXPR_MAX_DEPTH];
   int sp = 0;
   for (uint at = 0u; at < pc.code_len; ++at) {
@@ -327,6 +396,40 @@ uint64_t value(uint row, uint i) {
       st[sp - 1] = uint64_t(civil_part(int64_t(st[sp - 1]), op));
       continue;
     }
+    if (op >= EXPR_OP_CMP) {
+      // Conditions and CASE: every operand was evaluated (the CPU engine evaluates every branch and
+      // operand for every row, so their errors are raised alike).
+      if (op == EXPR_OP_NOT) {
+        st[sp - 1] ^= 1ul;
+      } else if (op == EXPR_OP_KEEP) {
+        if (st[--sp] == 0ul) {
+          kept = false;
+          return 0ul;
+        }
+      } else if (op == EXPR_OP_CASE_NEXT) {  // v d w t
+        sp -= 2;
+        const bool decided = st[sp - 1] != 0ul;
+        if (!decided && st[sp] != 0ul) st[sp - 2] = st[sp + 1];
+        st[sp - 1] |= st[sp];
+      } else {
+        const uint64_t b = st[--sp];
+        const uint64_t a = st[sp - 1];
+        if (op == EXPR_OP_CMP) {
+          st[sp - 1] = compare(arg, a, b);
+        } else if (op == EXPR_OP_AND) {
+          st[sp - 1] = a & b;
+        } else if (op == EXPR_OP_OR) {
+          st[sp - 1] = a | b;
+        } else if (op == EXPR_OP_CASE_FIRST) {  // w t -> (w ? t : 0) w
+          st[sp - 1] = a != 0ul ? b : 0ul;
+          st[sp++] = a;
+        } else {  // CASE_ELSE: v d e
+          --sp;
+          if (a == 0ul) st[sp - 1] = b;
+        }
+      }
+      continue;
+    }
     // Binary operators: a below b.
     const uint64_t ub = st[--sp];
     const uint64_t ua = st[sp - 1];
@@ -353,11 +456,14 @@ void main() {
   const uint base = group * (EXPR_WG * EXPR_ROWS_PER_THREAD) + lane;
   uint64_t sum_lo = 0ul;
   int64_t sum_hi = 0l, lo = kMax64, hi = kMin64;
+  uint64_t kept_rows = 0ul;
   [[unroll]] for (uint k = 0u; k < EXPR_ROWS_PER_THREAD; ++k) {
     const uint i = base + k * EXPR_WG;
     if (i >= pc.count) break;
     const uint row = pc.selected != 0u ? selection[i] : i;
-    const uint64_t v = value(row, i);
+    bool kept = true;
+    const uint64_t v = value(row, i, kept);
+    if (!kept) continue;
     const uint at = pc.by_row != 0u ? row : i;
     if (pc.mode == EXPR_MODE_VALUES32) {
       out0[at] = uint(v);
@@ -372,6 +478,7 @@ void main() {
       sum_hi += int64_t(v) >> 32;
       lo = min(lo, int64_t(v));
       hi = max(hi, int64_t(v));
+      kept_rows += 1ul;
     }
   }
   if (pc.mode != EXPR_MODE_REDUCE) return;
@@ -379,6 +486,7 @@ void main() {
   s_hi[lane] = sum_hi;
   s_min[lane] = lo;
   s_max[lane] = hi;
+  s_kept[lane] = kept_rows;
   barrier();
   for (uint step = EXPR_WG / 2u; step > 0u; step >>= 1) {
     if (lane < step) {
@@ -386,13 +494,15 @@ void main() {
       s_hi[lane] += s_hi[lane + step];
       s_min[lane] = min(s_min[lane], s_min[lane + step]);
       s_max[lane] = max(s_max[lane], s_max[lane + step]);
+      s_kept[lane] += s_kept[lane + step];
     }
     barrier();
   }
   if (lane == 0u) {
     const uint o = group * EXPR_PARTIAL_WORDS;
-    const uint64_t words[4] = uint64_t[4](s_lo[0], uint64_t(s_hi[0]), uint64_t(s_min[0]), uint64_t(s_max[0]));
-    [[unroll]] for (uint w = 0u; w < 4u; ++w) {
+    const uint64_t words[5] =
+        uint64_t[5](s_lo[0], uint64_t(s_hi[0]), uint64_t(s_min[0]), uint64_t(s_max[0]), s_kept[0]);
+    [[unroll]] for (uint w = 0u; w < 5u; ++w) {
       out0[o + 2u * w] = uint(words[w]);
       out0[o + 2u * w + 1u] = uint(words[w] >> 32);
     }

@@ -141,7 +141,7 @@ class ComputeBackend final : public engine::BackendImpl {
             "it computes over the output of a join (aggregates, ORDER BY or LIMIT), which the compute backend "
             "does not fuse (under auto the join runs on compute, the rest on the CPU engine)";
     }
-    std::string join_why, group_why, sort_why, set_why, project_why, aggregate_why;
+    std::string join_why, group_why, sort_why, set_why, project_why, aggregate_why, filter_why;
     if (auto f = vk::claim_join(node, catalog, caps_, join_why)) return f;
     if (auto f = vk::claim_product(node, catalog)) return f;
     if (auto f = vk::claim_group_by(node, catalog, group_why)) return f;
@@ -149,7 +149,11 @@ class ComputeBackend final : public engine::BackendImpl {
     if (auto f = vk::claim_set(node, catalog, set_why)) return f;
     if (auto f = vk::claim_project(node, catalog, project_why)) return f;
     if (auto f = vk::claim_scalar_aggregate(node, catalog, aggregate_why)) return f;
-    for (const std::string* w : {&sort_why, &set_why, &join_why, &group_why, &aggregate_why, &project_why, &spec_why})
+    if (auto f = vk::claim_filter(node, catalog, filter_why)) return f;
+    // A Filter neither path takes: both reasons (the CNF kernels' first).
+    if (!filter_why.empty() && !spec_why.empty()) filter_why = spec_why + "; as an expression program: " + filter_why;
+    for (const std::string* w :
+         {&sort_why, &set_why, &join_why, &group_why, &aggregate_why, &project_why, &filter_why, &spec_why})
       if (!w->empty()) {
         why = *w;
         break;
@@ -178,6 +182,11 @@ class ComputeBackend final : public engine::BackendImpl {
       auto has = [&](auto test) { return std::any_of(f.nodes.begin(), f.nodes.end(), test); };
       auto has_kind = [&](plan::NodeKind kind) { return has([&](const plan::Node* n) { return n->kind == kind; }); };
       // A fragment's kind is that of its core node (the one below its layers of Projects and Limits).
+      const auto core = std::find_if(f.nodes.begin(), f.nodes.end(), [](const plan::Node* n) {
+        return !(n->kind == plan::NodeKind::Project && vk::columns_only(*n)) && n->kind != plan::NodeKind::Limit;
+      });
+      if (core != f.nodes.end() && (*core)->kind == plan::NodeKind::Filter)
+        return vk::run_filter_fragment(env, f, std::move(inputs));
       if (has_kind(plan::NodeKind::Join)) {
         const bool product = vk::claim_product(*f.root, catalog).has_value();
         return product ? vk::run_product_fragment(env, f, std::move(inputs))

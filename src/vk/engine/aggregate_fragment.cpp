@@ -7,8 +7,11 @@
 // run, through the GROUP BY operator over one group (a key column of zeros), whose FLOAT sum is exact
 // (a fixed point per group, rounded once), so the results are the CPU engine's. Results and errors follow the CPU
 // engine (cpu/exec/aggregate_op.cpp): aggregates in order, each argument's evaluation error before its SUM overflow
-// (int_sum_result), AVG by int_average, NULL over no rows. Projects of columns and Limits above the Aggregate (one row)
-// are applied on the host.
+// (int_sum_result), AVG by int_average, NULL over no rows. Over a Filter over a Scan, with no FLOAT
+// SUM, AVG, MIN or MAX, the WHERE is fused: each aggregate's program is the condition, a keep
+// instruction and the argument (compile_kept), all run over every row of the table in one submission
+// and one wait (reduce_expressions), the rows kept counted by the programs; no row ids are written. Projects of columns
+// and Limits above the Aggregate (one row) are applied on the host.
 
 #include <algorithm>
 #include <chrono>
@@ -98,11 +101,77 @@ class FloatAggregates {
   std::vector<size_t> columns_;                          // output column of each aggregate
 };
 
+// The programs of the fused pass over a Filter-over-Scan input (`input`): per aggregate with an
+// argument, the Filter's condition, EXPR_OP_KEEP, then the argument (compile_kept); one program
+// counting the rows kept when no aggregate has an argument. Nullopt when `input` is not a
+// Filter over a Scan, an aggregate is a FLOAT SUM, AVG, MIN or MAX (the GROUP BY operator's), or a
+// program does not compile (the Filter then selects row ids first).
+std::optional<std::vector<ExprProgram>> fused_programs(const Node& agg, const Node& input) {
+  if (input.kind != NodeKind::Filter || input.children[0]->kind != NodeKind::Scan) return std::nullopt;
+  const plan::Expr& condition = *input.predicate;
+  std::string why;
+  if (!compile_condition(condition, why)) return std::nullopt;
+  std::vector<ExprProgram> programs;
+  for (const auto& a : agg.aggs) {
+    if (!a.arg) continue;
+    if (float_reduced(a)) return std::nullopt;
+    auto p = compile_kept(condition, *a.arg, why);
+    if (!p) return std::nullopt;
+    programs.push_back(std::move(*p));
+  }
+  if (programs.empty()) {
+    auto p = compile_kept(condition, plan::literal_expr(int64_t(0), Type::Int64, "COUNT(*)"), why);
+    if (!p) return std::nullopt;
+    programs.push_back(std::move(*p));
+  }
+  for (const ExprProgram& p : programs)
+    for (size_t c : p.columns)
+      if (may_be_null(*input.children[0], c)) return std::nullopt;
+  return programs;
+}
+
 // The value of an integer reduction result as a cell of `type`.
 Value cell(int64_t v, Type type) {
   if (type == Type::Int32) return int32_t(v);
   if (type == Type::Date) return Date{int32_t(v)};
   return v;
+}
+
+// The fused pass: every program over every row of the Filter's table in one submission and one
+// wait, the rows kept counted by the programs themselves; the aggregates' row, raising errors in the
+// CPU engine's order (the condition's first: every program starts with it; then each argument's
+// before its SUM overflow).
+Table run_fused(FragmentEnv& env, const Node& agg, const std::vector<ExprProgram>& programs, InputRows& in,
+                std::vector<PassRecord>& passes, uint64_t& kept) {
+  std::vector<const ExprProgram*> all;
+  std::vector<ExprInput> xs;
+  for (const ExprProgram& p : programs) {
+    all.push_back(&p);
+    xs.push_back(expression_input(in, p, DeviceRows{nullptr, in.rows()}));
+  }
+  const std::vector<ExprReduction> reduced = reduce_expressions(env.device, all, xs, passes);
+  const uint64_t n = kept = reduced.at(0).count;
+  // Only COUNT(*): the one program counts the rows kept and raises the condition's errors.
+  const bool count_only = std::none_of(agg.aggs.begin(), agg.aggs.end(), [](const auto& a) { return a.arg; });
+  if (count_only && reduced[0].error) throw *reduced[0].error;
+  Table t;
+  size_t next = 0;
+  for (size_t i = 0; i < agg.aggs.size(); ++i) {
+    const plan::AggCall& a = agg.aggs[i];
+    Column c = Column::make(agg.schema[i].name, agg.schema[i].type);
+    const ExprReduction* r = a.arg ? &reduced.at(next++) : nullptr;
+    if (r && r->error) throw *r->error;
+    switch (a.kind) {
+      case AggKind::Count: c.push(int64_t(n)); break;
+      case AggKind::Sum: c.push(n ? Value(int_sum_result(r->sum, a.text)) : Value()); break;
+      case AggKind::Avg: c.push(n ? Value(int_average(r->sum, n)) : Value()); break;
+      case AggKind::Min: c.push(n ? cell(r->min, a.type) : Value()); break;
+      case AggKind::Max: c.push(n ? cell(r->max, a.type) : Value()); break;
+      default: throw Error(ErrorCode::Internal, "compute aggregate: unexpected " + a.text);
+    }
+    t.columns.push_back(std::move(c));
+  }
+  return t;
 }
 
 }  // namespace
@@ -136,8 +205,10 @@ std::optional<engine::Fragment> claim_scalar_aggregate(const Node& node, const C
   f.nodes = layers;
   f.nodes.push_back(agg);
   claim_input(input, catalog, f.nodes, f.inputs);
-  f.algorithm = "compute: " + std::to_string(agg->aggs.size()) +
-                " aggregates, each argument an expression program reduced on the device in one pass";
+  f.algorithm = fused_programs(*agg, input)
+                    ? "compute: " + std::to_string(agg->aggs.size()) + " aggregates and the WHERE fused in one pass"
+                    : "compute: " + std::to_string(agg->aggs.size()) +
+                          " aggregates, each argument an expression program reduced on the device in one pass";
   return f;
 }
 
@@ -149,14 +220,17 @@ engine::FragmentRun run_scalar_aggregate_fragment(FragmentEnv& env, const engine
   const Node& child = *agg.children[0];
   engine::FragmentRun out;
   const bool covered = std::find(f.nodes.begin(), f.nodes.end(), &child) != f.nodes.end();
-  InputRows in(env, child, covered ? nullptr : &inputs.at(0), out.passes);
-  const DeviceRows taking_part = in.live({}, "selected row ids");
+  const auto fused = covered ? fused_programs(agg, child) : std::nullopt;
+  // Fused: the Scan below the Filter is the input, every row of it read once by the programs.
+  InputRows in(env, fused ? *child.children[0] : child, covered ? nullptr : &inputs.at(0), out.passes);
+  const DeviceRows taking_part = fused ? DeviceRows{nullptr, in.rows()} : in.live({}, "selected row ids");
   const size_t first_pass = out.passes.size();
-  const uint64_t n = in.count();
+  uint64_t n = in.count();
 
   Table t;
   FloatAggregates floats;
-  for (size_t i = 0; i < agg.aggs.size(); ++i) {
+  if (fused) t = run_fused(env, agg, *fused, in, out.passes, n);
+  for (size_t i = 0; i < agg.aggs.size() && !fused; ++i) {
     const plan::AggCall& a = agg.aggs[i];
     Column c = Column::make(agg.schema[i].name, agg.schema[i].type);
     if (!a.arg) {
@@ -207,8 +281,12 @@ engine::FragmentRun run_scalar_aggregate_fragment(FragmentEnv& env, const engine
   t = apply_layers(std::move(t), rows, layers);
 
   engine::NodeRun run;
-  run.algorithm = "compute: expression reductions over " + in.describe();
-  run.rows_in = n;
+  run.algorithm = fused ? "compute: one fused expression pass over table " + child.children[0]->table_name +
+                              ": WHERE " + child.predicate->text + " kept by each of " + std::to_string(fused->size()) +
+                              " expression program(s) (the condition, a keep instruction, the argument), reduced "
+                              "with a count of the rows kept; one submission, one wait"
+                        : "compute: expression reductions over " + in.describe();
+  run.rows_in = fused ? in.rows() : n;
   run.rows_out = 1;
   if (any) run.gpu_ms = gpu;
   run.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

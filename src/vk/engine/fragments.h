@@ -9,11 +9,12 @@
 //! Sort fragment:     [Project of columns | Limit]... Sort (issue 23)
 //! Set fragment:      [Project of columns | Limit]... Distinct or SetOp
 //! (below a Sort, Distinct or SetOp, a Project of columns over a covered input is covered too)
+//! Filter fragment:   [Project of columns | Limit]... Filter of an expression program (device relation out)
 //! PRODUCT fragment:  [Project of columns] Join without keys, band or residual (CROSS JOIN)
 //! GROUP BY fragment: [Project of columns] [Limit] [Sort in the groups' key order] [Project of columns]
 //!                    Aggregate with GROUP BY
 //! Below the Join or Aggregate, an input that is a Scan, or a Filter over a Scan whose condition the
-//! CNF kernels run, is covered by the fragment: its columns are read from the resident columns
+//! CNF kernels or an expression program run, is covered by the fragment: its columns are read from the resident columns
 //! (resident.h) and the Filter's rows are selected on the device. Any other input is a fragment input.
 //! Join pairs are made in (left row, right row) order (in any order below an Aggregate:
 //! plan::Node::any_order) and the output columns gathered on the device by
@@ -121,6 +122,17 @@ std::optional<engine::Fragment> claim_project(const plan::Node& node, const Cata
 //! Runs a claim_project fragment: the computed items evaluated on the device, in order.
 engine::FragmentRun run_project_fragment(FragmentEnv& env, const engine::Fragment& fragment,
                                          std::vector<engine::Relation> inputs);
+
+//! The Filter fragment rooted at `node`: `[Project of columns | Limit]... Filter` whose condition
+//! compiles as an expression program over NULL-free columns, over any input, its output a device
+//! relation (device_schema()); or nullopt with `why`; `why` stays empty when `node` is not of that
+//! shape.
+std::optional<engine::Fragment> claim_filter(const plan::Node& node, const Catalog& catalog, std::string& why);
+//! Runs a claim_filter fragment: the condition evaluated on the device (select_rows), its rows handed
+//! over as the selection of a DeviceRelation of the input's columns (picked by the Projects, the ids
+//! cut by the Limits).
+engine::FragmentRun run_filter_fragment(FragmentEnv& env, const engine::Fragment& fragment,
+                                        std::vector<engine::Relation> inputs);
 
 //! The fragment of an Aggregate without GROUP BY (under Projects of columns, Sorts and Limits) whose
 //! COUNT, SUM, AVG, MIN and MAX arguments are expressions or columns the compute path evaluates

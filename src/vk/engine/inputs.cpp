@@ -77,14 +77,25 @@ namespace {
 
 // The Filter's condition as a bound query over its table and the compiled CNF program; throws what
 // bind() and compile_cnf() throw.
+// Else, when the condition compiles as an expression program over NULL-free columns, that program.
 std::optional<FilterProgram> filter_program(const plan::Node& filter, const Catalog& catalog) {
   std::string why;
-  auto q = engine::scan_filter_spec(filter, why);
-  if (!q) return std::nullopt;
+  if (auto q = engine::scan_filter_spec(filter, why)) {
+    try {
+      FilterProgram p;
+      p.query = std::move(*q);
+      p.bound = bind(p.query, catalog, /*codes_as_int=*/true);
+      p.program = compile_cnf(p.bound.where);
+      return p;
+    } catch (const Error&) {
+      // not for the CNF kernels: the expression program below, if any
+    }
+  }
   FilterProgram p;
-  p.query = std::move(*q);
-  p.bound = bind(p.query, catalog, /*codes_as_int=*/true);
-  p.program = compile_cnf(p.bound.where);
+  p.expression = compile_condition(*filter.predicate, why);
+  if (!p.expression) return std::nullopt;
+  for (size_t c : p.expression->columns)
+    if (may_be_null(*filter.children[0], c)) return std::nullopt;
   return p;
 }
 
@@ -101,7 +112,7 @@ bool claim_input(const plan::Node& child, const Catalog& catalog, std::vector<co
     try {
       program = filter_program(child, catalog);
     } catch (const Error&) {
-      program.reset();  // a condition the CNF kernels cannot take: the Filter runs as its own fragment
+      program.reset();  // neither the CNF kernels nor a program take it: the Filter is an input
     }
     if (program) {
       if (filters) filters->programs[&child] = std::make_shared<const FilterProgram>(std::move(*program));
@@ -195,6 +206,16 @@ InputRows::InputRows(FragmentEnv& env, const plan::Node& child, const engine::Re
     if (auto it = env.filters->programs.find(&child); it != env.filters->programs.end()) claimed = it->second;
   if (!claimed) claimed = std::make_shared<const FilterProgram>(*filter_program(child, env.catalog));
   const FilterProgram& p = *claimed;
+  if (p.expression) {
+    ExprInput x;
+    for (size_t c : p.expression->columns) x.columns.push_back(&column(c));
+    x.rows = rows_;
+    ExprSelection s = select_rows(env.device, *p.expression, x, passes);
+    if (s.error) throw *s.error;
+    selected_ = DeviceRowIds{std::move(s.ids), s.count, false};
+    describe_ += " where " + child.predicate->text + " (an expression program selecting row ids on the device)";
+    return;
+  }
   const uint64_t terms = p.program.terms.size();
   QueryContext ctx(env.device, p.bound, fit_shader_loop_limit(env.device, p.bound.left->rows(), terms, env.limits),
                    ResidentTables{&env.resident, version_, 0});
@@ -273,16 +294,20 @@ const cpu::HostRelation& InputRows::host() {
 }
 
 const DeviceColumn& InputRows::column(size_t c) {
-  if (columns_.at(c)) return *columns_[c];
+  return *shared_column(c);
+}
+
+std::shared_ptr<const DeviceColumn> InputRows::shared_column(size_t c) {
+  if (columns_.at(c)) return columns_[c];
   if (device_) {
-    columns_[c] = device_->columns.at(c).get();
+    columns_[c] = device_->columns.at(c);
   } else if (scan_) {
     const ResidentKey key{scan_->table_name, version_, scan_->scan_columns.at(c)};
-    columns_[c] = &env_.resident.get(env_.device, key, host_->column(c), passes_);
+    columns_[c] = env_.resident.share(env_.device, key, host_->column(c), passes_);
   } else {
     const Column& host = host_->column(c);
     const auto start = std::chrono::steady_clock::now();
-    owned_.push_back(std::make_unique<DeviceColumn>(upload_column(env_.device, host)));
+    owned_.push_back(std::make_shared<const DeviceColumn>(upload_column(env_.device, host)));
     PassRecord p;
     p.kind = "upload";
     p.detail =
@@ -290,9 +315,9 @@ const DeviceColumn& InputRows::column(size_t c) {
     p.items = host.size();
     p.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     passes_.push_back(std::move(p));
-    columns_[c] = owned_.back().get();
+    columns_[c] = owned_.back();
   }
-  return *columns_[c];
+  return columns_[c];
 }
 
 Buffer upload_selection(Device& device, const std::vector<uint32_t>& ids, const std::string& what,

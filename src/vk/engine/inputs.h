@@ -16,6 +16,7 @@
 #include "plan/logical.h"
 #include "vk/engine/fragments.h"
 #include "vk/relational/cnf_program.h"
+#include "vk/relational/expression.h"
 
 namespace gfxq::vk {
 
@@ -39,12 +40,15 @@ struct FilterProgram {
   Query query;         //!< the condition as a Query spec (engine::scan_filter_spec)
   BoundQuery bound;    //!< bound with STRING codes and DATE days read as INT
   CnfProgram program;  //!< the compiled condition
+  //! A condition the CNF kernels do not take but the expression programs do (`query`, `bound` and
+  //! `program` unused): its rows selected by select_rows() (vk/relational/expression.h).
+  std::optional<ExprProgram> expression;
 };
 
 //! Classifies `child` of a Join or Aggregate node: a Scan, or a Filter over a Scan whose condition
-//! the CNF kernels run, is covered (appended to `covered`, the Filter first); anything else is a
-//! fragment input (appended to `inputs`). Returns whether it is covered. A covered Filter's program
-//! goes to `filters` when given (the fragment keeps it as its state; InputRows reads it from there).
+//! the CNF kernels or the expression programs run (its columns NULL-free), is covered (appended to `covered`, the
+//! Filter first); anything else is a fragment input (appended to `inputs`). Returns whether it is covered. A covered
+//! Filter's program goes to `filters` when given (the fragment keeps it as its state; InputRows reads it from there).
 bool claim_input(const plan::Node& child, const Catalog& catalog, std::vector<const plan::Node*>& covered,
                  std::vector<const plan::Node*>& inputs, CoveredFilters* filters = nullptr);
 
@@ -103,6 +107,8 @@ class InputRows {
   //! covered input, in place for a device relation, else uploaded now (an "upload" pass) and kept for
   //! this InputRows' life.
   const DeviceColumn& column(size_t c);
+  //! column(c) as shared ownership, for a DeviceRelation this fragment returns.
+  std::shared_ptr<const DeviceColumn> shared_column(size_t c);
   //! The rows that take part and whose `columns` are all non-NULL, as a device selection: the Filter's
   //! or the relation's ids in place; with NULLs in `columns`, ids chosen on the host and uploaded (an
   //! "upload" pass named `what`; owned by this object).
@@ -130,9 +136,9 @@ class InputRows {
   uint64_t rows_ = 0;                       // rows of the columns
   std::optional<DeviceRowIds> selected_;    // the covered Filter's row ids (not all rows)
   std::vector<PassRecord>& passes_;
-  std::vector<std::unique_ptr<DeviceColumn>> owned_;
+  std::vector<std::shared_ptr<const DeviceColumn>> owned_;
   std::vector<Buffer> owned_ids_;
-  std::vector<const DeviceColumn*> columns_;  // per schema column, once read
+  std::vector<std::shared_ptr<const DeviceColumn>> columns_;  // per schema column, once read
   std::string describe_;
 };
 

@@ -6,8 +6,8 @@
 
 namespace gfxq::vk {
 
-const DeviceColumn& ResidentColumns::get(Device& device, const ResidentKey& key, const Column& column,
-                                         std::vector<PassRecord>& passes) {
+std::shared_ptr<const DeviceColumn> ResidentColumns::share(Device& device, const ResidentKey& key, const Column& column,
+                                                           std::vector<PassRecord>& passes) {
   const auto start = std::chrono::steady_clock::now();
   ++clock_;
   // Columns of another version of this table: it was replaced (or a copy of the catalog replaced it).
@@ -28,8 +28,8 @@ const DeviceColumn& ResidentColumns::get(Device& device, const ResidentKey& key,
     p.detail = key.table + "." + column.name + " on the device (0 bytes)";
   } else {
     Entry e;
-    e.column = upload_column(device, column);
-    e.bytes = e.column.buffer.size();
+    e.column = std::make_shared<const DeviceColumn>(upload_column(device, column));
+    e.bytes = e.column->buffer.size();
     it = entries_.emplace(key, std::move(e)).first;
     bytes_ += it->second.bytes;
     p.kind = "upload";

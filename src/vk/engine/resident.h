@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -40,7 +41,13 @@ class ResidentColumns {
   //! now, recorded as an "upload" pass with its bytes. Columns of older versions of the table are
   //! dropped first. The reference stays valid until trim().
   const DeviceColumn& get(Device& device, const ResidentKey& key, const Column& column,
-                          std::vector<PassRecord>& passes);
+                          std::vector<PassRecord>& passes) {
+    return *share(device, key, column, passes);
+  }
+  //! get(), as shared ownership: the copy outlives its eviction while a holder (a device relation
+  //! a fragment returns) keeps it.
+  std::shared_ptr<const DeviceColumn> share(Device& device, const ResidentKey& key, const Column& column,
+                                            std::vector<PassRecord>& passes);
   //! Evicts least recently used columns until the rest fit the budget (between fragments).
   void trim();
   //! Bytes of device memory held.
@@ -50,7 +57,7 @@ class ResidentColumns {
 
  private:
   struct Entry {
-    DeviceColumn column;
+    std::shared_ptr<const DeviceColumn> column;
     uint64_t bytes = 0;
     uint64_t last_use = 0;
   };

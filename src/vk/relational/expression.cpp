@@ -8,9 +8,11 @@
 #include <bit>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <variant>
 
 #include "expression_config.glsl"
+#include "vk/primitives/compact.h"
 
 namespace gfxq::vk {
 
@@ -51,12 +53,44 @@ class Compiler {
                                                               : EXPR_OP_DAY;
         return emit(op, 0, e, 0);
       }
+      case ExprKind::ToBool: return truth(e.args[0]);  // a truth value is already INT 1 / 0
+      case ExprKind::Case: return case_of(e);
       default: break;
     }
-    return refuse(e.text + " is a condition or CASE (the compute expressions compute numbers and dates)");
+    if (e.boolean) return truth(e);
+    return refuse(e.text + " is not an expression the compute path compiles");
   }
 
+  // Compiles condition `e` onto the program, leaving 1 (true) or 0 (false) on the stack.
+  bool truth(const Expr& e) {
+    switch (e.kind) {
+      case ExprKind::Compare: return compare(e);
+      case ExprKind::And:
+      case ExprKind::Or: {
+        // Every operand for every row, as the CPU engine evaluates them (their errors are raised
+        // even where an earlier operand decided the row).
+        const uint32_t op = e.kind == ExprKind::And ? EXPR_OP_AND : EXPR_OP_OR;
+        for (size_t i = 0; i < e.args.size(); ++i)
+          if (!truth(e.args[i]) || (i > 0 && !emit(op, 0, e, -1))) return false;
+        return true;
+      }
+      case ExprKind::Not: return truth(e.args[0]) && emit(EXPR_OP_NOT, 0, e, 0);
+      case ExprKind::Literal:
+        if (std::holds_alternative<std::monostate>(e.literal))
+          return refuse("it holds the NULL literal (the compute expressions carry no NULLs)");
+        return constant(std::get<int32_t>(e.literal) != 0 ? 1 : 0, e);
+      default: break;
+    }
+    if (!e.boolean) return refuse(e.text + " is a " + std::string(to_string(e.type)) + " value, not a condition");
+    return refuse(e.text + " is not a condition the compute path compiles");
+  }
+
+  // The condition `e` followed by EXPR_OP_KEEP: rows where it is false are dropped from there on.
+  bool keep(const Expr& e) { return truth(e) && emit(EXPR_OP_KEEP, 0, e, -1); }
+
   ExprProgram take() { return std::move(p_); }
+  // Instructions so far.
+  size_t size() const noexcept { return p_.code.size(); }
 
  private:
   bool refuse(std::string why) {
@@ -139,6 +173,63 @@ class Compiler {
     return refuse(e.text + " narrows a value (not compiled for the compute path)");
   }
 
+  // A comparison in the CPU engine's semantics (cpu/exec/eval.cpp compare): integers (INT, BIGINT,
+  // DATE days, STRING codes of one dictionary) as int64; FLOAT and DOUBLE in the total order (a FLOAT
+  // widened against a DOUBLE); an integer against a float exactly on the mathematical values.
+  bool compare(const Expr& e) {
+    const Expr& a = e.args[0];
+    const Expr& b = e.args[1];
+    if (a.boolean || b.boolean) return refuse(e.text + " compares truth values (not compiled for the compute path)");
+    if ((a.type == Type::String) != (b.type == Type::String))
+      return refuse(e.text + " compares a string with another type");
+    if (a.type == Type::String && a.dictionary != b.dictionary)
+      return refuse(e.text +
+                    " compares strings of two dictionaries (compared as strings, not codes; not compiled "
+                    "for the compute path)");
+    const Repr ra = repr_of(a.type), rb = repr_of(b.type);
+    // Two floats compare in the wider format; an integer and a float each in its own.
+    const Repr common = ra == Repr::Int || rb == Repr::Int   ? Repr::Int
+                        : ra == Repr::F64 || rb == Repr::F64 ? Repr::F64
+                                                             : Repr::F32;
+    if (!value(a) || (common != Repr::Int && !convert(ra, common, e))) return false;
+    if (!value(b) || (common != Repr::Int && !convert(rb, common, e))) return false;
+    uint32_t how = EXPR_CMP_INT;
+    if (ra == Repr::Int && rb == Repr::Int)
+      how = EXPR_CMP_INT;
+    else if (ra == Repr::Int)
+      how = rb == Repr::F32 ? EXPR_CMP_INT_F32 : EXPR_CMP_INT_F64;
+    else if (rb == Repr::Int)
+      how = ra == Repr::F32 ? EXPR_CMP_F32_INT : EXPR_CMP_F64_INT;
+    else
+      how = common == Repr::F32 ? EXPR_CMP_F32 : EXPR_CMP_F64;
+    return emit(EXPR_OP_CMP, uint32_t(e.cmp) | (how << 4), e, -1);
+  }
+
+  // CASE WHEN w THEN t ... ELSE x END: every WHEN and THEN evaluated for every row, in the CPU
+  // engine's order (w0 t0 w1 t1 ... x), folded into a (value, decided) pair as they come, so the
+  // stack holds two slots however many branches there are.
+  bool case_of(const Expr& e) {
+    if (!e.has_else)
+      return refuse(e.text +
+                    " has no ELSE (its value is NULL where no WHEN holds; the compute expressions "
+                    "carry no NULLs)");
+    const Repr r = repr_of(e.type);
+    const size_t pairs = e.args.size() / 2;
+    for (size_t p = 0; p < pairs; ++p) {
+      const Expr& then = e.args[2 * p + 1];
+      if (!truth(e.args[2 * p]) || !result(then, e, r)) return false;
+      if (!emit(p == 0 ? EXPR_OP_CASE_FIRST : EXPR_OP_CASE_NEXT, 0, e, p == 0 ? 0 : -2)) return false;
+    }
+    return result(e.args.back(), e, r) && emit(EXPR_OP_CASE_ELSE, 0, e, -2);
+  }
+
+  // A CASE result `v` of CASE `e` as a value of the CASE's representation.
+  bool result(const Expr& v, const Expr& e, Repr r) {
+    if (e.type == Type::String && v.dictionary != e.dictionary)
+      return refuse(e.text + " takes strings of another dictionary (not compiled for the compute path)");
+    return value(v) && convert(repr_of(v.type), r, e);
+  }
+
   bool arith(const Expr& e) {
     const Repr r = repr_of(e.type);
     if (r != Repr::Int && e.arith == ArithOp::Div)
@@ -164,21 +255,35 @@ class Compiler {
   int depth_ = 0;
 };
 
-// The error the CPU engine raises for the first failing instruction (program order is its evaluation
-// order: operands before the node), from the kernel's per-instruction smallest rows.
-std::optional<Error> first_error(const ExprProgram& p, const std::vector<uint32_t>& words) {
+}  // namespace
+
+std::optional<ExprFailure> first_failure(const ExprProgram& p, const std::vector<uint32_t>& words) {
   for (size_t at = 0; at < p.code.size(); ++at) {
     const uint32_t* w = &words[at * EXPR_ERR_WORDS];
     const uint32_t row = std::min({w[EXPR_ERR_OVERFLOW], w[EXPR_ERR_DIV_ZERO], w[EXPR_ERR_DATE]});
-    if (row == UINT32_MAX) continue;
-    const std::string where = " in " + p.sites[at] + " at row " + std::to_string(row);
-    if (row == w[EXPR_ERR_DIV_ZERO]) return Error(ErrorCode::InvalidInput, "division by zero" + where);
-    if (row == w[EXPR_ERR_DATE]) return Error(ErrorCode::Overflow, "date out of range" + where);
-    const bool neg = (p.code[at] & 0xFFu) == EXPR_OP_I64_NEG;
-    return Error(ErrorCode::Overflow,
-                 std::string(neg ? "integer overflow" : "integer overflow (the result is outside BIGINT)") + where);
+    if (row != UINT32_MAX) return ExprFailure{at, row, words};
   }
   return std::nullopt;
+}
+
+Error failure_error(const ExprProgram& p, const ExprFailure& f, uint64_t row) {
+  const uint32_t* w = &f.words[f.at * EXPR_ERR_WORDS];
+  const std::string where = " in " + p.sites[f.at] + " at row " + std::to_string(row);
+  if (f.row == w[EXPR_ERR_DIV_ZERO]) return Error(ErrorCode::InvalidInput, "division by zero" + where);
+  if (f.row == w[EXPR_ERR_DATE]) return Error(ErrorCode::Overflow, "date out of range" + where);
+  const bool neg = (p.code[f.at] & 0xFFu) == EXPR_OP_I64_NEG;
+  return Error(ErrorCode::Overflow,
+               std::string(neg ? "integer overflow" : "integer overflow (the result is outside BIGINT)") + where);
+}
+
+namespace {
+
+// The error the CPU engine raises for the first failing instruction (program order is its evaluation
+// order: operands before the node), from the kernel's per-instruction smallest rows.
+std::optional<Error> first_error(const ExprProgram& p, const std::vector<uint32_t>& words) {
+  const auto f = first_failure(p, words);
+  if (!f) return std::nullopt;
+  return failure_error(p, *f, f->row);
 }
 
 // Push constants of expression_eval.comp (group_offset last, set by dispatch).
@@ -222,12 +327,35 @@ std::optional<Error> submit(Device& device, const ExprKernel& kernel, const Expr
 
 std::optional<ExprProgram> compile_expression(const plan::Expr& e, std::string& why) {
   if (e.boolean) {
-    why = e.text + " is a condition (the compute expressions compute numbers and dates)";
+    why = e.text + " is a condition (compile_condition compiles conditions)";
     return std::nullopt;
   }
   Compiler c(why);
   if (!c.value(e)) return std::nullopt;
   ExprProgram p = c.take();
+  p.type = e.type;
+  return p;
+}
+
+std::optional<ExprProgram> compile_condition(const plan::Expr& e, std::string& why) {
+  Compiler c(why);
+  if (!c.truth(e)) return std::nullopt;
+  ExprProgram p = c.take();
+  p.type = Type::Int32;
+  return p;
+}
+
+std::optional<ExprProgram> compile_kept(const plan::Expr& condition, const plan::Expr& e, std::string& why) {
+  if (e.boolean) {
+    why = e.text + " is a condition (the compute expressions reduce values)";
+    return std::nullopt;
+  }
+  Compiler c(why);
+  if (!c.keep(condition)) return std::nullopt;
+  const size_t keep = c.size() - 1;
+  if (!c.value(e)) return std::nullopt;
+  ExprProgram p = c.take();
+  p.keep = keep;
   p.type = e.type;
   return p;
 }
@@ -253,8 +381,8 @@ ExprKernel::ExprKernel(Device& device, const ExprProgram& program, const ExprInp
     throw Error(ErrorCode::Internal, what + ": " + std::to_string(input.columns.size()) + " columns bound for " +
                                          std::to_string(program.columns.size()) + " load slots");
   const bool integer = repr_of(program.type) == Repr::Int;
-  if ((layout == ExprLayout::Split64 || layout == ExprLayout::Reduce) && !integer)
-    throw Error(ErrorCode::Internal, what + ": a " + to_string(program.type) + " value cannot be split or reduced");
+  if (layout == ExprLayout::Split64 && !integer)
+    throw Error(ErrorCode::Internal, what + ": a " + to_string(program.type) + " value cannot be split");
   if (layout == ExprLayout::Split64 && !out1) throw Error(ErrorCode::Internal, what + ": Split64 without out1");
   const uint64_t limit = device.caps().max_storage_buffer_range;
   auto check = [&](const Buffer* b, const char* name) {
@@ -377,16 +505,16 @@ Column download_values(Device& device, const ExprValues& values, const std::stri
 
 namespace {
 
-// Combines the downloaded partials (`words`, one reduction per workgroup) of `count` values.
+// Combines the downloaded partials (`words`, one reduction per workgroup) of `count` rows evaluated.
 ExprReduction combine_partials(const std::vector<uint64_t>& words, uint64_t count) {
   ExprReduction r;
-  r.count = count;
   const uint64_t groups = groups_for(count);
   for (uint64_t g = 0; g < groups; ++g) {
     const uint64_t* w = &words[g * EXPR_PARTIAL_WORDS / 2];
     r.sum += __int128(w[0]) + (__int128(int64_t(w[1])) << 32);
     r.min = std::min(r.min, int64_t(w[2]));
     r.max = std::max(r.max, int64_t(w[3]));
+    r.count += w[4];
   }
   return r;
 }
@@ -410,6 +538,132 @@ ExprReduction reduce_expression(Device& device, const ExprProgram& program, cons
   ExprReduction r = combine_partials(words, input.count());
   r.error = std::move(error);
   return r;
+}
+
+namespace {
+
+// The partials' words of one reduction over `count` rows.
+uint64_t partial_words(uint64_t count) {
+  return groups_for(count) * EXPR_PARTIAL_WORDS / 2;
+}
+
+// reduce_expressions(); with `resolve` false, a kept program's error keeps the input's row (a rerun
+// that counts the kept rows before an error reads only the count).
+std::vector<ExprReduction> reduce_all(Device& device, const std::vector<const ExprProgram*>& programs,
+                                      const std::vector<ExprInput>& inputs, std::vector<PassRecord>& passes,
+                                      bool resolve) {
+  if (inputs.size() != programs.size() || programs.empty())
+    throw Error(ErrorCode::Internal, "reduce_expressions: one input per program, at least one");
+  const ExprInput& input = inputs[0];
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<Buffer> partials;
+  partials.reserve(programs.size());  // the kernels keep references to their buffers
+  std::vector<std::unique_ptr<ExprKernel>> kernels;
+  for (const ExprProgram* p : programs) {
+    partials.push_back(device.create_buffer(output_bytes(*p, input, ExprLayout::Reduce), MemoryKind::Device));
+    const ExprInput& x = inputs[kernels.size()];
+    if (x.count() != input.count())
+      throw Error(ErrorCode::Internal, "reduce_expressions: inputs of different row counts");
+    kernels.push_back(std::make_unique<ExprKernel>(device, *p, x, ExprLayout::Reduce, partials.back()));
+  }
+  const std::optional<double> gpu = device.run_pass([&](VkCommandBuffer cmd) {
+    for (const auto& k : kernels) k->record(cmd);
+  });
+  // Every program's partials and error words in one wait.
+  std::vector<std::vector<uint64_t>> words(programs.size(), std::vector<uint64_t>(partial_words(input.count())));
+  std::vector<std::vector<uint32_t>> errors(programs.size());
+  std::vector<Device::Readback> reads;
+  for (size_t i = 0; i < programs.size(); ++i) {
+    if (!words[i].empty()) reads.push_back({&partials[i], words[i].data(), words[i].size() * 8, 0});
+    reads.push_back(kernels[i]->error_readback(errors[i]));
+  }
+  device.download_many(reads);
+  PassRecord pass;
+  pass.kind = "expression";
+  pass.detail = "reduce " + std::to_string(programs.size()) + " program(s) in one submission:";
+  for (size_t i = 0; i < programs.size(); ++i)
+    pass.detail += (i ? ", " : " ") + programs[i]->sites.back() + " (" + std::to_string(programs[i]->code.size()) +
+                   " instructions" +
+                   (programs[i]->keep ? ", rows kept by " + programs[i]->sites[*programs[i]->keep] : "") + ")";
+  pass.detail += input.selection ? " over selected rows" : "";
+  pass.items = input.count();
+  pass.gpu_ms = gpu;
+  pass.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  passes.push_back(std::move(pass));
+
+  std::vector<ExprReduction> out;
+  for (size_t i = 0; i < programs.size(); ++i) {
+    const ExprProgram& p = *programs[i];
+    ExprReduction r = combine_partials(words[i], input.count());
+    if (const auto f = first_failure(p, errors[i])) {
+      uint64_t row = f->row;
+      if (resolve && p.keep && f->at > *p.keep) {
+        // The value's instructions ran on kept rows only; the CPU engine numbers them among the kept
+        // rows: their number before row f->row, from a rerun over the rows before it (rare: errors only).
+        ExprInput before = inputs[i];
+        if (before.selection)
+          before.selected = f->row;
+        else
+          before.rows = f->row;
+        row = reduce_all(device, {&p}, {before}, passes, false).at(0).count;
+      }
+      r.error = failure_error(p, *f, row);
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ExprReduction> reduce_expressions(Device& device, const std::vector<const ExprProgram*>& programs,
+                                              const std::vector<ExprInput>& inputs, std::vector<PassRecord>& passes) {
+  return reduce_all(device, programs, inputs, passes, true);
+}
+
+ExprSelection select_rows(Device& device, const ExprProgram& condition, const ExprInput& input,
+                          std::vector<PassRecord>& passes) {
+  if (condition.type != Type::Int32 || condition.keep)
+    throw Error(ErrorCode::Internal, "select_rows: " + condition.sites.back() + " is not a compiled condition");
+  const auto start = std::chrono::steady_clock::now();
+  ExprSelection out;
+  const uint64_t n = input.rows;
+  // Flags by row id (zero where a selection leaves a row out), then compacted over every row: the
+  // ids come out ascending, as the selection's are.
+  Buffer flags = device.create_buffer(padded_bytes(n), MemoryKind::Device);
+  out.ids = device.create_buffer(std::max<uint64_t>(padded_bytes(input.count()), 16), MemoryKind::Device);
+  Buffer count = device.create_buffer(16, MemoryKind::Device);
+  Buffer scratch = device.create_buffer(std::max<uint64_t>(compact_scratch_bytes(device, n), 16), MemoryKind::Device);
+  const ExprKernel kernel(device, condition, input, ExprLayout::ByRow, flags);
+  const std::optional<double> gpu = device.run_pass([&](VkCommandBuffer cmd) {
+    if (input.selection) vkCmdFillBuffer(cmd, flags.handle(), 0, VK_WHOLE_SIZE, 0);
+    vkCmdFillBuffer(cmd, count.handle(), 0, VK_WHOLE_SIZE, 0);
+    device.barrier(cmd);
+    kernel.record(cmd);
+    device.barrier(cmd);
+    if (n) {
+      CompactOutputs o;
+      o.ids = {&out.ids, 0, input.count() * 4};
+      o.count = {&count, 0, 8};
+      o.capacity = input.count();
+      compact(device, cmd, ElemType::U32, {&flags, 0, n * 4}, n, Predicate::nonzero(), {}, o, {&scratch, 0, 0});
+    }
+  });
+  std::vector<uint32_t> words;
+  uint64_t selected = 0;
+  device.download_many({{&count, &selected, 8, 0}, kernel.error_readback(words)});
+  out.count = selected;
+  out.error = kernel.error(words);
+  PassRecord pass;
+  pass.kind = "expression";
+  pass.detail = "select rows where " + condition.sites.back() + " (" + std::to_string(condition.code.size()) +
+                " instructions, " + kernel.kernel() + ", flags compacted into " + std::to_string(selected) +
+                " row ids" + (input.selection ? ", selected rows)" : ")");
+  pass.items = input.count();
+  pass.gpu_ms = gpu;
+  pass.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  passes.push_back(std::move(pass));
+  return out;
 }
 
 }  // namespace gfxq::vk

@@ -40,12 +40,46 @@ struct ExprProgram {
   Type type = Type::Int64;          //!< result type
   bool float64 = false;             //!< uses DOUBLE instructions (the expression_eval_f64 kernel)
   uint32_t depth = 0;               //!< stack slots used
+  //! compile_kept: the EXPR_OP_KEEP instruction ending the condition (instructions after it run only
+  //! on the rows kept, and their error rows are rows of the table, not of the kept rows)
+  std::optional<size_t> keep;
 };
 
 //! Compiles `e` (for any device: nothing compiled depends on its capabilities), or nullopt with `why`
 //! (what is not compiled and why). Column reads must be of INT, FLOAT, DATE or STRING columns (the
 //! caller checks that they hold no NULLs).
 std::optional<ExprProgram> compile_expression(const plan::Expr& e, std::string& why);
+
+//! Compiles condition `e` (plan::Expr::boolean) to a program whose value is INT 1 where it holds and
+//! 0 where not, or nullopt with `why`: comparisons (= <> < <= > >=) of integers, DATEs, FLOAT and
+//! DOUBLE values (the total order: -0.0 = +0.0, NaN = NaN above +inf; an integer against a float
+//! exactly) and STRING codes of one dictionary (a string literal is a code bound there, as the binder
+//! maps it), AND, OR, NOT, TRUE and FALSE. Every operand is evaluated for every row, as the CPU engine
+//! evaluates them, so errors are its errors. compile_expression() compiles conditions inside values
+//! (a condition as INT, CASE WHEN ... THEN ... ELSE ... END) the same way.
+std::optional<ExprProgram> compile_condition(const plan::Expr& e, std::string& why);
+
+//! `e` over the rows where `condition` holds, in one program: the condition, EXPR_OP_KEEP, then `e`
+//! (ExprProgram::keep). Reduced (ExprLayout::Reduce), its partials sum, bound and count only the rows
+//! kept: `SUM(e) ... WHERE condition` in one pass. An error of the condition's instructions is at a
+//! row of the input; one of `e`'s is at a row of the input too, where the CPU engine names the
+//! position among the kept rows (reduce_kept() converts it).
+std::optional<ExprProgram> compile_kept(const plan::Expr& condition, const plan::Expr& e, std::string& why);
+
+//! The first failing instruction of a program's error words (program order, which is the CPU
+//! engine's evaluation order) and its smallest failing row.
+struct ExprFailure {
+  size_t at = 0;                //!< the instruction
+  uint32_t row = 0;             //!< its smallest failing row (position in the evaluated order)
+  std::vector<uint32_t> words;  //!< the error words read back
+};
+
+//! The first failure in `words`, or nullopt when no instruction failed.
+std::optional<ExprFailure> first_failure(const ExprProgram& program, const std::vector<uint32_t>& words);
+
+//! The CPU engine's error for failure `f`, naming row `row` (f.row, or its position among the rows
+//! kept by a compile_kept() condition).
+Error failure_error(const ExprProgram& program, const ExprFailure& f, uint64_t row);
 
 //! The rows an expression is evaluated over: device columns (one per load slot of the program, in
 //! slot order) of `rows` rows, optionally only the ascending row ids of `selection`.
@@ -63,7 +97,8 @@ enum class ExprLayout {
   Compact,  //!< value i of the evaluated order at position i (count() values)
   ByRow,    //!< the value of row r at position r (rows values; unselected positions unwritten)
   Split64,  //!< ByRow, an integer result as two INT columns: high word, low word ^ 2^31
-  Reduce,   //!< integer results only: per-workgroup partials of the sum, minimum and maximum
+  Reduce,   //!< per-workgroup partials of the sum, minimum and maximum (integer results) and the count of
+            //!< rows kept (every row unless the program has EXPR_OP_KEEP)
 };
 
 //! Bytes the first output buffer of `layout` needs for `program` over `input` (Split64: each of its
@@ -132,7 +167,7 @@ struct ExprReduction {
   __int128 sum = 0;            //!< the exact sum of the values
   int64_t min = INT64_MAX;     //!< the smallest value (INT64_MAX over no rows)
   int64_t max = INT64_MIN;     //!< the largest value (INT64_MIN over no rows)
-  uint64_t count = 0;          //!< values reduced
+  uint64_t count = 0;          //!< values reduced (the rows kept, for a compile_kept() program)
   std::optional<Error> error;  //!< as ExprValues::error
 };
 
@@ -144,5 +179,27 @@ ExprReduction read_partials(Device& device, const Buffer& partials, uint64_t cou
 //! the sum (low and high words apart, so exact), minimum and maximum, added on the host.
 ExprReduction reduce_expression(Device& device, const ExprProgram& program, const ExprInput& input,
                                 std::vector<PassRecord>& passes);
+
+//! Reduces `programs` (integer-typed, or of any type for their count and errors only), each over its
+//! input (`inputs[i]`: its load slots' columns; every input of the same rows), each by its own dispatch, all recorded
+//! into one submission and read back in one wait (an "expression" pass). A compile_kept() program's reduction covers
+//! the rows its condition keeps, and its error names the row the CPU engine names (an error of the value among the kept
+//! rows: found by a rerun over the rows before it, only when there is one).
+std::vector<ExprReduction> reduce_expressions(Device& device, const std::vector<const ExprProgram*>& programs,
+                                              const std::vector<ExprInput>& inputs, std::vector<PassRecord>& passes);
+
+//! The rows where a condition holds, as device row ids.
+struct ExprSelection {
+  Buffer ids;                  //!< ascending row ids (uint32, padded_bytes(); at least 16 bytes)
+  uint64_t count = 0;          //!< ids in `ids`
+  std::optional<Error> error;  //!< as ExprValues::error (the ids are then meaningless)
+};
+
+//! Selects the rows of `input` (every row, or the ids of its selection) where the compile_condition()
+//! program holds, in one submission and one wait (an "expression" pass): the program writes a flag
+//! at each evaluated row id, compact() (vk/primitives/compact.h) turns the flags into ascending row
+//! ids, and the count comes back with the error words. Needs what compact() needs.
+ExprSelection select_rows(Device& device, const ExprProgram& condition, const ExprInput& input,
+                          std::vector<PassRecord>& passes);
 
 }  // namespace gfxq::vk
