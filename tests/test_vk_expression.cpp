@@ -581,6 +581,7 @@ TEST_CASE("vk-expression: FLOAT and DOUBLE division equal the CPU evaluator, edg
         div(fd, cast(col(C), Type::Float64)),                          // +-inf, NaN from 0 / 0
         div(fd, dlit(-0.0)),
         div(arith(ArithOp::Add, x, dlit(0.1)), arith(ArithOp::Sub, y, dlit(3.0))),
+        div(cast(div(col(F), col(G)), Type::Float64), x),  // FLOAT and DOUBLE division in one program
     };
     for (int k = 0; k < 12; ++k) {
       uint64_t bits = rng();
