@@ -13,6 +13,8 @@
 //   bits; bytes = 12n (x and y read, the result written); checked bit for bit against the host's.
 // - expr.float_mul_int, expr.float_div_int: the same by integer operations only (the kernels without
 //   the fast path, as on devices without round-to-nearest-even float instructions).
+// - expr.double_div: x / y of the same FLOAT columns widened to DOUBLE, into a DOUBLE column (integer
+//   operations only: the restoring division); bytes = 16n.
 // - engine.sql_expr_sum: `SELECT SUM(a * b) FROM t WHERE a > 0` through the Engine on the
 //   compute backend, columns resident (one untimed run first), wall time (the WHERE's row ids go
 //   through host memory, then the reduction); bytes = 8n.
@@ -107,8 +109,9 @@ Measurement kernel_sum(Env& env, uint64_t rows, bool where) {
   return m;
 }
 
-// x op y of two FLOAT columns (op * or /); `fast`: as compiled (else integer operations only).
-Measurement kernel_float(Env& env, uint64_t rows, plan::ArithOp op, bool fast) {
+// x op y of two FLOAT columns (op * or /) as `result` (FLOAT, or DOUBLE: both widened first); `fast`:
+// as compiled (else integer operations only).
+Measurement kernel_float(Env& env, uint64_t rows, plan::ArithOp op, Type result, bool fast) {
   vk::Device& device = device_of(env);
   // Values over 2^-40 .. 2^40 in magnitude, both signs: results stay normal, as in most data.
   std::vector<float> x(rows), y(rows);
@@ -120,11 +123,12 @@ Measurement kernel_float(Env& env, uint64_t rows, plan::ArithOp op, bool fast) {
   };
   for (uint64_t i = 0; i < rows; ++i) x[i] = value(), y[i] = value();
   const bool mul = op == plan::ArithOp::Mul;
-  const plan::Expr e = binary(op, Type::Float32, Type::Float32, "x", "y");
+  const bool wide = result == Type::Float64;
+  const plan::Expr e = binary(op, Type::Float32, result, "x", "y");
   std::string why;
   auto program = vk::compile_expression(e, why);
   if (!program) throw Error(ErrorCode::Unsupported, e.text + " does not compile: " + why);
-  program->float32_fast = fast;
+  if (!fast) program->float32_fast = false;
   const vk::DeviceColumn a = vk::upload_column(device, Column::floats("x", x));
   const vk::DeviceColumn b = vk::upload_column(device, Column::floats("y", y));
   vk::ExprInput input;
@@ -136,15 +140,19 @@ Measurement kernel_float(Env& env, uint64_t rows, plan::ArithOp op, bool fast) {
   const CopyReference copy(device, rows);
   const std::vector<double> t = best_interleaved(
       env, {[&](VkCommandBuffer cmd) { kernel.record(cmd); }, [&](VkCommandBuffer cmd) { copy.record(device, cmd); }});
-  std::vector<uint32_t> got(rows);
-  if (rows) device.download(out, got.data(), rows * 4);
+  std::vector<uint64_t> got(wide ? rows : (rows + 1) / 2);
+  if (rows) device.download(out, got.data(), rows * (wide ? 8 : 4));
+  const auto* got32 = reinterpret_cast<const uint32_t*>(got.data());
   Measurement m;
   m.seconds = t[0];
-  m.bytes = 12 * rows;
+  m.bytes = (wide ? 16 : 12) * rows;
   m.items = rows;
   m.checked = !kernel.error();
-  for (uint64_t i = 0; i < rows && m.checked; ++i)
-    m.checked = got[i] == std::bit_cast<uint32_t>(mul ? x[i] * y[i] : x[i] / y[i]);
+  for (uint64_t i = 0; i < rows && m.checked; ++i) {
+    const double dx = x[i], dy = y[i];
+    m.checked = wide ? got[i] == std::bit_cast<uint64_t>(mul ? dx * dy : dx / dy)
+                     : got32[i] == std::bit_cast<uint32_t>(mul ? x[i] * y[i] : x[i] / y[i]);
+  }
   if (!m.checked)
     throw Error(ErrorCode::Internal, "expression bench: the device's " + e.text + " differs from the host's");
   char buf[200];
@@ -187,16 +195,21 @@ const Registrar all{{"expr.sum_all", "compute", "compute.ceiling_copy", false,
                      [](Env& env, uint64_t rows) { return kernel_sum(env, rows, false); }}};
 const Registrar where{{"expr.sum_where", "compute", "compute.ceiling_copy", false,
                        [](Env& env, uint64_t rows) { return kernel_sum(env, rows, true); }}};
-const Registrar float_mul{{"expr.float_mul", "compute", "compute.ceiling_copy", false,
-                           [](Env& env, uint64_t rows) { return kernel_float(env, rows, plan::ArithOp::Mul, true); }}};
-const Registrar float_div{{"expr.float_div", "compute", "compute.ceiling_copy", false,
-                           [](Env& env, uint64_t rows) { return kernel_float(env, rows, plan::ArithOp::Div, true); }}};
+const Registrar float_mul{{"expr.float_mul", "compute", "compute.ceiling_copy", false, [](Env& env, uint64_t rows) {
+                             return kernel_float(env, rows, plan::ArithOp::Mul, Type::Float32, true);
+                           }}};
+const Registrar float_div{{"expr.float_div", "compute", "compute.ceiling_copy", false, [](Env& env, uint64_t rows) {
+                             return kernel_float(env, rows, plan::ArithOp::Div, Type::Float32, true);
+                           }}};
 const Registrar float_mul_int{
     {"expr.float_mul_int", "compute", "compute.ceiling_copy", false,
-     [](Env& env, uint64_t rows) { return kernel_float(env, rows, plan::ArithOp::Mul, false); }}};
+     [](Env& env, uint64_t rows) { return kernel_float(env, rows, plan::ArithOp::Mul, Type::Float32, false); }}};
 const Registrar float_div_int{
     {"expr.float_div_int", "compute", "compute.ceiling_copy", false,
-     [](Env& env, uint64_t rows) { return kernel_float(env, rows, plan::ArithOp::Div, false); }}};
+     [](Env& env, uint64_t rows) { return kernel_float(env, rows, plan::ArithOp::Div, Type::Float32, false); }}};
+const Registrar double_div{{"expr.double_div", "compute", "compute.ceiling_copy", false, [](Env& env, uint64_t rows) {
+                              return kernel_float(env, rows, plan::ArithOp::Div, Type::Float64, true);
+                            }}};
 const Registrar sql{{"engine.sql_expr_sum", "compute", "compute.ceiling_copy", false,
                      [](Env& env, uint64_t rows) { return engine_sum(env, rows); }}};
 
