@@ -6,9 +6,15 @@
 // - expr.sum_where: the rows of a WHERE (a > 0, about half) as a selection of row ids
 //   made beforehand (the engine's InputRows hands the fragment such ids); bytes = 4s + 8n (the ids,
 //   and every sector of a and b, which a selectivity of one half touches).
-// - expr.float_mul: x * y of two FLOAT columns into a FLOAT column (Compact layout), the float32
-//   product computed by integer operations on the bits (no float instruction: exact on every device);
-//   bytes = 12n (x and y read, the product written); checked bit for bit against the host's product.
+// - expr.float_mul, expr.float_div: x * y and x / y of two FLOAT columns into a FLOAT column (Compact
+//   layout), normal operands and results; exact on every device: on devices that round float
+//   instructions to nearest even the _rte kernel computes them by a float instruction (the quotient
+//   as a float estimate corrected by integer arithmetic), elsewhere by integer operations on the
+//   bits; bytes = 12n (x and y read, the result written); checked bit for bit against the host's.
+// - expr.float_mul_int, expr.float_div_int: the same by integer operations only (the kernels without
+//   the fast path, as on devices without round-to-nearest-even float instructions).
+// - expr.double_div: x / y of the same FLOAT columns widened to DOUBLE, into a DOUBLE column (integer
+//   operations only: the restoring division); bytes = 16n.
 // - expr.sum_fused: SUM(a * b) WHERE a < c as one compile_kept() program (the condition, a keep
 //   instruction, the product) reduced over every row with a count of the rows kept: the fused pass
 //   of the engine's `SUM(expr) ... WHERE cond`; bytes = 12n (a, b and c read).
@@ -50,13 +56,13 @@ struct Data {
   }
 };
 
-// `a * b` of columns 0 and 1 of type `operand`, the product of type `result`.
-plan::Expr product(Type operand, Type result, const std::string& a, const std::string& b) {
+// `a op b` of columns 0 and 1 of type `operand`, the result of type `result`.
+plan::Expr binary(plan::ArithOp op, Type operand, Type result, const std::string& a, const std::string& b) {
   plan::Expr e;
   e.kind = plan::ExprKind::Arith;
-  e.arith = plan::ArithOp::Mul;
+  e.arith = op;
   e.type = result;
-  e.text = a + " * " + b;
+  e.text = a + " " + plan::to_string(op) + " " + b;
   e.args = {plan::column_expr(0, operand, a), plan::column_expr(1, operand, b)};
   return e;
 }
@@ -72,7 +78,7 @@ Measurement kernel_sum(Env& env, uint64_t rows, bool where) {
       want += int64_t(d.a[i]) * d.b[i];
     }
   std::string why;
-  const auto program = vk::compile_expression(product(Type::Int32, Type::Int64, "a", "b"), why);
+  const auto program = vk::compile_expression(binary(plan::ArithOp::Mul, Type::Int32, Type::Int64, "a", "b"), why);
   if (!program) throw Error(ErrorCode::Unsupported, "a * b does not compile: " + why);
   const vk::DeviceColumn a = vk::upload_column(device, Column::ints("a", d.a));
   const vk::DeviceColumn b = vk::upload_column(device, Column::ints("b", d.b));
@@ -154,9 +160,11 @@ Measurement kernel_fused(Env& env, uint64_t rows) {
   return m;
 }
 
-Measurement kernel_float_mul(Env& env, uint64_t rows) {
+// x op y of two FLOAT columns (op * or /) as `result` (FLOAT, or DOUBLE: both widened first); `fast`:
+// as compiled (else integer operations only).
+Measurement kernel_float(Env& env, uint64_t rows, plan::ArithOp op, Type result, bool fast) {
   vk::Device& device = device_of(env);
-  // Values over 2^-40 .. 2^40 in magnitude, both signs: products stay normal, as in most data.
+  // Values over 2^-40 .. 2^40 in magnitude, both signs: results stay normal, as in most data.
   std::vector<float> x(rows), y(rows);
   uint64_t s = env.seed;
   auto value = [&] {
@@ -165,9 +173,13 @@ Measurement kernel_float_mul(Env& env, uint64_t rows) {
     return std::bit_cast<float>((uint32_t(r >> 40) & 1u) << 31 | exponent << 23 | fraction);
   };
   for (uint64_t i = 0; i < rows; ++i) x[i] = value(), y[i] = value();
+  const bool mul = op == plan::ArithOp::Mul;
+  const bool wide = result == Type::Float64;
+  const plan::Expr e = binary(op, Type::Float32, result, "x", "y");
   std::string why;
-  const auto program = vk::compile_expression(product(Type::Float32, Type::Float32, "x", "y"), why);
-  if (!program) throw Error(ErrorCode::Unsupported, "x * y does not compile: " + why);
+  auto program = vk::compile_expression(e, why);
+  if (!program) throw Error(ErrorCode::Unsupported, e.text + " does not compile: " + why);
+  if (!fast) program->float32_fast = false;
   const vk::DeviceColumn a = vk::upload_column(device, Column::floats("x", x));
   const vk::DeviceColumn b = vk::upload_column(device, Column::floats("y", y));
   vk::ExprInput input;
@@ -179,15 +191,21 @@ Measurement kernel_float_mul(Env& env, uint64_t rows) {
   const CopyReference copy(device, rows);
   const std::vector<double> t = best_interleaved(
       env, {[&](VkCommandBuffer cmd) { kernel.record(cmd); }, [&](VkCommandBuffer cmd) { copy.record(device, cmd); }});
-  std::vector<uint32_t> got(rows);
-  if (rows) device.download(out, got.data(), rows * 4);
+  std::vector<uint64_t> got(wide ? rows : (rows + 1) / 2);
+  if (rows) device.download(out, got.data(), rows * (wide ? 8 : 4));
+  const auto* got32 = reinterpret_cast<const uint32_t*>(got.data());
   Measurement m;
   m.seconds = t[0];
-  m.bytes = 12 * rows;
+  m.bytes = (wide ? 16 : 12) * rows;
   m.items = rows;
   m.checked = !kernel.error();
-  for (uint64_t i = 0; i < rows && m.checked; ++i) m.checked = got[i] == std::bit_cast<uint32_t>(x[i] * y[i]);
-  if (!m.checked) throw Error(ErrorCode::Internal, "expression bench: the device's x * y differs from the host's");
+  for (uint64_t i = 0; i < rows && m.checked; ++i) {
+    const double dx = x[i], dy = y[i];
+    m.checked = wide ? got[i] == std::bit_cast<uint64_t>(mul ? dx * dy : dx / dy)
+                     : got32[i] == std::bit_cast<uint32_t>(mul ? x[i] * y[i] : x[i] / y[i]);
+  }
+  if (!m.checked)
+    throw Error(ErrorCode::Internal, "expression bench: the device's " + e.text + " differs from the host's");
   char buf[200];
   std::snprintf(buf, sizeof buf, "%s Compact, %zu instructions; %.3f of a copy timed in turn (%.4f ms)",
                 kernel.kernel().c_str(), program->code.size(), copy.ratio(m.bytes, t[0], t[1]), t[1] * 1e3);
@@ -230,8 +248,21 @@ const Registrar all{{"expr.sum_all", "compute", "compute.ceiling_copy", false,
                      [](Env& env, uint64_t rows) { return kernel_sum(env, rows, false); }}};
 const Registrar where{{"expr.sum_where", "compute", "compute.ceiling_copy", false,
                        [](Env& env, uint64_t rows) { return kernel_sum(env, rows, true); }}};
-const Registrar float_mul{{"expr.float_mul", "compute", "compute.ceiling_copy", false,
-                           [](Env& env, uint64_t rows) { return kernel_float_mul(env, rows); }}};
+const Registrar float_mul{{"expr.float_mul", "compute", "compute.ceiling_copy", false, [](Env& env, uint64_t rows) {
+                             return kernel_float(env, rows, plan::ArithOp::Mul, Type::Float32, true);
+                           }}};
+const Registrar float_div{{"expr.float_div", "compute", "compute.ceiling_copy", false, [](Env& env, uint64_t rows) {
+                             return kernel_float(env, rows, plan::ArithOp::Div, Type::Float32, true);
+                           }}};
+const Registrar float_mul_int{
+    {"expr.float_mul_int", "compute", "compute.ceiling_copy", false,
+     [](Env& env, uint64_t rows) { return kernel_float(env, rows, plan::ArithOp::Mul, Type::Float32, false); }}};
+const Registrar float_div_int{
+    {"expr.float_div_int", "compute", "compute.ceiling_copy", false,
+     [](Env& env, uint64_t rows) { return kernel_float(env, rows, plan::ArithOp::Div, Type::Float32, false); }}};
+const Registrar double_div{{"expr.double_div", "compute", "compute.ceiling_copy", false, [](Env& env, uint64_t rows) {
+                              return kernel_float(env, rows, plan::ArithOp::Div, Type::Float64, true);
+                            }}};
 const Registrar fused{{"expr.sum_fused", "compute", "compute.ceiling_copy", false,
                        [](Env& env, uint64_t rows) { return kernel_fused(env, rows); }}};
 const Registrar sql{{"engine.sql_expr_sum", "compute", "compute.ceiling_copy", false,

@@ -17,7 +17,8 @@
 #   $GFXQ_DUCKDB_LIB, a path ending in .xz unpacked first);
 # - skeletons (issue 23): multi-column sort, DISTINCT, set operations, PROJECT, PRODUCT at 2^24 and
 #   2^26 with the sort of pairs beside them, and their torch peers;
-# - expressions: SUM(a * b) by the expression kernel and through SQL, against the copy ceiling;
+# - expressions: SUM(a * b) by the expression kernel and through SQL, FLOAT x * y and x / y (fast path
+#   and integer operations only), against the copy ceiling;
 # - placement: auto's choice against each forced backend (src/engine/placement.h).
 # Each part has its own time limit, so one slow part cannot take the others' output with it.
 set -u

@@ -246,7 +246,7 @@ Table random_table(std::mt19937_64& rng, size_t n, int32_t range) {
 }
 
 // A random expression of depth <= `depth`: integers, FLOAT and DOUBLE arithmetic, DATE +- days,
-// EXTRACT, casts (no FLOAT or DOUBLE division: the compiler refuses it).
+// EXTRACT, casts.
 Expr random_expr(std::mt19937_64& rng, int depth) {
   std::uniform_int_distribution<int> pick(0, 15);
   const int p = depth <= 0 ? pick(rng) % 6 : pick(rng);
@@ -269,9 +269,7 @@ Expr random_expr(std::mt19937_64& rng, int depth) {
     default: break;
   }
   Expr a = random_expr(rng, depth - 1), b = random_expr(rng, depth - 1);
-  ArithOp op = ArithOp(pick(rng) % 4);
-  const bool integers = plan::is_integer(a.type) && plan::is_integer(b.type);
-  if (op == ArithOp::Div && !integers) op = ArithOp::Mul;
+  const ArithOp op = ArithOp(pick(rng) % 4);
   if (a.type == Type::Date || b.type == Type::Date) return col(C);  // DATE only through the forms above
   return arith(op, std::move(a), std::move(b));
 }
@@ -361,13 +359,15 @@ Expected cpu_values(const Expr& e, const cpu::HostRelation& rel) {
   return x;
 }
 
-// Checks the GPU's Compact evaluation of `e` over `rel` (rows `ids` when given) against the CPU's.
+// Checks the GPU's Compact evaluation of `e` over `rel` (rows `ids` when given) against the CPU's;
+// `integer_only`: FLOAT arithmetic by integer operations only (the kernels without the fast path).
 void check_expression(const Expr& e, const cpu::HostRelation& rel, const std::vector<uint32_t>* ids,
-                      const std::string& what) {
-  INFO(what << "; expression " << e.text);
+                      const std::string& what, bool integer_only = false) {
+  INFO(what << "; expression " << e.text << std::string(integer_only ? " (integer operations only)" : ""));
   std::string why;
-  const auto program = vk::compile_expression(e, why);
+  auto program = vk::compile_expression(e, why);
   REQUIRE_MESSAGE(program, why);
+  if (integer_only) program->float32_fast = false;
   cpu::HostRelation sub = rel;
   if (ids) {
     Table t;
@@ -412,7 +412,7 @@ TEST_CASE("vk-expression: random expressions equal the CPU evaluator") {
     for (int k = 0; k < 25; ++k) {
       const Expr e = random_expr(rng, 3);
       if (e.kind == ExprKind::Column) continue;
-      check_expression(e, rel, nullptr, "seed " + std::to_string(seed) + ", " + std::to_string(n) + " rows");
+      check_expression(e, rel, nullptr, "seed " + std::to_string(seed) + ", " + std::to_string(n) + " rows", k % 2);
     }
   }
 }
@@ -588,6 +588,209 @@ TEST_CASE("vk-expression: FLOAT and DOUBLE edge values equal the CPU evaluator, 
   }
 }
 
+// FLOAT and DOUBLE division: correctly rounded to nearest even on every device, denormal operands
+// and results kept (results that round to the smallest denormal or to zero, ties among the
+// denormals, quotients just below the smallest normal), x / 0 = +-inf, 0 / 0 and inf / inf x86's
+// default NaN, NaN operands; seeded random bit patterns. Every FLOAT case runs twice: as compiled
+// (on devices that round float instructions to nearest even, the float estimate corrected by
+// integer arithmetic) and by integer operations only.
+TEST_CASE("vk-expression: FLOAT and DOUBLE division equal the CPU evaluator, edge values and random bits") {
+  const uint64_t base = test_seed();
+  const float den = std::numeric_limits<float>::denorm_min(), inf = std::numeric_limits<float>::infinity();
+  const float fmin = std::numeric_limits<float>::min(), fmax = std::numeric_limits<float>::max();
+  // 2^-100 / 2^50 = 2^-150 (half the smallest denormal: a tie, to 0), 3 * 2^-100 / 2^50 (1.5 times
+  // the smallest denormal: a tie, to 2), FLT_MIN / 2^24, (FLT_MIN - 2^-149) * 2 / 2 ...
+  const std::vector<float> pool{0.0f,
+                                -0.0f,
+                                den,
+                                -den,
+                                2 * den,
+                                3 * den,
+                                std::bit_cast<float>(0x007FFFFFu),
+                                std::bit_cast<float>(0x807FFFFFu),
+                                fmin,
+                                -fmin,
+                                std::bit_cast<float>(0x00800001u),
+                                std::bit_cast<float>(0x00FFFFFFu),
+                                fmax,
+                                -fmax,
+                                inf,
+                                -inf,
+                                std::numeric_limits<float>::quiet_NaN(),
+                                std::bit_cast<float>(0xFF812345u),  // a signalling NaN with a payload
+                                std::ldexp(1.0f, -100),
+                                std::ldexp(3.0f, -100),
+                                std::ldexp(1.0f, 50),
+                                std::ldexp(1.0f, 24),
+                                std::ldexp(1.0f, 23),
+                                std::ldexp(1.0f, -23),
+                                std::ldexp(1.0f, 127),
+                                std::ldexp(1.0f, -126),
+                                std::ldexp(1.5f, -1),
+                                2.0f,
+                                1.0f,
+                                -1.0f,
+                                3.0f,
+                                0.1f,
+                                1e30f,
+                                1e-30f};
+  const size_t n = 3000;
+  for (uint64_t round = 0; round < 3; ++round) {
+    const uint64_t seed = base + round;
+    std::mt19937_64 rng(seed);
+    auto one_of = [&](const auto& v) { return v[rng() % v.size()]; };
+    auto nudge = [&](float x) { return std::bit_cast<float>(std::bit_cast<uint32_t>(x) + uint32_t(rng() % 5) - 2u); };
+    auto edge = [&]() {
+      switch (rng() % 6) {
+        case 0: return one_of(pool);
+        case 1: return nudge(one_of(pool));
+        case 2: return std::bit_cast<float>(uint32_t(rng()));                // any bits: every exponent, NaN payloads
+        case 3: return std::bit_cast<float>(uint32_t(rng() & 0x847FFFFFu));  // denormals and tiny normals
+        case 4: return std::bit_cast<float>(uint32_t(rng() | 0x7F000000u) & 0xFF7FFFFFu);  // huge
+        default: {
+          // Exponents where quotients fall among the denormals or overflow, or near 1.
+          const uint32_t exponent = rng() % 3 == 0 ? 1 + rng() % 40 : rng() % 2 ? 200 + rng() % 54 : 110 + rng() % 30;
+          return std::bit_cast<float>(uint32_t(rng() & 0x807FFFFFu) | (exponent << 23));
+        }
+      }
+    };
+    std::vector<float> f(n), g(n);
+    std::vector<int32_t> a(n), b(n), c(n), d(n);
+    for (size_t r = 0; r < n; ++r) {
+      f[r] = edge();
+      g[r] = rng() % 4 == 0 ? nudge(f[r]) : edge();  // quotients near 1
+      a[r] = int32_t(rng());
+      b[r] = rng() % 2 ? int32_t(rng()) : int32_t(rng() % 7) - 3;
+      c[r] = int32_t(rng() % 19) - 9;  // zeros among them
+      d[r] = int32_t(rng() % 100000);
+    }
+    const Table t{{Column::ints("a", a), Column::ints("b", b), Column::ints("c", c), Column::floats("f", f),
+                   Column::floats("g", g), Column::dates("d", d)}};
+    const cpu::HostRelation rel = cpu::HostRelation::of(t);
+    const std::string what = "seed " + std::to_string(seed);
+    auto div = [](Expr x, Expr y) { return arith(ArithOp::Div, std::move(x), std::move(y)); };
+    const std::vector<Expr> float_cases{
+        div(col(F), col(G)),
+        div(col(G), col(F)),
+        div(col(F), col(F)),  // 1, or NaN from 0 / 0 and inf / inf
+        div(col(F), flit(std::ldexp(1.0f, 24))),
+        div(col(F), flit(std::ldexp(1.0f, 50))),
+        div(col(F), flit(3.0f)),
+        div(col(F), flit(0.0f)),
+        div(col(F), flit(-0.0f)),
+        div(flit(1.0f), col(F)),  // reciprocals of denormals overflow
+        div(flit(den), col(G)),
+        div(flit(fmin), col(G)),
+        div(col(F), col(C)),  // INT rounded to FLOAT first; zeros
+        div(col(A), col(F)),
+        div(arith(ArithOp::Mul, col(F), col(G)), col(G)),
+        div(col(F), arith(ArithOp::Mul, col(G), flit(std::ldexp(1.0f, -100)))),
+        arith(ArithOp::Add, div(col(F), col(G)), div(col(G), col(F))),
+    };
+    for (const Expr& e : float_cases) {
+      check_expression(e, rel, nullptr, what);
+      check_expression(e, rel, nullptr, what, true);
+    }
+    // DOUBLE operands with full 53-bit significands: a BIGINT product rounded to DOUBLE times a FLOAT
+    // (any exponent), and random DOUBLE bit patterns as literals.
+    const Expr fd = cast(col(F), Type::Float64), gd = cast(col(G), Type::Float64);
+    const Expr x = arith(ArithOp::Mul, cast(arith(ArithOp::Mul, col(A), col(A)), Type::Float64), fd);
+    const Expr y = arith(ArithOp::Mul, cast(arith(ArithOp::Mul, col(A), col(B)), Type::Float64), gd);
+    std::vector<Expr> double_cases{
+        div(fd, gd),
+        div(x, y),
+        div(x, gd),
+        div(x, x),
+        div(y, arith(ArithOp::Mul, x, dlit(1e-300))),  // overflow
+        div(arith(ArithOp::Mul, x, dlit(1e-300)), y),  // DOUBLE denormals
+        div(x, dlit(1e300)),
+        div(x, dlit(2.5e-310)),                                        // a denormal divisor
+        div(dlit(5e-324), y),                                          // the smallest denormal divided
+        div(dlit(std::ldexp(1.0, -1000)), dlit(std::ldexp(1.0, 74))),  // 2^-1074 / 2: a tie, to 0
+        div(dlit(std::ldexp(3.0, -1000)), dlit(std::ldexp(1.0, 75))),  // 1.5 * 2^-1074: a tie, to 2
+        div(fd, cast(col(C), Type::Float64)),                          // +-inf, NaN from 0 / 0
+        div(fd, dlit(-0.0)),
+        div(arith(ArithOp::Add, x, dlit(0.1)), arith(ArithOp::Sub, y, dlit(3.0))),
+        div(cast(div(col(F), col(G)), Type::Float64), x),  // FLOAT and DOUBLE division in one program
+    };
+    for (int k = 0; k < 12; ++k) {
+      uint64_t bits = rng();
+      if (k % 3 == 1) bits &= 0x800FFFFFFFFFFFFFull;  // a denormal
+      if (k % 3 == 2)
+        bits = (bits & 0x800FFFFFFFFFFFFFull) | (uint64_t(rng() % 2 ? 1 + rng() % 60 : 1990 + rng() % 57) << 52);
+      const double v = std::bit_cast<double>(bits);
+      double_cases.push_back(div(x, plan::literal_expr(v, Type::Float64, "bits " + std::to_string(bits))));
+      double_cases.push_back(div(plan::literal_expr(v, Type::Float64, "bits " + std::to_string(bits)), y));
+    }
+    for (const Expr& e : double_cases) check_expression(e, rel, nullptr, what);
+  }
+  // The kernels with the fast path ran where the device rounds to nearest even.
+  const auto names = device().pipeline_names();
+  auto ran = [&](const char* kernel) { return std::find(names.begin(), names.end(), kernel) != names.end(); };
+  CHECK(ran("expression_eval"));
+  CHECK(ran("expression_eval_f64"));
+  if (device().caps().rounding_rte_float32) {
+    CHECK(ran("expression_eval_rte"));
+    CHECK(ran("expression_eval_f64_rte"));
+  }
+}
+
+// The fast FLOAT path's boundaries: exponent fields where + - * / leave it (sums of fields near 128
+// and 380 for *, fields near 24 and 253 for + -, differences near -125 and 126 for /), significands
+// all ones (products next to FLT_MAX), zero or random; quotients and products just below FLT_MIN and
+// just past FLT_MAX; operands that are denormal. Run as compiled and by integer operations only.
+TEST_CASE("vk-expression: the fast FLOAT path's boundaries equal the CPU evaluator") {
+  const uint64_t base = test_seed();
+  const size_t n = 4000;
+  for (uint64_t round = 0; round < 2; ++round) {
+    const uint64_t seed = base + round;
+    std::mt19937_64 rng(seed);
+    auto fraction = [&]() -> uint32_t {
+      switch (rng() % 4) {
+        case 0: return 0;
+        case 1: return 0x7FFFFFu;
+        case 2: return 0x7FFFFFu - uint32_t(rng() % 4);
+        default: return uint32_t(rng() & 0x7FFFFFu);
+      }
+    };
+    auto make = [&](int field) {
+      field = std::clamp(field, 0, 255);
+      if (field == 255 && rng() % 2) field = 254;
+      return std::bit_cast<float>((uint32_t(rng() % 2) << 31) | (uint32_t(field) << 23) | fraction());
+    };
+    std::vector<float> f(n), g(n);
+    for (size_t r = 0; r < n; ++r) {
+      const int jitter = int(rng() % 7) - 3;
+      const int fa = int(rng() % 256);
+      int fb = 0;
+      switch (rng() % 6) {
+        case 0: fb = 128 - fa + jitter; break;                       // products near FLT_MIN
+        case 1: fb = 380 - fa + jitter; break;                       // products near FLT_MAX
+        case 2: fb = fa + 125 + jitter; break;                       // quotients near FLT_MIN
+        case 3: fb = fa - 126 + jitter; break;                       // quotients near FLT_MAX
+        case 4: fb = rng() % 2 ? 24 + jitter : 253 + jitter; break;  // sums at the fields' ends
+        default: fb = fa + jitter; break;                            // cancellations
+      }
+      const bool swap = rng() % 2;
+      f[r] = make(swap ? fb : fa);
+      g[r] = make(swap ? fa : fb);
+    }
+    std::vector<int32_t> zeros(n, 0);
+    const Table t{{Column::ints("a", zeros), Column::ints("b", zeros), Column::ints("c", zeros), Column::floats("f", f),
+                   Column::floats("g", g), Column::dates("d", zeros)}};
+    const cpu::HostRelation rel = cpu::HostRelation::of(t);
+    const std::string what = "seed " + std::to_string(seed);
+    const std::vector<Expr> cases{
+        arith(ArithOp::Mul, col(F), col(G)), arith(ArithOp::Add, col(F), col(G)), arith(ArithOp::Sub, col(F), col(G)),
+        arith(ArithOp::Sub, col(G), col(F)), arith(ArithOp::Div, col(F), col(G)), arith(ArithOp::Div, col(G), col(F)),
+    };
+    for (const Expr& e : cases) {
+      check_expression(e, rel, nullptr, what);
+      check_expression(e, rel, nullptr, what, true);
+    }
+  }
+}
+
 TEST_CASE("vk-expression: overflow, division by zero and DATE range raise the CPU engine's error") {
   const uint64_t seed = test_seed();
   std::mt19937_64 rng(seed);
@@ -674,8 +877,6 @@ TEST_CASE("vk-expression: what the compiler refuses is named") {
     CHECK_FALSE(vk::compile_expression(e, why));
     CHECK_MESSAGE(why.find(part) != std::string::npos, why);
   };
-  refused(arith(ArithOp::Div, col(F), col(G)), "correctly rounded division");
-  refused(arith(ArithOp::Div, col(F), dlit(2.0)), "correctly rounded division");
   refused(plan::literal_expr(std::monostate{}, Type::Int64, "NULL"), "NULL");
   Expr deep = col(A);
   for (int i = 0; i < EXPR_MAX_CODE; ++i) deep = arith(ArithOp::Add, deep, lit(i));

@@ -71,6 +71,7 @@ struct VkCapabilities {
   uint64_t shader_loop_limit = 0;
   bool shader_int64 = false;                   //!< shaderInt64
   bool shader_float64 = false;                 //!< shaderFloat64 (the exact FLOAT SUM adds doubles)
+  bool rounding_rte_float32 = false;           //!< shaderRoundingModeRTEFloat32 (fast FLOAT expressions)
   bool buffer_int64_atomics = false;           //!< shaderBufferInt64Atomics
   bool shared_int64_atomics = false;           //!< shaderSharedInt64Atomics
   uint32_t max_push_descriptors = 0;           //!< maxPushDescriptors (VK_KHR_push_descriptor)

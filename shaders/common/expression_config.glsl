@@ -46,6 +46,8 @@
 #define EXPR_OP_YEAR 20u        // EXTRACT(YEAR | MONTH | DAY FROM days) as int64
 #define EXPR_OP_MONTH 21u
 #define EXPR_OP_DAY 22u
+#define EXPR_OP_F32_DIV 23u     // float32 a / b, rounded once to nearest even, denormals kept
+#define EXPR_OP_F64_DIV 24u     // double a / b, likewise
 #define EXPR_FLAG_DATE 1u
 // Conditions and CASE (23 and 24 are FLOAT and DOUBLE division). Truth values are int64 1 / 0 (the
 // compute expressions carry no NULLs, so no third value).

@@ -6,9 +6,11 @@
 // (the smallest row of each in `errors`). FLOAT and DOUBLE values stay IEEE bits and their arithmetic
 // and conversions are integer operations that round each result once to nearest even, denormals
 // kept (fp_* below): the kernel executes no float instruction, so the device's denormal and rounding
-// modes never apply. Row i of the evaluated order is selection[i] when `selected`, else i.
+// modes never apply; the EXPR_RTE variants alone run FLOAT + - * / by float instructions where
+// that is exact (f32_* below). Row i of the evaluated order is selection[i] when `selected`, else i.
 // Defines: EXPR_F64 compiles the DOUBLE instructions (kept out of the plain interpreter, which most
-//          programs run, to keep it small). EXPR_BINARY: the variant for programs of one integer
+//          programs run, to keep it small). EXPR_RTE: the fast FLOAT path, with the RoundingModeRTE
+//          execution mode for 32-bit floats. EXPR_BINARY: the variant for programs of one integer
 //          operator on two INT columns (SUM(a * b), lo_revenue - lo_supplycost), its operator in
 //          specialization constants (below).
 // Bindings: 0 = program (code words, then constants as (low, high) word pairs from const_base),
@@ -18,9 +20,16 @@
 //                 by_row (write values at the row id instead of at i), group_offset (last).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_control_flow_attributes : require
+#if defined(EXPR_RTE)
+#extension GL_EXT_spirv_intrinsics : require
+#endif
 #include "expression_config.glsl"
 
 layout(local_size_x = EXPR_WG) in;
+#if defined(EXPR_RTE)
+// FLOAT instructions round to nearest even (f32_add below).
+spirv_execution_mode(capabilities = [4467], 4462, 32);  // capability RoundingModeRTE; RoundingModeRTE 32
+#endif
 layout(std430, binding = EXPR_BIND_PROGRAM) readonly buffer Program { uint program[]; };
 layout(std430, binding = EXPR_BIND_SELECTION) readonly buffer Selection { uint selection[]; };
 layout(std430, binding = EXPR_BIND_COLUMN0 + 0) readonly buffer Col0 { uint col0[]; };
@@ -192,6 +201,135 @@ uint64_t fp_mul(uint f, uint64_t a, uint64_t b) {
   const uint64_t hi = a1 * b1 + (mid >> 32) + (lo < low ? 1ul : 0ul);
   const uint64_t top = (hi << 20) | (lo >> 44) | ((lo & 0xFFFFFFFFFFFul) != 0ul ? 1ul : 0ul);
   return fp_round(f, s, top, ea + eb + 44);
+}
+
+// a / b in format f.
+uint64_t fp_div(uint f, uint64_t a, uint64_t b) {
+  const uint64_t sign = fmt_sign(f), inf = fmt_inf(f);
+  const uint64_t s = (a ^ b) & sign;
+  const uint64_t xa = a & ~sign, xb = b & ~sign;
+  if (xa > inf || xb > inf) return fp_nan(f, a, b);
+  if (xa == inf) return xb == inf ? fmt_invalid(f) : s | inf;  // inf / inf
+  if (xb == inf) return s;
+  if (xb == 0ul) return xa == 0ul ? fmt_invalid(f) : s | inf;  // 0 / 0; x / 0 is infinite
+  if (xa == 0ul) return s;
+  uint64_t ma, mb;
+  int ea, eb;
+  fp_decode(f, xa, ma, ea);
+  fp_decode(f, xb, mb, eb);
+  // The quotient of the significands moved up by K bits, so that it has at least P + 2 bits (ma / mb
+  // lies in (1/2, 2)), its lowest bit made sticky for a nonzero remainder: fp_round drops at least
+  // two bits, so the sticky bit only tells whether the rest lies exactly on the midpoint or on zero.
+  if (f == 0u) {  // K = 39: one 64-bit division
+    const uint64_t n = ma << 39;
+    const uint64_t q = n / mb;
+    return fp_round(f, s, q | (n != q * mb ? 1ul : 0ul), ea - eb - 39);
+  }
+  // DOUBLE, K = 55: restoring long division, one quotient bit per step; r stays below 2 * mb.
+  uint64_t q = 0ul, r = ma;
+  for (uint k = 0u; k <= 55u; ++k) {
+    q <<= 1;
+    if (r >= mb) {
+      r -= mb;
+      q |= 1ul;
+    }
+    r <<= 1;
+  }
+  return fp_round(f, s, q | (r != 0ul ? 1ul : 0ul), ea - eb - 55);
+}
+
+// FLOAT operations as the interpreter runs them. In the EXPR_RTE variants, where both operands are
+// normal and the exact result is certainly a normal number or zero (decided from the operands'
+// exponent fields alone), a float instruction computes it; otherwise, and in the other variants,
+// fp_* above. A float instruction thus never sees or makes a denormal, an infinity or a NaN: no
+// denormal flushing (the H200 flushes) or "no NaN or infinity" assumption of the driver applies,
+// and a result past FLT_MAX, which Vulkan lets a device return as FLT_MAX, never occurs. Vulkan's
+// precision table makes OpFAdd, OpFSub and OpFMul correctly rounded, to one of the two neighbours
+// unless a rounding mode is declared: these variants declare RoundingModeRTE for 32-bit floats
+// (above; the device reports shaderRoundingModeRTEFloat32), so they round to nearest even, as x86
+// does. `precise` (NoContraction): no FMA contraction.
+uint f32_field(uint64_t a) {
+  return uint(a >> 23) & 0xFFu;
+}
+
+#if defined(EXPR_RTE)
+// Exponent fields in [24, 253]: a nonzero sum is at least 2^(24 - 150) = the smallest normal, and at
+// most 2 * (2^127 - 2^103) = FLT_MAX. An exact zero (x + (-x)) is +0 under RTE; kept +0 explicitly.
+bool f32_add_fast(uint64_t a, uint64_t b) {
+  return f32_field(a) - 24u <= 229u && f32_field(b) - 24u <= 229u;
+}
+#endif
+
+uint64_t f32_add(uint64_t a, uint64_t b) {
+#if defined(EXPR_RTE)
+  if (f32_add_fast(a, b)) {
+    precise const float r = uintBitsToFloat(uint(a)) + uintBitsToFloat(uint(b));
+    const uint bits = floatBitsToUint(r);
+    return uint64_t((bits & 0x7FFFFFFFu) == 0u ? 0u : bits);
+  }
+#endif
+  return fp_add(0u, a, b);
+}
+
+uint64_t f32_sub(uint64_t a, uint64_t b) {
+#if defined(EXPR_RTE)
+  if (f32_add_fast(a, b)) {
+    precise const float r = uintBitsToFloat(uint(a)) - uintBitsToFloat(uint(b));
+    const uint bits = floatBitsToUint(r);
+    return uint64_t((bits & 0x7FFFFFFFu) == 0u ? 0u : bits);
+  }
+#endif
+  return fp_sub(0u, a, b);
+}
+
+uint64_t f32_mul(uint64_t a, uint64_t b) {
+#if defined(EXPR_RTE)
+  // Fields fa, fb in [1, 254] with fa + fb in [128, 380]: the product of the significands lies in
+  // [1, 4 - 2^-21], so the exact product lies in [2^-126, (4 - 2^-21) * 2^126] below FLT_MAX.
+  const uint fa = f32_field(a), fb = f32_field(b);
+  if (fa - 1u <= 253u && fb - 1u <= 253u && fa + fb - 128u <= 252u) {
+    precise const float r = uintBitsToFloat(uint(a)) * uintBitsToFloat(uint(b));
+    return uint64_t(floatBitsToUint(r));
+  }
+#endif
+  return fp_mul(0u, a, b);
+}
+
+// Division: Vulkan requires only 2.5 ULP of OpFDiv, so a float division only estimates the quotient
+// of the significands, and integer arithmetic corrects and checks it (exact whatever the rounding
+// mode; in the _rte variants only, so the others run no float instruction at all). Fields in
+// [1, 254] with fa - fb in [-125, 126]: the exact quotient and its rounding are normal numbers.
+uint64_t f32_div(uint64_t a, uint64_t b) {
+#if defined(EXPR_RTE)
+  const uint fa = f32_field(a), fb = f32_field(b);
+  if (fa - 1u <= 253u && fb - 1u <= 253u && fa - fb + 125u <= 251u) {
+    const uint ma = (uint(a) & 0x7FFFFFu) | 0x800000u, mb = (uint(b) & 0x7FFFFFu) | 0x800000u;
+    // c = ma * 2^k / mb rounded to an integer in [2^23, 2^24]: 24 significant bits.
+    const uint k = ma >= mb ? 23u : 24u;
+    // The estimate: the significands as floats in [1, 2), the dividend times the divisor's reciprocal
+    // (two roundings: a unit or two off, which the correction below sees on every device), scaled by
+    // 2^k exactly and truncated.
+    precise const float inverse = 1.0 / uintBitsToFloat(0x3F800000u | (mb & 0x7FFFFFu));
+    precise const float estimate = uintBitsToFloat(0x3F800000u | (ma & 0x7FFFFFu)) * inverse;
+    uint c = uint(estimate * (k == 23u ? 8388608.0 : 16777216.0));
+    // r = ma * 2^k - c * mb; c is the nearest integer to the quotient exactly where |2r| < mb (a
+    // quotient of 24-bit significands is never halfway between two integers at 24 bits: no ties).
+    const int64_t m = int64_t(mb);
+    int64_t r = int64_t(uint64_t(ma) << k) - int64_t(c) * m;
+    [[unroll]] for (uint step = 0u; step < 3u; ++step) {
+      if (2l * r > m) {
+        c += 1u;
+        r -= m;
+      } else if (2l * r < -m) {
+        c -= 1u;
+        r += m;
+      }
+    }
+    if (2l * r < m && 2l * r > -m)
+      return ((a ^ b) & 0x80000000ul) | ((uint64_t(fa - fb + 150u - k) << 23) + uint64_t(c - 0x800000u));
+  }
+#endif
+  return fp_div(0u, a, b);
 }
 
 // int64 x rounded once to format f.
@@ -436,12 +574,18 @@ uint64_t value(uint row, uint i, inout bool kept) {
     uint64_t r = 0ul;
     if (op <= EXPR_OP_I64_DIV) {
       r = uint64_t(int_op(op, arg, int64_t(ua), int64_t(ub), at, i));
-    } else if (op <= EXPR_OP_F32_MUL) {
-      r = op == EXPR_OP_F32_ADD ? fp_add(0u, ua, ub) : op == EXPR_OP_F32_SUB ? fp_sub(0u, ua, ub) : fp_mul(0u, ua, ub);
+    } else if (op <= EXPR_OP_F32_MUL || op == EXPR_OP_F32_DIV) {
+      r = op == EXPR_OP_F32_ADD   ? f32_add(ua, ub)
+          : op == EXPR_OP_F32_SUB ? f32_sub(ua, ub)
+          : op == EXPR_OP_F32_MUL ? f32_mul(ua, ub)
+                                  : f32_div(ua, ub);
     }
 #if defined(EXPR_F64)
-    else {
-      r = op == EXPR_OP_F64_ADD ? fp_add(1u, ua, ub) : op == EXPR_OP_F64_SUB ? fp_sub(1u, ua, ub) : fp_mul(1u, ua, ub);
+    else if (op <= EXPR_OP_F64_MUL || op == EXPR_OP_F64_DIV) {
+      r = op == EXPR_OP_F64_ADD   ? fp_add(1u, ua, ub)
+          : op == EXPR_OP_F64_SUB ? fp_sub(1u, ua, ub)
+          : op == EXPR_OP_F64_MUL ? fp_mul(1u, ua, ub)
+                                  : fp_div(1u, ua, ub);
     }
 #endif
     st[sp - 1] = r;

@@ -106,6 +106,7 @@ std::string VkCapabilities::text() const {
        shader_loop_limit ? std::to_string(shader_loop_limit) + " iterations per invocation" : std::string("none"));
   line(out, "shaderInt64", yes_no(shader_int64));
   line(out, "shaderFloat64", yes_no(shader_float64));
+  line(out, "float32 RTE rounding", yes_no(rounding_rte_float32));
   line(out, "buffer int64 atomics", yes_no(buffer_int64_atomics));
   line(out, "shared int64 atomics", yes_no(shared_int64_atomics));
   line(out, "push descriptors", std::to_string(max_push_descriptors));

@@ -157,6 +157,7 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   }
   c.shader_int64 = on.features.shaderInt64;
   c.shader_float64 = on.features.shaderFloat64;
+  c.rounding_rte_float32 = props12.shaderRoundingModeRTEFloat32;
   c.buffer_int64_atomics = on12.shaderBufferInt64Atomics;
   c.shared_int64_atomics = on12.shaderSharedInt64Atomics;
   c.max_push_descriptors = push_props.maxPushDescriptors;

@@ -232,9 +232,6 @@ class Compiler {
 
   bool arith(const Expr& e) {
     const Repr r = repr_of(e.type);
-    if (r != Repr::Int && e.arith == ArithOp::Div)
-      return refuse(e.text + " divides " + to_string(e.type) +
-                    " values (Vulkan does not require a correctly rounded division; the CPU engine's is)");
     for (const Expr& a : e.args)
       if (!value(a) || !convert(repr_of(a.type), r, e)) return false;
     if (r == Repr::Int) {
@@ -245,6 +242,8 @@ class Compiler {
       return emit(op, e.type == Type::Date ? EXPR_FLAG_DATE : 0, e, -1);
     }
     if (r == Repr::F64) p_.float64 = true;
+    if (r == Repr::F32) p_.float32_fast = true;
+    if (e.arith == ArithOp::Div) return emit(r == Repr::F32 ? EXPR_OP_F32_DIV : EXPR_OP_F64_DIV, 0, e, -1);
     const uint32_t base = r == Repr::F32 ? EXPR_OP_F32_ADD : EXPR_OP_F64_ADD;
     const uint32_t op = base + (e.arith == ArithOp::Add ? 0 : e.arith == ArithOp::Sub ? 1 : 2);
     return emit(op, 0, e, -1);
@@ -442,6 +441,7 @@ ExprKernel::ExprKernel(Device& device, const ExprProgram& program, const ExprInp
     spec1_ = 1 + arg_of(1) + (arg_of(2) << 4);
   } else {
     kernel_ = program.float64 ? "expression_eval_f64" : "expression_eval";
+    if (program.float32_fast && device.caps().rounding_rte_float32) kernel_ += "_rte";
   }
 }
 

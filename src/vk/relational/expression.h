@@ -8,14 +8,16 @@
 //! integer arithmetic in int64 with overflow and division by zero detected on the device (the
 //! smallest failing row per instruction, so the error raised is the one the CPU engine raises:
 //! same code, same message, same row), `/` truncating toward zero, DATE ± days with its int32 range
-//! check, EXTRACT(YEAR | MONTH | DAY), FLOAT arithmetic rounded to float32 per operation and DOUBLE
-//! arithmetic per operation (no FMA contraction), integer-to-float conversions rounded to nearest
-//! even, denormals kept. The kernel computes FLOAT and DOUBLE values on their IEEE bits with integer
-//! operations only, so this holds on every device whatever its denormal and rounding modes (the
-//! H200 flushed float32 denormals in float instructions). NaN results are x86's (an operation on two
-//! NaNs may return the other one: gfxq's total order holds every NaN equal). Not compiled, with the
-//! reason: FLOAT or DOUBLE division (not built in integer operations; Vulkan does not require a
-//! correctly rounded division), conditions, CASE, NULL literals, strings, more than EXPR_MAX_CODE
+//! check, EXTRACT(YEAR | MONTH | DAY), FLOAT arithmetic (+ - * /) rounded to float32 per operation
+//! and DOUBLE arithmetic per operation (no FMA contraction), integer-to-float conversions rounded to
+//! nearest even, denormals kept. The kernel computes FLOAT and DOUBLE values on their IEEE bits with
+//! integer operations, so this holds on every device whatever its denormal and rounding modes (the
+//! H200 flushed float32 denormals in float instructions); on devices that round float instructions
+//! to nearest even, FLOAT + - * run as float instructions where both operands are normal and the
+//! exact result is certainly normal, and FLOAT / there takes a float estimate that integer
+//! arithmetic corrects and checks. NaN results are x86's
+//! (an operation on two NaNs may return the other one: gfxq's total order holds every NaN equal).
+//! Not compiled, with the reason: conditions, CASE, NULL literals, strings, more than EXPR_MAX_CODE
 //! instructions, EXPR_MAX_DEPTH stack slots or EXPR_MAX_COLUMNS columns.
 
 #include <cstdint>
@@ -39,7 +41,10 @@ struct ExprProgram {
   std::vector<std::string> sites;   //!< per instruction: the text of the expression node it computes
   Type type = Type::Int64;          //!< result type
   bool float64 = false;             //!< uses DOUBLE instructions (the expression_eval_f64 kernel)
-  uint32_t depth = 0;               //!< stack slots used
+  //! has FLOAT + - * /, which the expression_eval[_f64]_rte kernels compute with float instructions
+  //! where that is exact, on devices that round them to nearest even (clear it: integer code only)
+  bool float32_fast = false;
+  uint32_t depth = 0;  //!< stack slots used
   //! compile_kept: the EXPR_OP_KEEP instruction ending the condition (instructions after it run only
   //! on the rows kept, and their error rows are rows of the table, not of the kept rows)
   std::optional<size_t> keep;
@@ -109,7 +114,8 @@ uint64_t output_bytes(const ExprProgram& program, const ExprInput& input, ExprLa
 //! the outputs (output_bytes), records into its own command buffer, submits, then reads the errors.
 //! A program of one integer operator on two INT columns runs a variant without the interpreter loop
 //! (expression_eval_binary, the operator as a specialization constant); others the interpreter
-//! (expression_eval_f64 where it computes DOUBLE values).
+//! (expression_eval_f64 where it computes DOUBLE values; the _rte variants of both for FLOAT
+//! arithmetic on devices that round float instructions to nearest even).
 class ExprKernel {
  public:
   //! Prepares `program` over `input` writing `layout` into `out0` (and `out1`, Split64's low words).
@@ -129,7 +135,7 @@ class ExprKernel {
   std::optional<Error> error(const std::vector<uint32_t>& words) const;
   //! The readback of the error words into `words` (sized here).
   Device::Readback error_readback(std::vector<uint32_t>& words) const;
-  //! The kernel variant it runs: expression_eval[_f64] (the interpreter) or expression_eval_binary.
+  //! The kernel variant it runs: expression_eval[_f64][_rte] (the interpreter) or expression_eval_binary.
   const std::string& kernel() const noexcept { return kernel_; }
 
  private:
@@ -139,7 +145,7 @@ class ExprKernel {
   std::vector<const Buffer*> bindings_;
   std::vector<uint32_t> push_;
   uint32_t groups_ = 0;
-  std::string kernel_;              // expression_eval[_f64 | _binary]
+  std::string kernel_;              // expression_eval[_f64][_rte] or expression_eval_binary
   uint32_t spec0_ = 0, spec1_ = 0;  // the binary variant's specialization constants
 };
 
