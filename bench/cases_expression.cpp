@@ -129,7 +129,7 @@ Measurement kernel_fused(Env& env, uint64_t rows) {
   cond.text = "a < c";
   cond.args = {plan::column_expr(0, Type::Int32, "a"), plan::column_expr(2, Type::Int32, "c")};
   std::string why;
-  const auto program = vk::compile_kept(cond, product(Type::Int32, Type::Int64, "a", "b"), why);
+  const auto program = vk::compile_kept(cond, binary(plan::ArithOp::Mul, Type::Int32, Type::Int64, "a", "b"), why);
   if (!program) throw Error(ErrorCode::Unsupported, "a * b WHERE a < c does not compile: " + why);
   const vk::DeviceColumn a = vk::upload_column(device, Column::ints("a", d.a));
   const vk::DeviceColumn b = vk::upload_column(device, Column::ints("b", d.b));
