@@ -66,6 +66,13 @@ size_t passes(const Result& r, const std::string& kind) {
                               [&](const PassRecord& p) { return p.kind == kind; }));
 }
 
+// Each pass of `r` as " kind wall_ms" (where an untimed query's host time goes).
+std::string pass_walls(const Result& r) {
+  std::string out;
+  for (const auto& p : r.report.passes) out += " " + p.kind + " " + std::to_string(p.wall_ms);
+  return out;
+}
+
 // Best wall time of `sql` on `backend` of `engine` over the repeats, after one untimed run (whose
 // result is compared with the CPU engine's) and half a second of untimed runs; `note` receives the report's algorithm,
 // passes and submissions, and the GPU time of the passes from a second engine with the same options and
@@ -112,7 +119,8 @@ Measurement time_sql(Env& env, const EngineOptions& options, const std::string& 
            ", submissions " + std::to_string(last.report.gpu_submissions) + ", host waits " +
            std::to_string(last.report.gpu_waits) + ", GPU time of the passes " + std::to_string(gpu) +
            " ms (the best of timed runs; the wall time is untimed, host included)" +
-           (backend != Backend::Cpu ? "; wall - GPU " + std::to_string(best * 1e3 - gpu) + " ms" : "");
+           (backend != Backend::Cpu ? "; wall - GPU " + std::to_string(best * 1e3 - gpu) + " ms" : "") +
+           "; the last untimed run: total " + std::to_string(last.report.total_ms) + " ms, passes" + pass_walls(last);
   return m;
 }
 

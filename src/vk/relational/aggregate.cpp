@@ -29,14 +29,15 @@ struct ColumnStats {
 
 }  // namespace
 
-AggTotals combine_partials(const std::vector<AggPartial>& partials) {
+AggTotals combine_partials(const std::vector<AggPartial>& partials, size_t bins) {
   AggTotals t;
+  bins = std::min<size_t>(bins, 16);
   for (const AggPartial& p : partials) {
     t.count += p.count;
     t.min_key = std::min(t.min_key, p.min_key);
     t.max_key = std::max(t.max_key, p.max_key);
     t.special |= p.special;
-    for (size_t b = 0; b < 16; ++b) t.bins[b] += p.bins[b];
+    for (size_t b = 0; b < bins; ++b) t.bins[b] += p.bins[b];
   }
   return t;
 }
@@ -132,7 +133,7 @@ Table run_aggregates(QueryContext& ctx, std::string& algorithm, uint64_t select_
       const size_t pass = ctx.passes().size() - 1;
       const auto parts = ctx.download<AggPartial>(partials, plan.groups, "aggregate partials");
       const auto start = QueryContext::Clock::now();
-      s.totals = combine_partials(parts);
+      s.totals = combine_partials(parts, s.column.type == Type::Float32 ? 16 : 1);
       ctx.passes()[pass].passed = s.totals.count;
       ctx.add("combine", std::to_string(plan.groups) + " partials of " + s.column.name + " added on the host (exact)",
               plan.groups, std::nullopt, start);

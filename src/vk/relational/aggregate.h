@@ -48,8 +48,9 @@ struct AggTotals {
   std::array<__int128, 16> bins{};  //!< bin sums (INT: bins[0] is the exact sum)
 };
 
-//! Adds up partials (counts in 64 bits, bins in __int128).
-AggTotals combine_partials(const std::vector<AggPartial>& partials);
+//! Adds up partials (counts in 64 bits, bins in __int128): the first `bins` bins (INT sums use one,
+//! FLOAT sums all 16; the others stay zero).
+AggTotals combine_partials(const std::vector<AggPartial>& partials, size_t bins = 16);
 
 //! The exact sum of FLOAT values represented by `totals` (bins and flags), rounded once to the
 //! nearest double, ties to even: NaN when a NaN was summed or both infinities, else +-inf when one
