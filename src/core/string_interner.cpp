@@ -374,8 +374,11 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
     std::sort(sample.begin(), sample.end(), before);
     for (uint64_t r = 1; r < ranges; ++r) splitters.push_back(sample[r * sample.size() / ranges]);
   }
-  std::vector<uint64_t> keys;  // the splitters' first 8 bytes
-  for (const Splitter& splitter : splitters) keys.push_back(splitter.key0);
+  std::vector<uint64_t> keys0, keys1;  // the splitters' bytes 0 to 7 and 8 to 15
+  for (const Splitter& splitter : splitters) {
+    keys0.push_back(splitter.key0);
+    keys1.push_back(splitter.key1);
+  }
 
   // Each part's strings to their ranges: count, offsets, then write (range by range).
   std::vector<std::vector<uint64_t>> count(parts.size(), std::vector<uint64_t>(ranges, 0));
@@ -388,17 +391,21 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
     }
     resize_huge(range[p], parts[p]->size());
     parts[p]->for_each([&](size_t k, std::string_view s) {
-      // The splitters whose first 8 bytes are below the string's and not above, by a search
-      // without branches (strings in random order would mispredict them); only when some share
-      // them is the range searched among those by the whole strings.
+      // The splitters below the string by their first 8 bytes, by a search without branches
+      // (strings in random order would mispredict them); among those that share them, by the next
+      // 8 bytes likewise; only among splitters that share both are whole strings compared.
       const Splitter item = splitter_of(s);
-      const size_t low = search_keys(keys.data(), keys.size(), item.key0, false);
-      size_t r = low;
-      if (low < keys.size() && keys[low] == item.key0) {
-        const size_t high = search_keys(keys.data(), keys.size(), item.key0, true);
-        r = static_cast<size_t>(std::lower_bound(splitters.begin() + static_cast<ptrdiff_t>(low),
-                                                 splitters.begin() + static_cast<ptrdiff_t>(high), item, before) -
-                                splitters.begin());
+      size_t r = search_keys(keys0.data(), keys0.size(), item.key0, false);
+      if (r < keys0.size() && keys0[r] == item.key0) {
+        const size_t end0 = search_keys(keys0.data(), keys0.size(), item.key0, true);
+        const size_t low = r + search_keys(keys1.data() + r, end0 - r, item.key1, false);
+        r = low;
+        if (low < end0 && keys1[low] == item.key1) {
+          const size_t high = low + search_keys(keys1.data() + low, end0 - low, item.key1, true);
+          r = static_cast<size_t>(std::lower_bound(splitters.begin() + static_cast<ptrdiff_t>(low),
+                                                   splitters.begin() + static_cast<ptrdiff_t>(high), item, before) -
+                                  splitters.begin());
+        }
       }
       range[p][k] = static_cast<uint16_t>(r);
       ++count[p][r];
@@ -417,7 +424,7 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
   }
   range_start[ranges] = offset;
   // Not zeroed: every entry is written below, its pages first touched by the threads that write them.
-  const std::unique_ptr<Entry[]> entries(new Entry[std::max<uint64_t>(total, 1)]);
+  std::unique_ptr<Entry[]> entries(new Entry[std::max<uint64_t>(total, 1)]);
   advise_huge_pages(entries.get(), total * sizeof(Entry));
   parallel_for(parts.size(), threads, [&](size_t p) {
     parts[p]->for_each([&](size_t k, std::string_view s) {
@@ -449,8 +456,27 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
     throw Error(ErrorCode::InvalidInput,
                 "string column '" + std::string(column) + "' holds more than 2^31 - 1 distinct values");
 
-  // Each range's distinct strings into the dictionary after the ranges before it, and every local
-  // code given its string's dictionary code.
+  // Every local code given its string's dictionary code, each range numbering its distinct strings
+  // after the ranges before it (the local code of a string's first entry flagged by kFirst).
+  parallel_for(ranges, threads, [&](size_t r) {
+    const Entry* e = entries.get() + range_start[r];
+    const size_t n = range_start[r + 1] - range_start[r];
+    uint64_t code = code_start[r];
+    for (size_t k = 0; k < n; ++k) {
+      if (k + kAhead < n) {  // sorted: scattered local codes
+        const Entry& next = e[k + kAhead];
+        __builtin_prefetch(merged.code_of[next.where >> kPartShift].data() + (next.local & ~kFirst), 1);
+      }
+      const uint32_t first = e[k].local & kFirst;
+      code += first >> 31;
+      merged.code_of[e[k].where >> kPartShift][e[k].local & ~kFirst] =
+          static_cast<int32_t>(static_cast<uint32_t>(code - 1) | first);
+    }
+  });
+  entries.reset();
+
+  // The dictionary: each part builds the strings whose codes it holds flagged, in the order it
+  // interned them (so their bytes are read in about the input's order, not scattered).
   auto dictionary = std::make_shared<Dictionary>();
   std::vector<std::string>& strings = dictionary->values;
   // The strings' storage is faulted in on every thread (in huge pages where offered) before one
@@ -464,19 +490,18 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
     for (size_t b = i * kPiece; b < std::min(storage, (i + 1) * kPiece); b += kPage) bytes[b] = 0;
   });
   strings.resize(code_start[ranges]);
-  parallel_for(ranges, threads, [&](size_t r) {
-    const Entry* e = entries.get() + range_start[r];
-    const size_t n = range_start[r + 1] - range_start[r];
-    uint64_t code = code_start[r];
-    for (size_t k = 0; k < n; ++k) {
-      if (k + kAhead < n) {  // sorted: scattered bytes and local codes
-        const Entry& next = e[k + kAhead];
-        if (next.local & kFirst) __builtin_prefetch(reinterpret_cast<const char*>(next.where & kAddressMask));
-        __builtin_prefetch(merged.code_of[next.where >> kPartShift].data() + (next.local & ~kFirst), 1);
+  parallel_for(parts.size(), threads, [&](size_t p) {
+    int32_t* codes = merged.code_of[p].data();
+    const size_t n = parts[p]->size();
+    parts[p]->for_each([&](size_t k, std::string_view s) {
+      if (k + kAhead < n)  // sorted codes: scattered strings
+        __builtin_prefetch(&strings[static_cast<uint32_t>(codes[k + kAhead]) & ~kFirst], 1);
+      const auto code = static_cast<uint32_t>(codes[k]);
+      if (code & kFirst) {
+        strings[code & ~kFirst].assign(s);
+        codes[k] = static_cast<int32_t>(code & ~kFirst);
       }
-      if (e[k].local & kFirst) strings[code++].assign(view_of(e[k]));
-      merged.code_of[e[k].where >> kPartShift][e[k].local & ~kFirst] = static_cast<int32_t>(code - 1);
-    }
+    });
   });
   merged.dictionary = std::move(dictionary);
   return merged;

@@ -125,7 +125,8 @@ struct MergeOptions {
 
 //! Merges the interners on all threads: every interner's strings are split into key ranges by a
 //! sorted sample; each range sorts its strings (radix sort on 8 bytes at a time), numbers the
-//! distinct ones after the ranges before it and gives every local code its string's number.
+//! distinct ones after the ranges before it and gives every local code its string's number; each
+//! interner then copies the strings first met in it into the dictionary, in its own order.
 MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& parts, const MergeOptions& options,
                                     std::string_view column);
 
