@@ -89,7 +89,7 @@ TEST_CASE("string dictionary: merged interners equal a std::set build for every 
                 REQUIRE(merged.code_of.size() == parts);
                 bool rows_right = true;
                 for (size_t p = 0; p < parts; ++p) {
-                  REQUIRE(merged.code_of[p].size() == interners[p].values().size());
+                  REQUIRE(merged.code_of[p].size() == interners[p].size());
                   for (size_t k = 0; k < strings[p].size(); ++k) {
                     const auto code = static_cast<size_t>(merged.code_of[p][static_cast<size_t>(local[p][k])]);
                     rows_right = rows_right && code < reference.size() && reference[code] == strings[p][k];
@@ -115,22 +115,20 @@ TEST_CASE("string dictionary: an interner's table keeps its repeats until full, 
   CHECK(small.intern("c") == 2);  // the table is full: "c" is not in it
   CHECK(small.intern("c") == 3);
   CHECK(small.intern("b") == 1);
-  REQUIRE(small.values().size() == 4);
-  CHECK(small.values()[2] == "c");
-  CHECK(small.values()[3] == "c");
-  REQUIRE(small.hashes().size() == 4);
-  CHECK(small.hashes()[2] == gfxq::detail::hash_string("c"));
+  REQUIRE(small.size() == 4);
+  CHECK(small.value(2) == "c");
+  CHECK(small.value(3) == "c");
   // A copy survives its source; a stable string is read in place past the table.
   std::string source = "temporary";
   CHECK(small.intern(source) == 4);
   const std::string kept = "kept in place";
   CHECK(small.intern(kept, true) == 5);
   source.assign(source.size(), 'x');
-  CHECK(small.values()[4] == "temporary");
-  CHECK(small.values()[5].data() == kept.data());
+  CHECK(small.value(4) == "temporary");
+  CHECK(small.value(5).data() == kept.data());
   gfxq::detail::StringInterner big;
   for (int i = 0; i < 5000; ++i) CHECK(big.intern(std::to_string(i % 1000)) == i % 1000);
-  CHECK(big.values().size() == 1000);
+  CHECK(big.size() == 1000);
 }
 
 namespace {
@@ -252,4 +250,156 @@ TEST_CASE("csv: errors in string columns are the same with small string tables")
     CHECK(outcome(text, 2, 1 + rng() % 1000, 3) == one);
   }
   CHECK(errors > 0);
+}
+
+namespace {
+
+// A string for the merge's sort: lengths around the 8-byte keys' bounds (0 to 26), bytes from a
+// small alphabet with NUL and 0xff (many shared prefixes, strings that are prefixes of others).
+std::string boundary_string(std::mt19937_64& rng) {
+  static const char alphabet[] = {'\0', 'a', 'b', static_cast<char>(0xff)};
+  std::string s(rng() % 27, 'a');
+  for (char& c : s) c = rng() % 8 == 0 ? alphabet[rng() % 4] : 'a';
+  return s;
+}
+
+// The interners' strings merged: the dictionary equals the sorted distinct strings and every local
+// code maps to its own string.
+void check_merge(const std::vector<std::vector<std::string>>& strings, size_t limit, uint64_t expected,
+                 unsigned threads, uint64_t ranges) {
+  std::set<std::string> reference_set;
+  for (const auto& part : strings) reference_set.insert(part.begin(), part.end());
+  const std::vector<std::string> reference(reference_set.begin(), reference_set.end());
+  std::vector<gfxq::detail::StringInterner> interners;
+  for (size_t p = 0; p < strings.size(); ++p) interners.emplace_back(limit, expected);
+  std::vector<std::vector<int32_t>> local(strings.size());
+  for (size_t p = 0; p < strings.size(); ++p) {
+    // Half through intern_batch (read in place), half one by one and copied.
+    std::vector<gfxq::detail::StringInterner::Request> requests;
+    local[p].resize(strings[p].size());
+    for (size_t k = 0; k < strings[p].size(); ++k) {
+      if (k % 2 == 0) {
+        requests.push_back({strings[p][k], &local[p][k]});
+        if (requests.size() == 7) {
+          interners[p].intern_batch(requests.data(), requests.size());
+          requests.clear();
+        }
+      } else {
+        local[p][k] = interners[p].intern(strings[p][k]);
+      }
+    }
+    interners[p].intern_batch(requests.data(), requests.size());
+  }
+  std::vector<const gfxq::detail::StringInterner*> pointers;
+  for (const auto& in : interners) pointers.push_back(&in);
+  const gfxq::detail::MergedDictionary merged = gfxq::detail::merge_dictionaries(pointers, {threads, ranges}, "c");
+  CHECK(merged.dictionary->values == reference);
+  bool rows_right = true;
+  for (size_t p = 0; p < strings.size(); ++p) {
+    REQUIRE(merged.code_of[p].size() == interners[p].size());
+    for (size_t k = 0; k < strings[p].size(); ++k) {
+      rows_right = rows_right && interners[p].value(static_cast<size_t>(local[p][k])) == strings[p][k];
+      const auto code = static_cast<size_t>(merged.code_of[p][static_cast<size_t>(local[p][k])]);
+      rows_right = rows_right && code < reference.size() && reference[code] == strings[p][k];
+    }
+  }
+  CHECK(rows_right);
+}
+
+}  // namespace
+
+TEST_CASE("string dictionary: the merge sorts strings around the 8-byte key bounds, with many repeats") {
+  const uint64_t seed = 20261127;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (const size_t rows : {1, 31, 33, 500, 20000}) {
+    for (const size_t parts : {1, 3}) {
+      std::vector<std::vector<std::string>> strings(parts);
+      for (auto& part : strings)
+        for (size_t k = 0; k < rows; ++k) part.push_back(boundary_string(rng));
+      for (const unsigned threads : {1u, 4u}) {
+        for (const uint64_t ranges : {1, 0, 7}) {
+          CAPTURE(rows);
+          CAPTURE(parts);
+          CAPTURE(threads);
+          CAPTURE(ranges);
+          check_merge(strings, 1, 0, threads, ranges);  // a table of one string: every repeat goes to the merge
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("string dictionary: a full table grows when its column repeats, else is passed by") {
+  const uint64_t seed = 4242;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  constexpr size_t kStrings = 200000, kLimit = 64;
+  for (const uint64_t distinct : {10, 1000, 20000, 1000000}) {
+    CAPTURE(distinct);
+    std::vector<std::vector<std::string>> strings(2);
+    for (auto& part : strings)
+      for (size_t k = 0; k < kStrings; ++k) part.push_back("value " + std::to_string(rng() % distinct));
+    // The merge is right whatever the interners did.
+    check_merge(strings, kLimit, kStrings, 2, 0);
+    check_merge(strings, kLimit, 0, 2, 0);
+    // What they did: with the strings expected, a column of 1000 distinct values grows the table and
+    // finds its repeats there; without, and for (nearly) unique values, the full table is passed by
+    // and most strings get codes of their own.
+    gfxq::detail::StringInterner expecting(kLimit, kStrings), not_expecting(kLimit, 0);
+    for (const std::string& s : strings[0]) {
+      expecting.intern(s, true);
+      not_expecting.intern(s, true);
+    }
+    if (distinct == 10) {
+      CHECK(expecting.size() == 10);
+      CHECK(not_expecting.size() == 10);
+    }
+    if (distinct == 1000) {
+      CHECK(expecting.size() < kStrings / 4);
+      CHECK(not_expecting.size() > kStrings / 2);
+    }
+    if (distinct == 1000000) CHECK(expecting.size() > kStrings / 2);
+  }
+}
+
+TEST_CASE("csv: long string columns read with small tables that grow or are passed by equal a std::set build") {
+  const uint64_t seed = 8675309;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  constexpr size_t kRows = 60000;
+  // Column a: 300 distinct values (some quoted with doubled quotes, interned one by one between the
+  // batches); b: all distinct; c: 20000 distinct.
+  std::vector<std::string> a(kRows), b(kRows), c(kRows);
+  std::string text = "a:string,b:string,c:string\n";
+  for (size_t r = 0; r < kRows; ++r) {
+    const uint64_t v = rng() % 300;
+    a[r] = v % 7 == 0 ? "q\"" + std::to_string(v) : "a" + std::to_string(v);
+    b[r] = "b" + std::to_string(rng());
+    c[r] = "c" + std::to_string(rng() % 20000);
+    text += field(a[r]) + "," + b[r] + "," + c[r] + "\n";
+  }
+  const std::vector<std::string>* columns[] = {&a, &b, &c};
+  for (const unsigned threads : {1u, 2u, 5u}) {
+    for (const uint64_t limit : {0, 16}) {
+      CAPTURE(threads);
+      CAPTURE(limit);
+      gfxq::CsvReadOptions options;
+      options.threads = threads;
+      options.chunk_bytes = 64 << 10;
+      options.string_table_limit = limit;
+      const gfxq::Table t = gfxq::read_csv_text(text, "long.csv", options);
+      REQUIRE(t.rows() == kRows);
+      for (size_t i = 0; i < 3; ++i) {
+        const std::set<std::string> set(columns[i]->begin(), columns[i]->end());
+        const gfxq::Column& column = t.columns[i];
+        CHECK(column.dictionary->values == std::vector<std::string>(set.begin(), set.end()));
+        bool cells_right = true;
+        for (size_t r = 0; r < kRows; ++r)
+          cells_right = cells_right &&
+                        column.dictionary->values.at(static_cast<size_t>(column.as<int32_t>()[r])) == (*columns[i])[r];
+        CHECK(cells_right);
+      }
+    }
+  }
 }

@@ -149,8 +149,9 @@ class Catalog {
 struct CsvReadOptions {
   unsigned threads = 0;      //!< worker threads; 0: std::thread::hardware_concurrency()
   uint64_t chunk_bytes = 0;  //!< bytes per unit of work, cut at the next record start; 0: automatic
-  //! Distinct strings a thread's hash table of a STRING column holds; later new strings go to the
-  //! merge unmatched. 0: automatic (2^15). Tests force small tables.
+  //! Distinct strings a thread's hash table of a STRING column holds at first; later new strings go
+  //! to the merge unmatched unless the column's repeats make the table grow (docs/SQL.md, "CSV").
+  //! 0: automatic (2^15). Tests force small tables.
   uint64_t string_table_limit = 0;
   //! Key ranges a STRING column's dictionary is built in, in parallel; 0: automatic. For tests.
   uint64_t string_merge_ranges = 0;

@@ -54,10 +54,11 @@
 // the widest over the chunks that hold values, and chunks read with another guess are parsed again
 // with it. NULLs are kept per chunk and column as a list of the chunk's NULL rows (nothing per
 // non-NULL row), turned into the column's flags at the end. Each thread interns a STRING column's
-// values into its own bounded hash table (past the bound a value is a view into the input);
+// values into its own hash table, 32 at a time (their memory fetched together), bounded unless the
+// column's repeats call for a larger one (past the bound a value is a view into the input);
 // merge_dictionaries() turns the threads' strings into one sorted dictionary on all threads (key
-// ranges, repeats dropped and distinct strings sorted per range), and the chunks' codes are
-// remapped while the chunks are copied into the table's columns. Before the rows are reserved, their count is checked
+// ranges, each radix-sorted, repeats dropped), and the chunks' codes are remapped while the chunks
+// are copied into the table's columns. Before the rows are reserved, their count is checked
 // against the bytes: records of n fields take at least n bytes each, so more records than that means a record with too
 // few fields, found by parsing without storing values.
 
@@ -465,6 +466,8 @@ class ChunkParser {
   void reset() {
     const size_t n = defs_.size();
     chunk_.columns.resize(n);
+    pending_.resize(n);
+    for (auto& pending : pending_) pending.clear();
     capacity_ = outputs_.dry ? 0 : chunk_.records;
     for (size_t i = 0; i < n; ++i) {
       ChunkColumn& c = chunk_.columns[i];
@@ -653,8 +656,15 @@ class ChunkParser {
                                  ": a date is YYYY-MM-DD, a real calendar day of the years 0001 to 9999");
         return widen(i, token);
       case Kind::String:
-        // A token read in place is a view into the input, which outlives the dictionary's merge;
-        // one undoubled into scratch_ is copied.
+        // A token read in place is a view into the input, which outlives the dictionary's merge: it
+        // waits to be interned with the next ones of its column. One undoubled into scratch_ is
+        // copied at once.
+        if (token.data() != scratch_.data() && row_ < capacity_) {
+          std::vector<detail::StringInterner::Request>& pending = pending_[i];
+          pending.push_back({token, &c.int_out[row_]});
+          if (pending.size() == detail::StringInterner::kBatch) flush(i);
+          return Outcome::Done;
+        }
         int_slot(c) = strings_[i].intern(token, token.data() != scratch_.data());
         return Outcome::Done;
     }
@@ -720,7 +730,15 @@ class ChunkParser {
       }
       ++row_;
     }
+    for (size_t i = 0; i < n; ++i) flush(i);
     return Outcome::Done;
+  }
+
+  // Column i's waiting strings interned.
+  void flush(size_t i) {
+    std::vector<detail::StringInterner::Request>& pending = pending_[i];
+    strings_[i].intern_batch(pending.data(), pending.size());
+    pending.clear();
   }
 
   const Text& text_;
@@ -731,6 +749,8 @@ class ChunkParser {
   uint64_t row_ = 0;  // the record being parsed, counted from the chunk's first
   std::array<bool, 256> stop_{};
   std::string scratch_;
+  // Per column: strings read in place whose local codes are still to be written (intern_batch).
+  std::vector<std::vector<detail::StringInterner::Request>> pending_;
   uint64_t capacity_ = 0;  // records whose values are stored: the chunk's, or none in a dry run
   int32_t scratch_int_ = 0;
   float scratch_float_ = 0;
@@ -772,15 +792,16 @@ std::vector<const char*> cut_chunks(const char* begin, const char* end, uint64_t
 // without its line end (the input's last).
 uint64_t count_records(const char* begin, const char* end) {
   if (begin == end) return 0;
+  // Line ends are counted up to each opening quote and skipped to its closing one (a doubled quote
+  // closes and opens again).
   uint64_t records = 0;
-  if (!std::memchr(begin, '"', static_cast<size_t>(end - begin))) {
-    records = static_cast<uint64_t>(std::count(begin, end, '\n'));
-  } else {
-    bool in_quotes = false;
-    for (const char* p = begin; p < end; ++p) {
-      if (*p == '"') in_quotes = !in_quotes;
-      records += (*p == '\n') & !in_quotes;
-    }
+  for (const char* p = begin;;) {
+    const auto* quote = static_cast<const char*>(std::memchr(p, '"', static_cast<size_t>(end - p)));
+    records += static_cast<uint64_t>(std::count(p, quote ? quote : end, '\n'));
+    if (!quote) break;
+    const auto* close = static_cast<const char*>(std::memchr(quote + 1, '"', static_cast<size_t>(end - quote - 1)));
+    if (!close) break;
+    p = close + 1;
   }
   return records + (end[-1] != '\n' ? 1 : 0);
 }
@@ -861,13 +882,13 @@ Table parse(const Text& text, const CsvReadOptions& options) {
   }
   // Each thread interns the strings of the chunks it parses into its own interners: a string
   // repeated across its chunks is found in one table (until the table is full; later repeats are
-  // found by the merge). Every string interned is a value of its column (a chunk parsed again
+  // found by the merge). A thread expects about its share of the rows. Every string interned is a value of its column (a chunk parsed again
   // interns the same strings), so the merged dictionary holds exactly the column's distinct values.
   std::vector<std::vector<detail::StringInterner>> interners(threads);
   const size_t table_limit = options.string_table_limit ? static_cast<size_t>(options.string_table_limit)
                                                         : detail::StringInterner::kTableLimit;
   for (auto& per_column : interners)
-    for (size_t i = 0; i < n; ++i) per_column.emplace_back(table_limit);
+    for (size_t i = 0; i < n; ++i) per_column.emplace_back(table_limit, rows / threads);
   std::mutex progress_mutex;
   uint64_t parsed_bytes = 0;
   const auto parse_chunks = [&](const std::vector<size_t>& which, bool fixed) {

@@ -35,17 +35,31 @@ uint64_t hash_string(std::string_view s) noexcept {
 
 namespace {
 
-// Appends `x`, growing `v` by doubling, in huge pages once large.
-template <class T>
-void push_back_huge(std::vector<T>& v, const T& x) {
-  if (v.size() == v.capacity()) {
-    std::vector<T> grown;
-    grown.reserve(std::max<size_t>(256, v.size() * 2));
-    advise_huge_pages(grown.data(), grown.capacity() * sizeof(T));
-    grown.assign(v.begin(), v.end());
-    v.swap(grown);
+// Whether the n bytes at a and at b are equal: short strings by a few word compares, no call.
+bool same_bytes(const char* a, const char* b, size_t n) {
+  if (n > 32) return std::memcmp(a, b, n) == 0;
+  if (n >= 8) {
+    uint64_t x = 0, y = 0;
+    for (size_t i = 0; i + 8 < n; i += 8) {
+      std::memcpy(&x, a + i, 8);
+      std::memcpy(&y, b + i, 8);
+      if (x != y) return false;
+    }
+    std::memcpy(&x, a + n - 8, 8);  // the last 8 bytes (overlapping the words before)
+    std::memcpy(&y, b + n - 8, 8);
+    return x == y;
   }
-  v.push_back(x);
+  if (n >= 4) {
+    uint32_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    std::memcpy(&x0, a, 4);
+    std::memcpy(&y0, b, 4);
+    std::memcpy(&x1, a + n - 4, 4);
+    std::memcpy(&y1, b + n - 4, 4);
+    return x0 == y0 && x1 == y1;
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) return false;
+  return true;
 }
 
 }  // namespace
@@ -74,6 +88,18 @@ const char* StringInterner::keep(std::string_view s) {
   return at;
 }
 
+int32_t StringInterner::add(std::string_view s) {
+  if (size_ >= static_cast<size_t>(INT32_MAX))
+    throw Error(ErrorCode::InvalidInput, "more than 2^31 - 1 strings in one string column for one thread");
+  if ((size_ & (kBlock - 1)) == 0) {
+    // Only the pages written are touched (View has no constructor).
+    values_.push_back(std::make_unique_for_overwrite<View[]>(kBlock));
+    advise_huge_pages(values_.back().get(), kBlock * sizeof(View));
+  }
+  values_.back()[size_ & (kBlock - 1)] = {s.data(), s.size()};
+  return static_cast<int32_t>(size_++);
+}
+
 void StringInterner::grow() {
   const size_t size = slots_.empty() ? 1024 : slots_.size() * 2;
   slots_.clear();
@@ -81,79 +107,237 @@ void StringInterner::grow() {
   const size_t mask = size - 1;
   // Every string so far is in the table (it grows only before it is full), and its hash is kept:
   // growing reads no string.
-  for (size_t code = 0; code < hashes_.size(); ++code) {
-    const uint64_t h = hashes_[code];
+  for (size_t i = 0; i < hashes_.size(); ++i) {
+    const uint64_t h = hashes_[i];
+    const auto code = static_cast<size_t>(table_codes_[i]);
     size_t slot = h & mask;
     while (slots_[slot].record) slot = (slot + 1) & mask;
-    slots_[slot] = {(h & 0xffffffff00000000ull) | code, values_[code].data() - sizeof(uint32_t)};
+    slots_[slot] = {(h & 0xffffffff00000000ull) | code, value(code).data() - sizeof(uint32_t)};
   }
 }
 
-int32_t StringInterner::intern(std::string_view s, bool stable) {
+int32_t StringInterner::intern_hashed(std::string_view s, bool stable, const uint64_t* hash) {
   if (s.size() > UINT32_MAX)
     throw Error(ErrorCode::InvalidInput, "a string of " + std::to_string(s.size()) + " bytes (at most 2^32 - 1)");
-  if (in_table_ < table_limit_ && (in_table_ + 1) * 2 > slots_.size()) grow();  // load factor at most 1/2
-  const uint64_t h = hash_string(s);
+  ++seen_;
+  const bool full = in_table_ >= table_limit_;
+  if (full && bypass_ && ++skipped_ < kProbeEvery)
+    return add(stable ? s : std::string_view(keep(s) + sizeof(uint32_t), s.size()));
+  skipped_ = 0;
+  if (!full && (in_table_ + 1) * 2 > slots_.size()) grow();  // load factor at most 1/2
+  const uint64_t h = hash ? *hash : hash_string(s);
   const uint64_t tag = h & 0xffffffff00000000ull;
   const size_t mask = slots_.size() - 1;
   size_t slot = h & mask;
+  int32_t found = -1;
   for (; slots_[slot].record; slot = (slot + 1) & mask) {
     const Slot& e = slots_[slot];
     if ((e.tag_code & 0xffffffff00000000ull) != tag) continue;
     uint32_t size = 0;
     std::memcpy(&size, e.record, sizeof size);
-    if (size == s.size() && std::memcmp(e.record + sizeof size, s.data(), s.size()) == 0)
-      return static_cast<int32_t>(e.tag_code & 0xffffffffu);
+    if (size == s.size() && same_bytes(e.record + sizeof size, s.data(), s.size())) {
+      found = static_cast<int32_t>(e.tag_code & 0xffffffffu);
+      break;
+    }
   }
-  if (values_.size() >= static_cast<size_t>(INT32_MAX))
-    throw Error(ErrorCode::InvalidInput, "more than 2^31 - 1 strings in one string column for one thread");
-  const auto code = static_cast<int32_t>(values_.size());
-  push_back_huge(hashes_, h);
-  if (in_table_ < table_limit_) {
-    const char* record = keep(s);
-    push_back_huge(values_, std::string_view(record + sizeof(uint32_t), s.size()));
-    slots_[slot] = {tag | static_cast<uint64_t>(code), record};
-    ++in_table_;
-  } else {  // the table is full: a new code each time; the merge finds the repeats
-    push_back_huge(values_, stable ? s : std::string_view(keep(s) + sizeof(uint32_t), s.size()));
+  if (full) {
+    // Each window of lookups ends in a decision: grow the table, pass it by or look there.
+    ++window_lookups_;
+    window_hits_ += found >= 0;
+    if (window_lookups_ == (bypass_ ? kWindow / kProbeEvery : kWindow)) decide();
+    if (found >= 0) return found;
+    return add(stable ? s : std::string_view(keep(s) + sizeof(uint32_t), s.size()));  // the merge finds its repeats
   }
+  if (found >= 0) return found;
+  const char* record = keep(s);
+  const int32_t code = add(std::string_view(record + sizeof(uint32_t), s.size()));
+  hashes_.push_back(h);
+  table_codes_.push_back(code);
+  slots_[slot] = {tag | static_cast<uint64_t>(code), record};
+  ++in_table_;
   return code;
+}
+
+void StringInterner::decide() {
+  const uint64_t lookups = window_lookups_, hits = window_hits_;
+  window_lookups_ = window_hits_ = 0;
+  // The full table holds a random part of the column's distinct strings (of the strings seen
+  // before it filled): it finds about in_table_ / distinct of the lookups.
+  if (hits > 0 && expected_ > seen_ && in_table_ < kGrownLimit) {
+    const double distinct = static_cast<double>(in_table_) * static_cast<double>(lookups) / static_cast<double>(hits);
+    // A table of every distinct string finds at least half of the remaining strings when they are
+    // at least 1.6 times as many (with distinct values drawn at random, 1 - (1 - e^-x) / x >= 1/2).
+    if (2 * distinct <= static_cast<double>(expected_ - seen_) && distinct > static_cast<double>(in_table_)) {
+      table_limit_ = std::min(kGrownLimit, static_cast<size_t>(distinct * 1.5));
+      bypass_ = false;
+      return;
+    }
+  }
+  bypass_ = hits * 4 < lookups;  // fewer than a quarter found there
+}
+
+void StringInterner::intern_batch(const Request* requests, size_t n) {
+  for (; n > kBatch; requests += kBatch, n -= kBatch) intern_batch(requests, kBatch);
+  // The strings' hashes, and their slots fetched (a batch passing the table by hashes none).
+  uint64_t hashes[kBatch];
+  const bool look = !(in_table_ >= table_limit_ && bypass_) && !slots_.empty();
+  if (look)
+    for (size_t k = 0; k < n; ++k) {
+      hashes[k] = hash_string(requests[k].s);
+      __builtin_prefetch(&slots_[hashes[k] & (slots_.size() - 1)]);
+    }
+  // Then the copies they probably compare with (their first slots'), all requested before any
+  // lookup waits for one.
+  if (look)
+    for (size_t k = 0; k < n; ++k)
+      if (const char* record = slots_[hashes[k] & (slots_.size() - 1)].record) __builtin_prefetch(record);
+  for (size_t k = 0; k < n; ++k) {
+    *requests[k].code = intern_hashed(requests[k].s, true, look ? &hashes[k] : nullptr);
+  }
 }
 
 namespace {
 
-// The first 8 bytes of a string as a big-endian number (zero-padded): most comparisons end there.
-uint64_t prefix_of(std::string_view s) {
-  unsigned char b[8] = {};
-  std::memcpy(b, s.data(), std::min<size_t>(8, s.size()));
-  uint64_t p = 0;
-  for (unsigned char c : b) p = (p << 8) | c;
-  return p;
+// The bytes [at, at + 8) of a string of `size` bytes at `p` as a big-endian number, zero past its end.
+uint64_t key_at(const char* p, size_t size, size_t at) {
+  uint64_t w = 0;
+  if (at + 8 <= size)
+    std::memcpy(&w, p + at, 8);
+  else if (at < size)
+    std::memcpy(&w, p + at, size - at);
+  return __builtin_bswap64(w);
 }
 
-// A string of a part, as the merge moves it to its key range: its prefix, its hash and whose it is.
-struct Entry {
-  uint64_t prefix;
-  uint64_t hash;
-  uint32_t part;
-  int32_t local;
+// A splitter of the key ranges (or a string looked up among them): its first 16 bytes as two keys,
+// and the string.
+struct Splitter {
+  uint64_t key0, key1;
+  std::string_view view;
 };
 
-// A distinct string of a key range: its prefix, its bytes, and the number the range's hash table
-// gave it (in first-seen order).
-struct Item {
-  uint64_t prefix;
-  std::string_view view;
-  uint32_t id;
+Splitter splitter_of(std::string_view s) {
+  return {key_at(s.data(), s.size(), 0), key_at(s.data(), s.size(), 8), s};
+}
+
+// Byte-wise (memcmp) order: the keys, then the whole strings when the keys are equal.
+bool before(const Splitter& a, const Splitter& b) {
+  if (a.key0 != b.key0) return a.key0 < b.key0;
+  if (a.key1 != b.key1) return a.key1 < b.key1;
+  return a.view < b.view;
+}
+
+// How many of the n ascending keys are below x (or, with `or_equal`, not above x); no branches.
+size_t search_keys(const uint64_t* keys, size_t n, uint64_t x, bool or_equal) {
+  if (n == 0) return 0;
+  const uint64_t* base = keys;
+  for (size_t len = n; len > 1; len -= len / 2)
+    base = (or_equal ? base[len / 2] <= x : base[len / 2] < x) ? base + len / 2 : base;
+  return static_cast<size_t>(base - keys) + (or_equal ? *base <= x : *base < x);
+}
+
+// A string of a part as the merge sorts it: 8 of its bytes as a key, where its bytes are and whose
+// local code it is.
+struct Entry {
+  uint64_t key;    // bytes [depth, depth + 8) (big-endian, zero past the end) while sorted at `depth`
+  uint64_t where;  // the bytes' address; the part in the top 16 bits
+  uint32_t size;
+  uint32_t local;  // the local code; kFirst: the first of its string once sorted
 };
+
+constexpr unsigned kPartShift = 48;
+constexpr uint64_t kAddressMask = (uint64_t{1} << kPartShift) - 1;
+constexpr uint32_t kFirst = 0x80000000u;
+
+std::string_view view_of(const Entry& e) {
+  return {reinterpret_cast<const char*>(e.where & kAddressMask), e.size};
+}
 
 // How many strings ahead the merge's loops ask for the memory they will read.
-constexpr uint64_t kAhead = 16;
+constexpr size_t kAhead = 16;
+// Runs of at most this many entries are sorted by insertion.
+constexpr size_t kSmall = 32;
 
-// Byte-wise (memcmp) order: the prefixes, then the whole strings when the prefixes are equal.
-bool before(const Item& a, const Item& b) {
-  if (a.prefix != b.prefix) return a.prefix < b.prefix;
-  return a.view < b.view;
+// The order of two entries' strings, which agree before `depth` (negative, zero, positive).
+int compare_from(const Entry& a, const Entry& b, size_t depth) {
+  if (a.key != b.key) return a.key < b.key ? -1 : 1;
+  const std::string_view x = view_of(a), y = view_of(b);
+  return x.substr(std::min<size_t>(depth, x.size())).compare(y.substr(std::min<size_t>(depth, y.size())));
+}
+
+// Sets whether an entry is the first of its string.
+void mark(Entry& e, bool first) {
+  e.local = (e.local & ~kFirst) | (first ? kFirst : 0);
+}
+
+// Entries whose strings agree before `depth`, by their strings from `depth` on, each marked the
+// first of its string or not (the first entry is).
+void insertion_sort(Entry* e, size_t n, size_t depth) {
+  if (n > 0) mark(e[0], true);
+  for (size_t i = 1; i < n; ++i) {
+    Entry x = e[i];
+    size_t j = i;
+    int order = 0;
+    for (; j > 0; --j) {
+      order = compare_from(x, e[j - 1], depth);
+      if (order >= 0) break;
+      e[j] = e[j - 1];
+    }
+    // x is the first of its string unless it equals its left neighbour. The entry it moved past
+    // keeps its mark: x is less than it, so its old left neighbour was too.
+    mark(x, j == 0 || order != 0);
+    e[j] = x;
+  }
+}
+
+// Sorts e[0, n) by their strings (byte-wise), which agree before `depth`, and marks the first
+// entry of each string (the first entry is). Each key holds its string's bytes [depth, depth + 8).
+// Most significant byte first: the bytes every key shares are skipped at once, the entries are
+// scattered by the first byte where keys differ (through `scratch`, n entries), and each bucket is
+// sorted likewise (the largest by the loop, so the recursion is at most log2(n) deep). Keys that
+// agree in all 8 bytes are refilled from the next 8 bytes.
+void sort_entries(Entry* e, size_t n, size_t depth, Entry* scratch) {
+  for (;;) {
+    if (n <= kSmall) {
+      insertion_sort(e, n, depth);
+      return;
+    }
+    uint64_t diff = 0;
+    for (size_t i = 1; i < n; ++i) diff |= e[i].key ^ e[0].key;
+    if (diff == 0) {
+      // Equal through depth + 8: the strings that end there come first (each is a prefix of the
+      // others), shortest first (equal lengths: equal strings); the rest go on with their next bytes.
+      depth += 8;
+      Entry* rest = std::partition(e, e + n, [depth](const Entry& x) { return x.size <= depth; });
+      std::sort(e, rest, [](const Entry& a, const Entry& b) { return a.size < b.size; });
+      for (Entry* x = e; x < rest; ++x) mark(*x, x == e || x->size != x[-1].size);
+      n -= static_cast<size_t>(rest - e);
+      e = rest;
+      for (size_t i = 0; i < n; ++i) {
+        if (i + kAhead < n) {
+          const Entry& next = e[i + kAhead];
+          __builtin_prefetch(reinterpret_cast<const char*>(next.where & kAddressMask) +
+                             std::min<size_t>(depth, next.size));
+        }
+        e[i].key = key_at(reinterpret_cast<const char*>(e[i].where & kAddressMask), e[i].size, depth);
+      }
+      continue;
+    }
+    const int shift = 56 - (__builtin_clzll(diff) & ~7);  // the first byte where keys differ
+    size_t start[257] = {};
+    for (size_t i = 0; i < n; ++i) ++start[((e[i].key >> shift) & 0xff) + 1];
+    for (int b = 0; b < 256; ++b) start[b + 1] += start[b];
+    size_t at[256];
+    std::copy(start, start + 256, at);
+    for (size_t i = 0; i < n; ++i) scratch[at[(e[i].key >> shift) & 0xff]++] = e[i];
+    std::copy(scratch, scratch + n, e);
+    int largest = 0;
+    for (int b = 1; b < 256; ++b)
+      if (start[b + 1] - start[b] > start[largest + 1] - start[largest]) largest = b;
+    for (int b = 0; b < 256; ++b)
+      if (b != largest && start[b + 1] > start[b]) sort_entries(e + start[b], start[b + 1] - start[b], depth, scratch);
+    e += start[largest];
+    n = start[largest + 1] - start[largest];
+  }
 }
 
 }  // namespace
@@ -161,128 +345,138 @@ bool before(const Item& a, const Item& b) {
 MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& parts, const MergeOptions& options,
                                     std::string_view column) {
   const unsigned threads = worker_count(options.threads);
+  if (parts.size() > (size_t{1} << (64 - kPartShift)))
+    throw Error(ErrorCode::Internal, "string merge: more than 2^16 parts");
   MergedDictionary merged;
   merged.code_of.resize(parts.size());
   uint64_t total = 0;
-  for (const StringInterner* part : parts) total += part->values().size();
-  const auto value = [&](const Entry& e) { return parts[e.part]->values()[static_cast<size_t>(e.local)]; };
+  for (const StringInterner* part : parts) total += part->size();
 
   // Key ranges from a sorted sample: range r holds the strings s with splitters[r-1] < s <= splitters[r].
   // Equal strings fall in the same range, so each range finds its repeats on its own.
   const uint64_t ranges =
       total == 0 ? 1
-                 : (options.ranges ? options.ranges : std::clamp<uint64_t>(total / 32768, 1, 32 * uint64_t{threads}));
-  std::vector<Item> splitters;
+                 : std::min<uint64_t>(UINT16_MAX, options.ranges
+                                                      ? options.ranges
+                                                      : std::clamp<uint64_t>(total / 32768, 1, 32 * uint64_t{threads}));
+  std::vector<Splitter> splitters;
   if (ranges > 1) {
     const uint64_t step = std::max<uint64_t>(1, total / (ranges * 32));
-    std::vector<Item> sample;
+    std::vector<Splitter> sample;
     uint64_t first = 0;  // the global index of the part's first string
     for (const StringInterner* part : parts) {
-      const auto& values = part->values();
-      for (uint64_t g = (first + step - 1) / step * step; g < first + values.size(); g += step) {
-        const std::string_view s = values[static_cast<size_t>(g - first)];
-        sample.push_back({prefix_of(s), s, 0});
+      for (uint64_t g = (first + step - 1) / step * step; g < first + part->size(); g += step) {
+        const std::string_view s = part->value(static_cast<size_t>(g - first));
+        sample.push_back(splitter_of(s));
       }
-      first += values.size();
+      first += part->size();
     }
     std::sort(sample.begin(), sample.end(), before);
     for (uint64_t r = 1; r < ranges; ++r) splitters.push_back(sample[r * sample.size() / ranges]);
   }
+  std::vector<uint64_t> keys0, keys1;  // the splitters' bytes 0 to 7 and 8 to 15
+  for (const Splitter& splitter : splitters) {
+    keys0.push_back(splitter.key0);
+    keys1.push_back(splitter.key1);
+  }
 
   // Each part's strings to their ranges: count, offsets, then write (range by range).
   std::vector<std::vector<uint64_t>> count(parts.size(), std::vector<uint64_t>(ranges, 0));
-  std::vector<std::vector<uint32_t>> range(parts.size());
+  std::vector<std::vector<uint16_t>> range(parts.size());
   parallel_for(parts.size(), threads, [&](size_t p) {
-    const auto& values = parts[p]->values();
-    resize_huge(merged.code_of[p], values.size());
+    resize_huge(merged.code_of[p], parts[p]->size());
     if (ranges == 1) {
-      count[p][0] = values.size();
+      count[p][0] = parts[p]->size();
       return;
     }
-    resize_huge(range[p], values.size());
-    for (size_t k = 0; k < values.size(); ++k) {
-      const Item item{prefix_of(values[k]), values[k], 0};
-      range[p][k] =
-          static_cast<uint32_t>(std::lower_bound(splitters.begin(), splitters.end(), item, before) - splitters.begin());
-      ++count[p][range[p][k]];
-    }
+    resize_huge(range[p], parts[p]->size());
+    parts[p]->for_each([&](size_t k, std::string_view s) {
+      // The splitters below the string by their first 8 bytes, by a search without branches
+      // (strings in random order would mispredict them); among those that share them, by the next
+      // 8 bytes likewise; only among splitters that share both are whole strings compared.
+      const Splitter item = splitter_of(s);
+      size_t r = search_keys(keys0.data(), keys0.size(), item.key0, false);
+      if (r < keys0.size() && keys0[r] == item.key0) {
+        const size_t end0 = search_keys(keys0.data(), keys0.size(), item.key0, true);
+        const size_t low = r + search_keys(keys1.data() + r, end0 - r, item.key1, false);
+        r = low;
+        if (low < end0 && keys1[low] == item.key1) {
+          const size_t high = low + search_keys(keys1.data() + low, end0 - low, item.key1, true);
+          r = static_cast<size_t>(std::lower_bound(splitters.begin() + static_cast<ptrdiff_t>(low),
+                                                   splitters.begin() + static_cast<ptrdiff_t>(high), item, before) -
+                                  splitters.begin());
+        }
+      }
+      range[p][k] = static_cast<uint16_t>(r);
+      ++count[p][r];
+    });
   });
   std::vector<uint64_t> range_start(ranges + 1, 0);
   std::vector<std::vector<uint64_t>> at(parts.size(), std::vector<uint64_t>(ranges));
-  uint64_t offset = 0;
+  uint64_t offset = 0, largest = 0;
   for (uint64_t r = 0; r < ranges; ++r) {
     range_start[r] = offset;
     for (size_t p = 0; p < parts.size(); ++p) {
       at[p][r] = offset;
       offset += count[p][r];
     }
+    largest = std::max(largest, offset - range_start[r]);
   }
   range_start[ranges] = offset;
   // Not zeroed: every entry is written below, its pages first touched by the threads that write them.
-  const std::unique_ptr<Entry[]> entries(new Entry[std::max<uint64_t>(total, 1)]);
+  std::unique_ptr<Entry[]> entries(new Entry[std::max<uint64_t>(total, 1)]);
   advise_huge_pages(entries.get(), total * sizeof(Entry));
   parallel_for(parts.size(), threads, [&](size_t p) {
-    const auto& values = parts[p]->values();
-    const auto& hashes = parts[p]->hashes();
-    for (size_t k = 0; k < values.size(); ++k)
-      entries[at[p][ranges == 1 ? 0 : range[p][k]]++] = {prefix_of(values[k]), hashes[k], static_cast<uint32_t>(p),
-                                                         static_cast<int32_t>(k)};
+    parts[p]->for_each([&](size_t k, std::string_view s) {
+      const auto address = reinterpret_cast<uint64_t>(s.data());
+      if (address > kAddressMask) throw Error(ErrorCode::Internal, "string merge: an address beyond 2^48");
+      entries[at[p][ranges == 1 ? 0 : range[p][k]]++] = {key_at(s.data(), s.size(), 0),
+                                                         address | (uint64_t{p} << kPartShift),
+                                                         static_cast<uint32_t>(s.size()), static_cast<uint32_t>(k)};
+    });
     range[p] = {};
   });
 
-  // Each range: its distinct strings through a hash table (each entry's code_of holds its string's
-  // number there for now), then sorted. Every range's table is small enough for the cache.
+  // Each range: its strings sorted, the first entry of each string marked, and its strings counted.
   const unsigned workers = worker_count(threads);
-  std::vector<std::vector<uint32_t>> slots(workers);   // a worker's hash table: number + 1, 0 when empty
-  std::vector<std::vector<uint64_t>> hashes(workers);  // a worker's hash of each number
-  std::vector<std::vector<Item>> distinct(ranges);
+  std::vector<std::unique_ptr<Entry[]>> scratch(workers);
   std::vector<uint64_t> code_start(ranges + 1, 0);
   parallel_for_workers(ranges, threads, [&](size_t r, unsigned worker) {
-    const uint64_t n = range_start[r + 1] - range_start[r];
-    size_t size = 16;
-    while (size < 2 * n) size *= 2;
-    std::vector<uint32_t>& table = slots[worker];
-    table.assign(size, 0);
-    std::vector<uint64_t>& hash = hashes[worker];
-    hash.clear();
-    hash.reserve(n);
-    std::vector<Item>& items = distinct[r];
-    items.reserve(n);  // one allocation (only the pages it fills are touched)
-    const size_t mask = size - 1;
-    for (uint64_t k = range_start[r]; k < range_start[r + 1]; ++k) {
-      // A range's strings are spread over every part: fetch ahead where the next ones are said to be.
-      if (k + kAhead < range_start[r + 1]) {
-        const Entry& next = entries[k + kAhead];
-        __builtin_prefetch(parts[next.part]->values().data() + next.local);
-        __builtin_prefetch(merged.code_of[next.part].data() + next.local, 1);
-      }
-      const Entry& e = entries[k];
-      const std::string_view s = value(e);
-      size_t slot = e.hash & mask;
-      uint32_t id = 0;
-      for (;; slot = (slot + 1) & mask) {
-        if (table[slot] == 0) {
-          id = static_cast<uint32_t>(items.size());
-          items.push_back({e.prefix, s, id});
-          hash.push_back(e.hash);
-          table[slot] = id + 1;
-          break;
-        }
-        id = table[slot] - 1;
-        if (hash[id] == e.hash && items[id].prefix == e.prefix && items[id].view == s) break;
-      }
-      merged.code_of[e.part][static_cast<size_t>(e.local)] = static_cast<int32_t>(id);
-    }
-    std::sort(items.begin(), items.end(), before);
-    code_start[r + 1] = items.size();
+    Entry* e = entries.get() + range_start[r];
+    const size_t n = range_start[r + 1] - range_start[r];
+    if (!scratch[worker]) scratch[worker] = std::make_unique_for_overwrite<Entry[]>(std::max<uint64_t>(largest, 1));
+    sort_entries(e, n, 0, scratch[worker].get());
+    uint64_t distinct = 0;
+    for (size_t k = 0; k < n; ++k) distinct += e[k].local >> 31;
+    code_start[r + 1] = distinct;
   });
+  scratch.clear();
   for (uint64_t r = 0; r < ranges; ++r) code_start[r + 1] += code_start[r];
   if (code_start[ranges] > static_cast<uint64_t>(INT32_MAX))
     throw Error(ErrorCode::InvalidInput,
                 "string column '" + std::string(column) + "' holds more than 2^31 - 1 distinct values");
 
-  // Each range's strings into the dictionary after the ranges before it, and its entries' numbers
-  // turned into dictionary codes.
+  // Every local code given its string's dictionary code, each range numbering its distinct strings
+  // after the ranges before it (the local code of a string's first entry flagged by kFirst).
+  parallel_for(ranges, threads, [&](size_t r) {
+    const Entry* e = entries.get() + range_start[r];
+    const size_t n = range_start[r + 1] - range_start[r];
+    uint64_t code = code_start[r];
+    for (size_t k = 0; k < n; ++k) {
+      if (k + kAhead < n) {  // sorted: scattered local codes
+        const Entry& next = e[k + kAhead];
+        __builtin_prefetch(merged.code_of[next.where >> kPartShift].data() + (next.local & ~kFirst), 1);
+      }
+      const uint32_t first = e[k].local & kFirst;
+      code += first >> 31;
+      merged.code_of[e[k].where >> kPartShift][e[k].local & ~kFirst] =
+          static_cast<int32_t>(static_cast<uint32_t>(code - 1) | first);
+    }
+  });
+  entries.reset();
+
+  // The dictionary: each part builds the strings whose codes it holds flagged, in the order it
+  // interned them (so their bytes are read in about the input's order, not scattered).
   auto dictionary = std::make_shared<Dictionary>();
   std::vector<std::string>& strings = dictionary->values;
   // The strings' storage is faulted in on every thread (in huge pages where offered) before one
@@ -296,23 +490,18 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
     for (size_t b = i * kPiece; b < std::min(storage, (i + 1) * kPiece); b += kPage) bytes[b] = 0;
   });
   strings.resize(code_start[ranges]);
-  parallel_for_workers(ranges, threads, [&](size_t r, unsigned worker) {
-    std::vector<Item>& items = distinct[r];
-    std::vector<uint32_t>& code = slots[worker];  // the dictionary code of each number
-    code.resize(items.size());
-    for (size_t k = 0; k < items.size(); ++k) {
-      if (k + kAhead < items.size()) __builtin_prefetch(items[k + kAhead].view.data());  // sorted: scattered bytes
-      const auto c = static_cast<uint32_t>(code_start[r] + k);
-      strings[c].assign(items[k].view);
-      code[items[k].id] = c;
-    }
-    for (uint64_t k = range_start[r]; k < range_start[r + 1]; ++k) {
-      if (k + kAhead < range_start[r + 1])
-        __builtin_prefetch(merged.code_of[entries[k + kAhead].part].data() + entries[k + kAhead].local, 1);
-      int32_t& c = merged.code_of[entries[k].part][static_cast<size_t>(entries[k].local)];
-      c = static_cast<int32_t>(code[static_cast<size_t>(c)]);
-    }
-    items = {};
+  parallel_for(parts.size(), threads, [&](size_t p) {
+    int32_t* codes = merged.code_of[p].data();
+    const size_t n = parts[p]->size();
+    parts[p]->for_each([&](size_t k, std::string_view s) {
+      if (k + kAhead < n)  // sorted codes: scattered strings
+        __builtin_prefetch(&strings[static_cast<uint32_t>(codes[k + kAhead]) & ~kFirst], 1);
+      const auto code = static_cast<uint32_t>(codes[k]);
+      if (code & kFirst) {
+        strings[code & ~kFirst].assign(s);
+        codes[k] = static_cast<int32_t>(code & ~kFirst);
+      }
+    });
   });
   merged.dictionary = std::move(dictionary);
   return merged;

@@ -18,22 +18,57 @@ namespace gfxq::detail {
 //! Strings in first-seen order with local codes, repeats found by hash (open addressing, linear
 //! probing) while the table holds at most `table_limit` strings; once it is full, a string not in
 //! it gets a new code each time (the table stays small enough for the cache, and a column of
-//! mostly distinct strings is not hashed into a large table only to be merged again).
+//! mostly distinct strings is not hashed into a large table only to be merged again). Once full,
+//! a table that finds few repeats is mostly passed by: only every kProbeEvery-th string looks
+//! there, until such lookups find repeats again (the merge finds the others).
 class StringInterner {
  public:
   //! Strings the table holds at most, by default (1 MiB of slots).
   static constexpr size_t kTableLimit = size_t{1} << 15;
+  //! While the full table is passed by, one string in this many still looks there.
+  static constexpr uint32_t kProbeEvery = 16;
 
-  explicit StringInterner(size_t table_limit = kTableLimit) : table_limit_(std::max<size_t>(table_limit, 1)) {}
+  //! The most strings a table grows to hold (64 MiB of slots).
+  static constexpr size_t kGrownLimit = size_t{1} << 21;
+
+  //! `expected`: about how many strings the interner will be given (0: unknown). Once the table is
+  //! full, a column whose repeats the table would find if it held every distinct string (the hit
+  //! rate of the full table tells how many there are; its remaining strings are at least twice as
+  //! many) grows the table to hold them, up to kGrownLimit (never below `table_limit`).
+  explicit StringInterner(size_t table_limit = kTableLimit, uint64_t expected = 0)
+      : table_limit_(std::max<size_t>(table_limit, 1)), expected_(expected) {}
   //! The local code of `s`. A string the table takes is copied into the interner's memory (so
   //! finding a repeated string reads no scattered input); one past the table is kept as a view when
   //! `stable` (its bytes stay valid until the merge is done, e.g. a field of the input read in
   //! place), else copied.
-  int32_t intern(std::string_view s, bool stable = false);
-  //! The strings, indexed by local code (a string past the table may appear more than once).
-  const std::vector<std::string_view>& values() const noexcept { return values_; }
-  //! hash_string() of each string, indexed by local code.
-  const std::vector<uint64_t>& hashes() const noexcept { return hashes_; }
+  int32_t intern(std::string_view s, bool stable = false) { return intern_hashed(s, stable, nullptr); }
+  //! A string read in place (as intern()'s `stable`) and where its local code goes.
+  struct Request {
+    std::string_view s;
+    int32_t* code;
+  };
+  //! The strings interned in order, as intern(s, true) each, and each local code written: the
+  //! table's memory is fetched for several strings at a time (their lookups overlap their misses).
+  void intern_batch(const Request* requests, size_t n);
+  //! The requests intern_batch() looks up together.
+  static constexpr size_t kBatch = 32;
+  //! The number of local codes given.
+  size_t size() const noexcept { return size_; }
+  //! The string of a local code (a string past the table may have more than one code).
+  std::string_view value(size_t code) const noexcept {
+    const View& v = values_[code >> kBlockBits][code & (kBlock - 1)];
+    return {v.data, v.size};
+  }
+  //! Calls f(code, value(code)) for every code in increasing order.
+  template <class F>
+  void for_each(F&& f) const {
+    for (size_t code = 0; code < size_;) {
+      const View* block = values_[code >> kBlockBits].get();
+      const size_t end = std::min(size_, (code | (kBlock - 1)) + 1);
+      for (; code < end; ++code)
+        f(code, std::string_view(block[code & (kBlock - 1)].data, block[code & (kBlock - 1)].size));
+    }
+  }
 
  private:
   // A slot of the table: empty when `record` is null, else the hash's high 32 bits above the local
@@ -42,14 +77,34 @@ class StringInterner {
     uint64_t tag_code = 0;
     const char* record = nullptr;
   };
+  // A value: a string_view without a constructor (a new block's memory is not written).
+  struct View {
+    const char* data;
+    size_t size;
+  };
+  // The values are kept in blocks of kBlock views: growing copies nothing.
+  static constexpr unsigned kBlockBits = 16;
+  static constexpr size_t kBlock = size_t{1} << kBlockBits;
+  // Lookups in the full table between two decisions whether to pass it by.
+  static constexpr uint32_t kWindow = 1u << 14;
 
   void grow();
+  void decide();  // at the end of a window of lookups in the full table: grow it, pass it by, or not
+  int32_t intern_hashed(std::string_view s, bool stable, const uint64_t* hash);  // hash: hash_string(s) if known
   const char* keep(std::string_view s);  // the copy of `s`: its length (uint32), then its bytes
+  int32_t add(std::string_view s);       // a new code for `s` (kept as given)
 
-  std::vector<std::string_view> values_;
-  std::vector<uint64_t> hashes_;
-  std::vector<Slot> slots_;  // a power of two in size
+  std::vector<std::unique_ptr<View[]>> values_;  // by local code, in blocks
+  size_t size_ = 0;
+  std::vector<uint64_t> hashes_;      // hash_string() of each string in the table,
+  std::vector<int32_t> table_codes_;  // and its code
+  std::vector<Slot> slots_;           // a power of two in size
   size_t table_limit_ = kTableLimit, in_table_ = 0;
+  // Once the table is full: lookups and repeats found in this window, whether it is passed by, and
+  // the strings since the last one that looked there.
+  uint32_t window_lookups_ = 0, window_hits_ = 0, skipped_ = 0;
+  bool bypass_ = false;
+  uint64_t expected_ = 0, seen_ = 0;             // strings expected, and given so far
   std::vector<std::unique_ptr<char[]>> blocks_;  // the copies; the last one is being filled
   std::vector<std::unique_ptr<char[]>> long_;    // one per long string
   size_t block_size_ = 0, block_used_ = 0;       // of the last block
@@ -69,8 +124,9 @@ struct MergeOptions {
 };
 
 //! Merges the interners on all threads: every interner's strings are split into key ranges by a
-//! sorted sample; each range drops its repeats through a hash table, sorts what is left and numbers
-//! it after the ranges before it.
+//! sorted sample; each range sorts its strings (radix sort on 8 bytes at a time), numbers the
+//! distinct ones after the ranges before it and gives every local code its string's number; each
+//! interner then copies the strings first met in it into the dictionary, in its own order.
 MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& parts, const MergeOptions& options,
                                     std::string_view column);
 
