@@ -67,6 +67,50 @@ plan::Expr binary(plan::ArithOp op, Type operand, Type result, const std::string
   return e;
 }
 
+// A Reduce evaluation of `program` over `input`, timed in turn with a copy of its rows.
+struct TimedReduce {
+  double seconds = 0, copy_seconds = 0, copy_ratio = 0;
+  uint64_t rows = 0, bytes = 0;
+  std::string kernel;
+  size_t instructions = 0;
+  vk::ExprReduction got;
+  bool error = false;
+  //! The measurement, its note naming the kernel and `rows_text`.
+  Measurement measurement(const std::string& rows_text) const {
+    Measurement m;
+    m.seconds = seconds;
+    m.bytes = bytes;
+    m.items = rows;
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%s Reduce, %zu instructions, %s; %.3f of a copy timed in turn (%.4f ms)",
+                  kernel.c_str(), instructions, rows_text.c_str(), copy_ratio, copy_seconds * 1e3);
+    m.note = buf;
+    return m;
+  }
+};
+
+// Times `program` reducing `input` (bytes: what it must read) against a copy in turn, then reads its sums.
+TimedReduce time_reduce(Env& env, const vk::ExprProgram& program, const vk::ExprInput& input, uint64_t bytes) {
+  vk::Device& device = device_of(env);
+  const vk::Buffer partials =
+      device.create_buffer(vk::output_bytes(program, input, vk::ExprLayout::Reduce), vk::MemoryKind::Device);
+  const vk::ExprKernel kernel(device, program, input, vk::ExprLayout::Reduce, partials);
+  const CopyReference copy(device, input.rows);
+  const std::vector<double> t = best_interleaved(
+      env, {[&](VkCommandBuffer cmd) { kernel.record(cmd); }, [&](VkCommandBuffer cmd) { copy.record(device, cmd); }});
+  TimedReduce r;
+  r.seconds = t[0];
+  r.copy_seconds = t[1];
+  r.copy_ratio = copy.ratio(bytes, t[0], t[1]);
+  r.rows = input.rows;
+  r.bytes = bytes;
+  r.kernel = kernel.kernel();
+  r.instructions = program.code.size();
+  r.got = vk::read_partials(device, partials, input.count());
+  r.error = kernel.error().has_value();
+  return r;
+}
+
 Measurement kernel_sum(Env& env, uint64_t rows, bool where) {
   vk::Device& device = device_of(env);
   const Data d(env, rows);
@@ -92,27 +136,10 @@ Measurement kernel_sum(Env& env, uint64_t rows, bool where) {
     input.selection = &selection;
     input.selected = ids.size();
   }
-  const vk::Buffer partials =
-      device.create_buffer(vk::output_bytes(*program, input, vk::ExprLayout::Reduce), vk::MemoryKind::Device);
-  const vk::ExprKernel kernel(device, *program, input, vk::ExprLayout::Reduce, partials);
-  const CopyReference copy(device, rows);
-  const std::vector<double> t = best_interleaved(
-      env, {[&](VkCommandBuffer cmd) { kernel.record(cmd); }, [&](VkCommandBuffer cmd) { copy.record(device, cmd); }});
-  Measurement m;
-  m.seconds = t[0];
-  m.bytes = (where ? 4 * ids.size() : 0) + 8 * rows;
-  m.items = rows;
-  const vk::ExprReduction got = vk::read_partials(device, partials, input.count());
-  m.checked = !kernel.error() && got.sum == want;
-  if (!m.checked) throw Error(ErrorCode::Internal, "expression bench: the device's SUM(a * b) differs from the CPU's");
-  char buf[200];
-  std::snprintf(buf, sizeof buf,
-                "%s Reduce, %zu instructions, %llu rows evaluated; %.3f of a copy timed in turn "
-                "(%.4f ms)",
-                kernel.kernel().c_str(), program->code.size(), static_cast<unsigned long long>(input.count()),
-                copy.ratio(m.bytes, t[0], t[1]), t[1] * 1e3);
-  m.note = buf;
-  return m;
+  const TimedReduce r = time_reduce(env, *program, input, (where ? 4 * ids.size() : 0) + 8 * rows);
+  if (r.error || r.got.sum != want)
+    throw Error(ErrorCode::Internal, "expression bench: the device's SUM(a * b) differs from the CPU's");
+  return r.measurement(std::to_string(input.count()) + " rows evaluated");
 }
 
 Measurement kernel_fused(Env& env, uint64_t rows) {
@@ -137,27 +164,10 @@ Measurement kernel_fused(Env& env, uint64_t rows) {
   vk::ExprInput input;
   for (size_t col : program->columns) input.columns.push_back(col == 0 ? &a : col == 1 ? &b : &c);
   input.rows = rows;
-  const vk::Buffer partials =
-      device.create_buffer(vk::output_bytes(*program, input, vk::ExprLayout::Reduce), vk::MemoryKind::Device);
-  const vk::ExprKernel kernel(device, *program, input, vk::ExprLayout::Reduce, partials);
-  const CopyReference copy(device, rows);
-  const std::vector<double> t = best_interleaved(
-      env, {[&](VkCommandBuffer cmd) { kernel.record(cmd); }, [&](VkCommandBuffer cmd) { copy.record(device, cmd); }});
-  Measurement m;
-  m.seconds = t[0];
-  m.bytes = 12 * rows;
-  m.items = rows;
-  const vk::ExprReduction got = vk::read_partials(device, partials, input.count());
-  m.checked = !kernel.error() && got.sum == want && got.count == kept;
-  if (!m.checked)
+  const TimedReduce r = time_reduce(env, *program, input, 12 * rows);
+  if (r.error || r.got.sum != want || r.got.count != kept)
     throw Error(ErrorCode::Internal, "expression bench: the device's SUM(a * b) WHERE a < c differs from the CPU's");
-  char buf[200];
-  std::snprintf(buf, sizeof buf,
-                "%s Reduce, %zu instructions, %llu of %llu rows kept; %.3f of a copy timed in turn (%.4f ms)",
-                kernel.kernel().c_str(), program->code.size(), static_cast<unsigned long long>(kept),
-                static_cast<unsigned long long>(rows), copy.ratio(m.bytes, t[0], t[1]), t[1] * 1e3);
-  m.note = buf;
-  return m;
+  return r.measurement(std::to_string(kept) + " of " + std::to_string(rows) + " rows kept");
 }
 
 // x op y of two FLOAT columns (op * or /) as `result` (FLOAT, or DOUBLE: both widened first); `fast`:

@@ -45,20 +45,20 @@ void on_compute(const Result& r, const std::string& node) {
   CHECK_MESSAGE(n->backend == Backend::Compute, r.report.text());
 }
 
+// The error `sql` raises on `backend`, if any.
+std::optional<Error> error_of(const std::string& sql, const Catalog& c, Backend backend) {
+  try {
+    engine().execute_sql(sql, c, backend);
+  } catch (const Error& e) {
+    return e;
+  }
+  return std::nullopt;
+}
+
 // The compute backend raises the CPU engine's error for `sql`.
 void same_error(const std::string& sql, const Catalog& c) {
   CAPTURE(sql);
-  std::optional<Error> want, got;
-  try {
-    engine().execute_sql(sql, c, Backend::Cpu);
-  } catch (const Error& e) {
-    want = e;
-  }
-  try {
-    engine().execute_sql(sql, c, Backend::Compute);
-  } catch (const Error& e) {
-    got = e;
-  }
+  const std::optional<Error> want = error_of(sql, c, Backend::Cpu), got = error_of(sql, c, Backend::Compute);
   REQUIRE(want);
   REQUIRE(got);
   CHECK(want->code() == got->code());
@@ -350,17 +350,7 @@ TEST_CASE("engine-compute-expression: random WHERE conditions and CASE equal the
       for (const std::string& sql : sqls) {
         const std::string what = "seed " + std::to_string(seed) + ", " + std::to_string(rows) + " rows";
         CAPTURE(sql);
-        std::optional<Error> want, got;
-        try {
-          engine().execute_sql(sql, c, Backend::Cpu);
-        } catch (const Error& e) {
-          want = e;
-        }
-        try {
-          engine().execute_sql(sql, c, Backend::Compute);
-        } catch (const Error& e) {
-          got = e;
-        }
+        const std::optional<Error> want = error_of(sql, c, Backend::Cpu), got = error_of(sql, c, Backend::Compute);
         if (got && got->code() == ErrorCode::Unsupported) {
           // Only the program limits may refuse a random query.
           const std::string m = got->what();
