@@ -8,10 +8,10 @@
 // in steady state), then R times; best and median of those R wall times.
 // DuckDB runs in-process on T threads (default: all cores). --sf only labels the lines.
 // Engines: duckdb (the CPU peer) and gfxq-auto, gfxq-compute, gfxq-cpu (gfxq's Engine with that
-// backend over the tables loaded once into one catalog: the untimed first run is cold, uploading
-// the columns, which then stay resident; its wall time is "cold_s"). gfxq lines add "gpu_ms" (the
-// GPU time of the passes, from a second engine with EngineOptions::gpu_timing on, run after the timed
-// runs: timestamps make every pass wait, so wall times come from the untimed engine),
+// backend; gfxq-joins: compute without the star aggregate, a join fragment per join) over the tables loaded once into
+// one catalog: the untimed first run is cold, uploading the columns, which then stay resident; its wall time is
+// "cold_s"). gfxq lines add "gpu_ms" (the GPU time of the passes, from a second engine with EngineOptions::gpu_timing
+// on, run after the timed runs: timestamps make every pass wait, so wall times come from the untimed engine),
 // "submissions" and "waits" (of the best run: command buffers and host waits for them), "nodes" (plan nodes per
 // backend), "bytes" (the columns the query names, whole, at their storage width: the bytes a scan of its inputs reads,
 // the bound bench/ssb/plot_ssb.py divides by the copy bandwidth) and, for a query the backend refuses, "error" instead
@@ -65,7 +65,7 @@ bool is_number(const std::string& text) {
 int usage(const std::string& message) {
   std::cerr << "gfxq_ssb_bench: " << message
             << "\nusage: gfxq_ssb_bench --data DIR [--sf N] [--repeats R] [--warmup S] [--threads T] [--queries DIR] "
-               "[--engines duckdb,gfxq-auto,gfxq-compute,gfxq-cpu] [--devices LIST] [--explain FILE]\n";
+               "[--engines duckdb,gfxq-auto,gfxq-compute,gfxq-joins,gfxq-cpu] [--devices LIST] [--explain FILE]\n";
   return 2;
 }
 
@@ -134,7 +134,7 @@ uint64_t named_column_bytes(const std::string& sql, const gfxq::Catalog& catalog
 // (the same options with gpu_timing) gives the GPU time.
 void run_queries(const Settings& s, const std::vector<gfxq::ssb::Query>& queries, const std::string& engine,
                  const gfxq::Catalog& catalog, gfxq::Engine& gfxq_engine, gfxq::Engine& timed_engine, size_t devices) {
-  const gfxq::Backend backend = gfxq::parse_backend(engine.substr(5));
+  const gfxq::Backend backend = gfxq::parse_backend(engine == "gfxq-joins" ? "compute" : engine.substr(5));
   for (const auto& q : queries) {
     std::cout << "{\"engine\": \"" << engine << "\", \"query\": \"" << q.name << "\", \"sf\": " << s.sf;
     try {
@@ -206,6 +206,7 @@ void run_gfxq(const Settings& s, const std::vector<gfxq::ssb::Query>& queries, c
   for (const auto& devices : sets) {
     gfxq::EngineOptions options;
     options.vk_devices = devices;
+    options.star_aggregate = engine != "gfxq-joins";
     gfxq::Engine gfxq_engine(options);
     options.gpu_timing = true;
     gfxq::Engine timed_engine(options);
@@ -252,8 +253,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> engines;
   std::stringstream list(s.engines);
   for (std::string engine; std::getline(list, engine, ',');) {
-    if (engine != "duckdb" && engine != "gfxq-auto" && engine != "gfxq-compute" && engine != "gfxq-cpu")
-      return usage("unknown engine '" + engine + "' (duckdb, gfxq-auto, gfxq-compute, gfxq-cpu)");
+    if (engine != "duckdb" && engine != "gfxq-auto" && engine != "gfxq-compute" && engine != "gfxq-joins" &&
+        engine != "gfxq-cpu")
+      return usage("unknown engine '" + engine + "' (duckdb, gfxq-auto, gfxq-compute, gfxq-joins, gfxq-cpu)");
     engines.push_back(engine);
   }
   try {

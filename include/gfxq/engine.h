@@ -84,6 +84,10 @@ struct EngineOptions {
   //! replaced table's columns are dropped). Unset: half of the device's largest device-local heap;
   //! 0: nothing stays resident (every query uploads its columns).
   std::optional<uint64_t> resident_bytes;
+  //! Whether the compute backend runs an Aggregate over joins of a fact table with dimension tables
+  //! on unique keys as one star aggregate (docs/COMPUTE.md "Star aggregate"); off: a join fragment
+  //! per join, then the aggregate (tests and benchmarks compare the two).
+  bool star_aggregate = true;
 };
 
 //! Runs queries. GPU contexts start lazily, on the first query or capability request that

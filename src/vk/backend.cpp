@@ -17,6 +17,7 @@
 #include "engine/backend.h"
 #include "engine/spec_fragment.h"
 #include "gfxq/error.h"
+#include "vk/engine/column_facts.h"
 #include "vk/engine/fragments.h"
 #include "vk/engine/inputs.h"
 #include "vk/engine/resident.h"
@@ -141,7 +142,9 @@ class ComputeBackend final : public engine::BackendImpl {
             "it computes over the output of a join (aggregates, ORDER BY or LIMIT), which the compute backend "
             "does not fuse (under auto the join runs on compute, the rest on the CPU engine)";
     }
-    std::string join_why, group_why, sort_why, set_why, project_why, aggregate_why, filter_why;
+    std::string star_why, join_why, group_why, sort_why, set_why, project_why, aggregate_why, filter_why;
+    if (options_.star_aggregate)
+      if (auto f = vk::claim_star(node, catalog, caps_, facts_, star_why)) return f;
     if (auto f = vk::claim_join(node, catalog, caps_, join_why)) return f;
     if (auto f = vk::claim_product(node, catalog)) return f;
     if (auto f = vk::claim_group_by(node, catalog, group_why)) return f;
@@ -153,7 +156,7 @@ class ComputeBackend final : public engine::BackendImpl {
     // A Filter neither path takes: both reasons (the CNF kernels' first).
     if (!filter_why.empty() && !spec_why.empty()) filter_why = spec_why + "; as an expression program: " + filter_why;
     for (const std::string* w :
-         {&sort_why, &set_why, &join_why, &group_why, &aggregate_why, &project_why, &filter_why, &spec_why})
+         {&sort_why, &set_why, &join_why, &group_why, &aggregate_why, &project_why, &filter_why, &star_why, &spec_why})
       if (!w->empty()) {
         why = *w;
         break;
@@ -185,6 +188,7 @@ class ComputeBackend final : public engine::BackendImpl {
       const auto core = std::find_if(f.nodes.begin(), f.nodes.end(), [](const plan::Node* n) {
         return !(n->kind == plan::NodeKind::Project && vk::columns_only(*n)) && n->kind != plan::NodeKind::Limit;
       });
+      if (vk::is_star_fragment(f)) return vk::run_star_fragment(env, f, std::move(inputs));
       if (core != f.nodes.end() && (*core)->kind == plan::NodeKind::Filter)
         return vk::run_filter_fragment(env, f, std::move(inputs));
       if (has_kind(plan::NodeKind::Join)) {
@@ -264,6 +268,7 @@ class ComputeBackend final : public engine::BackendImpl {
   std::unique_ptr<vk::Device> device_;
   VkCapabilities caps_;
   std::unique_ptr<vk::ResidentColumns> resident_;  // declared after device_: freed before it
+  vk::ColumnFactsCache facts_;                     // ranges and uniqueness of catalog columns
 };
 
 }  // namespace

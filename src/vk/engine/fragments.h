@@ -53,7 +53,7 @@ struct FilterProgram;  // inputs.h
 
 //! The conditions of the Filters a fragment covers, bound and compiled when it was claimed
 //! (engine::Fragment::state), so that running it compiles none again.
-struct CoveredFilters final : engine::FragmentState {
+struct CoveredFilters : engine::FragmentState {
   std::map<const plan::Node*, std::shared_ptr<const FilterProgram>> programs;  //!< by Filter node
 };
 
@@ -76,6 +76,21 @@ std::optional<engine::Fragment> claim_join(const plan::Node& node, const Catalog
                                            std::string& why);
 //! Runs a claim_join fragment over its inputs' relations.
 engine::FragmentRun run_join_fragment(FragmentEnv& env, const engine::Fragment& fragment,
+                                      std::vector<engine::Relation> inputs);
+
+class ColumnFactsCache;  // column_facts.h
+
+//! The star aggregate fragment rooted at `node` (vk/operators/star/star.h): an Aggregate (under
+//! Projects of columns, Sorts in the groups' key order and Limits) over a left-deep chain of inner
+//! joins of a fact table with dimension tables on unique keys, run as one probe pass; or nullopt with
+//! `why` (the first condition the plan misses: docs/COMPUTE.md "Star aggregate"); `why` stays empty
+//! when `node` is not an Aggregate over a Join. `facts` gives the columns' ranges and uniqueness.
+std::optional<engine::Fragment> claim_star(const plan::Node& node, const Catalog& catalog, const VkCapabilities& caps,
+                                           ColumnFactsCache& facts, std::string& why);
+//! Whether `fragment` is a claim_star fragment.
+bool is_star_fragment(const engine::Fragment& fragment) noexcept;
+//! Runs a claim_star fragment (every leaf is covered: no inputs).
+engine::FragmentRun run_star_fragment(FragmentEnv& env, const engine::Fragment& fragment,
                                       std::vector<engine::Relation> inputs);
 
 //! The GROUP BY fragment rooted at `node`, or nullopt with `why` (an expression the compute path does

@@ -47,29 +47,6 @@ const Node* aggregate_of(const Node& node, std::vector<const Node*>& layers) {
   return cur->kind == NodeKind::Aggregate && !cur->group_keys.empty() ? cur : nullptr;
 }
 
-// Why the layers do not keep the groups' key order, or empty when they do: each Sort's keys must be a
-// prefix of the group keys, ascending.
-std::string layers_keep_order(const Node& agg, const std::vector<const Node*>& layers) {
-  std::vector<size_t> map(agg.schema.size());  // layer output column -> Aggregate output column
-  for (size_t i = 0; i < map.size(); ++i) map[i] = i;
-  for (auto it = layers.rbegin(); it != layers.rend(); ++it) {
-    const Node& l = **it;
-    if (l.kind == NodeKind::Project) {
-      std::vector<size_t> next;
-      for (const auto& e : l.exprs) next.push_back(map.at(e.column));
-      map = std::move(next);
-    } else if (l.kind == NodeKind::Sort) {
-      for (size_t i = 0; i < l.sort_keys.size(); ++i) {
-        const auto& k = l.sort_keys[i];
-        if (k.descending || map.at(k.column) != i || i >= agg.group_keys.size())
-          return "ORDER BY " + l.schema[k.column].name + (k.descending ? " DESC" : "") +
-                 " is not the groups' key order (the compute GROUP BY gives groups ascending by key)";
-      }
-    }
-  }
-  return {};
-}
-
 // What a value column of the operator holds: an input column, or an expression (by its text; a
 // BIGINT expression takes two columns, its high and low words).
 std::string value_key(const plan::Expr& arg) {

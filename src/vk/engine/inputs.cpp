@@ -334,4 +334,25 @@ Buffer upload_selection(Device& device, const std::vector<uint32_t>& ids, const 
   return b;
 }
 
+std::string layers_keep_order(const plan::Node& agg, const std::vector<const plan::Node*>& layers) {
+  std::vector<size_t> map(agg.schema.size());  // layer output column -> Aggregate output column
+  for (size_t i = 0; i < map.size(); ++i) map[i] = i;
+  for (auto it = layers.rbegin(); it != layers.rend(); ++it) {
+    const plan::Node& l = **it;
+    if (l.kind == plan::NodeKind::Project) {
+      std::vector<size_t> next;
+      for (const auto& e : l.exprs) next.push_back(map.at(e.column));
+      map = std::move(next);
+    } else if (l.kind == plan::NodeKind::Sort) {
+      for (size_t i = 0; i < l.sort_keys.size(); ++i) {
+        const auto& k = l.sort_keys[i];
+        if (k.descending || map.at(k.column) != i || i >= agg.group_keys.size())
+          return "ORDER BY " + l.schema[k.column].name + (k.descending ? " DESC" : "") +
+                 " is not the groups' key order (the compute GROUP BY gives groups ascending by key)";
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace gfxq::vk

@@ -32,6 +32,11 @@ bool columns_only(const plan::Node& p);
 //! a Sort the core already satisfies changes nothing. `rows` becomes the result's row count.
 Table apply_layers(Table t, uint64_t& rows, const std::vector<const plan::Node*>& layers);
 
+//! Why the `layers` above the Aggregate `agg` (top-down, as apply_layers() takes them) do not keep
+//! the groups' key order, or empty when they do: each Sort's keys must be a prefix of the group keys,
+//! ascending.
+std::string layers_keep_order(const plan::Node& agg, const std::vector<const plan::Node*>& layers);
+
 //! Whether the 32-bit device columns hold values of `type`: INT, FLOAT, DATE (days), STRING (codes).
 bool device_type(Type type) noexcept;
 

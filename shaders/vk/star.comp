@@ -1,0 +1,266 @@
+#version 450
+// star: the kernels of the star aggregate (src/vk/operators/star/star.h), one per define.
+// STAR_FILL:    one dimension's direct-address table: for each selected dimension row,
+//               table[key - kmin] = its group code, the sum over its group columns of
+//               (value - min) * stride (slots of unselected keys keep STAR_EMPTY).
+// STAR_PROBE:   each fact row taking part looks its key up in every dimension's table; a row that
+//               finds all of them belongs to the group whose index is the sum of their codes, and
+//               adds 1 to the group's count and each aggregate's value (an int64 x, x + y, x - y or
+//               x * y of int32 operands) to the group's sums. A value v is added as its low word
+//               (unsigned) and its high word (signed) to two 64-bit sums, so that with fewer than
+//               2^32 rows neither sum can wrap and the host adds them exactly as high * 2^32 + low.
+//               Rows of a subgroup that belong to one group are added by one lane (the others'
+//               values by subgroup adds of 16-bit pieces); with one group (domain 1) every lane
+//               sums its rows privately and the workgroup reduces them once.
+// STAR_COLLECT: the groups whose count is not zero, appended (in any order) to a list of group
+//               indices with a copy of their words.
+// Group words: acc[g * stride] = count, then per aggregate a: acc[.. + 1 + 2a] = sum of low words,
+//              acc[.. + 2 + 2a] = sum of high words (as uint64, two's complement).
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_shader_atomic_int64 : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#include "star_config.glsl"
+
+layout(local_size_x = STAR_WG) in;
+
+#if defined(STAR_FILL)
+// Bindings: 0 = selected row ids of the dimension (any buffer when not selected), 1 = key column,
+// 2 = table, 3..6 = group columns (unused ones bound to any buffer).
+layout(std430, binding = 0) readonly buffer Sel { uint sel[]; };
+layout(std430, binding = 1) readonly buffer Key { int key[]; };
+layout(std430, binding = 2) writeonly buffer Table { uint table[]; };
+layout(std430, binding = 3) readonly buffer G0 { int g0[]; };
+layout(std430, binding = 4) readonly buffer G1 { int g1[]; };
+layout(std430, binding = 5) readonly buffer G2 { int g2[]; };
+layout(std430, binding = 6) readonly buffer G3 { int g3[]; };
+layout(push_constant) uniform Push {
+  uint count;     // rows taking part
+  uint selected;  // 1: row i is sel[i]
+  int kmin;       // smallest key of the column
+  uint columns;   // group columns (0..4)
+  int mins[4];    // smallest value of each group column
+  uint strides[4];
+} pc;
+
+int group_value(uint c, uint row) {
+  switch (c) {
+    case 0u: return g0[row];
+    case 1u: return g1[row];
+    case 2u: return g2[row];
+    default: return g3[row];
+  }
+}
+
+void main() {
+  const uint step = gl_NumWorkGroups.x * STAR_WG;
+  for (uint i = gl_GlobalInvocationID.x; i < pc.count; i += step) {
+    const uint row = pc.selected != 0u ? sel[i] : i;
+    uint code = 0u;
+    for (uint c = 0u; c < pc.columns; ++c) code += uint(group_value(c, row) - pc.mins[c]) * pc.strides[c];
+    table[uint(key[row]) - uint(pc.kmin)] = code;
+  }
+}
+#endif
+
+#if defined(STAR_PROBE)
+// Bindings: 0 = selected fact row ids (any buffer when not selected), 1..4 = the fact's key column
+// of each dimension, 5..8 = each dimension's table, 9..12 = value columns (unused ones bound to any
+// buffer), 13 = group words.
+layout(std430, binding = 0) readonly buffer Sel { uint sel[]; };
+layout(std430, binding = 1) readonly buffer K0 { uint k0[]; };
+layout(std430, binding = 2) readonly buffer K1 { uint k1[]; };
+layout(std430, binding = 3) readonly buffer K2 { uint k2[]; };
+layout(std430, binding = 4) readonly buffer K3 { uint k3[]; };
+layout(std430, binding = 5) readonly buffer T0 { uint t0[]; };
+layout(std430, binding = 6) readonly buffer T1 { uint t1[]; };
+layout(std430, binding = 7) readonly buffer T2 { uint t2[]; };
+layout(std430, binding = 8) readonly buffer T3 { uint t3[]; };
+layout(std430, binding = 9) readonly buffer V0 { int v0[]; };
+layout(std430, binding = 10) readonly buffer V1 { int v1[]; };
+layout(std430, binding = 11) readonly buffer V2 { int v2[]; };
+layout(std430, binding = 12) readonly buffer V3 { int v3[]; };
+layout(std430, binding = 13) buffer Acc { uint64_t acc[]; };
+layout(push_constant) uniform Push {
+  uint rows;      // fact rows taking part
+  uint selected;  // 1: row i is sel[i]
+  uint dims;      // dimensions (1..4)
+  uint aggs;      // aggregates with a value (0..4)
+  uint stride;    // words per group: 1 + 2 * aggs
+  uint domain;    // groups
+  uint kmin[4];   // each dimension's smallest key (as uint)
+  uint range[4];  // each dimension's table size
+  uint code[4];   // each aggregate: op | x operand << 4 | y operand << 8
+  int literal[4];
+} pc;
+
+shared uint64_t s_red[STAR_WG];
+
+uint fact_key(uint d, uint row) {
+  switch (d) {
+    case 0u: return k0[row];
+    case 1u: return k1[row];
+    case 2u: return k2[row];
+    default: return k3[row];
+  }
+}
+
+uint table_at(uint d, uint slot) {
+  switch (d) {
+    case 0u: return t0[slot];
+    case 1u: return t1[slot];
+    case 2u: return t2[slot];
+    default: return t3[slot];
+  }
+}
+
+int64_t operand(uint which, uint row, int literal) {
+  switch (which) {
+    case 0u: return int64_t(v0[row]);
+    case 1u: return int64_t(v1[row]);
+    case 2u: return int64_t(v2[row]);
+    case 3u: return int64_t(v3[row]);
+    default: return int64_t(literal);
+  }
+}
+
+int64_t value_of(uint a, uint row) {
+  const uint c = pc.code[a];
+  const int64_t x = operand((c >> 4) & 15u, row, pc.literal[a]);
+  const uint op = c & 15u;
+  if (op == STAR_OP_X) return x;
+  const int64_t y = operand((c >> 8) & 15u, row, pc.literal[a]);
+  if (op == STAR_OP_ADD) return x + y;
+  if (op == STAR_OP_SUB) return x - y;
+  return x * y;
+}
+
+// Sum over the workgroup of every lane's `v` (uniform control flow; lane 0 reads the result).
+uint64_t workgroup_sum(uint64_t v) {
+  const uint lane = gl_LocalInvocationIndex;
+  s_red[lane] = v;
+  barrier();
+  for (uint half_ = STAR_WG / 2u; half_ > 0u; half_ >>= 1u) {
+    if (lane < half_) s_red[lane] += s_red[lane + half_];
+    barrier();
+  }
+  const uint64_t total = s_red[0];
+  barrier();
+  return total;
+}
+
+void main() {
+  const uint lane = gl_LocalInvocationIndex;
+  const uint step = gl_NumWorkGroups.x * STAR_WG;
+  // Domain 1: this lane's rows, summed privately.
+  uint64_t p_count = 0ul;
+  uint64_t p_lo[STAR_MAX_AGGS];
+  uint64_t p_hi[STAR_MAX_AGGS];
+  for (uint a = 0u; a < STAR_MAX_AGGS; ++a) p_lo[a] = p_hi[a] = 0ul;
+  // `base` is the same for the whole workgroup, so the subgroup operations below run in uniform
+  // control flow.
+  for (uint base = gl_WorkGroupID.x * STAR_WG; base < pc.rows; base += step) {
+    const uint i = base + lane;
+    bool live = i < pc.rows;
+    uint row = 0u, g = 0u;
+    if (live) {
+      row = pc.selected != 0u ? sel[i] : i;
+      for (uint d = 0u; d < pc.dims; ++d) {
+        const uint slot = fact_key(d, row) - pc.kmin[d];
+        const uint c = slot < pc.range[d] ? table_at(d, slot) : STAR_EMPTY;
+        if (c == STAR_EMPTY) {
+          live = false;
+          break;
+        }
+        g += c;
+      }
+    }
+    uint lo[STAR_MAX_AGGS];
+    int hi[STAR_MAX_AGGS];
+    for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
+      lo[a] = 0u;
+      hi[a] = 0;
+      if (live && a < pc.aggs) {
+        const int64_t v = value_of(a, row);
+        lo[a] = uint(uint64_t(v) & 0xfffffffful);
+        hi[a] = int(v >> 32);
+      }
+    }
+    if (pc.domain == 1u) {
+      if (live) {
+        p_count += 1ul;
+        for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
+          p_lo[a] += uint64_t(lo[a]);
+          p_hi[a] += uint64_t(int64_t(hi[a]));
+        }
+      }
+      continue;
+    }
+    for (uvec4 ballot = subgroupBallot(live); ballot != uvec4(0u); ballot = subgroupBallot(live)) {
+      const uint first = subgroupBallotFindLSB(ballot);
+      const uint lg = subgroupShuffle(g, first);
+      const bool mine = live && g == lg;
+      const uint n = subgroupAdd(mine ? 1u : 0u);
+      uint64_t add_lo[STAR_MAX_AGGS], add_hi[STAR_MAX_AGGS];
+      for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
+        // 16-bit pieces: a subgroup's sum of each fits 32 bits.
+        const uint lo_l = subgroupAdd(mine ? lo[a] & 0xffffu : 0u);
+        const uint lo_h = subgroupAdd(mine ? lo[a] >> 16 : 0u);
+        const uint hi_l = subgroupAdd(mine ? uint(hi[a]) & 0xffffu : 0u);
+        const int hi_h = subgroupAdd(mine ? hi[a] >> 16 : 0);
+        add_lo[a] = uint64_t(lo_l) + (uint64_t(lo_h) << 16);
+        add_hi[a] = uint64_t(int64_t(hi_h) * 65536l + int64_t(hi_l));
+      }
+      if (gl_SubgroupInvocationID == first) {
+        const uint at = lg * pc.stride;
+        atomicAdd(acc[at], uint64_t(n));
+        for (uint a = 0u; a < pc.aggs; ++a) {
+          if (add_lo[a] != 0ul) atomicAdd(acc[at + 1u + 2u * a], add_lo[a]);
+          if (add_hi[a] != 0ul) atomicAdd(acc[at + 2u + 2u * a], add_hi[a]);
+        }
+      }
+      live = live && !mine;
+    }
+  }
+  if (pc.domain == 1u) {
+    const uint64_t n = workgroup_sum(p_count);
+    uint64_t s_lo[STAR_MAX_AGGS], s_hi[STAR_MAX_AGGS];
+    for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
+      s_lo[a] = workgroup_sum(p_lo[a]);
+      s_hi[a] = workgroup_sum(p_hi[a]);
+    }
+    if (lane == 0u && n != 0ul) {
+      atomicAdd(acc[0], n);
+      for (uint a = 0u; a < pc.aggs; ++a) {
+        atomicAdd(acc[1u + 2u * a], s_lo[a]);
+        atomicAdd(acc[2u + 2u * a], s_hi[a]);
+      }
+    }
+  }
+}
+#endif
+
+#if defined(STAR_COLLECT)
+// Bindings: 0 = group words, 1 = the list: word 0 counts the groups, word 1 + j is group j's index,
+// 2 = the groups' words in list order (stride words each).
+layout(std430, binding = 0) readonly buffer Acc { uint64_t acc[]; };
+layout(std430, binding = 1) buffer List { uint list[]; };
+layout(std430, binding = 2) writeonly buffer Words { uint64_t words[]; };
+layout(push_constant) uniform Push {
+  uint domain;
+  uint stride;
+} pc;
+
+void main() {
+  const uint step = gl_NumWorkGroups.x * STAR_WG;
+  for (uint g = gl_GlobalInvocationID.x; g < pc.domain; g += step) {
+    const uint at = g * pc.stride;
+    if (acc[at] == 0ul) continue;
+    const uint j = atomicAdd(list[0], 1u);
+    list[1u + j] = g;
+    for (uint w = 0u; w < pc.stride; ++w) words[j * pc.stride + w] = acc[at + w];
+  }
+}
+#endif

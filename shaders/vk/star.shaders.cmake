@@ -1,0 +1,6 @@
+# Kernels of the star aggregate on the compute backend (src/vk/operators/star/): a dimension's
+# direct-address table filled with its selected rows' group codes, the fact rows probed and
+# aggregated per group, and the non-empty groups collected.
+gfxq_vk_shader(star_fill star.comp DEFINES STAR_FILL)
+gfxq_vk_shader(star_probe star.comp DEFINES STAR_PROBE)
+gfxq_vk_shader(star_collect star.comp DEFINES STAR_COLLECT)

@@ -1,0 +1,177 @@
+#include "vk/operators/star/star.h"
+
+#include <algorithm>
+
+#include "gfxq/error.h"
+#include "vk/operators/join/common.h"
+#include "vk/primitives/scratch.h"
+#include "vk/relational/select.h"
+
+namespace gfxq::vk::star {
+
+namespace {
+
+struct FillPush {
+  uint32_t count, selected;
+  int32_t kmin;
+  uint32_t columns;
+  int32_t mins[4];
+  uint32_t strides[4];
+};
+
+struct ProbePush {
+  uint32_t rows, selected, dims, aggs, stride, domain;
+  uint32_t kmin[4], range[4], code[4];
+  int32_t literal[4];
+};
+
+struct CollectPush {
+  uint32_t domain, stride;
+};
+
+// Workgroups of a grid-stride kernel over `n` items.
+uint32_t grid(uint64_t n) {
+  return uint32_t(std::clamp<uint64_t>(prim::div_up(n, STAR_WG), 1, 2048));
+}
+
+void check(const Device& device, const StarInput& in) {
+  auto bad = [](const std::string& what) { throw Error(ErrorCode::InvalidInput, "star aggregate: " + what); };
+  if (in.dims.empty() || in.dims.size() > STAR_MAX_DIMS) bad("it takes 1 to 4 dimensions");
+  if (in.aggs.size() > STAR_MAX_AGGS || in.values.size() > STAR_MAX_VALUES) bad("it takes at most 4 aggregates");
+  if (in.fact_rows >= (uint64_t(1) << 31)) bad("it takes fewer than 2^31 fact rows");
+  if (in.domain == 0 || in.domain > kMaxDomain) bad("the groups must number 1 to 2^22");
+  for (const StarDim& d : in.dims) {
+    if (d.group_columns.size() > STAR_MAX_DIM_KEYS || d.group_mins.size() != d.group_columns.size() ||
+        d.group_strides.size() != d.group_columns.size())
+      bad("a dimension takes at most 4 group columns, each with its smallest value and stride");
+    if (d.key_range == 0 || uint64_t(d.key_range) > device.max_binding_elements())
+      bad("a key range is empty or too large");
+  }
+  for (const StarAgg& a : in.aggs)
+    for (uint32_t o : {a.x, a.y})
+      if (o != STAR_OPERAND_LITERAL && o >= in.values.size()) bad("an aggregate reads a value column it was not given");
+  if (!device.caps().buffer_int64_atomics || !device.caps().subgroup_arithmetic || !device.caps().subgroup_ballot ||
+      !device.caps().subgroup_shuffle)
+    throw Error(ErrorCode::Unsupported, "star aggregate: " + device.caps().device_name +
+                                            " lacks 64-bit buffer atomics or subgroup arithmetic, ballot or shuffle");
+}
+
+}  // namespace
+
+StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassRecord>& passes) {
+  check(device, in);
+  const uint32_t stride = 1 + 2 * uint32_t(in.aggs.size());
+  const uint64_t words = uint64_t(in.domain) * stride;
+  join::Stages stages(device, passes);
+
+  std::vector<Buffer> tables;
+  for (const StarDim& d : in.dims)
+    tables.push_back(device.create_buffer(padded_bytes(d.key_range), MemoryKind::Device));
+  Buffer acc = device.create_buffer(words * sizeof(uint64_t), MemoryKind::Device);
+  uint64_t dim_rows = 0;
+  for (const StarDim& d : in.dims) dim_rows += d.rows;
+  stages.run(
+      "star-fill", std::to_string(in.dims.size()) + " dimension tables (direct addressing by key) of group codes",
+      dim_rows, [&](VkCommandBuffer cmd) {
+        for (const Buffer& t : tables) vkCmdFillBuffer(cmd, t.handle(), 0, VK_WHOLE_SIZE, STAR_EMPTY);
+        vkCmdFillBuffer(cmd, acc.handle(), 0, VK_WHOLE_SIZE, 0);
+        device.barrier(cmd);
+        const Pipeline& p = device.pipeline("star_fill", 7, sizeof(FillPush));
+        for (size_t i = 0; i < in.dims.size(); ++i) {
+          const StarDim& d = in.dims[i];
+          if (d.rows == 0) continue;
+          FillPush push{uint32_t(d.rows), d.selection ? 1u : 0u, d.key_min, uint32_t(d.group_columns.size()), {}, {}};
+          std::vector<const Buffer*> b{d.selection ? d.selection : d.key, d.key, &tables[i]};
+          for (size_t c = 0; c < 4; ++c) {
+            b.push_back(c < d.group_columns.size() ? d.group_columns[c] : d.key);
+            if (c < d.group_columns.size()) push.mins[c] = d.group_mins[c], push.strides[c] = d.group_strides[c];
+          }
+          device.dispatch(cmd, p, b, &push, grid(d.rows));
+        }
+      });
+
+  ProbePush push{uint32_t(in.fact_rows),
+                 in.fact_selection ? 1u : 0u,
+                 uint32_t(in.dims.size()),
+                 uint32_t(in.aggs.size()),
+                 stride,
+                 in.domain,
+                 {},
+                 {},
+                 {},
+                 {}};
+  std::vector<const Buffer*> b{in.fact_selection ? in.fact_selection : &acc};
+  for (size_t d = 0; d < 4; ++d) b.push_back(d < in.dims.size() ? in.dims[d].fact_key : in.dims[0].fact_key);
+  for (size_t d = 0; d < 4; ++d) b.push_back(d < in.dims.size() ? &tables[d] : &tables[0]);
+  for (size_t v = 0; v < 4; ++v) b.push_back(v < in.values.size() ? in.values[v] : in.dims[0].fact_key);
+  b.push_back(&acc);
+  for (size_t d = 0; d < in.dims.size(); ++d) {
+    push.kmin[d] = uint32_t(in.dims[d].key_min);
+    push.range[d] = in.dims[d].key_range;
+  }
+  for (size_t a = 0; a < in.aggs.size(); ++a) {
+    push.code[a] = in.aggs[a].op | in.aggs[a].x << 4 | in.aggs[a].y << 8;
+    push.literal[a] = in.aggs[a].literal;
+  }
+  stages.run(
+      "star-probe",
+      "fact rows probed in " + std::to_string(in.dims.size()) + " dimension tables, " + std::to_string(in.aggs.size()) +
+          " sums and a count added per group (" + std::to_string(in.domain) + " group indices" +
+          (in.domain == 1 ? ", summed per workgroup)" : ", one atomic add per group and subgroup)"),
+      in.fact_rows, [&](VkCommandBuffer cmd) {
+        if (in.fact_rows)
+          device.dispatch(cmd, device.pipeline("star_probe", 14, sizeof(ProbePush)), b, &push, grid(in.fact_rows));
+      });
+
+  StarResult r;
+  std::vector<uint32_t> index;
+  std::vector<uint64_t> values;
+  if (in.domain <= kDirectReadDomain) {
+    values = stages.download<uint64_t>(acc, words, "group words");
+    for (uint32_t g = 0; g < in.domain; ++g)
+      if (values[uint64_t(g) * stride] != 0) index.push_back(g);
+    r.algorithm = "star aggregate: " + std::to_string(in.dims.size()) +
+                  " dimension tables by direct addressing, one probe pass over the fact rows, " +
+                  std::to_string(in.domain) + " group indices read back whole";
+  } else {
+    const uint64_t most = std::min<uint64_t>(in.domain, std::max<uint64_t>(in.fact_rows, 1));
+    Buffer list = device.create_buffer(padded_bytes(most + 1), MemoryKind::Device);
+    Buffer out = device.create_buffer(most * stride * sizeof(uint64_t), MemoryKind::Device);
+    stages.run("star-collect", "non-empty groups of " + std::to_string(in.domain) + " listed", in.domain,
+               [&](VkCommandBuffer cmd) {
+                 vkCmdFillBuffer(cmd, list.handle(), 0, 16, 0);
+                 device.barrier(cmd);
+                 const CollectPush cp{in.domain, stride};
+                 device.dispatch(cmd, device.pipeline("star_collect", 3, sizeof(CollectPush)), {&acc, &list, &out}, &cp,
+                                 grid(in.domain));
+               });
+    const uint64_t n = stages.download<uint32_t>(list, 1, "group count").at(0);
+    index.resize(n);
+    values.resize(n * stride);
+    const auto start = join::Stages::Clock::now();
+    if (n)
+      device.download_many({{&list, index.data(), n * sizeof(uint32_t), sizeof(uint32_t)},
+                            {&out, values.data(), n * stride * sizeof(uint64_t), 0}});
+    stages.add("download", "group indices and words (" + std::to_string(n * (4 + 8 * stride)) + " bytes)", n, start);
+    r.algorithm = "star aggregate: " + std::to_string(in.dims.size()) +
+                  " dimension tables by direct addressing, one probe pass over the fact rows, the non-empty of " +
+                  std::to_string(in.domain) + " group indices listed on the device";
+  }
+  // Group j's words: at g * stride when read back whole, else at j * stride in list order.
+  const bool whole = in.domain <= kDirectReadDomain;
+  std::vector<size_t> order(index.size());
+  for (size_t j = 0; j < order.size(); ++j) order[j] = j;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return index[a] < index[b]; });
+  for (size_t j : order) {
+    const uint64_t* w = values.data() + (whole ? uint64_t(index[j]) : uint64_t(j)) * stride;
+    StarGroup g;
+    g.index = index[j];
+    g.count = w[0];
+    for (size_t a = 0; a < in.aggs.size(); ++a)
+      g.sums.push_back((__int128(int64_t(w[2 + 2 * a])) << 32) + __int128(w[1 + 2 * a]));
+    r.groups.push_back(std::move(g));
+  }
+  return r;
+}
+
+}  // namespace gfxq::vk::star
