@@ -306,14 +306,16 @@ TEST_CASE("vk-skeletons: PRODUCT columns written directly (product_gather) from 
       std::vector<uint32_t> gl(count), gr(count);
       vk_device().download(lo, gl.data(), count * 4);
       vk_device().download(ro, gr.data(), count * 4);
+      uint64_t wrong = 0;
+      std::string first_wrong;
       for (uint64_t i = 0; i < count; ++i) {
         const uint64_t l = (first + i) / nr, r = (first + i) % nr;
         const uint32_t wl = selected ? lplane[lsel[l]] : lv[l], wr = selected ? rplane[rsel[r]] : rv[r];
-        if (gl[i] != wl || gr[i] != wr) {
-          FAIL("position " << first + i << " is (" << gl[i] << ", " << gr[i] << "), want (" << wl << ", " << wr << ")");
-          break;
-        }
+        if ((gl[i] != wl || gr[i] != wr) && wrong++ == 0)
+          first_wrong = "position " + std::to_string(first + i) + " is (" + std::to_string(gl[i]) + ", " +
+                        std::to_string(gr[i]) + "), want (" + std::to_string(wl) + ", " + std::to_string(wr) + ")";
       }
+      CHECK_MESSAGE(wrong == 0, first_wrong);
     }
   }
   GFXQ_CHECK_NO_VK_MESSAGES();
