@@ -255,6 +255,131 @@ TEST_CASE("compute: the exact FLOAT sum rounds once, and the host combination is
   CHECK(int_sum_result(vk::combine_partials(big).bins[0], "SUM(a)") == std::numeric_limits<int64_t>::max() - 1);
 }
 
+TEST_CASE("compute: agg_combine adds partials exactly on the device, carries past 64 bits included") {
+  // The host's __int128 combination is the oracle. Bins at the int64 extremes carry into the high
+  // word both ways; empty partials (neutral keys), special flags; partial counts around the
+  // combine's strides (16 per bin slice, 256 per header slice).
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  vk::Device& device = test::vk_device();
+  for (const uint32_t n : {1u, 2u, 15u, 16u, 17u, 63u, 64u, 65u, 255u, 256u, 257u, 2048u, 5000u}) {
+    for (const uint32_t bins : {1u, 16u}) {
+      for (int shape = 0; shape < 3; ++shape) {
+        CAPTURE(n);
+        CAPTURE(bins);
+        CAPTURE(shape);
+        std::vector<vk::AggPartial> parts(n);
+        for (vk::AggPartial& p : parts) {
+          const bool empty = rng() % 5 == 0;
+          p.count = empty ? 0 : uint32_t(rng() >> 32);
+          p.min_key = empty ? UINT32_MAX : uint32_t(rng());
+          p.max_key = empty ? 0 : uint32_t(rng());
+          p.special = rng() % 7 == 0 ? uint32_t(1u << (rng() % 3)) : 0;
+          for (uint32_t b = 0; b < bins; ++b) {
+            const int64_t extreme =
+                rng() % 2 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+            // 0: all at one extreme (the total leaves int64), 1: random words, 2: extremes mixed.
+            p.bins[b] = shape == 0 ? (b % 2 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max())
+                        : shape == 1 ? int64_t(rng())
+                                     : (rng() % 2 ? extreme : int64_t(rng()) >> (rng() % 64));
+          }
+        }
+        vk::Buffer partials = device.create_buffer(n * sizeof(vk::AggPartial), vk::MemoryKind::Device);
+        device.upload(partials, parts.data(), n * sizeof(vk::AggPartial));
+        vk::Buffer total = device.create_buffer(sizeof(vk::AggDeviceTotal), vk::MemoryKind::Readback);
+        REQUIRE(vk::agg_combine_fits(device, n));
+        device.submit([&](VkCommandBuffer cmd) { vk::record_agg_combine(device, cmd, partials, n, bins, total); });
+        vk::AggDeviceTotal got;
+        device.download(total, &got, sizeof got);
+        const vk::AggTotals want = vk::combine_partials(parts, bins);
+        const vk::AggTotals have = vk::totals_of(got);
+        CHECK(have.count == want.count);
+        CHECK(have.min_key == want.min_key);
+        CHECK(have.max_key == want.max_key);
+        CHECK(have.special == want.special);
+        for (size_t b = 0; b < 16; ++b) {
+          CAPTURE(b);
+          CHECK(uint64_t(have.bins[b]) == uint64_t(want.bins[b]));
+          CHECK(int64_t(have.bins[b] >> 64) == int64_t(want.bins[b] >> 64));
+        }
+      }
+    }
+  }
+  vk::Buffer b = device.create_buffer(sizeof(vk::AggDeviceTotal), vk::MemoryKind::Device);
+  CHECK_THROWS_AS(device.submit([&](VkCommandBuffer cmd) { vk::record_agg_combine(device, cmd, b, 1, 2, b); }), Error);
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("compute: SUM AVG MIN MAX over many workgroups read one total and match the CPU") {
+  // 150 workgroups of 4096 rows (the limits force one round each) and 3 chunks; values at the FLOAT
+  // bins' extremes (FLT_MAX, the smallest denormal, powers of two across all 16 bins), NaN and
+  // infinities in some queries, INT32 extremes; empty selections.
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const uint64_t rows = 150 * 4096 - 7;
+  std::vector<int32_t> a(rows), k(rows);
+  std::vector<float> x(rows), z(rows);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (uint64_t i = 0; i < rows; ++i) {
+    const int pick = int(rng() % 8);
+    a[i] = pick == 0   ? std::numeric_limits<int32_t>::max()
+           : pick == 1 ? std::numeric_limits<int32_t>::min()
+                       : int32_t(uint32_t(rng()));
+    k[i] = int32_t(rng() % 1000);
+    const float sign = rng() % 2 ? -1.0f : 1.0f;
+    x[i] = pick == 0   ? sign * std::numeric_limits<float>::max()
+           : pick == 1 ? sign * std::numeric_limits<float>::denorm_min()
+           : pick == 2 ? sign * std::ldexp(1.0f, int(rng() % 254) - 126)
+           : pick == 3
+               ? -0.0f
+               : sign * std::ldexp(std::uniform_real_distribution<float>(1.0f, 2.0f)(rng), int(rng() % 60) - 30);
+    z[i] = x[i];
+  }
+  // z: the same with a few specials (NaN, +inf, -inf) in rows that only some conditions keep.
+  z[rows / 3] = std::numeric_limits<float>::quiet_NaN();
+  z[rows / 2] = inf;
+  z[rows - 2] = -inf;
+  k[rows / 3] = 1000;
+  k[rows / 2] = 1001;
+  k[rows - 2] = 1002;
+  Table t;
+  t.columns.push_back(Column::ints("a", a));
+  t.columns.push_back(Column::ints("k", k));
+  t.columns.push_back(Column::floats("x", x));
+  t.columns.push_back(Column::floats("z", z));
+  const Catalog catalog = catalog_of(t);
+  const std::string items =
+      "COUNT(*), SUM(a), AVG(a), MIN(a), MAX(a), SUM(x), AVG(x), MIN(x), MAX(x), SUM(z), MIN(z), "
+      "MAX(z)";
+  for (const char* where : {"k < 500 AND (a > 0 OR x < 0) AND k <> 7", "k >= 0", "k < 1000", "k = 1000", "k >= 1001",
+                            "k = 1001 OR k = 1002", "k > 5000", "k < 0 AND a > 0"}) {
+    INFO("WHERE " << where);
+    const std::string sql = "SELECT " + items + " FROM t WHERE " + where;
+    const Result want = engine().execute_sql(sql, catalog, Backend::Cpu);
+    for (const auto& [chunk, groups] : {std::pair<uint64_t, uint32_t>{0, 2048}, {rows / 3, 2048}}) {
+      const ForcedLimits force{chunk, groups};
+      const Result got = engine().execute_sql(sql, catalog, Backend::Compute);
+      const std::string diff = test::table_difference(want.table, got.table);
+      CHECK_MESSAGE(diff.empty(), diff);
+      // Each column's partials are added on the device: one 280-byte total comes back per column.
+      int totals = 0;
+      for (const PassRecord& p : got.report.passes) {
+        CHECK(p.kind != "combine");
+        if (p.kind == "download") {
+          CHECK(p.items == 1);
+          totals += p.detail.find("aggregate total (280 bytes)") != std::string::npos;
+        }
+        if (p.kind == "cnf-aggregate") CHECK(p.detail.find("agg_combine") != std::string::npos);
+      }
+      CHECK(totals == 3);  // a, x, z
+    }
+  }
+  const auto messages = engine().take_debug_messages();
+  CHECK_MESSAGE(messages.empty(), test::joined(messages));
+}
+
 TEST_CASE("compute: random CNF counts and selections match the CPU") {
   std::mt19937_64 rng(20240611);
   int queries = 0;

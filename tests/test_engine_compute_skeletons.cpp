@@ -171,6 +171,30 @@ TEST_CASE("engine-compute-product: CROSS JOIN in (left row, right row) order, in
   }
 }
 
+TEST_CASE("engine-compute-product: right sides around the kernel's vectors and steps, chunk boundaries") {
+  // product.comp writes 4 positions per vector and steps 1024 positions between an invocation's
+  // vectors: right sides of 1, 2, 3, 1023, 1024 and 1025 rows, chunks that end inside a vector and
+  // inside a left row's run, selections on either side.
+  const std::vector<std::pair<size_t, size_t>> sizes{{4099, 1}, {2050, 2}, {1367, 3}, {5, 1023}, {5, 1024}, {5, 1025}};
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const uint64_t seed = 450 + i;
+    std::mt19937_64 rng(seed);
+    Catalog c;
+    c.add("r", skeleton_table(rng, sizes[i].first, 50, true));
+    c.add("s", skeleton_table(rng, sizes[i].second, 50, true));
+    const std::string what = "seed " + std::to_string(seed) + ", " + std::to_string(sizes[i].first) + " x " +
+                             std::to_string(sizes[i].second);
+    on_compute(check_sql(engine(), "SELECT r.a, s.b, s.f FROM r CROSS JOIN s", c, what), "Join");
+    check_sql(engine(), "SELECT s.d, r.f FROM r, s WHERE r.a < 20", c, what + ", left side filtered");
+    check_sql(engine(), "SELECT r.b, s.s FROM r, s WHERE s.b > 0", c, what + ", right side filtered");
+    for (const char* chunk : {"1027", "4096"}) {
+      setenv("GFXQ_COMPUTE_PRODUCT_CHUNK", chunk, 1);
+      check_sql(engine(), "SELECT s.a, r.d FROM r, s WHERE r.b <> 3 AND s.a < 40", c, what + ", chunks of " + chunk);
+      unsetenv("GFXQ_COMPUTE_PRODUCT_CHUNK");
+    }
+  }
+}
+
 TEST_CASE("engine-compute-set-ops: a right operand that is a Project of columns reads the columns it names") {
   // Found by the analytic fuzzer (seed 3): the right operand's output was gathered by the Project's
   // positions from the Scan's columns (an out-of-range column, or the wrong one).

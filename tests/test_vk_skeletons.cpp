@@ -213,8 +213,21 @@ TEST_CASE("vk-skeletons: DISTINCT and set operations keep the rows the CPU engin
 }
 
 TEST_CASE("vk-skeletons: PRODUCT pairs in (left row, right row) order, chunked, through selections") {
-  for (const auto& [nl, nr, chunk] : std::vector<std::tuple<uint64_t, uint64_t, uint64_t>>{
-           {0, 5, 0}, {1, 1, 0}, {3, 257, 100}, {257, 3, 256}, {100, 100, 1}, {1000, 70, 4097}}) {
+  // Right sides around product.comp's vectors (4 positions) and steps (1024 positions), chunks that
+  // start inside a left row's run and end inside a vector, and random shapes (logged seed).
+  std::vector<std::tuple<uint64_t, uint64_t, uint64_t>> shapes{
+      {0, 5, 0},        {1, 1, 0},       {3, 257, 100},   {257, 3, 256},   {100, 100, 1},
+      {1000, 70, 4097}, {4099, 1, 0},    {2050, 2, 0},    {1500, 3, 0},    {9, 1023, 0},
+      {9, 1024, 0},     {9, 1025, 0},    {5, 1023, 1027}, {5, 1024, 4095}, {7, 1025, 1024},
+      {3, 5000, 4097},  {4100, 1, 1025}, {1, 4099, 4},    {2000, 3, 5}};
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < 4; ++i) {
+    const uint64_t nl = 1 + rng() % 300, nr = 1 + rng() % 1200;
+    shapes.emplace_back(nl, nr, rng() % 2 ? 0 : 1 + rng() % (nl * nr));
+  }
+  for (const auto& [nl, nr, chunk] : shapes) {
     CAPTURE(nl);
     CAPTURE(nr);
     CAPTURE(chunk);
@@ -252,6 +265,59 @@ TEST_CASE("vk-skeletons: PRODUCT pairs in (left row, right row) order, chunked, 
   vk::skel::ProductOptions none;
   std::vector<PassRecord> passes;
   CHECK_THROWS_AS(vk::skel::product(vk_device(), {2, 2, nullptr, nullptr}, none, passes), Error);
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk-skeletons: PRODUCT columns written directly (product_gather) from any first position") {
+  // One word plane of each side written as the output column over a range [first, first + count)
+  // of the pairs, with and without the sides' selections, right sides around the kernel's vectors
+  // and steps; the host's pairs are the oracle (logged seed).
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (const auto& [nl, nr] : std::vector<std::pair<uint64_t, uint64_t>>{
+           {1, 1}, {5, 1}, {7, 2}, {9, 3}, {4, 1023}, {4, 1024}, {4, 1025}, {300, 17}, {2, 4099}}) {
+    CAPTURE(nl);
+    CAPTURE(nr);
+    std::vector<uint32_t> lv(nl), rv(nr), lsel(nl), rsel(nr);
+    for (auto& v : lv) v = uint32_t(rng());
+    for (auto& v : rv) v = uint32_t(rng());
+    // The selections pick rows of planes twice as long.
+    std::vector<uint32_t> lplane(2 * nl), rplane(2 * nr);
+    for (auto& v : lplane) v = uint32_t(rng());
+    for (auto& v : rplane) v = uint32_t(rng());
+    for (uint64_t i = 0; i < nl; ++i) lsel[i] = uint32_t(rng() % (2 * nl));
+    for (uint64_t i = 0; i < nr; ++i) rsel[i] = uint32_t(rng() % (2 * nr));
+    const vk::Buffer lb = upload_words(lv), rb = upload_words(rv), lpb = upload_words(lplane),
+                     rpb = upload_words(rplane), lsb = upload_words(lsel), rsb = upload_words(rsel);
+    const uint64_t total = nl * nr;
+    for (const bool selected : {false, true}) {
+      const vk::skel::ProductInput in{nl, nr, selected ? &lsb : nullptr, selected ? &rsb : nullptr};
+      const uint64_t first = rng() % total, count = 1 + rng() % (total - first);
+      CAPTURE(selected);
+      CAPTURE(first);
+      CAPTURE(count);
+      vk::Buffer lo = vk_device().create_buffer(vk::padded_bytes(count), vk::MemoryKind::Device);
+      vk::Buffer ro = vk_device().create_buffer(vk::padded_bytes(count), vk::MemoryKind::Device);
+      vk_device().submit([&](VkCommandBuffer cmd) {
+        vk::skel::record_product_gather(vk_device(), cmd, in, false, selected ? lpb : lb, first, count, lo);
+        vk::skel::record_product_gather(vk_device(), cmd, in, true, selected ? rpb : rb, first, count, ro);
+      });
+      std::vector<uint32_t> gl(count), gr(count);
+      vk_device().download(lo, gl.data(), count * 4);
+      vk_device().download(ro, gr.data(), count * 4);
+      uint64_t wrong = 0;
+      std::string first_wrong;
+      for (uint64_t i = 0; i < count; ++i) {
+        const uint64_t l = (first + i) / nr, r = (first + i) % nr;
+        const uint32_t wl = selected ? lplane[lsel[l]] : lv[l], wr = selected ? rplane[rsel[r]] : rv[r];
+        if ((gl[i] != wl || gr[i] != wr) && wrong++ == 0)
+          first_wrong = "position " + std::to_string(first + i) + " is (" + std::to_string(gl[i]) + ", " +
+                        std::to_string(gr[i]) + "), want (" + std::to_string(wl) + ", " + std::to_string(wr) + ")";
+      }
+      CHECK_MESSAGE(wrong == 0, first_wrong);
+    }
+  }
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
 

@@ -23,6 +23,11 @@
 
 #define SKELETON_WG 256u
 
+// product.comp: vectors of 4 output positions per invocation (workgroup w takes PRODUCT_VECS *
+// SKELETON_WG vectors), and the positions between an invocation's vectors.
+#define PRODUCT_VECS 4u
+#define PRODUCT_STEP (4u * SKELETON_WG)
+
 // Hash DISTINCT (distinct_hash.comp): the most key planes a row may have, the empty slot, and the
 // most slots one insert probes before it gives up (the table is at most half full, so a probe
 // sequence that long means a bad hash; within lavapipe's 65,535 loop iterations per invocation).

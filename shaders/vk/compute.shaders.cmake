@@ -38,6 +38,8 @@ foreach(_variant s1 s1_iv s8)
     endforeach()
   endforeach()
 endforeach()
+# agg_combine: cnf_agg_*'s per-workgroup partials added up on the device (one total to read back).
+gfxq_vk_shader(agg_combine agg_combine.comp)
 # cnf_compact: the marked rows in row order, as row ids, keys, or both.
 gfxq_vk_shader(cnf_compact_ids cnf_compact.comp DEFINES WRITE_IDS)
 gfxq_vk_shader(cnf_compact_keys cnf_compact.comp DEFINES WRITE_KEYS)

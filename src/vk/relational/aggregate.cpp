@@ -42,6 +42,35 @@ AggTotals combine_partials(const std::vector<AggPartial>& partials, size_t bins)
   return t;
 }
 
+AggTotals totals_of(const AggDeviceTotal& total) {
+  AggTotals t;
+  t.count = total.count;
+  t.min_key = total.min_key;
+  t.max_key = total.max_key;
+  t.special = total.special;
+  for (size_t b = 0; b < 16; ++b)
+    t.bins[b] = __int128(static_cast<unsigned __int128>(uint64_t(total.bin_high[b])) << 64 | total.bin_low[b]);
+  return t;
+}
+
+bool agg_combine_fits(const Device& device, uint64_t partials) {
+  const uint64_t limit = device.caps().shader_loop_limit;
+  // The header loop (partials / 256), the bin loops (partials / 16 with bins == 16, partials / 256
+  // with one) and the tree (8 steps).
+  return limit == 0 || partials / 256 + partials / 16 + 16 <= limit;
+}
+
+void record_agg_combine(Device& device, VkCommandBuffer cmd, const Buffer& partials, uint32_t count, uint32_t bins,
+                        const Buffer& total) {
+  if (bins != 1 && bins != 16)
+    throw Error(ErrorCode::InvalidInput, "record_agg_combine: " + std::to_string(bins) + " bins (1 or 16)");
+  if (!agg_combine_fits(device, count))
+    throw Error(ErrorCode::InvalidInput, "record_agg_combine: " + std::to_string(count) + " partials exceed " +
+                                             device.caps().device_name + "'s shader loop limit");
+  const uint32_t push[2] = {count, bins};
+  device.dispatch(cmd, device.pipeline("agg_combine", 2, sizeof(push)), {&partials, &total}, push, 1);
+}
+
 double float_sum(const AggTotals& totals) {
   const uint32_t s = totals.special;
   if (const auto special = special_sum(s & 1, s & 2, s & 4)) return *special;
@@ -121,22 +150,38 @@ Table run_aggregates(QueryContext& ctx, std::string& algorithm, uint64_t select_
       Buffer partials = device.create_buffer(uint64_t(plan.groups) * sizeof(AggPartial), MemoryKind::Device);
       const std::string what = std::string("COUNT") + (s.wants.sum ? "/SUM" : "") + (s.wants.min ? "/MIN" : "") +
                                (s.wants.max ? "/MAX" : "") + " of " + s.column.name;
+      // INT sums and MIN/MAX use bin 0 alone (zero without a sum), FLOAT sums all 16.
+      const uint32_t bins = s.column.type == Type::Float32 && s.wants.sum ? 16 : 1;
+      // The total is written where the host reads it (mapped): no copy to stage it.
+      const bool on_device = agg_combine_fits(device, plan.groups);
+      Buffer total = on_device ? device.create_buffer(sizeof(AggDeviceTotal), MemoryKind::Readback) : Buffer();
       std::string kernel;
       PassRecord& pass_record =
           ctx.run("cnf-aggregate",
-                  "fused CNF (" + program.summary() + ") + " + what + ": one partial per workgroup; " + plan.summary(),
+                  "fused CNF (" + program.summary() + ") + " + what + ": one partial per workgroup" +
+                      (on_device ? ", added up on the device by agg_combine (exact)" : "") + "; " + plan.summary(),
                   plan.rows, [&](VkCommandBuffer cmd) {
                     kernel = record_cnf_aggregate(device, cmd, input, slot, s.wants, plan, partials,
                                                   !ctx.limits().float_sum_int64);
+                    if (on_device) {
+                      device.barrier(cmd);
+                      record_agg_combine(device, cmd, partials, plan.groups, bins, total);
+                    }
                   });
       pass_record.detail += "; kernel " + kernel;
       const size_t pass = ctx.passes().size() - 1;
-      const auto parts = ctx.download<AggPartial>(partials, plan.groups, "aggregate partials");
-      const auto start = QueryContext::Clock::now();
-      s.totals = combine_partials(parts, s.column.type == Type::Float32 ? 16 : 1);
+      if (on_device) {
+        s.totals = totals_of(ctx.download<AggDeviceTotal>(total, 1, "aggregate total").at(0));
+      } else {
+        const auto parts = ctx.download<AggPartial>(partials, plan.groups, "aggregate partials");
+        const auto start = QueryContext::Clock::now();
+        s.totals = combine_partials(parts, bins);
+        ctx.add("combine",
+                std::to_string(plan.groups) + " partials of " + s.column.name +
+                    " added on the host (exact; too many for agg_combine within the driver's shader loop limit)",
+                plan.groups, std::nullopt, start);
+      }
       ctx.passes()[pass].passed = s.totals.count;
-      ctx.add("combine", std::to_string(plan.groups) + " partials of " + s.column.name + " added on the host (exact)",
-              plan.groups, std::nullopt, start);
       count = s.totals.count;
       steps.push_back("fused CNF + " + what + " in 1 dispatch");
     }

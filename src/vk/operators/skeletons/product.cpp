@@ -14,18 +14,26 @@ namespace {
 
 //! Push constants of product.comp (group_offset last, set by dispatch).
 struct ProductPush {
-  uint32_t count, l0, r0, right_n, flags, group_offset;
+  uint32_t count, l0, r0, right_n, flags, step_l, step_r, group_offset;
 };
 
 ProductPush push_of(const ProductInput& input, uint64_t first, uint64_t count, bool right) {
   const uint32_t flags = (input.left_ids ? 1u : 0u) | (input.right_ids ? 2u : 0u) | (right ? 4u : 0u);
-  // The chunk's first pair (l0, r0): the kernels divide 32-bit offsets from it, not 64-bit positions.
+  // The chunk's first pair (l0, r0): each invocation divides its first 32-bit offset from it, not a
+  // 64-bit position, then steps by PRODUCT_STEP positions as pairs.
   return {uint32_t(count),
           uint32_t(first / input.right_rows),
           uint32_t(first % input.right_rows),
           uint32_t(input.right_rows),
           flags,
+          uint32_t(PRODUCT_STEP / input.right_rows),
+          uint32_t(PRODUCT_STEP % input.right_rows),
           0};
+}
+
+//! Workgroups of product.comp for `count` positions.
+uint32_t product_groups(uint64_t count) {
+  return uint32_t(prim::div_up(count, uint64_t(4) * PRODUCT_VECS * SKELETON_WG));
 }
 
 void check_chunk(const Device& device, const ProductInput& input, uint64_t count) {
@@ -46,8 +54,7 @@ void record_product_pairs(Device& device, VkCommandBuffer cmd, const ProductInpu
   const Buffer& l = input.left_ids ? *input.left_ids : left_out;
   const Buffer& r = input.right_ids ? *input.right_ids : left_out;
   device.dispatch_ranges(cmd, device.pipeline("product_ids", 4, sizeof(ProductPush), true),
-                         {{&l, 0, 0}, {&r, 0, 0}, {&left_out, 0, 0}, {&right_out, 0, 0}}, &push,
-                         uint32_t(prim::div_up(count, SKELETON_WG)));
+                         {{&l, 0, 0}, {&r, 0, 0}, {&left_out, 0, 0}, {&right_out, 0, 0}}, &push, product_groups(count));
 }
 
 void record_product_gather(Device& device, VkCommandBuffer cmd, const ProductInput& input, bool right,
@@ -58,7 +65,7 @@ void record_product_gather(Device& device, VkCommandBuffer cmd, const ProductInp
   const Buffer* ids = right ? input.right_ids : input.left_ids;
   device.dispatch_ranges(cmd, device.pipeline("product_gather", 4, sizeof(ProductPush), true),
                          {{&source, 0, 0}, {ids ? ids : &source, 0, 0}, {&out, 0, 0}, {&out, 0, 0}}, &push,
-                         uint32_t(prim::div_up(count, SKELETON_WG)));
+                         product_groups(count));
 }
 
 uint64_t product(Device& device, const ProductInput& input, const ProductOptions& options,

@@ -3,7 +3,9 @@
 //! PRODUCT (CROSS JOIN) on the compute path, Red Fox's three phases: count (left rows × right rows,
 //! known without a pass), allocate (chunks of at most one binding or ProductOptions::chunk_pairs
 //! pairs) and write (product.comp: position p of the output is the pair (p / right rows, p % right
-//! rows), so the pairs come in (left row, right row) order, the CPU engine's). A chunk's pairs are
+//! rows), so the pairs come in (left row, right row) order, the CPU engine's; each invocation writes
+//! 4 vectors of 4 positions as uvec4 stores, dividing only its first position and stepping from it
+//! to the others, so no pair costs a division whatever the sides' sizes). A chunk's pairs are
 //! row ids (ids of the sides' selections when given), or, for the benchmark and for callers that
 //! keep the output on the device, one column word plane of one side written directly
 //! (record_product_gather).
@@ -47,13 +49,14 @@ struct ProductOptions {
 uint64_t product(Device& device, const ProductInput& input, const ProductOptions& options,
                  std::vector<PassRecord>& passes);
 
-//! Records the pairs [first, first + count) into `left_out` and `right_out` (count uint32 each).
+//! Records the pairs [first, first + count) into `left_out` and `right_out` (count uint32 each, in
+//! buffers of at least padded_bytes(count) bytes: whole vectors).
 void record_product_pairs(Device& device, VkCommandBuffer cmd, const ProductInput& input, uint64_t first,
                           uint64_t count, const Buffer& left_out, const Buffer& right_out);
 
 //! Records out[i] = source[side row of pair first + i] for i < count: one 32-bit column plane of the
 //! left (right == false) or right side of the PRODUCT, written as its output column (through the side's
-//! selection when given).
+//! selection when given). `out` holds at least padded_bytes(count) bytes.
 void record_product_gather(Device& device, VkCommandBuffer cmd, const ProductInput& input, bool right,
                            const Buffer& source, uint64_t first, uint64_t count, const Buffer& out);
 
