@@ -60,6 +60,11 @@ uint gb_home(uint h, uint cap) {
   umulExtended(h, cap, hi, lo);
   return hi;
 }
+// Home slot in a workgroup's shared table: the hash rotated by 16 bits first, so that the slot
+// comes from the hash's low half. The partitioned variant clusters rows by the top 16 bits of the
+// same hash (fmix32 of key 0), so a workgroup's run holds keys of a few partitions; slots from the
+// high half would put all of them on a few home slots (one probe cluster per partition).
+uint gb_shared_home(uint h, uint cap) { return gb_home((h << 16) | (h >> 16), cap); }
 
 // A finite FLOAT value as an addend of the fixed point in units of 2^-149: |v| = M << shift with
 // M < 2^24, so it touches word w = shift / 32 (low part `lo`) and word w + 1 (`hi`). Returns the

@@ -103,7 +103,7 @@ uint gbs_find(uint k0, uint k1) {
   } else if (k0 == GB_EMPTY) {
     return cap;
   }
-  uint s = gb_home(gb_hash(k0, k1), cap);
+  uint s = gb_shared_home(gb_hash(k0, k1), cap);
   for (uint probe = 0u; probe < min(cap, GB_SHARED_PROBES); ++probe) {
     const uint at = s * sw;
     uint seen = s_table[at];
