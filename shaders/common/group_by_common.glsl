@@ -28,10 +28,13 @@ bool gb_value_float(uint c) { return ((GB_CONFIG >> (GB_CFG_VALUE_FLOAT_SHIFT + 
 uint gb_kind_words(uint kind) {
   return kind == GB_STATE_SUM_INT ? 2u : (kind == GB_STATE_SUM_FLOAT ? GB_SUM_FLOAT_WORDS : (kind == 0u ? 0u : 1u));
 }
-// Word offset of state i within a slot.
+// Word offset of state i within a slot. The loop has a constant bound, so it unrolls and the
+// offsets fold into constants (a loop bounded by i stayed a loop on lavapipe, whose budget of
+// loop iterations per invocation it then spent row by row).
 uint gb_state_offset(uint i) {
   uint o = GB_HEADER;
-  for (uint j = 0u; j < i; ++j) o += gb_kind_words(gb_kind(j));
+  for (uint j = 0u; j < GB_MAX_STATES; ++j)
+    if (j < i) o += gb_kind_words(gb_kind(j));
   return o;
 }
 uint gb_slot_words() {
