@@ -3,13 +3,12 @@
 // Zipf-like law of exponent 1 (k = 4, 6, ..., 26: one case each, sweep.group_by_uniform_g<k> and
 // sweep.group_by_zipf_g<k>; "sweep." rather than "compute.", so that a run of the compute cases,
 // --cases compute, does not take the sweep's minutes with it: --cases group_by selects it). In each case every variant
-// is forced (shared, subgroup, global, partitioned, sort) and the optimizer picks one (auto), each run once through
-// group_by's own path and checked against a host computation; then all of them are timed in turn with the two ceilings
-// of the same run: reading both input columns (read_u32x4_x8 over each) and the radix sort of the n
-// keys. The case's time is the optimizer's pick, its estimate passes included (the forced variants
-// are timed without theirs); its ratio is to the read ceiling (bytes = 8n, what GROUP BY must read;
-// sweep.group_by_read registers it), and the note gives every variant's time and its
-// ratios to the read and to the sort. bench/plot_group_by.py draws the sweep.
+// is forced (private, shared, subgroup, global, partitioned, sort) and the optimizer picks one (auto), each run once
+// through group_by's own path and checked against a host computation; then all of them are timed in turn with the two
+// ceilings of the same run: reading both input columns (read_u32x4_x8 over each) and the radix sort of the n keys. The
+// case's time is the optimizer's pick, its estimate passes included (the forced variants are timed without theirs); its
+// ratio is to the read ceiling (bytes = 8n, what GROUP BY must read; sweep.group_by_read registers it), and the note
+// gives every variant's time and its ratios to the read and to the sort. bench/plot_group_by.py draws the sweep.
 //
 // Keys: key = int32(fmix32(i)) for the value index i (a bijection, so 2^k distinct keys spread over
 // the whole int32 range); uniform i = a random index below 2^k, Zipf i = floor((2^k + 1)^u) - 1
@@ -207,8 +206,9 @@ void record_read(vk::Device& device, VkCommandBuffer cmd, const Buffer& src, con
   }
 }
 
-constexpr GroupByVariant kForced[] = {GroupByVariant::SharedTable, GroupByVariant::SubgroupCombine,
-                                      GroupByVariant::GlobalTable, GroupByVariant::Partitioned, GroupByVariant::Sort};
+constexpr GroupByVariant kForced[] = {GroupByVariant::Private,         GroupByVariant::SharedTable,
+                                      GroupByVariant::SubgroupCombine, GroupByVariant::GlobalTable,
+                                      GroupByVariant::Partitioned,     GroupByVariant::Sort};
 
 // The read ceiling of the sweep: reading an int32 key column and an int32 value column of `rows`
 // rows (bytes = 8n).
@@ -245,7 +245,9 @@ Measurement sweep_case(Env& env, uint64_t rows, bool zipf, int log2_groups) {
   std::vector<Run> runs;
   bool ok = true;
   std::string failures;
-  for (GroupByVariant v : {GroupByVariant::Auto, kForced[0], kForced[1], kForced[2], kForced[3], kForced[4]}) {
+  std::vector<GroupByVariant> variants = {GroupByVariant::Auto};
+  variants.insert(variants.end(), std::begin(kForced), std::end(kForced));
+  for (GroupByVariant v : variants) {
     vk::GroupByOptions options;
     options.variant = v;
     Run run{v, std::make_unique<vk::gb::GroupByOperator>(device, input, options), {}};

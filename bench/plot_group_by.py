@@ -15,10 +15,10 @@ import json
 import re
 from collections import defaultdict
 
-VARIANTS = ["shared", "subgroup", "global", "partitioned", "sort"]
+VARIANTS = ["private", "shared", "subgroup", "global", "partitioned", "sort"]
 CASE = re.compile(r"^sweep\.group_by_(uniform|zipf)_g(\d+)$")
 PEER = re.compile(r"^peer\.([a-z_]+)\.group_by_(uniform|zipf)_g(\d+)$")
-TIME = re.compile(r"\b(auto|shared|subgroup|global|partitioned|sort) ([0-9.]+) ms \(")
+TIME = re.compile(r"\b(auto|private|shared|subgroup|global|partitioned|sort) ([0-9.]+) ms \(")
 CEILINGS = re.compile(r"read of both columns ([0-9.]+) ms, radix sort of the keys ([0-9.]+) ms")
 CHOSEN = re.compile(r"auto chose (\w+)")
 

@@ -43,11 +43,13 @@ using vk::GroupByOptions;
 using vk::GroupByResult;
 using vk::GroupByVariant;
 
-constexpr GroupByVariant kVariants[] = {
-    GroupByVariant::Auto,        GroupByVariant::SharedTable, GroupByVariant::SubgroupCombine,
-    GroupByVariant::GlobalTable, GroupByVariant::Partitioned, GroupByVariant::Sort};
-constexpr GroupByVariant kHashVariants[] = {GroupByVariant::SharedTable, GroupByVariant::SubgroupCombine,
-                                            GroupByVariant::GlobalTable, GroupByVariant::Partitioned};
+constexpr GroupByVariant kVariants[] = {GroupByVariant::Auto,        GroupByVariant::Private,
+                                        GroupByVariant::SharedTable, GroupByVariant::SubgroupCombine,
+                                        GroupByVariant::GlobalTable, GroupByVariant::Partitioned,
+                                        GroupByVariant::Sort};
+constexpr GroupByVariant kHashVariants[] = {GroupByVariant::Private, GroupByVariant::SharedTable,
+                                            GroupByVariant::SubgroupCombine, GroupByVariant::GlobalTable,
+                                            GroupByVariant::Partitioned};
 
 uint64_t test_seed() {
   if (const char* s = std::getenv("GFXQ_TEST_SEED")) return std::strtoull(s, nullptr, 0);
@@ -311,6 +313,103 @@ TEST_CASE("vk-group-by: 1, 2, 7 groups, around the shared tables' capacity, n/2 
     }
   } else {
     MESSAGE("the 44 KiB shared table needs more shared memory than " << device().caps().device_name << " has");
+  }
+}
+
+TEST_CASE("vk-group-by: the private variant around its slots, skew, extremes, FLOAT keys and empty input") {
+  const uint64_t seed = test_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const std::vector<GroupByVariant> vs = {GroupByVariant::Auto, GroupByVariant::Private};
+  // Its kernels where the device has the shared memory (the 44 KiB one: not lavapipe).
+  std::vector<uint32_t> sizes = {1};
+  if (device().caps().max_shared_memory >= vk::gb::shared_bytes(vk::gb::TableKernel::PrivateL))
+    sizes.push_back(3);
+  else
+    MESSAGE("the 44 KiB private kernel needs more shared memory than " << device().caps().device_name << " has");
+  for (uint32_t size : sizes) {
+    GroupByOptions o;
+    o.shared_size = size;
+    const vk::gb::TableKernel kernel = size == 3 ? vk::gb::TableKernel::PrivateL : vk::gb::TableKernel::PrivateS;
+    // Slots of COUNT(*), SUM, AVG, MIN, MAX (count, two sum pieces, min, max: 5 words per invocation).
+    Data probe = int_data(8, 1, rng);
+    OnDevice probe_on(probe);
+    const uint32_t slots = vk::gb::shared_capacity(kernel, vk::gb::make_layout(probe_on.input)) + 1;
+    const std::string tag = ", " + vk::gb::shared_size_text(kernel) + " kernel (" + std::to_string(slots) + " slots)";
+    // Around 16 and 64 groups, and the kernel's slots: beyond them rows go to the global table.
+    for (uint64_t groups :
+         {uint64_t(1), uint64_t(2), uint64_t(15), uint64_t(16), uint64_t(17), uint64_t(63), uint64_t(64), uint64_t(65),
+          uint64_t(slots / 2), uint64_t(slots / 2 + 1), uint64_t(slots - 1), uint64_t(slots), uint64_t(slots + 1)}) {
+      check_variants(int_data(7000, groups, rng), o, std::to_string(groups) + " groups" + tag, vs);
+      check_variants(int_data(7000, groups, rng, true), o, std::to_string(groups) + " Zipf groups" + tag, vs);
+    }
+    // Small runs per workgroup (many workgroups, each merging its slots), and runs past the
+    // kernel's bound of 65,536 rows per invocation (clamped by the optimizer).
+    for (uint32_t rows : {1024u, 1u << 24}) {
+      GroupByOptions r = o;
+      r.rows_per_group = rows;
+      const Data d = int_data(9000, 9, rng);
+      OnDevice on(d);
+      r.variant = GroupByVariant::Private;
+      const GroupByResult got = vk::group_by(device(), on.input, r);
+      check(d, got, std::to_string(rows) + " rows per workgroup" + tag);
+      CHECK(got.algorithm.find(" x " + std::to_string(std::min(rows, GB_PRIVATE_MAX_ROWS)) + " rows") !=
+            std::string::npos);
+    }
+    // Long runs of INT_MIN / INT_MAX values (the 16-bit pieces' sums at their largest) under
+    // negative keys: 1024 rows per invocation (lavapipe's budget of loop iterations per invocation
+    // ends the table kernels' loops early at about 2048 rows per invocation, so the kernel's own
+    // bound of 65,536 is not reached here).
+    {
+      Data d;
+      std::vector<int32_t> k, v;
+      for (int i = 0; i < 1 << 19; ++i) {
+        k.push_back(-1 - int32_t(rng() % 3));
+        v.push_back(rng() % 8 ? (k.back() == -2 ? test::kMin : test::kMax) : int32_t(uint32_t(rng())));
+      }
+      d.keys.push_back(Column::ints("k", k));
+      d.values.push_back(Column::ints("v", v));
+      d.aggs = int_aggs();
+      GroupByOptions r = o;
+      r.rows_per_group = 1 << 17;
+      check_variants(d, r, "runs of extreme values" + tag, vs);
+    }
+    // FLOAT keys (-0.0 = 0.0, every NaN one group) with FLOAT and INT values; COUNT(x), AVG.
+    {
+      const float pool[] = {0.0f, -0.0f, test::kNaN, test::kNegNaN, test::kInf, -test::kInf, -1.5f, 2.0f, 1e-45f};
+      Data d;
+      std::vector<float> k;
+      for (int i = 0; i < 6000; ++i) k.push_back(pool[rng() % 9]);
+      d.keys.push_back(Column::floats("k", k));
+      d.values.push_back(float_values("x", 6000, rng, true));
+      d.values.push_back(int_values("v", 6000, rng));
+      d.aggs = {agg(AggKind::Count, -1, "COUNT(*)"), agg(AggKind::Sum, 0, "SUM(x)"),    agg(AggKind::Avg, 0, "AVG(x)"),
+                agg(AggKind::Min, 0, "MIN(x)"),      agg(AggKind::Max, 1, "MAX(v)"),    agg(AggKind::Sum, 1, "SUM(v)"),
+                agg(AggKind::Avg, 1, "AVG(v)"),      agg(AggKind::Count, 0, "COUNT(x)")};
+      check_variants(d, o, "FLOAT keys" + tag, vs);
+      // Without counts: only the INT_MIN key's slot says it holds a group.
+      Data e = int_data(5000, 6, rng);
+      e.aggs = {agg(AggKind::Sum, 0, "SUM(v)"), agg(AggKind::Max, 0, "MAX(v)")};
+      check_variants(e, o, "SUM and MAX only" + tag, vs);
+    }
+    // Two key columns, strides, a selection, no rows, every row filtered out.
+    {
+      Data d = int_data(6000, 10, rng);
+      d.keys.push_back(int_values("k2", 6000, rng, 1));
+      check_variants(d, o, "two key columns" + tag, vs);
+      GroupByOptions st = o;
+      st.stride_rows = 2048;
+      check_variants(d, st, "strides of 2048 rows" + tag, vs);
+      Data sel = int_data(6000, 12, rng);
+      std::vector<uint32_t> ids;
+      for (uint32_t r = 0; r < 6000; ++r)
+        if (rng() % 3 == 0) ids.push_back(r);
+      sel.selection = ids;
+      check_variants(sel, o, "a third of the rows selected" + tag, vs);
+      sel.selection = std::vector<uint32_t>{};
+      check_variants(sel, o, "every row filtered out" + tag, vs);
+      check_variants(int_data(0, 1, rng), o, "no rows" + tag, vs);
+    }
   }
 }
 
@@ -743,13 +842,14 @@ TEST_CASE("vk-group-by: the optimizer's estimates and choices") {
     CHECK(std::fabs(double(h.estimate.value) - 30000.0) <= 0.05 * 30000.0);
     check(all, h, "all keys distinct");
   }
-  // Few groups: the subgroup-combined shared tables; many: a global table or partitioning.
+  // Few groups: per-invocation accumulators; many: a global table or partitioning.
   {
     const Data d = int_data(5000, 3, rng);
     OnDevice on(d);
     const GroupByResult r = vk::group_by(device(), on.input);
-    CHECK(r.variant == GroupByVariant::SubgroupCombine);
+    CHECK(r.variant == GroupByVariant::Private);
     CHECK(!r.reason.empty());
+    check(d, r, "3 groups, the optimizer's choice");
   }
   // The rules on estimates alone (2^28 rows of one INT key and an INT SUM: 16-byte slots).
   {
@@ -761,7 +861,14 @@ TEST_CASE("vk-group-by: the optimizer's estimates and choices") {
     const vk::gb::Layout layout = vk::gb::make_layout(in);
     in.rows = uint64_t(1) << 28;
     auto pick = [&](uint64_t estimate) { return vk::gb::choose(device(), in, layout, {}, estimate); };
-    CHECK(pick(3).variant == GroupByVariant::SubgroupCombine);
+    CHECK(pick(3).variant == GroupByVariant::Private);
+    const uint32_t private_slots =
+        vk::gb::shared_capacity(vk::gb::largest_private_kernel(device()), layout) + 1;  // 24 or 40 (8-byte sums)
+    const vk::gb::Choice few = pick(private_slots / 2);
+    CHECK(few.variant == GroupByVariant::Private);
+    CHECK(few.rows_per_group % GB_STEP == 0);
+    CHECK(few.rows_per_group <= GB_PRIVATE_MAX_ROWS);
+    CHECK(pick(private_slots / 2 + 1).variant == GroupByVariant::SharedTable);
     CHECK(pick(300).variant == GroupByVariant::SharedTable);
     CHECK(pick(20000).variant == GroupByVariant::GlobalTable);
     CHECK(pick(20000).table_slots == 40960);

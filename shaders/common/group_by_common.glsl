@@ -28,10 +28,13 @@ bool gb_value_float(uint c) { return ((GB_CONFIG >> (GB_CFG_VALUE_FLOAT_SHIFT + 
 uint gb_kind_words(uint kind) {
   return kind == GB_STATE_SUM_INT ? 2u : (kind == GB_STATE_SUM_FLOAT ? GB_SUM_FLOAT_WORDS : (kind == 0u ? 0u : 1u));
 }
-// Word offset of state i within a slot.
+// Word offset of state i within a slot. The loop has a constant bound, so it unrolls and the
+// offsets fold into constants (a loop bounded by i stayed a loop on lavapipe, whose budget of
+// loop iterations per invocation it then spent row by row).
 uint gb_state_offset(uint i) {
   uint o = GB_HEADER;
-  for (uint j = 0u; j < i; ++j) o += gb_kind_words(gb_kind(j));
+  for (uint j = 0u; j < GB_MAX_STATES; ++j)
+    if (j < i) o += gb_kind_words(gb_kind(j));
   return o;
 }
 uint gb_slot_words() {
@@ -60,6 +63,11 @@ uint gb_home(uint h, uint cap) {
   umulExtended(h, cap, hi, lo);
   return hi;
 }
+// Home slot in a workgroup's shared table: the hash rotated by 16 bits first, so that the slot
+// comes from the hash's low half. The partitioned variant clusters rows by the top 16 bits of the
+// same hash (fmix32 of key 0), so a workgroup's run holds keys of a few partitions; slots from the
+// high half would put all of them on a few home slots (one probe cluster per partition).
+uint gb_shared_home(uint h, uint cap) { return gb_home((h << 16) | (h >> 16), cap); }
 
 // A finite FLOAT value as an addend of the fixed point in units of 2^-149: |v| = M << shift with
 // M < 2^24, so it touches word w = shift / 32 (low part `lo`) and word w + 1 (`hi`). Returns the

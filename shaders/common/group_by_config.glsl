@@ -72,6 +72,20 @@
 #define GB_SHARED_WORDS_M 7168u
 #define GB_SHARED_WORDS_L 11264u
 
+// The private-accumulator kernels (few groups; group_by_private_{s,l}): GB_PRIVATE_WG invocations,
+// each keeping its own accumulators per group slot in shared memory (GB_PRIVATE_WORDS_S or _L
+// words per invocation: plain loads and stores, no atomics), beside a lookup table of
+// GB_PRIVATE_TABLE_WORDS words (keys, FLOAT sums and the merge) of at most GB_PRIVATE_MAX_SLOTS
+// slots. An INT sum is kept as two 32-bit sums of 16-bit pieces, exact while an invocation takes
+// at most 65,536 rows: a workgroup takes at most GB_PRIVATE_MAX_ROWS rows.
+#define GB_PRIVATE_WG 128u
+#define GB_PRIVATE_STEP 512u
+#define GB_PRIVATE_WORDS_S 48u
+#define GB_PRIVATE_WORDS_L 80u
+#define GB_PRIVATE_TABLE_WORDS 1024u
+#define GB_PRIVATE_MAX_SLOTS 64u
+#define GB_PRIVATE_MAX_ROWS 8388608u
+
 // HyperLogLog sketch of the group count: 2^GB_HLL_BITS registers, each the largest rank
 // (leading zeros + 1) of a second 32-bit hash among the keys whose first hash selects it.
 #define GB_HLL_BITS 12u

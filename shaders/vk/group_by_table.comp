@@ -13,8 +13,18 @@
 //    hot shared words). The partitioned variant runs this kernel over rows clustered by hash
 //    partition, with pc.rows_per_group sized so a workgroup's rows hold about as many groups as
 //    its table.
-// Defines: GB_KERNEL_GLOBAL or GB_SHARED_WORDS (the shared table's words); GB_ATOMIC64 where the
-// device has 64-bit buffer atomics (needed for two key columns in the global table).
+//  - private (GB_PRIVATE_WORDS; few groups): workgroups of GB_PRIVATE_WG invocations, each keeping
+//    its own accumulators per slot of the workgroup's shared table (GB_PRIVATE_WORDS words per
+//    invocation in shared memory, one column per invocation: plain loads and stores, no atomics,
+//    no bank conflicts): the count, INT sums as two 32-bit sums of the values' low 16 bits and
+//    their signed high 16 bits (exact for up to 65,536 rows per invocation), MIN and MAX. The shared
+//    table (pc.shared_cap + 1 slots) only maps keys to slots (claimed by CAS once per key) and takes
+//    the FLOAT sums by shared atomics. At the end the invocations' accumulators are added into the
+//    shared table, which is merged into the global table as in the shared kernel. Rows are read as
+//    uvec4s, the next step's loads issued before the current step's rows are processed.
+// Defines: GB_KERNEL_GLOBAL or GB_SHARED_WORDS (the shared table's words), with GB_PRIVATE_WORDS
+// for the private kernel; GB_ATOMIC64 where the device has 64-bit buffer atomics (needed for two
+// key columns in the global table).
 // Specialization constants: GB_STATES, GB_CONFIG (group_by_common.glsl).
 // Bindings: 0 = table (uint[], uint64_t[]), 1 = ctrl (uint[GB_CTRL_WORDS]), 2..8 = rows
 //           (group_by_rows.glsl).
@@ -34,7 +44,12 @@
 #include "hash.glsl"
 #include "wg_tile.glsl"
 #include "group_by_common.glsl"
-layout(local_size_x = GB_WG) in;
+#ifdef GB_PRIVATE_WORDS
+#define GB_LOCAL GB_PRIVATE_WG
+#else
+#define GB_LOCAL GB_WG
+#endif
+layout(local_size_x = GB_LOCAL) in;
 layout(std430, binding = 0) buffer Table { uint gb_table[]; };
 #ifdef GB_ATOMIC64
 layout(std430, binding = 0) buffer Table64 { uint64_t gb_table64[]; };
@@ -103,7 +118,7 @@ uint gbs_find(uint k0, uint k1) {
   } else if (k0 == GB_EMPTY) {
     return cap;
   }
-  uint s = gb_home(gb_hash(k0, k1), cap);
+  uint s = gb_shared_home(gb_hash(k0, k1), cap);
   for (uint probe = 0u; probe < min(cap, GB_SHARED_PROBES); ++probe) {
     const uint at = s * sw;
     uint seen = s_table[at];
@@ -270,6 +285,142 @@ void gbs_merge(uint s) {
   }
 }
 
+#ifdef GB_PRIVATE_WORDS
+
+// The invocations' accumulators: word w of slot s of invocation i at (w * slots + s) * GB_PRIVATE_WG + i.
+shared uint s_private[GB_PRIVATE_WORDS * GB_PRIVATE_WG];
+
+// Private words per slot: the count (GB_COUNTS), then per state: SUM_INT 2 (low-piece sum,
+// high-piece sum), MIN and MAX 1 (order keys, MIN inverted), SUM_FLOAT none (shared table).
+uint gbp_kind_words(uint kind) {
+  return kind == GB_STATE_SUM_INT ? 2u : ((kind == GB_STATE_MIN || kind == GB_STATE_MAX) ? 1u : 0u);
+}
+uint gbp_offset(uint i) {
+  uint o = GB_COUNTS ? 1u : 0u;
+  [[unroll]] for (uint j = 0u; j < GB_MAX_STATES; ++j)
+    if (j < i) o += gbp_kind_words(gb_kind(j));
+  return o;
+}
+
+// One row into this invocation's accumulators of slot s (`slots` slots in all).
+void gbp_add_row(uint s, uint slots, uint x[GB_MAX_VALUE_BINDINGS]) {
+  const uint column = s * GB_PRIVATE_WG + gl_LocalInvocationIndex;
+  const uint plane = slots * GB_PRIVATE_WG;
+  if (GB_COUNTS) s_private[column] += 1u;
+  [[unroll]] for (uint i = 0u; i < GB_MAX_STATES; ++i) {
+    const uint kind = gb_kind(i);
+    const uint at = gbp_offset(i) * plane + column;
+    const uint v = x[gb_binding(i)];
+    if (kind == GB_STATE_SUM_INT) {
+      s_private[at] += v & 0xffffu;
+      s_private[at + plane] += uint(int(v) >> 16);
+    } else if (kind == GB_STATE_MIN) {
+      s_private[at] = max(s_private[at], ~gb_value_key(gb_binding(i), v));
+    } else if (kind == GB_STATE_MAX) {
+      s_private[at] = max(s_private[at], gb_value_key(gb_binding(i), v));
+    } else if (kind == GB_STATE_SUM_FLOAT) {
+      const uint t = s * gb_slot_words() + gb_state_offset(i);
+      uint w, lo, hi;
+      bool negative;
+      const uint flag = gb_float_addend(v, w, lo, hi, negative);
+      if (flag != 0u)
+        atomicOr(s_table[t + GB_F320_WORDS], flag);
+      else if ((lo | hi) != 0u)
+        gbs_f320_add(t, w, lo, hi, negative);
+    }
+  }
+}
+
+// This invocation's accumulators of slot s added into the shared table's slot s.
+void gbp_fold(uint s, uint slots) {
+  const uint column = s * GB_PRIVATE_WG + gl_LocalInvocationIndex;
+  const uint plane = slots * GB_PRIVATE_WG;
+  const uint base = s * gb_slot_words();
+  if (GB_COUNTS) {
+    const uint c = s_private[column];
+    if (c != 0u) atomicAdd(s_table[base + GB_COUNT], c);
+  }
+  [[unroll]] for (uint i = 0u; i < GB_MAX_STATES; ++i) {
+    const uint kind = gb_kind(i);
+    const uint at = gbp_offset(i) * plane + column;
+    const uint t = base + gb_state_offset(i);
+    if (kind == GB_STATE_SUM_INT) {
+      const uint low = s_private[at];
+      const int high = int(s_private[at + plane]);
+      if (low != 0u || high != 0) {
+        const uvec2 words = unpack32(uint64_t((int64_t(high) << 16) + int64_t(low)));
+        gbs_add64(t, words.x, words.y);
+      }
+    } else if (kind == GB_STATE_MIN || kind == GB_STATE_MAX) {
+      const uint m = s_private[at];
+      if (m != 0u) atomicMax(s_table[t], m);
+    }
+  }
+}
+
+// The 4 rows of one load: each finds its slot of the shared table (or, when the table has no room
+// for its key, goes to the global table) and updates this invocation's accumulators.
+void gbp_rows(uvec4 k0, uvec4 k1, uvec4 v[GB_MAX_VALUE_BINDINGS], bvec4 valid, uint slots, inout bool empty_seen) {
+  [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+    if (!valid[j]) continue;
+    uint x[GB_MAX_VALUE_BINDINGS];
+    gb_values_of(v, j, x);
+    const uint s = gbs_find(k0[j], k1[j]);
+    if (s == GB_NO_SLOT) {
+      const uint g = gbg_find(k0[j], k1[j]);
+      if (g != GB_NO_SLOT) gbg_add_row(g, x);
+      continue;
+    }
+    if (s == pc.shared_cap) empty_seen = true;
+    gbp_add_row(s, slots, x);
+  }
+}
+
+void main() {
+  const uint sw = gb_slot_words();
+  const uint slots = pc.shared_cap + 1u;
+  const uint words = slots * sw;
+  for (uint i = gl_LocalInvocationIndex; i < words; i += GB_PRIVATE_WG) s_table[i] = 0u;
+  const uint private_words = gbp_offset(GB_MAX_STATES) * slots * GB_PRIVATE_WG;
+  for (uint i = gl_LocalInvocationIndex; i < private_words; i += GB_PRIVATE_WG) s_private[i] = 0u;
+  if (gl_LocalInvocationIndex == 0u) s_claims = 0u;
+  barrier();
+  const uint group = gl_WorkGroupID.x + pc.group_offset;
+  const uint first = group * pc.rows_per_group;
+  const uint last = min(first + pc.rows_per_group, pc.count);
+  bool empty_seen = false;
+  if (first < last) {
+    uvec4 k0, k1, v[GB_MAX_VALUE_BINDINGS];
+    bvec4 valid;
+    gb_load4(first / 4u + gl_LocalInvocationIndex, last, k0, k1, v, valid);
+    for (uint step = first; step < last; step += GB_PRIVATE_STEP) {
+      // The next step's loads in flight while this step's rows are processed.
+      uvec4 n0 = uvec4(0u), n1 = uvec4(0u), nv[GB_MAX_VALUE_BINDINGS];
+      [[unroll]] for (uint c = 0u; c < GB_MAX_VALUE_BINDINGS; ++c) nv[c] = uvec4(0u);
+      bvec4 nvalid = bvec4(false);
+      const uint next = step + GB_PRIVATE_STEP;
+      if (next < last) gb_load4(next / 4u + gl_LocalInvocationIndex, last, n0, n1, nv, nvalid);
+      gbp_rows(k0, k1, v, valid, slots, empty_seen);
+      k0 = n0;
+      k1 = n1;
+      v = nv;
+      valid = nvalid;
+    }
+  }
+  barrier();
+  // Every invocation's accumulators into the shared table (starting at different slots, so the
+  // invocations' atomics spread over the slots), then the shared table into the global one.
+  for (uint t = 0u; t < slots; ++t) gbp_fold((t + gl_LocalInvocationIndex) % slots, slots);
+  // The GB_EMPTY key's slot holds a group when some row had it (its count says so).
+  if (!GB_COUNTS && empty_seen) atomicAdd(s_table[pc.shared_cap * sw + GB_COUNT], 1u);
+  barrier();
+  for (uint s = gl_LocalInvocationIndex; s < slots; s += GB_PRIVATE_WG) gbs_merge(s);
+  barrier();
+  if (gl_LocalInvocationIndex == 0u && s_claims != 0u) atomicAdd(gb_ctrl[GB_CTRL_GROUPS], s_claims);
+}
+
+#else
+
 void main() {
   const uint sw = gb_slot_words();
   const uint words = (pc.shared_cap + 1u) * sw;
@@ -297,5 +448,7 @@ void main() {
   barrier();
   if (gl_LocalInvocationIndex == 0u && s_claims != 0u) atomicAdd(gb_ctrl[GB_CTRL_GROUPS], s_claims);
 }
+
+#endif  // GB_PRIVATE_WORDS
 
 #endif

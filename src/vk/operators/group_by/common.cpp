@@ -15,6 +15,7 @@ namespace gfxq::vk {
 const char* to_string(GroupByVariant v) noexcept {
   switch (v) {
     case GroupByVariant::Auto: return "auto";
+    case GroupByVariant::Private: return "private";
     case GroupByVariant::SharedTable: return "shared";
     case GroupByVariant::SubgroupCombine: return "subgroup";
     case GroupByVariant::GlobalTable: return "global";
@@ -162,6 +163,9 @@ Layout make_layout(const GroupByInput& input) {
     layout.states.push_back(s);
   }
   layout.slot_words = (offset + 1) / 2 * 2;
+  layout.private_words = layout.counts ? 1 : 0;
+  for (const StateSpec& s : layout.states)
+    layout.private_words += s.kind == GB_STATE_SUM_INT ? 2 : (s.kind == GB_STATE_SUM_FLOAT ? 0 : 1);
   return layout;
 }
 

@@ -29,6 +29,8 @@ const char* kernel_name(TableKernel k) {
     case TableKernel::SharedS: return "group_by_shared_s";
     case TableKernel::SharedM: return "group_by_shared_m";
     case TableKernel::SharedL: return "group_by_shared_l";
+    case TableKernel::PrivateS: return "group_by_private_s";
+    case TableKernel::PrivateL: return "group_by_private_l";
   }
   return "?";
 }
@@ -74,12 +76,28 @@ uint32_t shared_words(TableKernel kernel) {
     case TableKernel::SharedS: return GB_SHARED_WORDS_S;
     case TableKernel::SharedM: return GB_SHARED_WORDS_M;
     case TableKernel::SharedL: return GB_SHARED_WORDS_L;
+    case TableKernel::PrivateS:
+    case TableKernel::PrivateL: return GB_PRIVATE_TABLE_WORDS;
   }
   return 0;
 }
 
+uint32_t private_words(TableKernel kernel) {
+  return kernel == TableKernel::PrivateS   ? GB_PRIVATE_WORDS_S
+         : kernel == TableKernel::PrivateL ? GB_PRIVATE_WORDS_L
+                                           : 0;
+}
+
+uint32_t shared_bytes(TableKernel kernel) {
+  return (shared_words(kernel) + private_words(kernel) * GB_PRIVATE_WG) * 4;
+}
+
 uint32_t shared_capacity(TableKernel kernel, const Layout& layout) {
-  const uint32_t slots = shared_words(kernel) / layout.slot_words;
+  uint32_t slots = shared_words(kernel) / layout.slot_words;
+  if (is_private(kernel)) {
+    slots = std::min<uint32_t>(slots, GB_PRIVATE_MAX_SLOTS);
+    if (layout.private_words) slots = std::min(slots, private_words(kernel) / layout.private_words);
+  }
   return slots > 1 ? slots - 1 : 0;
 }
 
@@ -97,7 +115,8 @@ void record_table_kernel(Device& device, VkCommandBuffer cmd, const Layout& layo
                  launch.rows_per_group,
                  shared ? shared_capacity(launch.kernel, layout) : 0u,
                  0u};
-  if (shared && (push.shared_cap == 0 || launch.rows_per_group == 0 || launch.rows_per_group % GB_STEP != 0))
+  if (shared && (push.shared_cap == 0 || launch.rows_per_group == 0 || launch.rows_per_group % GB_STEP != 0 ||
+                 (is_private(launch.kernel) && launch.rows_per_group > GB_PRIVATE_MAX_ROWS)))
     throw Error(ErrorCode::Internal, "GROUP BY shared table kernel: no table slots or bad rows per workgroup");
   const std::string name = std::string(kernel_name(launch.kernel)) + (atomic64 ? "_a64" : "");
   const Pipeline& p = device.pipeline(name, 9, sizeof(TablePush), true, layout.spec_states(),

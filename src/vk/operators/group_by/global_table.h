@@ -38,24 +38,31 @@ HashTable make_table(Device& device, const Layout& layout, uint64_t cap);
 //! Records zeroing the table and its control words.
 void record_clear(Device& device, VkCommandBuffer cmd, const HashTable& table);
 
-//! The table kernels (group_by_table.comp): the global one and the shared ones by table size.
-enum class TableKernel { Global, SharedS, SharedM, SharedL };
+//! The table kernels (group_by_table.comp): the global one, the shared ones by table size, and the
+//! private-accumulator ones by accumulator size.
+enum class TableKernel { Global, SharedS, SharedM, SharedL, PrivateS, PrivateL };
 
-//! Words of a shared kernel's table (0 for the global kernel).
-uint32_t shared_words(TableKernel kernel);
-//! Bytes of shared memory the kernel's table takes.
-inline uint32_t shared_bytes(TableKernel kernel) {
-  return shared_words(kernel) * 4;
+//! Whether the kernel is a private-accumulator one.
+inline bool is_private(TableKernel kernel) {
+  return kernel == TableKernel::PrivateS || kernel == TableKernel::PrivateL;
 }
-//! Slots of a shared kernel's table reached by hashing (one more holds the GB_EMPTY key).
+//! Words of a shared kernel's table (0 for the global kernel; the lookup table of a private one).
+uint32_t shared_words(TableKernel kernel);
+//! Words of accumulators per invocation of a private kernel (0 for the others).
+uint32_t private_words(TableKernel kernel);
+//! Bytes of shared memory the kernel takes: its table and the private kernels' accumulators.
+uint32_t shared_bytes(TableKernel kernel);
+//! Slots of a shared kernel's table reached by hashing (one more holds the GB_EMPTY key); for a
+//! private kernel as many as its accumulators and table hold, at most GB_PRIVATE_MAX_SLOTS in all.
 uint32_t shared_capacity(TableKernel kernel, const Layout& layout);
-//! "16 KiB", "28 KiB", "44 KiB".
+//! "16 KiB", "28 KiB", "44 KiB" (shared memory of the kernel).
 std::string shared_size_text(TableKernel kernel);
 
 //! How the table kernel runs over a stride.
 struct KernelLaunch {
   TableKernel kernel = TableKernel::Global;  //!< which kernel
-  uint32_t rows_per_group = 0;               //!< shared kernels: rows per workgroup (multiple of GB_STEP)
+  uint32_t rows_per_group = 0;               //!< shared kernels: rows per workgroup (multiple of GB_STEP;
+                                             //!< private kernels: at most GB_PRIVATE_MAX_ROWS)
   bool combine = false;                      //!< shared kernels: combine equal keys per subgroup first
 };
 

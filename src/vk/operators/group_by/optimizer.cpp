@@ -156,6 +156,11 @@ TableKernel largest_shared_kernel(const Device& device) {
   return TableKernel::SharedS;
 }
 
+TableKernel largest_private_kernel(const Device& device) {
+  return shared_bytes(TableKernel::PrivateL) <= device.caps().max_shared_memory ? TableKernel::PrivateL
+                                                                                : TableKernel::PrivateS;
+}
+
 Choice choose(const Device& device, const GroupByInput& input, const Layout& layout, const GroupByOptions& options,
               uint64_t estimate) {
   Choice c;
@@ -170,6 +175,11 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
                                             std::to_string(device.caps().max_shared_memory) +
                                             " bytes of shared memory");
   const uint32_t shared_cap = shared_capacity(c.shared, layout);
+  const TableKernel private_kernel = options.shared_size
+                                         ? (options.shared_size == 3 ? TableKernel::PrivateL : TableKernel::PrivateS)
+                                         : largest_private_kernel(device);
+  const bool private_fits = shared_bytes(private_kernel) <= device.caps().max_shared_memory;
+  const uint32_t private_cap = private_fits ? shared_capacity(private_kernel, layout) : 0;
   const uint64_t max_cap = max_table_cap(device, layout);
   c.table_slots = options.table_slots ? options.table_slots : std::min(table_slots_for(groups), max_cap);
 
@@ -194,12 +204,23 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
       throw Error(ErrorCode::Unsupported, std::string("GROUP BY variant ") + to_string(c.variant) + ": a slot of " +
                                               std::to_string(layout.slot_words * 4) + " bytes does not fit the " +
                                               shared_size_text(c.shared) + " shared table");
+    if (c.variant == GroupByVariant::Private && !private_fits)
+      throw Error(ErrorCode::Unsupported, "GROUP BY variant private: its " + shared_size_text(private_kernel) +
+                                              " kernel needs more than the device's " +
+                                              std::to_string(device.caps().max_shared_memory) +
+                                              " bytes of shared memory");
+    if (c.variant == GroupByVariant::Private && private_cap == 0)
+      throw Error(ErrorCode::Unsupported, "GROUP BY variant private: a slot of " +
+                                              std::to_string(layout.slot_words * 4) + " bytes (" +
+                                              std::to_string(layout.private_words * 4) + " per invocation): the " +
+                                              shared_size_text(private_kernel) + " kernel holds fewer than two");
   } else if (!hash_blocker.empty()) {
     c.variant = GroupByVariant::Sort;
     c.reason = hash_blocker;
-  } else if (groups <= kCombineGroups && shared_cap >= 2 * groups) {
-    c.variant = GroupByVariant::SubgroupCombine;
-    c.reason = "at most " + std::to_string(kCombineGroups) + " groups: rows of equal keys combined per subgroup";
+  } else if (2 * groups <= uint64_t(private_cap) + 1) {
+    c.variant = GroupByVariant::Private;
+    c.reason = "the groups fit half of the private kernel's slots (" + shared_size_text(private_kernel) + ", " +
+               std::to_string(private_cap + 1) + " slots): per-invocation accumulators, no atomics per row";
   } else if (2 * groups <= shared_cap) {
     c.variant = GroupByVariant::SharedTable;
     c.reason = "the groups fit half of a shared table";
@@ -238,7 +259,11 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
   const uint64_t stride =
       options.stride_rows ? std::clamp<uint64_t>(options.stride_rows / GB_STEP * GB_STEP, GB_STEP, binding) : binding;
   const uint64_t rows = std::min(n, stride);
-  const uint64_t wave = c.shared == TableKernel::SharedL ? kSharedWorkgroupsLarge : kSharedWorkgroups;
+  if (c.variant == GroupByVariant::Private) c.shared = private_kernel;
+  const uint64_t wave = c.shared == TableKernel::SharedL    ? kSharedWorkgroupsLarge
+                        : c.shared == TableKernel::PrivateS ? kPrivateWorkgroups
+                        : c.shared == TableKernel::PrivateL ? kPrivateWorkgroupsLarge
+                                                            : kSharedWorkgroups;
   const uint64_t spread = (rows + wave - 1) / wave;
   const uint64_t widest = std::max<uint64_t>(GB_STEP, (spread + GB_STEP - 1) / GB_STEP * GB_STEP);
   if (options.rows_per_group) {
@@ -253,6 +278,9 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
   } else {
     c.rows_per_group = uint32_t(widest);
   }
+  // A private kernel's invocation takes at most 65,536 rows (its INT sums are 32-bit piece sums).
+  if (is_private(c.shared))
+    c.rows_per_group = std::min<uint32_t>(c.rows_per_group, GB_PRIVATE_MAX_ROWS / GB_STEP * GB_STEP);
   return c;
 }
 

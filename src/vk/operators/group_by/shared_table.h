@@ -6,7 +6,10 @@
 // at once, so more groups than the table holds cost speed, never correctness. SubgroupCombine
 // first combines the rows of equal keys within a subgroup (one round of subgroup reductions per
 // distinct key, the round's leader updating the table): for very few groups, where many lanes of
-// a subgroup hit the same few shared words. Kernel: group_by_table.comp (group_by_shared_*).
+// a subgroup hit the same few shared words. Private (the fewest groups) keeps the table only to map
+// keys to slots: each invocation accumulates its rows in a column of shared memory of its own
+// (plain loads and stores), and the columns are added into the table once at the end. Kernel:
+// group_by_table.comp (group_by_shared_*, group_by_private_*).
 
 #include <string>
 
@@ -15,7 +18,8 @@
 
 namespace gfxq::vk::gb {
 
-//! How the shared-table kernel runs for `choice` (SharedTable, SubgroupCombine or Partitioned).
+//! How the shared-table kernel runs for `choice` (Private, SharedTable, SubgroupCombine or
+//! Partitioned).
 KernelLaunch shared_launch(const Choice& choice);
 
 //! The report's words for a shared-table launch over `rows` rows, e.g. "workgroup-private
