@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -33,6 +34,19 @@ inline Result check_sql(Engine& engine, const std::string& sql, const Catalog& c
   CHECK_MESSAGE(diff.empty(), diff << "\nreport:\n" << got.report.text());
   return got;
 }
+
+//! Sets an environment variable the compute backend reads at run time (GFXQ_COMPUTE_*), for one
+//! scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) { setenv(name, value.c_str(), 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
 
 //! Passes of `r` of kind `kind`.
 inline size_t passes_of(const Result& r, const std::string& kind) {

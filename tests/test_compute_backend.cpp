@@ -18,6 +18,7 @@
 
 #include "cnf_select_config.glsl"
 #include "core/order_key.h"
+#include "engine_compute_support.h"
 #include "gfxq/cpu.h"
 #include "gfxq/gfxq.h"
 #include "gpu_support.h"
@@ -959,19 +960,9 @@ TEST_CASE("compute: the three-stage selection writes row ids, keys and pairs aro
   }
 }
 
-// Sets an environment variable the compute backend reads per query while alive: the one-pass
-// row-id kernel's look-back bound (GFXQ_COMPUTE_SELECT_LOOKBACK) or how its workgroups find their
-// tiles (GFXQ_COMPUTE_SELECT_TILES).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) { setenv(name, value.c_str(), 1); }
-  ~ScopedEnv() { unsetenv(name_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-};
+// The compute backend reads GFXQ_COMPUTE_SELECT_LOOKBACK (the one-pass row-id kernel's look-back
+// bound) and GFXQ_COMPUTE_SELECT_TILES (how its workgroups find their tiles) per query.
+using test::ScopedEnv;
 
 // The ways the one-pass kernel's workgroups find their tiles, as GFXQ_COMPUTE_SELECT_TILES names
 // them, and the words its report gives each.

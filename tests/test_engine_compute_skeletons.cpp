@@ -69,10 +69,23 @@ TEST_CASE("engine-compute-sort: ORDER BY of GROUP BY results (BIGINT SUM, DOUBLE
     Catalog c;
     c.add("t", skeleton_table(rng, 3000 + seed, seed % 2 ? 5 : 60, true));
     const std::string what = "seed " + std::to_string(seed);
-    const Result r = check_sql(
-        engine(), "SELECT d, s, SUM(b) AS revenue FROM t GROUP BY d, s ORDER BY d ASC, revenue DESC", c, what);
+    const std::string q3 = "SELECT d, s, SUM(b) AS revenue FROM t GROUP BY d, s ORDER BY d ASC, revenue DESC";
+    const Result r = check_sql(engine(), q3, c, what);
     on_compute(r, "Sort");
     on_compute(r, "Aggregate");
+    // The few groups are sorted on the host; with the host's share set to 0, by the GPU row sort.
+    const auto* sort = test::plan_node(r, "Sort");
+    REQUIRE(sort);
+    CHECK(sort->algorithm.find("sorted on the host") != std::string::npos);
+    {
+      const test::ScopedEnv gpu_sort("GFXQ_COMPUTE_HOST_SORT_ROWS", "0");
+      const Result g = check_sql(engine(), q3, c, what + ", sorted on the GPU");
+      const auto* s = test::plan_node(g, "Sort");
+      REQUIRE(s);
+      CHECK(s->algorithm.find("key plane") != std::string::npos);
+      check_sql(engine(), "SELECT a, AVG(f) AS m, COUNT(*) FROM t GROUP BY a ORDER BY m DESC, a LIMIT 5", c,
+                what + ", DOUBLE key, sorted on the GPU");
+    }
     check_sql(engine(), "SELECT a, AVG(f) AS m, COUNT(*) FROM t GROUP BY a ORDER BY m DESC, a LIMIT 5", c,
               what + ", DOUBLE key");
     check_sql(engine(), "SELECT a, SUM(b) FROM t GROUP BY a ORDER BY 2", c, what + ", ordinal");

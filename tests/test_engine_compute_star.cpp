@@ -78,6 +78,10 @@ TEST_CASE("engine-compute-star: aggregates over star joins equal the CPU engine'
       "SELECT d1.s, SUM(a + 7) FROM f JOIN d1 ON f.k1 = d1.k WHERE d1.s <> 'fig' GROUP BY d1.s LIMIT 3",
       "SELECT d3.c, d2.h, SUM(-2 * a) FROM f JOIN d3 ON f.k3 = d3.k JOIN d2 ON f.k2 = d2.k "
       "GROUP BY d3.c, d2.h ORDER BY d3.c",
+      // A fact condition the CNF kernels do not take (an expression program selects the rows first),
+      // and an ORDER BY of the sums (a Sort fragment above the star).
+      "SELECT d3.c, COUNT(*), SUM(b) AS s FROM f JOIN d3 ON f.k3 = d3.k WHERE f.a * 2 > f.b GROUP BY d3.c "
+      "ORDER BY s DESC, d3.c",
   };
   // Sizes across a workgroup (256) and a subgroup, and dimensions of one row.
   const std::vector<size_t> fact_sizes = {1, 31, 255, 256, 257, 3000};

@@ -20,6 +20,7 @@ using namespace gfxq;
 using test::check_sql;
 using test::random_floats;
 using test::random_ints;
+using test::ScopedEnv;
 
 Engine& shared_engine() {
   return test::debug_engine();
@@ -61,13 +62,6 @@ size_t result_downloads(const Result& r) {
     n += p.kind == "download" && p.detail.find("the query's result") != std::string::npos;
   return n;
 }
-
-// Sets an environment variable the compute backend reads at run time, for one scope.
-struct ScopedEnv {
-  ScopedEnv(const char* name, const std::string& value) : name_(name) { setenv(name, value.c_str(), 1); }
-  ~ScopedEnv() { unsetenv(name_); }
-  const char* name_;
-};
 
 }  // namespace
 

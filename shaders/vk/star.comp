@@ -12,6 +12,8 @@
 //               Rows of a subgroup that belong to one group are added by one lane (the others'
 //               values by subgroup adds of 16-bit pieces); with one group (domain 1) every lane
 //               sums its rows privately and the workgroup reduces them once.
+// STAR_CNF:     STAR_PROBE over every fact row, four per invocation, with the fact's condition
+//               evaluated on their uvec4 words first (cnf_eval.glsl): no selection pass.
 // STAR_COLLECT: the groups whose count is not zero, appended (in any order) to a list of group
 //               indices with a copy of their words.
 // Group words: acc[g * stride] = count, then per aggregate a: acc[.. + 1 + 2a] = sum of low words,
@@ -22,6 +24,7 @@
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_control_flow_attributes : require
 #include "star_config.glsl"
 
 layout(local_size_x = STAR_WG) in;
@@ -65,7 +68,7 @@ void main() {
 }
 #endif
 
-#if defined(STAR_PROBE)
+#if defined(STAR_PROBE) || defined(STAR_CNF)
 // Bindings: 0 = selected fact row ids (any buffer when not selected), 1..4 = the fact's key column
 // of each dimension, 5..8 = each dimension's table, 9..12 = value columns (unused ones bound to any
 // buffer), 13 = group words.
@@ -83,8 +86,21 @@ layout(std430, binding = 10) readonly buffer V1 { int v1[]; };
 layout(std430, binding = 11) readonly buffer V2 { int v2[]; };
 layout(std430, binding = 12) readonly buffer V3 { int v3[]; };
 layout(std430, binding = 13) buffer Acc { uint64_t acc[]; };
+#if defined(STAR_CNF)
+// 14 = the fact condition's term table, 15..22 = its slot columns (uvec4[]; unused ones any buffer).
+#define SLOTS 8
+layout(std430, binding = 14) readonly buffer Program { uint program[]; };
+layout(std430, binding = 15) readonly buffer Slot0 { uvec4 slot0[]; };
+layout(std430, binding = 16) readonly buffer Slot1 { uvec4 slot1[]; };
+layout(std430, binding = 17) readonly buffer Slot2 { uvec4 slot2[]; };
+layout(std430, binding = 18) readonly buffer Slot3 { uvec4 slot3[]; };
+layout(std430, binding = 19) readonly buffer Slot4 { uvec4 slot4[]; };
+layout(std430, binding = 20) readonly buffer Slot5 { uvec4 slot5[]; };
+layout(std430, binding = 21) readonly buffer Slot6 { uvec4 slot6[]; };
+layout(std430, binding = 22) readonly buffer Slot7 { uvec4 slot7[]; };
+#endif
 layout(push_constant) uniform Push {
-  uint rows;      // fact rows taking part
+  uint rows;      // fact rows taking part (STAR_CNF: every fact row)
   uint selected;  // 1: row i is sel[i]
   uint dims;      // dimensions (1..4)
   uint aggs;      // aggregates with a value (0..4)
@@ -94,9 +110,17 @@ layout(push_constant) uniform Push {
   uint range[4];  // each dimension's table size
   uint code[4];   // each aggregate: op | x operand << 4 | y operand << 8
   int literal[4];
+  // STAR_CNF: the fact's condition (cnf_eval.glsl; intervals always 0: the terms run).
+  uint terms;
+  uint float_slots;
+  uint slot_count;
+  uint intervals;
 } pc;
 
 shared uint64_t s_red[STAR_WG];
+#if defined(STAR_CNF)
+#include "cnf_eval.glsl"
+#endif
 
 uint fact_key(uint d, uint row) {
   switch (d) {
@@ -151,85 +175,104 @@ uint64_t workgroup_sum(uint64_t v) {
   return total;
 }
 
-void main() {
-  const uint lane = gl_LocalInvocationIndex;
-  const uint step = gl_NumWorkGroups.x * STAR_WG;
-  // Domain 1: this lane's rows, summed privately.
-  uint64_t p_count = 0ul;
-  uint64_t p_lo[STAR_MAX_AGGS];
-  uint64_t p_hi[STAR_MAX_AGGS];
-  for (uint a = 0u; a < STAR_MAX_AGGS; ++a) p_lo[a] = p_hi[a] = 0ul;
-  // `base` is the same for the whole workgroup, so the subgroup operations below run in uniform
-  // control flow.
-  for (uint base = gl_WorkGroupID.x * STAR_WG; base < pc.rows; base += step) {
-    const uint i = base + lane;
-    bool live = i < pc.rows;
-    uint row = 0u, g = 0u;
-    if (live) {
-      row = pc.selected != 0u ? sel[i] : i;
-      for (uint d = 0u; d < pc.dims; ++d) {
-        const uint slot = fact_key(d, row) - pc.kmin[d];
-        const uint c = slot < pc.range[d] ? table_at(d, slot) : STAR_EMPTY;
-        if (c == STAR_EMPTY) {
-          live = false;
-          break;
-        }
-        g += c;
+// Domain 1: this lane's rows, summed privately.
+uint64_t p_count = 0ul;
+uint64_t p_lo[STAR_MAX_AGGS];
+uint64_t p_hi[STAR_MAX_AGGS];
+
+// Adds fact row `row` when `live` (it passed the fact's condition) and it finds every dimension.
+// Called in uniform control flow: the subgroup operations need every lane.
+void add_row(bool live, uint row) {
+  uint g = 0u;
+  if (live) {
+    for (uint d = 0u; d < pc.dims; ++d) {
+      const uint slot = fact_key(d, row) - pc.kmin[d];
+      const uint c = slot < pc.range[d] ? table_at(d, slot) : STAR_EMPTY;
+      if (c == STAR_EMPTY) {
+        live = false;
+        break;
       }
-    }
-    uint lo[STAR_MAX_AGGS];
-    int hi[STAR_MAX_AGGS];
-    for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
-      lo[a] = 0u;
-      hi[a] = 0;
-      if (live && a < pc.aggs) {
-        const int64_t v = value_of(a, row);
-        lo[a] = uint(uint64_t(v) & 0xfffffffful);
-        hi[a] = int(v >> 32);
-      }
-    }
-    if (pc.domain == 1u) {
-      if (live) {
-        p_count += 1ul;
-        for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
-          p_lo[a] += uint64_t(lo[a]);
-          p_hi[a] += uint64_t(int64_t(hi[a]));
-        }
-      }
-      continue;
-    }
-    for (uvec4 ballot = subgroupBallot(live); ballot != uvec4(0u); ballot = subgroupBallot(live)) {
-      const uint first = subgroupBallotFindLSB(ballot);
-      const uint lg = subgroupShuffle(g, first);
-      const bool mine = live && g == lg;
-      const uint n = subgroupAdd(mine ? 1u : 0u);
-      uint64_t add_lo[STAR_MAX_AGGS], add_hi[STAR_MAX_AGGS];
-      for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
-        // 16-bit pieces: a subgroup's sum of each fits 32 bits.
-        const uint lo_l = subgroupAdd(mine ? lo[a] & 0xffffu : 0u);
-        const uint lo_h = subgroupAdd(mine ? lo[a] >> 16 : 0u);
-        const uint hi_l = subgroupAdd(mine ? uint(hi[a]) & 0xffffu : 0u);
-        const int hi_h = subgroupAdd(mine ? hi[a] >> 16 : 0);
-        add_lo[a] = uint64_t(lo_l) + (uint64_t(lo_h) << 16);
-        add_hi[a] = uint64_t(int64_t(hi_h) * 65536l + int64_t(hi_l));
-      }
-      if (gl_SubgroupInvocationID == first) {
-        const uint at = lg * pc.stride;
-        atomicAdd(acc[at], uint64_t(n));
-        for (uint a = 0u; a < pc.aggs; ++a) {
-          if (add_lo[a] != 0ul) atomicAdd(acc[at + 1u + 2u * a], add_lo[a]);
-          if (add_hi[a] != 0ul) atomicAdd(acc[at + 2u + 2u * a], add_hi[a]);
-        }
-      }
-      live = live && !mine;
+      g += c;
     }
   }
+  uint lo[STAR_MAX_AGGS];
+  int hi[STAR_MAX_AGGS];
+  for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
+    lo[a] = 0u;
+    hi[a] = 0;
+    if (live && a < pc.aggs) {
+      const int64_t v = value_of(a, row);
+      lo[a] = uint(uint64_t(v) & 0xfffffffful);
+      hi[a] = int(v >> 32);
+    }
+  }
+  if (pc.domain == 1u) {
+    if (live) {
+      p_count += 1ul;
+      for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
+        p_lo[a] += uint64_t(lo[a]);
+        p_hi[a] += uint64_t(int64_t(hi[a]));
+      }
+    }
+    return;
+  }
+  for (uvec4 ballot = subgroupBallot(live); ballot != uvec4(0u); ballot = subgroupBallot(live)) {
+    const uint first = subgroupBallotFindLSB(ballot);
+    const uint lg = subgroupShuffle(g, first);
+    const bool mine = live && g == lg;
+    const uint n = subgroupAdd(mine ? 1u : 0u);
+    uint64_t add_lo[STAR_MAX_AGGS], add_hi[STAR_MAX_AGGS];
+    for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
+      // 16-bit pieces: a subgroup's sum of each fits 32 bits.
+      const uint lo_l = subgroupAdd(mine ? lo[a] & 0xffffu : 0u);
+      const uint lo_h = subgroupAdd(mine ? lo[a] >> 16 : 0u);
+      const uint hi_l = subgroupAdd(mine ? uint(hi[a]) & 0xffffu : 0u);
+      const int hi_h = subgroupAdd(mine ? hi[a] >> 16 : 0);
+      add_lo[a] = uint64_t(lo_l) + (uint64_t(lo_h) << 16);
+      add_hi[a] = uint64_t(int64_t(hi_h) * 65536l + int64_t(hi_l));
+    }
+    if (gl_SubgroupInvocationID == first) {
+      const uint at = lg * pc.stride;
+      atomicAdd(acc[at], uint64_t(n));
+      for (uint a = 0u; a < pc.aggs; ++a) {
+        if (add_lo[a] != 0ul) atomicAdd(acc[at + 1u + 2u * a], add_lo[a]);
+        if (add_hi[a] != 0ul) atomicAdd(acc[at + 2u + 2u * a], add_hi[a]);
+      }
+    }
+    live = live && !mine;
+  }
+}
+
+void main() {
+  const uint lane = gl_LocalInvocationIndex;
+  for (uint a = 0u; a < STAR_MAX_AGGS; ++a) p_lo[a] = p_hi[a] = 0ul;
+  // `base` is the same for the whole workgroup, so add_row runs in uniform control flow.
+#if defined(STAR_CNF)
+  // Four rows per lane: the fact's condition on their slot columns' uvec4 words, then each row.
+  cnf_load_intervals();
+  const uint quads = (pc.rows + 3u) / 4u;
+  for (uint base = gl_WorkGroupID.x * STAR_WG; base < quads; base += gl_NumWorkGroups.x * STAR_WG) {
+    const uint q = base + lane;
+    const uint first = 4u * q;
+    const bvec4 valid = bvec4(first < pc.rows, first + 1u < pc.rows, first + 2u < pc.rows, first + 3u < pc.rows);
+    uvec4 raw[SLOTS];
+    for (uint s = 0u; s < SLOTS; ++s) raw[s] = q < quads && s < pc.slot_count ? load_slot(s, q) : uvec4(0u);
+    const bvec4 pass = q < quads ? cnf_test(raw, valid) : bvec4(false);
+    for (uint r = 0u; r < 4u; ++r) add_row(pass[r], first + r);
+  }
+#else
+  for (uint base = gl_WorkGroupID.x * STAR_WG; base < pc.rows; base += gl_NumWorkGroups.x * STAR_WG) {
+    const uint i = base + lane;
+    const bool live = i < pc.rows;
+    add_row(live, live ? (pc.selected != 0u ? sel[i] : i) : 0u);
+  }
+#endif
   if (pc.domain == 1u) {
     const uint64_t n = workgroup_sum(p_count);
     uint64_t s_lo[STAR_MAX_AGGS], s_hi[STAR_MAX_AGGS];
     for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
-      s_lo[a] = workgroup_sum(p_lo[a]);
-      s_hi[a] = workgroup_sum(p_hi[a]);
+      s_lo[a] = a < pc.aggs ? workgroup_sum(p_lo[a]) : 0ul;
+      s_hi[a] = a < pc.aggs ? workgroup_sum(p_hi[a]) : 0ul;
     }
     if (lane == 0u && n != 0ul) {
       atomicAdd(acc[0], n);

@@ -4,3 +4,4 @@
 gfxq_vk_shader(star_fill star.comp DEFINES STAR_FILL)
 gfxq_vk_shader(star_probe star.comp DEFINES STAR_PROBE)
 gfxq_vk_shader(star_collect star.comp DEFINES STAR_COLLECT)
+gfxq_vk_shader(star_probe_cnf star.comp DEFINES STAR_CNF)

@@ -182,6 +182,8 @@ class ComputeBackend final : public engine::BackendImpl {
                           env_number("GFXQ_COMPUTE_JOIN_CHUNK_PAIRS"),
                           dynamic_cast<const vk::CoveredFilters*>(f.state.get()),
                           env_number("GFXQ_COMPUTE_PRODUCT_CHUNK")};
+      if (const char* v = std::getenv("GFXQ_COMPUTE_HOST_SORT_ROWS"))
+        env.host_sort_rows = std::strtoull(v, nullptr, 10);
       auto has = [&](auto test) { return std::any_of(f.nodes.begin(), f.nodes.end(), test); };
       auto has_kind = [&](plan::NodeKind kind) { return has([&](const plan::Node* n) { return n->kind == kind; }); };
       // A fragment's kind is that of its core node (the one below its layers of Projects and Limits).

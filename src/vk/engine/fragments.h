@@ -67,6 +67,8 @@ struct FragmentEnv {
   const CoveredFilters* filters = nullptr;  //!< the fragment's claim-time Filter programs, or null
   //! Most pairs per chunk of a PRODUCT (0: one binding); tests force many chunks.
   uint64_t product_chunk_pairs = 0;
+  //! Rows in host memory up to which a Sort fragment sorts them on the host (no GPU passes).
+  uint64_t host_sort_rows = 4096;
 };
 
 //! The join fragment rooted at `node`, or nullopt with `why` (a residual condition, no key or band,

@@ -49,6 +49,30 @@ engine::FragmentRun run_sort_fragment(FragmentEnv& env, const engine::Fragment& 
   engine::FragmentRun out;
   const bool covered = std::find(f.nodes.begin(), f.nodes.end(), &child) != f.nodes.end();
   InputRows in(env, child, covered ? nullptr : &inputs.at(0), out.passes);
+  if (!covered && inputs.at(0).on_host() && in.count() <= env.host_sort_rows) {
+    // A few rows already in host memory (e.g. the groups of an aggregate): sorting them here costs
+    // less than uploading them and a radix sort per key plane.
+    cpu::HostRelation rel = in.host();
+    std::vector<size_t> cols;
+    for (size_t i = 0; i < sort.children[0]->schema.size(); ++i) cols.push_back(rel.columns.at(map.at(i)));
+    rel.columns = std::move(cols);
+    std::string how;
+    Table t = cpu::run_sort(sort, rel, how).to_table();
+    uint64_t n = t.rows();
+    const uint64_t sorted = n;
+    t = apply_layers(std::move(t), n, layers);
+    engine::NodeRun run;
+    run.algorithm = "compute: " + std::to_string(sorted) + " rows in host memory sorted on the host (at most " +
+                    std::to_string(env.host_sort_rows) + ": no GPU passes), " + how;
+    run.rows_in = run.rows_out = sorted;
+    run.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    out.nodes[&sort] = run;
+    report_layers(out, f, sort, sorted, n, 0);
+    cpu::HostRelation result = cpu::HostRelation::of(std::move(t));
+    result.row_count = n;
+    out.result = std::move(result);
+    return out;
+  }
   SkeletonColumns columns(env, in, out.passes);
 
   skel::RowsInput rows;

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <numeric>
 
 #include "core/bind.h"
 #include "gfxq/error.h"
@@ -280,7 +281,6 @@ std::optional<engine::Fragment> claim_star(const Node& node, const Catalog& cata
   if (skip_projects(cur->children[0].get())->kind != NodeKind::Join) return std::nullopt;  // not a star: no reason
   st->agg = cur;
   const Node& agg = *cur;
-  const Node& input = *agg.children[0];
   auto refuse = [&](const std::string& reason) {
     why = "star aggregate: " + reason;
     return std::nullopt;
@@ -363,12 +363,33 @@ engine::FragmentRun run_star_fragment(FragmentEnv& env, const engine::Fragment& 
   const StarState& st = static_cast<const StarState&>(*f.state);
   const Node& agg = *st.agg;
   engine::FragmentRun out;
-  InputRows fact(env, *st.fact, nullptr, out.passes);
+  // A fact Filter the CNF kernels run is evaluated in the probe pass itself (no selection pass).
+  const FilterProgram* fused = nullptr;
+  if (st.fact->kind == NodeKind::Filter)
+    if (auto it = st.programs.find(st.fact); it != st.programs.end())
+      if (!it->second->expression && it->second->program.outcome == CnfProgram::Outcome::Rows) fused = it->second.get();
+  const Node& fact_node = fused ? *st.fact->children[0] : *st.fact;
+  InputRows fact(env, fact_node, nullptr, out.passes);
   const DeviceRows fact_rows = fact.live({}, "fact rows taking part");
   std::vector<std::unique_ptr<InputRows>> dims;
   star::StarInput in;
   in.fact_rows = fact_rows.count;
   in.fact_selection = fact_rows.selection;
+  std::optional<Buffer> words;
+  if (fused) {
+    words = upload_program(env.device, fused->program);
+    in.cnf_words = &*words;
+    in.cnf_terms = uint32_t(fused->program.terms.size());
+    in.cnf_float_slots = fused->program.float_slots();
+    for (const BoundColumn& b : fused->program.slots) {
+      const auto& cols = fact_node.scan_columns;
+      const auto at = std::find(cols.begin(), cols.end(), b.index);
+      if (at == cols.end())
+        throw Error(ErrorCode::Internal,
+                    "star aggregate: the fact condition reads " + b.name + ", which its Scan does not");
+      in.cnf_slots.push_back(&fact.column(size_t(at - cols.begin())).buffer);
+    }
+  }
   in.domain = st.domain;
   for (const StarDimPlan& d : st.dims) {
     dims.push_back(std::make_unique<InputRows>(env, *d.leaf, nullptr, out.passes));
@@ -389,6 +410,17 @@ engine::FragmentRun run_star_fragment(FragmentEnv& env, const engine::Fragment& 
     sd.group_mins.push_back(k.min);
     sd.group_strides.push_back(k.stride);
   }
+  // The most selective dimensions first: a fact row stops at its first miss, so later key columns
+  // are read for fewer rows. The order is free (the group index is a sum).
+  std::vector<double> pass_rate;
+  for (size_t i = 0; i < in.dims.size(); ++i)
+    pass_rate.push_back(double(in.dims[i].rows) / double(std::max<uint64_t>(1, dims[i]->rows())));
+  std::vector<size_t> order(in.dims.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return pass_rate[a] < pass_rate[b]; });
+  std::vector<star::StarDim> sorted;
+  for (size_t i : order) sorted.push_back(std::move(in.dims[i]));
+  in.dims = std::move(sorted);
   for (size_t c : st.value_columns) in.values.push_back(&fact.column(c).buffer);
   in.aggs = st.values;
   star::StarResult r = star::star_aggregate(env.device, in, out.passes);
@@ -434,7 +466,9 @@ engine::FragmentRun run_star_fragment(FragmentEnv& env, const engine::Fragment& 
   t = apply_layers(std::move(t), kept, st.layers);
 
   engine::NodeRun run;
-  run.algorithm = "compute: " + r.algorithm + "; fact: " + fact.describe();
+  run.algorithm =
+      "compute: " + r.algorithm + "; fact: " + fact.describe() +
+      (fused ? " where " + st.fact->predicate->text + " (" + fused->program.summary() + ", in the probe pass)" : "");
   for (const auto& d : dims) run.algorithm += "; dimension: " + d->describe();
   run.rows_in = fact_rows.count;
   run.rows_out = rows;

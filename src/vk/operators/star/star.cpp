@@ -23,6 +23,7 @@ struct ProbePush {
   uint32_t rows, selected, dims, aggs, stride, domain;
   uint32_t kmin[4], range[4], code[4];
   int32_t literal[4];
+  uint32_t terms, float_slots, slot_count, intervals;
 };
 
 struct CollectPush {
@@ -40,6 +41,8 @@ void check(const Device& device, const StarInput& in) {
   if (in.aggs.size() > STAR_MAX_AGGS || in.values.size() > STAR_MAX_VALUES) bad("it takes at most 4 aggregates");
   if (in.fact_rows >= (uint64_t(1) << 31)) bad("it takes fewer than 2^31 fact rows");
   if (in.domain == 0 || in.domain > kMaxDomain) bad("the groups must number 1 to 2^22");
+  if (in.cnf_words && (in.fact_selection || in.cnf_slots.empty() || in.cnf_slots.size() > 8))
+    bad("a fact condition takes 1 to 8 slot columns and no selection");
   for (const StarDim& d : in.dims) {
     if (d.group_columns.size() > STAR_MAX_DIM_KEYS || d.group_mins.size() != d.group_columns.size() ||
         d.group_strides.size() != d.group_columns.size())
@@ -99,12 +102,20 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
                  {},
                  {},
                  {},
-                 {}};
+                 {},
+                 in.cnf_terms,
+                 in.cnf_float_slots,
+                 uint32_t(in.cnf_slots.size()),
+                 0};
   std::vector<const Buffer*> b{in.fact_selection ? in.fact_selection : &acc};
   for (size_t d = 0; d < 4; ++d) b.push_back(d < in.dims.size() ? in.dims[d].fact_key : in.dims[0].fact_key);
   for (size_t d = 0; d < 4; ++d) b.push_back(d < in.dims.size() ? &tables[d] : &tables[0]);
   for (size_t v = 0; v < 4; ++v) b.push_back(v < in.values.size() ? in.values[v] : in.dims[0].fact_key);
   b.push_back(&acc);
+  if (in.cnf_words) {
+    b.push_back(in.cnf_words);
+    for (size_t c = 0; c < 8; ++c) b.push_back(c < in.cnf_slots.size() ? in.cnf_slots[c] : in.cnf_slots[0]);
+  }
   for (size_t d = 0; d < in.dims.size(); ++d) {
     push.kmin[d] = uint32_t(in.dims[d].key_min);
     push.range[d] = in.dims[d].key_range;
@@ -115,12 +126,15 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
   }
   stages.run(
       "star-probe",
-      "fact rows probed in " + std::to_string(in.dims.size()) + " dimension tables, " + std::to_string(in.aggs.size()) +
-          " sums and a count added per group (" + std::to_string(in.domain) + " group indices" +
-          (in.domain == 1 ? ", summed per workgroup)" : ", one atomic add per group and subgroup)"),
+      std::string(in.cnf_words ? "the fact's condition (" + std::to_string(in.cnf_terms) + " terms) and its " : "") +
+          "fact rows probed in " + std::to_string(in.dims.size()) + " dimension tables, " +
+          std::to_string(in.aggs.size()) + " sums and a count added per group (" + std::to_string(in.domain) +
+          " group indices" + (in.domain == 1 ? ", summed per workgroup)" : ", one atomic add per group and subgroup)"),
       in.fact_rows, [&](VkCommandBuffer cmd) {
-        if (in.fact_rows)
-          device.dispatch(cmd, device.pipeline("star_probe", 14, sizeof(ProbePush)), b, &push, grid(in.fact_rows));
+        if (!in.fact_rows) return;
+        const Pipeline& p = in.cnf_words ? device.pipeline("star_probe_cnf", 23, sizeof(ProbePush))
+                                         : device.pipeline("star_probe", 14, sizeof(ProbePush));
+        device.dispatch(cmd, p, b, &push, grid(in.cnf_words ? prim::div_up(in.fact_rows, 4) : in.fact_rows));
       });
 
   StarResult r;

@@ -51,6 +51,13 @@ struct StarInput {
   std::vector<const Buffer*> values;       //!< value columns the aggregates read (int32), at most 4
   std::vector<StarAgg> aggs;               //!< aggregates with a value, at most STAR_MAX_AGGS
   uint32_t domain = 1;                     //!< number of group indices (product of the radixes)
+  //! Optional: the fact's condition evaluated in the probe pass (no selection): its term table
+  //! (upload_program), terms, FLOAT slots and slot columns (at most 8). fact_rows is then every
+  //! fact row and fact_selection null.
+  const Buffer* cnf_words = nullptr;
+  uint32_t cnf_terms = 0;
+  uint32_t cnf_float_slots = 0;
+  std::vector<const Buffer*> cnf_slots;
 };
 
 //! One non-empty group.
