@@ -842,12 +842,13 @@ TEST_CASE("vk-group-by: the optimizer's estimates and choices") {
     CHECK(std::fabs(double(h.estimate.value) - 30000.0) <= 0.05 * 30000.0);
     check(all, h, "all keys distinct");
   }
-  // Few groups: per-invocation accumulators; many: a global table or partitioning.
+  // Few groups: a workgroup-private shared table (the private variant is forced only: on the H200 it
+  // took 7.6 ms at 16 groups over 2^28 rows, the shared one 1.6 ms); many: a global table or a sort.
   {
     const Data d = int_data(5000, 3, rng);
     OnDevice on(d);
     const GroupByResult r = vk::group_by(device(), on.input);
-    CHECK(r.variant == GroupByVariant::Private);
+    CHECK(r.variant == GroupByVariant::SharedTable);
     CHECK(!r.reason.empty());
     check(d, r, "3 groups, the optimizer's choice");
   }
@@ -861,22 +862,16 @@ TEST_CASE("vk-group-by: the optimizer's estimates and choices") {
     const vk::gb::Layout layout = vk::gb::make_layout(in);
     in.rows = uint64_t(1) << 28;
     auto pick = [&](uint64_t estimate) { return vk::gb::choose(device(), in, layout, {}, estimate); };
-    CHECK(pick(3).variant == GroupByVariant::Private);
-    const uint32_t private_slots =
-        vk::gb::shared_capacity(vk::gb::largest_private_kernel(device()), layout) + 1;  // 24 or 40 (8-byte sums)
-    const vk::gb::Choice few = pick(private_slots / 2);
-    CHECK(few.variant == GroupByVariant::Private);
+    const vk::gb::Choice few = pick(3);
+    CHECK(few.variant == GroupByVariant::SharedTable);
     CHECK(few.rows_per_group % GB_STEP == 0);
-    CHECK(few.rows_per_group <= GB_PRIVATE_MAX_ROWS);
-    CHECK(pick(private_slots / 2 + 1).variant == GroupByVariant::SharedTable);
     CHECK(pick(300).variant == GroupByVariant::SharedTable);
     CHECK(pick(20000).variant == GroupByVariant::GlobalTable);
     CHECK(pick(20000).table_slots == 40960);
     const uint64_t slots = vk::gb::max_table_cap(device(), layout);
-    const vk::gb::Choice big = pick(slots / 3);
+    // A table beyond the cache: the sort variant (partitioning is forced only).
     if (vk::gb::table_bytes(layout, vk::gb::table_slots_for(slots / 3)) > vk::gb::kCachedTableBytes)
-      CHECK(big.variant == GroupByVariant::Partitioned);
-    CHECK(big.rows_per_group % GB_STEP == 0);
+      CHECK(pick(slots / 3).variant == GroupByVariant::Sort);
     CHECK(pick(slots).variant == GroupByVariant::Sort);
     in.aggregates.push_back(agg(AggKind::Median, 0, "MEDIAN(v)"));
     const vk::gb::Layout with_median = vk::gb::make_layout([&] {
