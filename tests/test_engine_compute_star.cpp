@@ -82,6 +82,10 @@ TEST_CASE("engine-compute-star: aggregates over star joins equal the CPU engine'
       // and an ORDER BY of the sums (a Sort fragment above the star).
       "SELECT d3.c, COUNT(*), SUM(b) AS s FROM f JOIN d3 ON f.k3 = d3.k WHERE f.a * 2 > f.b GROUP BY d3.c "
       "ORDER BY s DESC, d3.c",
+      // Dimension conditions: an expression program, and one folded to false (INT = 1.5).
+      "SELECT d1.s, COUNT(*), SUM(a) FROM f JOIN d1 ON f.k1 = d1.k JOIN d3 ON f.k3 = d3.k "
+      "WHERE d1.g * 3 > d1.k AND d3.c <> 2 GROUP BY d1.s",
+      "SELECT COUNT(*), SUM(a) FROM f JOIN d3 ON f.k3 = d3.k JOIN d2 ON f.k2 = d2.k WHERE d3.c = 1.5",
   };
   // Sizes across a workgroup (256) and a subgroup, and dimensions of one row.
   const std::vector<size_t> fact_sizes = {1, 31, 255, 256, 257, 3000};

@@ -3,6 +3,8 @@
 // STAR_FILL:    one dimension's direct-address table: for each selected dimension row,
 //               table[key - kmin] = its group code, the sum over its group columns of
 //               (value - min) * stride (slots of unselected keys keep STAR_EMPTY).
+// STAR_FILL_CNF: STAR_FILL over every dimension row, four per invocation, with the dimension's
+//               condition evaluated on their uvec4 words first (cnf_eval.glsl): no selection pass.
 // STAR_PROBE:   each fact row taking part looks its key up in every dimension's table; a row that
 //               finds all of them belongs to the group whose index is the sum of their codes, and
 //               adds 1 to the group's count and each aggregate's value (an int64 x, x + y, x - y or
@@ -29,9 +31,11 @@
 
 layout(local_size_x = STAR_WG) in;
 
-#if defined(STAR_FILL)
+#if defined(STAR_FILL) || defined(STAR_FILL_CNF)
 // Bindings: 0 = selected row ids of the dimension (any buffer when not selected), 1 = key column,
-// 2 = table, 3..6 = group columns (unused ones bound to any buffer).
+// 2 = table, 3..6 = group columns (unused ones bound to any buffer), 7 = selected rows per
+// dimension (counts[pc.dim] grows by the rows this pass fills); STAR_FILL_CNF: 8 = the dimension
+// condition's term table, 9..16 = its slot columns (uvec4[]).
 layout(std430, binding = 0) readonly buffer Sel { uint sel[]; };
 layout(std430, binding = 1) readonly buffer Key { int key[]; };
 layout(std430, binding = 2) writeonly buffer Table { uint table[]; };
@@ -39,14 +43,36 @@ layout(std430, binding = 3) readonly buffer G0 { int g0[]; };
 layout(std430, binding = 4) readonly buffer G1 { int g1[]; };
 layout(std430, binding = 5) readonly buffer G2 { int g2[]; };
 layout(std430, binding = 6) readonly buffer G3 { int g3[]; };
+layout(std430, binding = 7) buffer Counts { uint counts[]; };
+#if defined(STAR_FILL_CNF)
+#define SLOTS 8
+layout(std430, binding = 8) readonly buffer Program { uint program[]; };
+layout(std430, binding = 9) readonly buffer Slot0 { uvec4 slot0[]; };
+layout(std430, binding = 10) readonly buffer Slot1 { uvec4 slot1[]; };
+layout(std430, binding = 11) readonly buffer Slot2 { uvec4 slot2[]; };
+layout(std430, binding = 12) readonly buffer Slot3 { uvec4 slot3[]; };
+layout(std430, binding = 13) readonly buffer Slot4 { uvec4 slot4[]; };
+layout(std430, binding = 14) readonly buffer Slot5 { uvec4 slot5[]; };
+layout(std430, binding = 15) readonly buffer Slot6 { uvec4 slot6[]; };
+layout(std430, binding = 16) readonly buffer Slot7 { uvec4 slot7[]; };
+#endif
 layout(push_constant) uniform Push {
-  uint count;     // rows taking part
+  uint count;     // rows taking part (STAR_FILL_CNF: every row of the dimension)
   uint selected;  // 1: row i is sel[i]
   int kmin;       // smallest key of the column
   uint columns;   // group columns (0..4)
   int mins[4];    // smallest value of each group column
   uint strides[4];
+  // STAR_FILL_CNF: the dimension's condition (cnf_eval.glsl; intervals always 0: the terms run).
+  uint terms;
+  uint float_slots;
+  uint slot_count;
+  uint intervals;
+  uint dim;  // this dimension's index in counts
 } pc;
+#if defined(STAR_FILL_CNF)
+#include "cnf_eval.glsl"
+#endif
 
 int group_value(uint c, uint row) {
   switch (c) {
@@ -57,21 +83,45 @@ int group_value(uint c, uint row) {
   }
 }
 
+void fill(uint row) {
+  uint code = 0u;
+  for (uint c = 0u; c < pc.columns; ++c) code += uint(group_value(c, row) - pc.mins[c]) * pc.strides[c];
+  table[uint(key[row]) - uint(pc.kmin)] = code;
+}
+
 void main() {
   const uint step = gl_NumWorkGroups.x * STAR_WG;
-  for (uint i = gl_GlobalInvocationID.x; i < pc.count; i += step) {
-    const uint row = pc.selected != 0u ? sel[i] : i;
-    uint code = 0u;
-    for (uint c = 0u; c < pc.columns; ++c) code += uint(group_value(c, row) - pc.mins[c]) * pc.strides[c];
-    table[uint(key[row]) - uint(pc.kmin)] = code;
+  uint filled = 0u;
+#if defined(STAR_FILL_CNF)
+  // Four rows per invocation: the condition on their slot columns' uvec4 words, then the rows that pass.
+  cnf_load_intervals();
+  const uint quads = (pc.count + 3u) / 4u;
+  for (uint q = gl_GlobalInvocationID.x; q < quads; q += step) {
+    const uint first = 4u * q;
+    const bvec4 valid = bvec4(first < pc.count, first + 1u < pc.count, first + 2u < pc.count, first + 3u < pc.count);
+    uvec4 raw[SLOTS];
+    for (uint s = 0u; s < SLOTS; ++s) raw[s] = s < pc.slot_count ? load_slot(s, q) : uvec4(0u);
+    const bvec4 pass = cnf_test(raw, valid);
+    for (uint r = 0u; r < 4u; ++r)
+      if (pass[r]) {
+        fill(first + r);
+        ++filled;
+      }
   }
+#else
+  for (uint i = gl_GlobalInvocationID.x; i < pc.count; i += step) {
+    fill(pc.selected != 0u ? sel[i] : i);
+    ++filled;
+  }
+#endif
+  if (filled != 0u) atomicAdd(counts[pc.dim], filled);
 }
 #endif
 
 #if defined(STAR_PROBE) || defined(STAR_CNF)
 // Bindings: 0 = selected fact row ids (any buffer when not selected), 1..4 = the fact's key column
 // of each dimension, 5..8 = each dimension's table, 9..12 = value columns (unused ones bound to any
-// buffer), 13 = group words.
+// buffer), 13 = group words, 14 = each dimension's selected rows (star_fill's counts).
 layout(std430, binding = 0) readonly buffer Sel { uint sel[]; };
 layout(std430, binding = 1) readonly buffer K0 { uint k0[]; };
 layout(std430, binding = 2) readonly buffer K1 { uint k1[]; };
@@ -86,18 +136,19 @@ layout(std430, binding = 10) readonly buffer V1 { int v1[]; };
 layout(std430, binding = 11) readonly buffer V2 { int v2[]; };
 layout(std430, binding = 12) readonly buffer V3 { int v3[]; };
 layout(std430, binding = 13) buffer Acc { uint64_t acc[]; };
+layout(std430, binding = 14) readonly buffer Counts { uint counts[]; };
 #if defined(STAR_CNF)
-// 14 = the fact condition's term table, 15..22 = its slot columns (uvec4[]; unused ones any buffer).
+// 15 = the fact condition's term table, 16..23 = its slot columns (uvec4[]; unused ones any buffer).
 #define SLOTS 8
-layout(std430, binding = 14) readonly buffer Program { uint program[]; };
-layout(std430, binding = 15) readonly buffer Slot0 { uvec4 slot0[]; };
-layout(std430, binding = 16) readonly buffer Slot1 { uvec4 slot1[]; };
-layout(std430, binding = 17) readonly buffer Slot2 { uvec4 slot2[]; };
-layout(std430, binding = 18) readonly buffer Slot3 { uvec4 slot3[]; };
-layout(std430, binding = 19) readonly buffer Slot4 { uvec4 slot4[]; };
-layout(std430, binding = 20) readonly buffer Slot5 { uvec4 slot5[]; };
-layout(std430, binding = 21) readonly buffer Slot6 { uvec4 slot6[]; };
-layout(std430, binding = 22) readonly buffer Slot7 { uvec4 slot7[]; };
+layout(std430, binding = 15) readonly buffer Program { uint program[]; };
+layout(std430, binding = 16) readonly buffer Slot0 { uvec4 slot0[]; };
+layout(std430, binding = 17) readonly buffer Slot1 { uvec4 slot1[]; };
+layout(std430, binding = 18) readonly buffer Slot2 { uvec4 slot2[]; };
+layout(std430, binding = 19) readonly buffer Slot3 { uvec4 slot3[]; };
+layout(std430, binding = 20) readonly buffer Slot4 { uvec4 slot4[]; };
+layout(std430, binding = 21) readonly buffer Slot5 { uvec4 slot5[]; };
+layout(std430, binding = 22) readonly buffer Slot6 { uvec4 slot6[]; };
+layout(std430, binding = 23) readonly buffer Slot7 { uvec4 slot7[]; };
 #endif
 layout(push_constant) uniform Push {
   uint rows;      // fact rows taking part (STAR_CNF: every fact row)
@@ -115,6 +166,7 @@ layout(push_constant) uniform Push {
   uint float_slots;
   uint slot_count;
   uint intervals;
+  uint drows[4];  // each dimension's rows (its selected share orders the probes)
 } pc;
 
 shared uint64_t s_red[STAR_WG];
@@ -175,6 +227,10 @@ uint64_t workgroup_sum(uint64_t v) {
   return total;
 }
 
+// The dimensions in the order probed: the smallest selected share first (a row stops at its first
+// miss, so later key columns are read for fewer rows).
+uint order[STAR_MAX_DIMS];
+
 // Domain 1: this lane's rows, summed privately.
 uint64_t p_count = 0ul;
 uint64_t p_lo[STAR_MAX_AGGS];
@@ -185,7 +241,8 @@ uint64_t p_hi[STAR_MAX_AGGS];
 void add_row(bool live, uint row) {
   uint g = 0u;
   if (live) {
-    for (uint d = 0u; d < pc.dims; ++d) {
+    for (uint j = 0u; j < pc.dims; ++j) {
+      const uint d = order[j];
       const uint slot = fact_key(d, row) - pc.kmin[d];
       const uint c = slot < pc.range[d] ? table_at(d, slot) : STAR_EMPTY;
       if (c == STAR_EMPTY) {
@@ -217,12 +274,23 @@ void add_row(bool live, uint row) {
     return;
   }
   for (uvec4 ballot = subgroupBallot(live); ballot != uvec4(0u); ballot = subgroupBallot(live)) {
+    if (subgroupBallotBitCount(ballot) == 1u) {  // one row left (selective joins): no reduction
+      if (live) {
+        const uint at = g * pc.stride;
+        atomicAdd(acc[at], 1ul);
+        for (uint a = 0u; a < pc.aggs; ++a) {
+          if (lo[a] != 0u) atomicAdd(acc[at + 1u + 2u * a], uint64_t(lo[a]));
+          if (hi[a] != 0) atomicAdd(acc[at + 2u + 2u * a], uint64_t(int64_t(hi[a])));
+        }
+      }
+      break;
+    }
     const uint first = subgroupBallotFindLSB(ballot);
     const uint lg = subgroupShuffle(g, first);
     const bool mine = live && g == lg;
     const uint n = subgroupAdd(mine ? 1u : 0u);
     uint64_t add_lo[STAR_MAX_AGGS], add_hi[STAR_MAX_AGGS];
-    for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
+    for (uint a = 0u; a < pc.aggs; ++a) {  // pc.aggs is uniform
       // 16-bit pieces: a subgroup's sum of each fits 32 bits.
       const uint lo_l = subgroupAdd(mine ? lo[a] & 0xffffu : 0u);
       const uint lo_h = subgroupAdd(mine ? lo[a] >> 16 : 0u);
@@ -246,6 +314,16 @@ void add_row(bool live, uint row) {
 void main() {
   const uint lane = gl_LocalInvocationIndex;
   for (uint a = 0u; a < STAR_MAX_AGGS; ++a) p_lo[a] = p_hi[a] = 0ul;
+  // Insertion sort of the dimensions by selected share counts[d] / drows[d] (cross-multiplied).
+  for (uint j = 0u; j < STAR_MAX_DIMS; ++j) {
+    uint d = j, k = j;
+    for (; k > 0u && j < pc.dims; --k) {
+      const uint e = order[k - 1u];
+      if (uint64_t(counts[e]) * pc.drows[d] <= uint64_t(counts[d]) * pc.drows[e]) break;
+      order[k] = e;
+    }
+    order[k] = d;
+  }
   // `base` is the same for the whole workgroup, so add_row runs in uniform control flow.
 #if defined(STAR_CNF)
   // Four rows per lane: the fact's condition on their slot columns' uvec4 words, then each row.

@@ -13,8 +13,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <memory>
-#include <numeric>
 
 #include "core/bind.h"
 #include "gfxq/error.h"
@@ -174,6 +174,20 @@ bool value_of(const plan::Expr& e, const Node& input, StarState& st, std::string
   }
   st.values.push_back(a);
   return true;
+}
+
+// The CNF program of `leaf` (a Filter) that a star pass evaluates itself, or null (no Filter, an
+// expression program, or a condition folded to a constant).
+const FilterProgram* fused_program(const StarState& st, const Node& leaf) {
+  if (leaf.kind != NodeKind::Filter) return nullptr;
+  const auto it = st.programs.find(&leaf);
+  if (it == st.programs.end() || it->second->expression) return nullptr;
+  return it->second->program.outcome == CnfProgram::Outcome::Rows ? it->second.get() : nullptr;
+}
+
+// " where <condition> (<program>, in the <pass> pass)" for the report.
+std::string in_pass(const Node& leaf, const FilterProgram& p, const std::string& pass) {
+  return " where " + leaf.predicate->text + " (" + p.program.summary() + ", in the " + pass + " pass)";
 }
 
 // Plans the star with `fact` as the fact table (st.fact), its dimensions, group keys and
@@ -363,45 +377,48 @@ engine::FragmentRun run_star_fragment(FragmentEnv& env, const engine::Fragment& 
   const StarState& st = static_cast<const StarState&>(*f.state);
   const Node& agg = *st.agg;
   engine::FragmentRun out;
-  // A fact Filter the CNF kernels run is evaluated in the probe pass itself (no selection pass).
-  const FilterProgram* fused = nullptr;
-  if (st.fact->kind == NodeKind::Filter)
-    if (auto it = st.programs.find(st.fact); it != st.programs.end())
-      if (!it->second->expression && it->second->program.outcome == CnfProgram::Outcome::Rows) fused = it->second.get();
-  const Node& fact_node = fused ? *st.fact->children[0] : *st.fact;
-  InputRows fact(env, fact_node, nullptr, out.passes);
-  const DeviceRows fact_rows = fact.live({}, "fact rows taking part");
-  std::vector<std::unique_ptr<InputRows>> dims;
-  star::StarInput in;
-  in.fact_rows = fact_rows.count;
-  in.fact_selection = fact_rows.selection;
-  std::optional<Buffer> words;
-  if (fused) {
-    words = upload_program(env.device, fused->program);
-    in.cnf_words = &*words;
-    in.cnf_terms = uint32_t(fused->program.terms.size());
-    in.cnf_float_slots = fused->program.float_slots();
-    for (const BoundColumn& b : fused->program.slots) {
-      const auto& cols = fact_node.scan_columns;
+  // Filters the CNF kernels run are evaluated in the star's own passes (the fact's in the probe, a
+  // dimension's in its fill): no selection pass and no wait for its count.
+  std::deque<Buffer> words;
+  auto leaf_rows = [&](const Node& leaf, star::StarCnf& cnf) {
+    const FilterProgram* p = fused_program(st, leaf);
+    auto rows = std::make_unique<InputRows>(env, p ? *leaf.children[0] : leaf, nullptr, out.passes);
+    if (!p) return std::make_pair(std::move(rows), p);
+    cnf.words = &words.emplace_back(upload_program(env.device, p->program));
+    cnf.terms = uint32_t(p->program.terms.size());
+    cnf.float_slots = p->program.float_slots();
+    const auto& cols = leaf.children[0]->scan_columns;
+    for (const BoundColumn& b : p->program.slots) {
       const auto at = std::find(cols.begin(), cols.end(), b.index);
       if (at == cols.end())
-        throw Error(ErrorCode::Internal,
-                    "star aggregate: the fact condition reads " + b.name + ", which its Scan does not");
-      in.cnf_slots.push_back(&fact.column(size_t(at - cols.begin())).buffer);
+        throw Error(ErrorCode::Internal, "star aggregate: the condition on " + leaf.children[0]->table_name +
+                                             " reads " + b.name + ", which its Scan does not");
+      cnf.slots.push_back(&rows->column(size_t(at - cols.begin())).buffer);
     }
-  }
+    return std::make_pair(std::move(rows), p);
+  };
+  star::StarInput in;
+  auto [fact_ptr, fact_fused] = leaf_rows(*st.fact, in.cnf);
+  InputRows& fact = *fact_ptr;
+  const DeviceRows fact_rows = fact.live({}, "fact rows taking part");
+  in.fact_rows = fact_rows.count;
+  in.fact_selection = fact_rows.selection;
   in.domain = st.domain;
+  std::vector<std::unique_ptr<InputRows>> dims;
+  std::string dim_text;
   for (const StarDimPlan& d : st.dims) {
-    dims.push_back(std::make_unique<InputRows>(env, *d.leaf, nullptr, out.passes));
-    InputRows& rows = *dims.back();
-    const DeviceRows live = rows.live({}, "dimension rows taking part");
     star::StarDim sd;
+    auto [rows, fused] = leaf_rows(*d.leaf, sd.cnf);
+    const DeviceRows live = rows->live({}, "dimension rows taking part");
     sd.fact_key = &fact.column(d.fact_key).buffer;
-    sd.key = &rows.column(d.key).buffer;
+    sd.key = &rows->column(d.key).buffer;
     sd.selection = live.selection;
     sd.rows = live.count;
+    sd.table_rows = rows->rows();
     sd.key_min = d.key_min;
     sd.key_range = d.key_range;
+    dim_text += "; dimension: " + rows->describe() + (fused ? in_pass(*d.leaf, *fused, "fill") : "");
+    dims.push_back(std::move(rows));
     in.dims.push_back(std::move(sd));
   }
   for (const StarKey& k : st.keys) {
@@ -410,17 +427,6 @@ engine::FragmentRun run_star_fragment(FragmentEnv& env, const engine::Fragment& 
     sd.group_mins.push_back(k.min);
     sd.group_strides.push_back(k.stride);
   }
-  // The most selective dimensions first: a fact row stops at its first miss, so later key columns
-  // are read for fewer rows. The order is free (the group index is a sum).
-  std::vector<double> pass_rate;
-  for (size_t i = 0; i < in.dims.size(); ++i)
-    pass_rate.push_back(double(in.dims[i].rows) / double(std::max<uint64_t>(1, dims[i]->rows())));
-  std::vector<size_t> order(in.dims.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return pass_rate[a] < pass_rate[b]; });
-  std::vector<star::StarDim> sorted;
-  for (size_t i : order) sorted.push_back(std::move(in.dims[i]));
-  in.dims = std::move(sorted);
   for (size_t c : st.value_columns) in.values.push_back(&fact.column(c).buffer);
   in.aggs = st.values;
   star::StarResult r = star::star_aggregate(env.device, in, out.passes);
@@ -466,10 +472,8 @@ engine::FragmentRun run_star_fragment(FragmentEnv& env, const engine::Fragment& 
   t = apply_layers(std::move(t), kept, st.layers);
 
   engine::NodeRun run;
-  run.algorithm =
-      "compute: " + r.algorithm + "; fact: " + fact.describe() +
-      (fused ? " where " + st.fact->predicate->text + " (" + fused->program.summary() + ", in the probe pass)" : "");
-  for (const auto& d : dims) run.algorithm += "; dimension: " + d->describe();
+  run.algorithm = "compute: " + r.algorithm + "; fact: " + fact.describe() +
+                  (fact_fused ? in_pass(*st.fact, *fact_fused, "probe") : "") + dim_text;
   run.rows_in = fact_rows.count;
   run.rows_out = rows;
   if (any) run.gpu_ms = gpu;

@@ -17,6 +17,7 @@ struct FillPush {
   uint32_t columns;
   int32_t mins[4];
   uint32_t strides[4];
+  uint32_t terms, float_slots, slot_count, intervals, dim;
 };
 
 struct ProbePush {
@@ -24,6 +25,7 @@ struct ProbePush {
   uint32_t kmin[4], range[4], code[4];
   int32_t literal[4];
   uint32_t terms, float_slots, slot_count, intervals;
+  uint32_t drows[4];
 };
 
 struct CollectPush {
@@ -41,9 +43,11 @@ void check(const Device& device, const StarInput& in) {
   if (in.aggs.size() > STAR_MAX_AGGS || in.values.size() > STAR_MAX_VALUES) bad("it takes at most 4 aggregates");
   if (in.fact_rows >= (uint64_t(1) << 31)) bad("it takes fewer than 2^31 fact rows");
   if (in.domain == 0 || in.domain > kMaxDomain) bad("the groups must number 1 to 2^22");
-  if (in.cnf_words && (in.fact_selection || in.cnf_slots.empty() || in.cnf_slots.size() > 8))
+  if (in.cnf.words && (in.fact_selection || in.cnf.slots.empty() || in.cnf.slots.size() > 8))
     bad("a fact condition takes 1 to 8 slot columns and no selection");
   for (const StarDim& d : in.dims) {
+    if (d.cnf.words && (d.selection || d.cnf.slots.empty() || d.cnf.slots.size() > 8))
+      bad("a dimension condition takes 1 to 8 slot columns and no selection");
     if (d.group_columns.size() > STAR_MAX_DIM_KEYS || d.group_mins.size() != d.group_columns.size() ||
         d.group_strides.size() != d.group_columns.size())
       bad("a dimension takes at most 4 group columns, each with its smallest value and stride");
@@ -71,27 +75,47 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
   for (const StarDim& d : in.dims)
     tables.push_back(device.create_buffer(padded_bytes(d.key_range), MemoryKind::Device));
   Buffer acc = device.create_buffer(words * sizeof(uint64_t), MemoryKind::Device);
+  Buffer counts = device.create_buffer(16, MemoryKind::Device);  // selected rows per dimension
   uint64_t dim_rows = 0;
   for (const StarDim& d : in.dims) dim_rows += d.rows;
-  stages.run(
-      "star-fill", std::to_string(in.dims.size()) + " dimension tables (direct addressing by key) of group codes",
-      dim_rows, [&](VkCommandBuffer cmd) {
-        for (const Buffer& t : tables) vkCmdFillBuffer(cmd, t.handle(), 0, VK_WHOLE_SIZE, STAR_EMPTY);
-        vkCmdFillBuffer(cmd, acc.handle(), 0, VK_WHOLE_SIZE, 0);
-        device.barrier(cmd);
-        const Pipeline& p = device.pipeline("star_fill", 7, sizeof(FillPush));
-        for (size_t i = 0; i < in.dims.size(); ++i) {
-          const StarDim& d = in.dims[i];
-          if (d.rows == 0) continue;
-          FillPush push{uint32_t(d.rows), d.selection ? 1u : 0u, d.key_min, uint32_t(d.group_columns.size()), {}, {}};
-          std::vector<const Buffer*> b{d.selection ? d.selection : d.key, d.key, &tables[i]};
-          for (size_t c = 0; c < 4; ++c) {
-            b.push_back(c < d.group_columns.size() ? d.group_columns[c] : d.key);
-            if (c < d.group_columns.size()) push.mins[c] = d.group_mins[c], push.strides[c] = d.group_strides[c];
-          }
-          device.dispatch(cmd, p, b, &push, grid(d.rows));
-        }
-      });
+  stages.run("star-fill",
+             std::to_string(in.dims.size()) + " dimension tables (direct addressing by key) of group codes", dim_rows,
+             [&](VkCommandBuffer cmd) {
+               for (const Buffer& t : tables) vkCmdFillBuffer(cmd, t.handle(), 0, VK_WHOLE_SIZE, STAR_EMPTY);
+               vkCmdFillBuffer(cmd, acc.handle(), 0, VK_WHOLE_SIZE, 0);
+               vkCmdFillBuffer(cmd, counts.handle(), 0, VK_WHOLE_SIZE, 0);
+               device.barrier(cmd);
+               for (size_t i = 0; i < in.dims.size(); ++i) {
+                 const StarDim& d = in.dims[i];
+                 if (d.rows == 0) continue;
+                 const StarCnf& cnf = d.cnf;
+                 FillPush push{uint32_t(d.rows),
+                               d.selection ? 1u : 0u,
+                               d.key_min,
+                               uint32_t(d.group_columns.size()),
+                               {},
+                               {},
+                               cnf.terms,
+                               cnf.float_slots,
+                               uint32_t(cnf.slots.size()),
+                               0,
+                               uint32_t(i)};
+                 std::vector<const Buffer*> b{d.selection ? d.selection : d.key, d.key, &tables[i]};
+                 for (size_t c = 0; c < 4; ++c) {
+                   b.push_back(c < d.group_columns.size() ? d.group_columns[c] : d.key);
+                   if (c < d.group_columns.size()) push.mins[c] = d.group_mins[c], push.strides[c] = d.group_strides[c];
+                 }
+                 b.push_back(&counts);
+                 if (cnf.words) {
+                   b.push_back(cnf.words);
+                   for (size_t c = 0; c < 8; ++c) b.push_back(c < cnf.slots.size() ? cnf.slots[c] : cnf.slots[0]);
+                   device.dispatch(cmd, device.pipeline("star_fill_cnf", 17, sizeof(FillPush)), b, &push,
+                                   grid(prim::div_up(d.rows, 4)));
+                 } else {
+                   device.dispatch(cmd, device.pipeline("star_fill", 8, sizeof(FillPush)), b, &push, grid(d.rows));
+                 }
+               }
+             });
 
   ProbePush push{uint32_t(in.fact_rows),
                  in.fact_selection ? 1u : 0u,
@@ -103,22 +127,25 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
                  {},
                  {},
                  {},
-                 in.cnf_terms,
-                 in.cnf_float_slots,
-                 uint32_t(in.cnf_slots.size()),
-                 0};
+                 in.cnf.terms,
+                 in.cnf.float_slots,
+                 uint32_t(in.cnf.slots.size()),
+                 0,
+                 {}};
   std::vector<const Buffer*> b{in.fact_selection ? in.fact_selection : &acc};
   for (size_t d = 0; d < 4; ++d) b.push_back(d < in.dims.size() ? in.dims[d].fact_key : in.dims[0].fact_key);
   for (size_t d = 0; d < 4; ++d) b.push_back(d < in.dims.size() ? &tables[d] : &tables[0]);
   for (size_t v = 0; v < 4; ++v) b.push_back(v < in.values.size() ? in.values[v] : in.dims[0].fact_key);
   b.push_back(&acc);
-  if (in.cnf_words) {
-    b.push_back(in.cnf_words);
-    for (size_t c = 0; c < 8; ++c) b.push_back(c < in.cnf_slots.size() ? in.cnf_slots[c] : in.cnf_slots[0]);
+  b.push_back(&counts);
+  if (in.cnf.words) {
+    b.push_back(in.cnf.words);
+    for (size_t c = 0; c < 8; ++c) b.push_back(c < in.cnf.slots.size() ? in.cnf.slots[c] : in.cnf.slots[0]);
   }
   for (size_t d = 0; d < in.dims.size(); ++d) {
     push.kmin[d] = uint32_t(in.dims[d].key_min);
     push.range[d] = in.dims[d].key_range;
+    push.drows[d] = uint32_t(std::max<uint64_t>(1, in.dims[d].table_rows));
   }
   for (size_t a = 0; a < in.aggs.size(); ++a) {
     push.code[a] = in.aggs[a].op | in.aggs[a].x << 4 | in.aggs[a].y << 8;
@@ -126,15 +153,15 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
   }
   stages.run(
       "star-probe",
-      std::string(in.cnf_words ? "the fact's condition (" + std::to_string(in.cnf_terms) + " terms) and its " : "") +
+      std::string(in.cnf.words ? "the fact's condition (" + std::to_string(in.cnf.terms) + " terms) and its " : "") +
           "fact rows probed in " + std::to_string(in.dims.size()) + " dimension tables, " +
           std::to_string(in.aggs.size()) + " sums and a count added per group (" + std::to_string(in.domain) +
           " group indices" + (in.domain == 1 ? ", summed per workgroup)" : ", one atomic add per group and subgroup)"),
       in.fact_rows, [&](VkCommandBuffer cmd) {
         if (!in.fact_rows) return;
-        const Pipeline& p = in.cnf_words ? device.pipeline("star_probe_cnf", 23, sizeof(ProbePush))
-                                         : device.pipeline("star_probe", 14, sizeof(ProbePush));
-        device.dispatch(cmd, p, b, &push, grid(in.cnf_words ? prim::div_up(in.fact_rows, 4) : in.fact_rows));
+        const Pipeline& p = in.cnf.words ? device.pipeline("star_probe_cnf", 24, sizeof(ProbePush))
+                                         : device.pipeline("star_probe", 15, sizeof(ProbePush));
+        device.dispatch(cmd, p, b, &push, grid(in.cnf.words ? prim::div_up(in.fact_rows, 4) : in.fact_rows));
       });
 
   StarResult r;

@@ -20,12 +20,21 @@
 
 namespace gfxq::vk::star {
 
+//! A table's condition evaluated inside a star pass instead of a selection pass (cnf_eval.glsl).
+struct StarCnf {
+  const Buffer* words = nullptr;     //!< the term table (upload_program); null: no condition here
+  uint32_t terms = 0;                //!< terms
+  uint32_t float_slots = 0;          //!< CnfProgram::float_slots()
+  std::vector<const Buffer*> slots;  //!< the slot columns (1 to 8)
+};
+
 //! One dimension of the star.
 struct StarDim {
   const Buffer* fact_key = nullptr;   //!< the fact's key column (int32)
   const Buffer* key = nullptr;        //!< the dimension's key column (int32, unique over the column)
   const Buffer* selection = nullptr;  //!< selected dimension row ids, or null: every row
-  uint64_t rows = 0;                  //!< dimension rows taking part
+  uint64_t rows = 0;                  //!< dimension rows taking part (with `cnf`: every row)
+  uint64_t table_rows = 0;            //!< rows of the dimension table (its selected share orders the probes)
   int32_t key_min = 0;                //!< smallest key of the column
   uint32_t key_range = 0;             //!< largest - smallest key + 1 (the table's slots)
   //! Group columns of this dimension (int32 values: INT, DATE days, STRING codes), at most
@@ -33,6 +42,8 @@ struct StarDim {
   std::vector<const Buffer*> group_columns;
   std::vector<int32_t> group_mins;      //!< each group column's smallest value
   std::vector<uint32_t> group_strides;  //!< each group column's weight in the group index
+  //! Optional: the dimension's condition evaluated in the fill pass (selection null, rows every row).
+  StarCnf cnf;
 };
 
 //! What one aggregate adds per row.
@@ -51,13 +62,9 @@ struct StarInput {
   std::vector<const Buffer*> values;       //!< value columns the aggregates read (int32), at most 4
   std::vector<StarAgg> aggs;               //!< aggregates with a value, at most STAR_MAX_AGGS
   uint32_t domain = 1;                     //!< number of group indices (product of the radixes)
-  //! Optional: the fact's condition evaluated in the probe pass (no selection): its term table
-  //! (upload_program), terms, FLOAT slots and slot columns (at most 8). fact_rows is then every
-  //! fact row and fact_selection null.
-  const Buffer* cnf_words = nullptr;
-  uint32_t cnf_terms = 0;
-  uint32_t cnf_float_slots = 0;
-  std::vector<const Buffer*> cnf_slots;
+  //! Optional: the fact's condition evaluated in the probe pass (fact_rows every fact row,
+  //! fact_selection null).
+  StarCnf cnf;
 };
 
 //! One non-empty group.
