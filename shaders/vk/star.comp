@@ -229,7 +229,9 @@ uint64_t workgroup_sum(uint64_t v) {
 
 // The dimensions in the order probed: the smallest selected share first (a row stops at its first
 // miss, so later key columns are read for fewer rows).
-uint order[STAR_MAX_DIMS];
+// The dimensions in the order probed, two bits each (the j-th at bits 2j): the smallest selected
+// share first (a row stops at its first miss, so later key columns are read for fewer rows).
+uint order = 0u;
 
 // Domain 1: this lane's rows, summed privately.
 uint64_t p_count = 0ul;
@@ -237,24 +239,22 @@ uint64_t p_lo[STAR_MAX_AGGS];
 uint64_t p_hi[STAR_MAX_AGGS];
 
 // Adds fact row `row` when `live` (it passed the fact's condition) and it finds every dimension.
-// Called in uniform control flow: the subgroup operations need every lane.
+// Called in uniform control flow: the subgroup operations need every lane. Every loop has a
+// constant bound and is unrolled, so the small arrays stay in registers.
 void add_row(bool live, uint row) {
   uint g = 0u;
-  if (live) {
-    for (uint j = 0u; j < pc.dims; ++j) {
-      const uint d = order[j];
+  [[unroll]] for (uint j = 0u; j < STAR_MAX_DIMS; ++j) {
+    if (live && j < pc.dims) {
+      const uint d = (order >> (2u * j)) & 3u;
       const uint slot = fact_key(d, row) - pc.kmin[d];
       const uint c = slot < pc.range[d] ? table_at(d, slot) : STAR_EMPTY;
-      if (c == STAR_EMPTY) {
-        live = false;
-        break;
-      }
+      live = c != STAR_EMPTY;
       g += c;
     }
   }
   uint lo[STAR_MAX_AGGS];
   int hi[STAR_MAX_AGGS];
-  for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
+  [[unroll]] for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
     lo[a] = 0u;
     hi[a] = 0;
     if (live && a < pc.aggs) {
@@ -266,7 +266,7 @@ void add_row(bool live, uint row) {
   if (pc.domain == 1u) {
     if (live) {
       p_count += 1ul;
-      for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
+      [[unroll]] for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
         p_lo[a] += uint64_t(lo[a]);
         p_hi[a] += uint64_t(int64_t(hi[a]));
       }
@@ -278,9 +278,9 @@ void add_row(bool live, uint row) {
       if (live) {
         const uint at = g * pc.stride;
         atomicAdd(acc[at], 1ul);
-        for (uint a = 0u; a < pc.aggs; ++a) {
-          if (lo[a] != 0u) atomicAdd(acc[at + 1u + 2u * a], uint64_t(lo[a]));
-          if (hi[a] != 0) atomicAdd(acc[at + 2u + 2u * a], uint64_t(int64_t(hi[a])));
+        [[unroll]] for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
+          if (a < pc.aggs && lo[a] != 0u) atomicAdd(acc[at + 1u + 2u * a], uint64_t(lo[a]));
+          if (a < pc.aggs && hi[a] != 0) atomicAdd(acc[at + 2u + 2u * a], uint64_t(int64_t(hi[a])));
         }
       }
       break;
@@ -290,19 +290,22 @@ void add_row(bool live, uint row) {
     const bool mine = live && g == lg;
     const uint n = subgroupAdd(mine ? 1u : 0u);
     uint64_t add_lo[STAR_MAX_AGGS], add_hi[STAR_MAX_AGGS];
-    for (uint a = 0u; a < pc.aggs; ++a) {  // pc.aggs is uniform
-      // 16-bit pieces: a subgroup's sum of each fits 32 bits.
-      const uint lo_l = subgroupAdd(mine ? lo[a] & 0xffffu : 0u);
-      const uint lo_h = subgroupAdd(mine ? lo[a] >> 16 : 0u);
-      const uint hi_l = subgroupAdd(mine ? uint(hi[a]) & 0xffffu : 0u);
-      const int hi_h = subgroupAdd(mine ? hi[a] >> 16 : 0);
-      add_lo[a] = uint64_t(lo_l) + (uint64_t(lo_h) << 16);
-      add_hi[a] = uint64_t(int64_t(hi_h) * 65536l + int64_t(hi_l));
+    [[unroll]] for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
+      add_lo[a] = add_hi[a] = 0ul;
+      if (a < pc.aggs) {  // uniform
+        // 16-bit pieces: a subgroup's sum of each fits 32 bits.
+        const uint lo_l = subgroupAdd(mine ? lo[a] & 0xffffu : 0u);
+        const uint lo_h = subgroupAdd(mine ? lo[a] >> 16 : 0u);
+        const uint hi_l = subgroupAdd(mine ? uint(hi[a]) & 0xffffu : 0u);
+        const int hi_h = subgroupAdd(mine ? hi[a] >> 16 : 0);
+        add_lo[a] = uint64_t(lo_l) + (uint64_t(lo_h) << 16);
+        add_hi[a] = uint64_t(int64_t(hi_h) * 65536l + int64_t(hi_l));
+      }
     }
     if (gl_SubgroupInvocationID == first) {
       const uint at = lg * pc.stride;
       atomicAdd(acc[at], uint64_t(n));
-      for (uint a = 0u; a < pc.aggs; ++a) {
+      [[unroll]] for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
         if (add_lo[a] != 0ul) atomicAdd(acc[at + 1u + 2u * a], add_lo[a]);
         if (add_hi[a] != 0ul) atomicAdd(acc[at + 2u + 2u * a], add_hi[a]);
       }
@@ -314,15 +317,14 @@ void add_row(bool live, uint row) {
 void main() {
   const uint lane = gl_LocalInvocationIndex;
   for (uint a = 0u; a < STAR_MAX_AGGS; ++a) p_lo[a] = p_hi[a] = 0ul;
-  // Insertion sort of the dimensions by selected share counts[d] / drows[d] (cross-multiplied).
-  for (uint j = 0u; j < STAR_MAX_DIMS; ++j) {
-    uint d = j, k = j;
-    for (; k > 0u && j < pc.dims; --k) {
-      const uint e = order[k - 1u];
-      if (uint64_t(counts[e]) * pc.drows[d] <= uint64_t(counts[d]) * pc.drows[e]) break;
-      order[k] = e;
+  // Each dimension's rank by selected share counts[d] / drows[d] (cross-multiplied; ties by index).
+  [[unroll]] for (uint d = 0u; d < STAR_MAX_DIMS; ++d) {
+    uint rank = 0u;
+    [[unroll]] for (uint e = 0u; e < STAR_MAX_DIMS; ++e) {
+      const uint64_t se = uint64_t(counts[e]) * pc.drows[d], sd = uint64_t(counts[d]) * pc.drows[e];
+      if (d < pc.dims && e < pc.dims && (se < sd || (se == sd && e < d))) ++rank;
     }
-    order[k] = d;
+    if (d < pc.dims) order |= d << (2u * rank);
   }
   // `base` is the same for the whole workgroup, so add_row runs in uniform control flow.
 #if defined(STAR_CNF)
