@@ -437,73 +437,80 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
     range[p] = {};
   });
 
-  // Each range: its strings sorted, the first entry of each string marked, and its strings counted.
+  // Each range: its strings sorted, the first entry of each string marked, and its distinct strings
+  // and their bytes counted.
   const unsigned workers = worker_count(threads);
   std::vector<std::unique_ptr<Entry[]>> scratch(workers);
-  std::vector<uint64_t> code_start(ranges + 1, 0);
+  std::vector<uint64_t> code_start(ranges + 1, 0), byte_start(ranges + 1, 0);
   parallel_for_workers(ranges, threads, [&](size_t r, unsigned worker) {
     Entry* e = entries.get() + range_start[r];
     const size_t n = range_start[r + 1] - range_start[r];
     if (!scratch[worker]) scratch[worker] = std::make_unique_for_overwrite<Entry[]>(std::max<uint64_t>(largest, 1));
     sort_entries(e, n, 0, scratch[worker].get());
-    uint64_t distinct = 0;
-    for (size_t k = 0; k < n; ++k) distinct += e[k].local >> 31;
+    uint64_t distinct = 0, bytes = 0;
+    for (size_t k = 0; k < n; ++k) {
+      const uint32_t first = e[k].local >> 31;
+      distinct += first;
+      bytes += first * uint64_t{e[k].size};
+    }
     code_start[r + 1] = distinct;
+    byte_start[r + 1] = bytes;
   });
   scratch.clear();
-  for (uint64_t r = 0; r < ranges; ++r) code_start[r + 1] += code_start[r];
-  if (code_start[ranges] > static_cast<uint64_t>(INT32_MAX))
+  for (uint64_t r = 0; r < ranges; ++r) {
+    code_start[r + 1] += code_start[r];
+    byte_start[r + 1] += byte_start[r];
+  }
+  const uint64_t distinct = code_start[ranges], text_bytes = byte_start[ranges];
+  if (distinct > static_cast<uint64_t>(INT32_MAX))
     throw Error(ErrorCode::InvalidInput,
                 "string column '" + std::string(column) + "' holds more than 2^31 - 1 distinct values");
 
   // Every local code given its string's dictionary code, each range numbering its distinct strings
-  // after the ranges before it (the local code of a string's first entry flagged by kFirst).
+  // after the ranges before it (the local code of a string's first entry flagged by kFirst), and
+  // each distinct string its place in the dictionary's bytes (offsets, in code order).
+  std::vector<uint64_t> offsets;
+  resize_huge(offsets, distinct + 1);
+  offsets[distinct] = text_bytes;
   parallel_for(ranges, threads, [&](size_t r) {
     const Entry* e = entries.get() + range_start[r];
     const size_t n = range_start[r + 1] - range_start[r];
-    uint64_t code = code_start[r];
+    uint64_t code = code_start[r], at = byte_start[r];
     for (size_t k = 0; k < n; ++k) {
       if (k + kAhead < n) {  // sorted: scattered local codes
         const Entry& next = e[k + kAhead];
         __builtin_prefetch(merged.code_of[next.where >> kPartShift].data() + (next.local & ~kFirst), 1);
       }
       const uint32_t first = e[k].local & kFirst;
-      code += first >> 31;
+      if (first) {
+        offsets[code] = at;
+        at += e[k].size;
+        ++code;
+      }
       merged.code_of[e[k].where >> kPartShift][e[k].local & ~kFirst] =
           static_cast<int32_t>(static_cast<uint32_t>(code - 1) | first);
     }
   });
   entries.reset();
 
-  // The dictionary: each part builds the strings whose codes it holds flagged, in the order it
-  // interned them (so their bytes are read in about the input's order, not scattered).
-  auto dictionary = std::make_shared<Dictionary>();
-  std::vector<std::string>& strings = dictionary->values;
-  // The strings' storage is faulted in on every thread (in huge pages where offered) before one
-  // thread constructs the empty strings in it.
-  strings.reserve(code_start[ranges]);
-  const size_t storage = strings.capacity() * sizeof(std::string);
-  advise_huge_pages(strings.data(), storage);
-  constexpr size_t kPiece = 2u << 20, kPage = 4096;
-  parallel_for((storage + kPiece - 1) / kPiece, threads, [&](size_t i) {
-    auto* bytes = reinterpret_cast<volatile char*>(strings.data());
-    for (size_t b = i * kPiece; b < std::min(storage, (i + 1) * kPiece); b += kPage) bytes[b] = 0;
-  });
-  strings.resize(code_start[ranges]);
+  // The dictionary's bytes: each part copies the strings whose codes it holds flagged, in the order
+  // it interned them (so their bytes are read in about the input's order, not scattered).
+  std::unique_ptr<char[]> text = text_bytes ? std::make_unique_for_overwrite<char[]>(text_bytes) : nullptr;
+  advise_huge_pages(text.get(), text_bytes);
   parallel_for(parts.size(), threads, [&](size_t p) {
     int32_t* codes = merged.code_of[p].data();
     const size_t n = parts[p]->size();
     parts[p]->for_each([&](size_t k, std::string_view s) {
-      if (k + kAhead < n)  // sorted codes: scattered strings
-        __builtin_prefetch(&strings[static_cast<uint32_t>(codes[k + kAhead]) & ~kFirst], 1);
+      if (k + kAhead < n)  // sorted codes: scattered offsets
+        __builtin_prefetch(&offsets[static_cast<uint32_t>(codes[k + kAhead]) & ~kFirst]);
       const auto code = static_cast<uint32_t>(codes[k]);
       if (code & kFirst) {
-        strings[code & ~kFirst].assign(s);
+        if (!s.empty()) std::memcpy(text.get() + offsets[code & ~kFirst], s.data(), s.size());
         codes[k] = static_cast<int32_t>(code & ~kFirst);
       }
     });
   });
-  merged.dictionary = std::move(dictionary);
+  merged.dictionary = std::make_shared<const Dictionary>(std::move(text), std::move(offsets));
   return merged;
 }
 
