@@ -181,7 +181,7 @@ py::tuple from_column(const std::shared_ptr<Result>& result, size_t i) {
         if (!c.is_null(static_cast<uint64_t>(r))) {
           const auto code = static_cast<size_t>(c.as<int32_t>()[static_cast<size_t>(r)]);
           if (!decoded[code]) {
-            const std::string& s = c.dictionary->values[code];
+            const std::string_view s = c.dictionary->value(code);
             decoded[code] = py::reinterpret_steal<py::object>(
                 PyUnicode_DecodeUTF8(s.data(), static_cast<py::ssize_t>(s.size()), "surrogateescape"));
             if (!decoded[code]) throw py::error_already_set();

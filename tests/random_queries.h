@@ -126,9 +126,9 @@ inline std::string table_difference(const Table& want, const Table& got) {
       if (!g.dictionary) return "column " + g.name + ": STRING without a dictionary";
       const auto& codes = std::get<std::vector<int32_t>>(g.data);
       for (uint64_t r = 0; r < codes.size(); ++r)
-        if (!g.is_null(r) && (codes[r] < 0 || size_t(codes[r]) >= g.dictionary->values.size()))
+        if (!g.is_null(r) && (codes[r] < 0 || size_t(codes[r]) >= g.dictionary->size()))
           return "column " + g.name + " row " + std::to_string(r) + ": code " + std::to_string(codes[r]) +
-                 " outside its dictionary of " + std::to_string(g.dictionary->values.size()) + " strings";
+                 " outside its dictionary of " + std::to_string(g.dictionary->size()) + " strings";
     }
     for (uint64_t r = 0; r < w.size(); ++r) {
       const Value wv = w.value(r), gv = g.value(r);

@@ -24,7 +24,7 @@ using gfxq::ErrorCode;
 // A cell as text: strings as they are, NULL as "NULL", numbers as format_value writes them.
 std::string cell(const gfxq::Column& c, uint64_t row) {
   if (c.is_null(row)) return "NULL";
-  if (c.type == gfxq::Type::String) return "'" + c.string_at(row) + "'";
+  if (c.type == gfxq::Type::String) return "'" + std::string(c.string_at(row)) + "'";
   return gfxq::format_value(c.value(row));
 }
 
@@ -40,7 +40,7 @@ void check_identical(const gfxq::Table& a, const gfxq::Table& b) {
     REQUIRE(x.size() == y.size());
     CHECK(x.nulls == y.nulls);
     if (x.type == gfxq::Type::String) {
-      CHECK(x.dictionary->values == y.dictionary->values);
+      CHECK(*x.dictionary == *y.dictionary);
       for (uint64_t r = 0; r < x.size(); ++r)
         if (!x.is_null(r)) REQUIRE(x.as<int32_t>()[r] == y.as<int32_t>()[r]);
       continue;
@@ -202,7 +202,7 @@ TEST_CASE("arrow: hand-built arrays: slices, validity at bit offsets, utf8 and l
     build(s, large ? "U" : "u", 5, 1, 0, {nullptr, large ? static_cast<const void*>(off64) : off32, text}, "s");
     const gfxq::Table st = gfxq::import_arrow(s.schema, s.array);
     CHECK(st.schema() == "s:string");
-    CHECK(st.columns[0].dictionary->values == std::vector<std::string>{"", "b", "cc", "ddd"});
+    CHECK(st.columns[0].dictionary->strings() == std::vector<std::string>{"", "b", "cc", "ddd"});
     CHECK(st.columns[0].as<int32_t>() == std::vector<int32_t>{0, 1, 2, 1, 3});
   }
 
@@ -243,7 +243,7 @@ TEST_CASE("arrow: dictionary-encoded strings: unsorted dictionaries sorted, ever
     const gfxq::Table t = gfxq::import_arrow(col.schema, col.array);
     CHECK(t.schema() == "w:string");
     const gfxq::Column& c = t.columns[0];
-    CHECK(c.dictionary->values == std::vector<std::string>{"alpha", "mid", "zeta"});
+    CHECK(c.dictionary->strings() == std::vector<std::string>{"alpha", "mid", "zeta"});
     CHECK(c.nulls == std::vector<uint8_t>{0, 0, 1, 0, 0});
     CHECK(cell(c, 0) == "'mid'");
     CHECK(cell(c, 1) == "'zeta'");
@@ -390,7 +390,7 @@ TEST_CASE("arrow: a table goes through DuckDB's Arrow C API and back unchanged")
     sum += t.columns[1].as<int32_t>()[row];
     bigs += !t.columns[5].is_null(row);
     if (t.columns[4].is_null(row)) continue;
-    const std::string& s = t.columns[4].string_at(row);
+    const std::string_view s = t.columns[4].string_at(row);
     if (strings++ == 0 || s < lo) lo = s;
     if (strings == 1 || s > hi) hi = s;
   }
@@ -428,8 +428,8 @@ TEST_CASE("arrow: a table goes through DuckDB's Arrow C API and back unchanged")
                   [&](const ArrowSchema& schema, const ArrowArray& array) {
                     REQUIRE(schema.children[0]->dictionary != nullptr);
                     const gfxq::Table part = gfxq::import_arrow(schema, array);
-                    CHECK(part.columns[0].dictionary->values == std::vector<std::string>{"happy", "ok", "sad"});
-                    for (uint64_t p = 0; p < part.rows(); ++p) moods.push_back(part.columns[0].string_at(p));
+                    CHECK(part.columns[0].dictionary->strings() == std::vector<std::string>{"happy", "ok", "sad"});
+                    for (uint64_t p = 0; p < part.rows(); ++p) moods.emplace_back(part.columns[0].string_at(p));
                   });
   CHECK(moods == std::vector<std::string>{"ok", "sad", "happy", "ok"});
 }

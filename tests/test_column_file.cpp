@@ -62,7 +62,7 @@ void check_identical(const gfxq::Table& a, const gfxq::Table& b) {
           CHECK(std::memcmp(v.data(), w.data(), v.size() * sizeof(typename V::value_type)) == 0);
         },
         x.data);
-    if (x.type == gfxq::Type::String) CHECK(x.dictionary->values == y.dictionary->values);
+    if (x.type == gfxq::Type::String) CHECK(*x.dictionary == *y.dictionary);
   }
 }
 

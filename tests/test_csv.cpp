@@ -65,7 +65,7 @@ void check_same(const gfxq::Table& a, const gfxq::Table& b) {
         if (!x.is_null(i)) CHECK(x.string_at(i) == y.string_at(i));
     } else if (x.type == gfxq::Type::String) {
       // Both dictionaries are the sorted distinct values, so equal columns have equal codes.
-      CHECK(x.dictionary->values == y.dictionary->values);
+      CHECK(*x.dictionary == *y.dictionary);
       CHECK(x.as<int32_t>() == y.as<int32_t>());
     } else {
       const auto& fx = x.as<float>();
@@ -537,7 +537,7 @@ gfxq::Table read_with(const std::string& text, unsigned threads, uint64_t chunk_
 
 std::vector<std::string> strings_of(const gfxq::Column& c) {
   std::vector<std::string> out;
-  for (uint64_t r = 0; r < c.size(); ++r) out.push_back(c.string_at(r));
+  for (uint64_t r = 0; r < c.size(); ++r) out.emplace_back(c.string_at(r));
   return out;
 }
 
@@ -605,7 +605,7 @@ TEST_CASE("csv: string and date columns from a typed header") {
   const auto t = read("name:string,born:date,n:int\nbob,1992-01-01,1\nalice,1970-01-01,2\nbob,1969-12-31,3\n");
   CHECK(t.schema() == "name:string,born:date,n:int");
   const auto& name = t.column("name");
-  CHECK(name.dictionary->values == std::vector<std::string>{"alice", "bob"});
+  CHECK(name.dictionary->strings() == std::vector<std::string>{"alice", "bob"});
   CHECK(name.as<int32_t>() == std::vector<int32_t>{1, 0, 1});
   CHECK(strings_of(name) == std::vector<std::string>{"bob", "alice", "bob"});
   CHECK(t.column("born").as<int32_t>() == std::vector<int32_t>{8035, 0, -1});
@@ -629,7 +629,7 @@ TEST_CASE("csv: string fields: unquoted ones trimmed, quoted ones kept exactly (
                                                               "  spaced  ", "", "crlf\r\ninside", "\"", "日本 🙂"});
   CHECK(u.column("n").as<int32_t>() == std::vector<int32_t>{1, 2, 3, 4, 5, 6, 7, 8, 9});
   // Byte order: "" < "\"" < "  spaced  " < ... < UTF-8 (bytes >= 0x80) last.
-  const auto& d = u.column("s").dictionary->values;
+  const auto d = u.column("s").dictionary->strings();
   CHECK(std::is_sorted(d.begin(), d.end()));
   CHECK(d.front().empty());
   CHECK(d.back() == "日本 🙂");

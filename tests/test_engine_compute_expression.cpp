@@ -277,7 +277,7 @@ Catalog condition_tables(std::mt19937_64& rng, size_t rows) {
   for (auto& x : s) x = words[rng() % words.size()];
   Column sc = Column::strings("s", s);
   std::vector<int32_t> codes(rows);
-  for (auto& x : codes) x = int32_t(rng() % sc.dictionary->values.size());
+  for (auto& x : codes) x = int32_t(rng() % sc.dictionary->size());
   Catalog c;
   c.add("w",
         Table{{Column::ints("k", random_ints(rng, rows, 0, 9)), Column::ints("a", ints(-50, 50)),

@@ -85,7 +85,7 @@ TEST_CASE("string dictionary: merged interners equal a std::set build for every 
                 const gfxq::detail::MergedDictionary merged =
                     gfxq::detail::merge_dictionaries(pointers, {threads, ranges}, "c");
                 REQUIRE(merged.dictionary);
-                CHECK(merged.dictionary->values == reference);
+                CHECK(merged.dictionary->strings() == reference);
                 REQUIRE(merged.code_of.size() == parts);
                 bool rows_right = true;
                 for (size_t p = 0; p < parts; ++p) {
@@ -197,15 +197,17 @@ TEST_CASE("csv: string columns read with small string tables and any chunking eq
             const gfxq::Column& cb = t.columns[1];
             REQUIRE(ca.type == gfxq::Type::String);
             REQUIRE(cb.type == (rows == 0 ? gfxq::Type::Int32 : gfxq::Type::String));
-            CHECK(ca.dictionary->values == std::vector<std::string>(set_a.begin(), set_a.end()));
-            if (rows > 0) CHECK(cb.dictionary->values == std::vector<std::string>(set_b.begin(), set_b.end()));
+            CHECK(ca.dictionary->strings() == std::vector<std::string>(set_a.begin(), set_a.end()));
+            if (rows > 0) CHECK(cb.dictionary->strings() == std::vector<std::string>(set_b.begin(), set_b.end()));
             bool cells_right = true;
+            const std::vector<std::string> dict_a = ca.dictionary->strings();
+            const std::vector<std::string> dict_b = rows > 0 ? cb.dictionary->strings() : std::vector<std::string>{};
             for (size_t r = 0; r < rows; ++r) {
               const int32_t code = ca.as<int32_t>()[r];
               const bool null = !ca.nulls.empty() && ca.nulls[r];
               cells_right = cells_right && null == !a[r].has_value() &&
-                            (null ? code == 0 : ca.dictionary->values.at(static_cast<size_t>(code)) == *a[r]);
-              cells_right = cells_right && cb.dictionary->values.at(static_cast<size_t>(cb.as<int32_t>()[r])) == *b[r];
+                            (null ? code == 0 : dict_a.at(static_cast<size_t>(code)) == *a[r]);
+              cells_right = cells_right && dict_b.at(static_cast<size_t>(cb.as<int32_t>()[r])) == *b[r];
             }
             CHECK(cells_right);
           }
@@ -293,7 +295,7 @@ void check_merge(const std::vector<std::vector<std::string>>& strings, size_t li
   std::vector<const gfxq::detail::StringInterner*> pointers;
   for (const auto& in : interners) pointers.push_back(&in);
   const gfxq::detail::MergedDictionary merged = gfxq::detail::merge_dictionaries(pointers, {threads, ranges}, "c");
-  CHECK(merged.dictionary->values == reference);
+  CHECK(merged.dictionary->strings() == reference);
   bool rows_right = true;
   for (size_t p = 0; p < strings.size(); ++p) {
     REQUIRE(merged.code_of[p].size() == interners[p].size());
@@ -393,11 +395,11 @@ TEST_CASE("csv: long string columns read with small tables that grow or are pass
       for (size_t i = 0; i < 3; ++i) {
         const std::set<std::string> set(columns[i]->begin(), columns[i]->end());
         const gfxq::Column& column = t.columns[i];
-        CHECK(column.dictionary->values == std::vector<std::string>(set.begin(), set.end()));
+        const std::vector<std::string> dict = column.dictionary->strings();
+        CHECK(dict == std::vector<std::string>(set.begin(), set.end()));
         bool cells_right = true;
         for (size_t r = 0; r < kRows; ++r)
-          cells_right = cells_right &&
-                        column.dictionary->values.at(static_cast<size_t>(column.as<int32_t>()[r])) == (*columns[i])[r];
+          cells_right = cells_right && dict.at(static_cast<size_t>(column.as<int32_t>()[r])) == (*columns[i])[r];
         CHECK(cells_right);
       }
     }

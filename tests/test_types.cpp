@@ -19,7 +19,7 @@ TEST_CASE("types: a dictionary is sorted and distinct, and codes compare as stri
   const Column c = Column::strings("s", values);
   CHECK(c.type == Type::String);
   REQUIRE(c.dictionary);
-  CHECK(c.dictionary->values ==
+  CHECK(c.dictionary->strings() ==
         std::vector<std::string>{"", "Zebra", "apple", "apple pie", "pear", "\xc3\xa9t\xc3\xa9"});
   const auto& codes = c.as<int32_t>();
   for (size_t i = 0; i < values.size(); ++i) {
@@ -58,7 +58,7 @@ TEST_CASE("types: pushing a new string renumbers the codes and keeps every value
     else
       CHECK(c.string_at(i) == want[i]);
   }
-  CHECK(std::is_sorted(c.dictionary->values.begin(), c.dictionary->values.end()));
+  CHECK(std::is_sorted(c.dictionary->begin(), c.dictionary->end()));
   CHECK_THROWS_AS(c.push(int32_t(3)), Error);
 }
 

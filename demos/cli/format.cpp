@@ -11,7 +11,7 @@ namespace {
 // A cell as text (NULL as "NULL", strings as they are).
 std::string cell_text(const Column& c, uint64_t row) {
   if (c.is_null(row)) return "NULL";
-  if (c.type == Type::String) return c.string_at(row);
+  if (c.type == Type::String) return std::string(c.string_at(row));
   return format_value(c.value(row));
 }
 

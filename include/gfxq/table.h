@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -44,17 +46,116 @@ Date date_from_civil(int32_t year, int32_t month, int32_t day) noexcept;
 //! The distinct strings of a STRING column, sorted byte-wise (as memcmp, the order SQLite's BINARY
 //! collation and DuckDB use). A value is stored as its index (code) here, so comparing codes is
 //! comparing strings: `=`, `<`, `BETWEEN` and `IN` on strings run as 32-bit integer comparisons.
-struct Dictionary {
-  std::vector<std::string> values;  //!< sorted ascending, distinct
+//! The strings lie in one block of bytes, one after another (data()), with size() + 1 offsets into
+//! it (offsets()): string k is the bytes [offsets()[k], offsets()[k + 1]), any bytes (NUL too).
+class Dictionary {
+ public:
+  //! A random-access iterator over the strings in code order; its elements are string_views.
+  class Iterator {
+   public:
+    using iterator_category = std::random_access_iterator_tag;  //!< for the standard algorithms
+    using value_type = std::string_view;                        //!< a string of the dictionary
+    using difference_type = std::ptrdiff_t;                     //!< codes apart
+    using reference = std::string_view;                         //!< elements are returned by value
+    using pointer = void;                                       //!< no addressable element
 
+    Iterator() = default;
+    //! The string at this position.
+    std::string_view operator*() const noexcept { return dictionary_->value(code_); }
+    //! The string `n` positions on.
+    std::string_view operator[](difference_type n) const noexcept {
+      return dictionary_->value(static_cast<size_t>(static_cast<difference_type>(code_) + n));
+    }
+    //! The code of the string at this position.
+    size_t code() const noexcept { return code_; }
+    Iterator& operator++() noexcept { return ++code_, *this; }                    //!< next string
+    Iterator operator++(int) noexcept { return Iterator(dictionary_, code_++); }  //!< next string
+    Iterator& operator--() noexcept { return --code_, *this; }                    //!< previous string
+    Iterator operator--(int) noexcept { return Iterator(dictionary_, code_--); }  //!< previous string
+    //! `n` strings on.
+    Iterator& operator+=(difference_type n) noexcept {
+      code_ = static_cast<size_t>(static_cast<difference_type>(code_) + n);
+      return *this;
+    }
+    //! `n` strings back.
+    Iterator& operator-=(difference_type n) noexcept { return *this += -n; }
+    //! `n` strings on.
+    friend Iterator operator+(Iterator i, difference_type n) noexcept { return i += n; }
+    //! `n` strings on.
+    friend Iterator operator+(difference_type n, Iterator i) noexcept { return i += n; }
+    //! `n` strings back.
+    friend Iterator operator-(Iterator i, difference_type n) noexcept { return i -= n; }
+    //! Strings from `b` to `a`.
+    friend difference_type operator-(const Iterator& a, const Iterator& b) noexcept {
+      return static_cast<difference_type>(a.code_) - static_cast<difference_type>(b.code_);
+    }
+    //! Same position (of the same dictionary).
+    friend bool operator==(const Iterator& a, const Iterator& b) noexcept { return a.code_ == b.code_; }
+    //! Order of positions (of the same dictionary).
+    friend auto operator<=>(const Iterator& a, const Iterator& b) noexcept { return a.code_ <=> b.code_; }
+
+   private:
+    friend class Dictionary;
+    Iterator(const Dictionary* dictionary, size_t code) noexcept : dictionary_(dictionary), code_(code) {}
+    const Dictionary* dictionary_ = nullptr;
+    size_t code_ = 0;
+  };
+
+  //! An empty dictionary.
+  Dictionary() = default;
+  //! Adopts the bytes and offsets of strings the caller has sorted ascending and made distinct:
+  //! `offsets` holds one more entry than there are strings, ascending from 0 to the number of bytes
+  //! `bytes` holds. Neither is checked (for builders that sort, such as the CSV reader; a reader of
+  //! outside data checks them first, see sorted_at()).
+  Dictionary(std::unique_ptr<char[]> bytes, std::vector<uint64_t> offsets) noexcept
+      : bytes_(std::move(bytes)), offsets_(std::move(offsets)) {}
+  //! A copy of `other`'s strings.
+  Dictionary(const Dictionary& other);
+  //! Replaces the strings by a copy of `other`'s.
+  Dictionary& operator=(const Dictionary& other);
+  Dictionary(Dictionary&&) noexcept = default;             //!< takes `other`'s strings
+  Dictionary& operator=(Dictionary&&) noexcept = default;  //!< takes `other`'s strings
+
+  //! A dictionary of the distinct strings of `strings` (any order, repeats allowed).
+  static std::shared_ptr<const Dictionary> of(std::vector<std::string> strings);
+  //! The strings of all of `parts` (each sorted and distinct, as every Dictionary), merged in
+  //! linear time.
+  static std::shared_ptr<const Dictionary> union_of(const std::vector<const Dictionary*>& parts);
+
+  //! Number of distinct values.
+  size_t size() const noexcept { return offsets_.empty() ? 0 : offsets_.size() - 1; }
+  //! True when the dictionary holds no string.
+  bool empty() const noexcept { return size() == 0; }
+  //! The string of `code` (0 <= code < size()).
+  std::string_view value(size_t code) const noexcept {
+    return {bytes_.get() + offsets_[code], static_cast<size_t>(offsets_[code + 1] - offsets_[code])};
+  }
   //! The code of `s`, or nullopt when it is not in the dictionary.
   std::optional<int32_t> find(std::string_view s) const noexcept;
   //! How many values sort before `s`: the code `s` has or would have.
   int32_t lower_bound(std::string_view s) const noexcept;
-  //! Number of distinct values.
-  size_t size() const noexcept { return values.size(); }
-  //! A dictionary of the distinct strings of `strings` (any order, repeats allowed).
-  static std::shared_ptr<const Dictionary> of(std::vector<std::string> strings);
+  //! The first string, in code order.
+  Iterator begin() const noexcept { return {this, 0}; }
+  //! Past the last string.
+  Iterator end() const noexcept { return {this, size()}; }
+  //! The strings' bytes, one after another (string k at offsets()[k]); null when there are none.
+  const char* data() const noexcept { return bytes_.get(); }
+  //! The strings' bytes in all.
+  uint64_t bytes() const noexcept { return offsets_.empty() ? 0 : offsets_.back(); }
+  //! size() + 1 byte offsets into data(), ascending from 0: string k ends where string k + 1 starts.
+  std::span<const uint64_t> offsets() const noexcept;
+  //! The strings as a vector (a copy).
+  std::vector<std::string> strings() const;
+  //! The first code k > 0 whose string does not sort strictly after string k - 1 in [first, last)
+  //! (codes), or `last` when there is none: a check of adopted strings from outside (after their
+  //! offsets are checked), in pieces a caller may run on several threads.
+  size_t sorted_at(size_t first, size_t last) const noexcept;
+  //! Same strings in the same order.
+  friend bool operator==(const Dictionary& a, const Dictionary& b) noexcept;
+
+ private:
+  std::unique_ptr<char[]> bytes_;  // the strings' bytes (null when there are none)
+  std::vector<uint64_t> offsets_;  // size() + 1, ascending from 0; empty when there are no strings
 };
 
 //! A named, typed column. Values live in the vector matching the type's storage (storage_type:
@@ -91,8 +192,8 @@ struct Column {
   //! the dictionary is added to a copy of it and the codes renumbered (linear time: for building
   //! small results; build large String columns with strings() or coded()).
   void push(const Value& v);
-  //! The string at `row` of a String column.
-  const std::string& string_at(uint64_t row) const;
+  //! The string at `row` of a String column (a view into its dictionary).
+  std::string_view string_at(uint64_t row) const;
   //! Typed access to the values; throws Error(Internal) if T does not match the storage type
   //! (int32_t for Int32, String codes and Date days).
   template <class T>

@@ -166,19 +166,24 @@ Column import_dictionary(const std::string& name, const ArrowSchema& s, const Ar
       if (!valid_bit(d.buffers[0], d.offset + k))
         throw Error(ErrorCode::Unsupported, "Arrow column '" + name + "': a NULL inside its dictionary");
   const Utf8 text = utf8_of(d, std::string_view(s.dictionary->format) == "U", name);
-  // The dictionary sorted and distinct, and where each of its entries went.
-  std::vector<std::string> values(static_cast<size_t>(d.length));
-  for (int64_t k = 0; k < d.length; ++k) values[static_cast<size_t>(k)] = std::string(text.at(k));
-  std::vector<int32_t> code_of(values.size());
-  std::shared_ptr<const Dictionary> dictionary;
-  if (std::adjacent_find(values.begin(), values.end(), std::greater_equal<>()) == values.end()) {
+  // The dictionary's strings in its order, then sorted and distinct (when they are not already),
+  // and where each of its entries went.
+  const auto count = static_cast<size_t>(d.length);
+  std::vector<uint64_t> offsets(count + 1, 0);
+  for (size_t k = 0; k < count; ++k) offsets[k + 1] = offsets[k] + text.at(static_cast<int64_t>(k)).size();
+  auto bytes = offsets[count] ? std::make_unique_for_overwrite<char[]>(offsets[count]) : nullptr;
+  for (size_t k = 0; k < count; ++k) {
+    const std::string_view v = text.at(static_cast<int64_t>(k));
+    if (!v.empty()) std::memcpy(bytes.get() + offsets[k], v.data(), v.size());
+  }
+  auto dictionary = std::make_shared<const Dictionary>(std::move(bytes), std::move(offsets));
+  std::vector<int32_t> code_of(count);
+  if (dictionary->sorted_at(0, count) == count) {
     std::iota(code_of.begin(), code_of.end(), 0);  // already sorted and distinct
-    auto same = std::make_shared<Dictionary>();
-    same->values = std::move(values);
-    dictionary = std::move(same);
   } else {
-    dictionary = Dictionary::of(values);
-    for (size_t k = 0; k < values.size(); ++k) code_of[k] = *dictionary->find(values[k]);
+    const std::shared_ptr<const Dictionary> given = std::move(dictionary);
+    dictionary = Dictionary::of(given->strings());
+    for (size_t k = 0; k < count; ++k) code_of[k] = *dictionary->find(given->value(k));
   }
   const void* indices = buffer(a, 1, name);
   const char f = index_format[0];
@@ -270,9 +275,7 @@ Column import_column(const std::string& name, const ArrowSchema& s, const ArrowA
 struct Shared {
   Table table;
   struct Text {
-    std::vector<int32_t> offsets32;
-    std::vector<int64_t> offsets64;
-    std::string bytes;
+    std::vector<int32_t> offsets32;  // the dictionary's offsets as utf8 has them (large utf8: its own)
   };
   std::vector<Text> texts;  // per column (STRING columns only)
 };
@@ -346,9 +349,7 @@ const char* format_of(Type t) {
 
 // The dictionary text of a STRING column needs 64-bit offsets past INT32_MAX bytes.
 bool large_text(const Column& c) {
-  uint64_t bytes = 0;
-  for (const std::string& s : c.dictionary->values) bytes += s.size();
-  return bytes > static_cast<uint64_t>(INT32_MAX);
+  return c.dictionary->bytes() > static_cast<uint64_t>(INT32_MAX);
 }
 
 void make_schema(const Table& table, ArrowSchema* out) {
@@ -415,25 +416,15 @@ void make_array(const std::shared_ptr<Shared>& shared, ArrowArray* out) {
       Shared::Text& text = shared->texts[i];
       const auto distinct = static_cast<int64_t>(c.dictionary->size());
       ArrowArray* dict = new_array(shared, distinct, 0);
-      if (text.offsets32.empty() && text.offsets64.empty()) {
-        const bool large = large_text(c);
-        uint64_t at = 0;
-        for (const std::string& s : c.dictionary->values) {
-          if (large)
-            text.offsets64.push_back(static_cast<int64_t>(at));
-          else
-            text.offsets32.push_back(static_cast<int32_t>(at));
-          at += s.size();
-          text.bytes += s;
-        }
-        if (large)
-          text.offsets64.push_back(static_cast<int64_t>(at));
-        else
-          text.offsets32.push_back(static_cast<int32_t>(at));
+      // The dictionary's bytes and (large utf8) offsets as they are: int64 offsets have the bits of
+      // gfxq's uint64 ones. utf8 gets int32 offsets, made once.
+      const std::span<const uint64_t> offsets = c.dictionary->offsets();
+      const void* arrow_offsets = offsets.data();
+      if (!large_text(c)) {
+        if (text.offsets32.empty()) text.offsets32.assign(offsets.begin(), offsets.end());
+        arrow_offsets = text.offsets32.data();
       }
-      const void* offsets =
-          text.offsets64.empty() ? static_cast<const void*>(text.offsets32.data()) : text.offsets64.data();
-      set_buffers(dict, {nullptr, offsets, data_or_empty(text.bytes.data())});
+      set_buffers(dict, {nullptr, arrow_offsets, data_or_empty(c.dictionary->data())});
       data->dictionary = dict;
       child->dictionary = dict;
     }
@@ -606,12 +597,11 @@ Table import_arrow_stream(ArrowArrayStream& stream, const ArrowImportOptions& op
     std::vector<std::vector<int32_t>> code_of(batches.size());
     if (first.type == Type::String) {
       // Each batch's dictionary is sorted and distinct: merge them into one.
-      std::vector<std::string> all;
-      for (const Table& b : batches)
-        all.insert(all.end(), b.columns[i].dictionary->values.begin(), b.columns[i].dictionary->values.end());
-      column.dictionary = Dictionary::of(std::move(all));
+      std::vector<const Dictionary*> all;
+      for (const Table& b : batches) all.push_back(b.columns[i].dictionary.get());
+      column.dictionary = Dictionary::union_of(all);
       for (size_t k = 0; k < batches.size(); ++k)
-        for (const std::string& s : batches[k].columns[i].dictionary->values)
+        for (const std::string_view s : *batches[k].columns[i].dictionary)
           code_of[k].push_back(*column.dictionary->find(s));
     }
     uint64_t at = 0;

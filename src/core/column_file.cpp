@@ -130,7 +130,6 @@ void write_column_file(const std::string& path, const Table& table) {
   const uint64_t rows = table.rows();
   const size_t n = table.columns.size();
   std::vector<Layout> layout(n);
-  std::vector<std::vector<uint64_t>> dict_offsets(n);
   uint64_t at = kHeaderBytes + n * kDescriptorBytes;
   for (size_t i = 0; i < n; ++i) {
     const Column& c = table.columns[i];
@@ -149,20 +148,12 @@ void write_column_file(const std::string& path, const Table& table) {
       l.nulls = at;
       at = align(at + rows);
     }
-    if (c.type == Type::String) {
-      auto& offsets = dict_offsets[i];
-      offsets.reserve(c.dictionary->size() + 1);
-      uint64_t text = 0;
-      for (const std::string& s : c.dictionary->values) {
-        offsets.push_back(text);
-        text += s.size();
-      }
-      offsets.push_back(text);
+    if (c.type == Type::String) {  // the dictionary as it lies in memory: offsets, then bytes
       l.dict_offsets = at;
-      at = align(at + offsets.size() * 8);
+      at = align(at + c.dictionary->offsets().size() * 8);
       l.dict_text = at;
-      l.dict_text_bytes = text;
-      at = align(at + text);
+      l.dict_text_bytes = c.dictionary->bytes();
+      at = align(at + l.dict_text_bytes);
     }
   }
   const uint64_t file_size = align(at);
@@ -211,16 +202,14 @@ void write_column_file(const std::string& path, const Table& table) {
       for (uint64_t done = 0; done < size; done += kPiece)
         pieces.push_back({static_cast<const char*>(bytes) + done, std::min(kPiece, size - done), offset + done});
     };
-    std::vector<std::string> texts(n);
     for (size_t i = 0; i < n; ++i) {
       const Column& c = table.columns[i];
       add(values_of(c), rows * width(c.type), layout[i].values);
       if (!c.nulls.empty()) add(c.nulls.data(), rows, layout[i].nulls);
       if (c.type == Type::String) {
-        add(dict_offsets[i].data(), dict_offsets[i].size() * 8, layout[i].dict_offsets);
-        texts[i].reserve(layout[i].dict_text_bytes);
-        for (const std::string& s : c.dictionary->values) texts[i] += s;
-        add(texts[i].data(), texts[i].size(), layout[i].dict_text);
+        const std::span<const uint64_t> offsets = c.dictionary->offsets();
+        add(offsets.data(), offsets.size() * 8, layout[i].dict_offsets);
+        add(c.dictionary->data(), c.dictionary->bytes(), layout[i].dict_text);
       }
     }
     detail::parallel_for(pieces.size(), 0,
@@ -301,39 +290,46 @@ Table read_column_file(const std::string& path, const ColumnFileReadOptions& opt
     std::visit([&](auto& v) { detail::resize_huge(v, rows); }, c.data);
     if (e.nulls) detail::resize_huge(c.nulls, rows);
     if (e.type == Type::String) {
-      // The dictionary: offsets ascending, strings sorted and distinct.
-      auto dictionary = std::make_shared<Dictionary>();
-      dictionary->values.resize(e.dict_size);
-      const uint64_t blocks = (e.dict_size + 65535) / 65536;
+      // The dictionary: its offsets and bytes copied, the offsets checked to ascend within the text,
+      // then its strings to be sorted and distinct (in blocks, on all cores).
+      const uint64_t text_bytes = get<uint64_t>(bytes, e.dict_offsets + e.dict_size * 8);
+      std::vector<uint64_t> offsets;
+      detail::resize_huge(offsets, e.dict_size + 1);
+      std::unique_ptr<char[]> text = text_bytes ? std::make_unique_for_overwrite<char[]>(text_bytes) : nullptr;
+      detail::advise_huge_pages(text.get(), text_bytes);
+      constexpr uint64_t kBlock = 65536;
+      const uint64_t blocks = (e.dict_size + kBlock - 1) / kBlock;
       std::vector<std::string> problem(blocks);
       detail::parallel_for(blocks, threads, [&](size_t b) {
-        const uint64_t first = b * 65536, last = std::min<uint64_t>(e.dict_size, first + 65536);
-        const uint64_t text_bytes = get<uint64_t>(bytes, e.dict_offsets + e.dict_size * 8);
-        for (uint64_t k = first; k < last; ++k) {
-          const auto from = get<uint64_t>(bytes, e.dict_offsets + k * 8);
-          const auto to = get<uint64_t>(bytes, e.dict_offsets + (k + 1) * 8);
-          if (from > to || to > text_bytes) {
+        const uint64_t first = b * kBlock, last = std::min<uint64_t>(e.dict_size, first + kBlock);
+        std::memcpy(offsets.data() + first, bytes.data() + e.dict_offsets + first * 8, (last + 1 - first) * 8);
+        if (first == 0 && offsets[0] != 0) {
+          problem[b] = "its dictionary offsets do not start at 0";
+          return;
+        }
+        for (uint64_t k = first; k < last; ++k)
+          if (offsets[k] > offsets[k + 1] || offsets[k + 1] > text_bytes) {
             problem[b] = "its dictionary offsets do not ascend within the text at string " + std::to_string(k);
             return;
           }
-          dictionary->values[k] = std::string(bytes.substr(e.dict_text + from, to - from));
-        }
-        for (uint64_t k = first + 1; k < last; ++k)
-          if (!(dictionary->values[k - 1] < dictionary->values[k])) {
-            problem[b] = "its dictionary is not sorted and distinct: string " + std::to_string(k) +
-                         " does not sort after string " + std::to_string(k - 1);
-            return;
-          }
+        if (offsets[last] > offsets[first])
+          std::memcpy(text.get() + offsets[first], bytes.data() + e.dict_text + offsets[first],
+                      offsets[last] - offsets[first]);
       });
-      // Neighbours across block edges.
-      for (uint64_t b = 1; b < blocks; ++b) {
-        const uint64_t k = b * 65536;
-        if (problem[b - 1].empty() && problem[b].empty() && !(dictionary->values[k - 1] < dictionary->values[k]))
-          problem[b] = "its dictionary is not sorted and distinct: string " + std::to_string(k) +
-                       " does not sort after string " + std::to_string(k - 1);
-      }
       for (const std::string& p : problem)
         if (!p.empty()) check.fail("column '" + e.name + "': " + p);
+      auto dictionary = std::make_shared<const Dictionary>(std::move(text), std::move(offsets));
+      std::vector<uint64_t> unsorted(blocks);
+      // Each block compares its strings with the ones before them (its first with the last before it).
+      detail::parallel_for(blocks, threads, [&](size_t b) {
+        const uint64_t first = b * kBlock, last = std::min<uint64_t>(e.dict_size, first + kBlock);
+        const uint64_t k = dictionary->sorted_at(first, last);
+        unsorted[b] = k < last ? k : UINT64_MAX;
+      });
+      for (const uint64_t k : unsorted)
+        if (k != UINT64_MAX)
+          check.fail("column '" + e.name + "': its dictionary is not sorted and distinct: string " + std::to_string(k) +
+                     " does not sort after string " + std::to_string(k - 1));
       c.dictionary = std::move(dictionary);
     }
     table.columns.push_back(std::move(c));

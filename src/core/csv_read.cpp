@@ -872,7 +872,7 @@ Table parse(const Text& text, const CsvReadOptions& options) {
   for (size_t i = 0; i < n; ++i) {
     table.columns.push_back(Column::make(defs[i].name, type_of(defs[i].kind)));
     if (defs[i].bare || outputs.dry) continue;
-    std::visit([&](auto& v) { detail::resize_huge(v, rows); }, table.columns[i].data);
+    std::visit([&](auto& v) { detail::resize_parallel(v, rows, threads); }, table.columns[i].data);
     switch (defs[i].kind) {
       case Kind::Float: outputs.floats[i] = table.columns[i].as<float>().data(); break;
       case Kind::BigInt: outputs.int64s[i] = table.columns[i].as<int64_t>().data(); break;
@@ -882,8 +882,9 @@ Table parse(const Text& text, const CsvReadOptions& options) {
   }
   // Each thread interns the strings of the chunks it parses into its own interners: a string
   // repeated across its chunks is found in one table (until the table is full; later repeats are
-  // found by the merge). A thread expects about its share of the rows. Every string interned is a value of its column (a chunk parsed again
-  // interns the same strings), so the merged dictionary holds exactly the column's distinct values.
+  // found by the merge). A thread expects about its share of the rows. Every string interned is a value of its column
+  // (a chunk parsed again interns the same strings), so the merged dictionary holds exactly the column's distinct
+  // values.
   std::vector<std::vector<detail::StringInterner>> interners(threads);
   const size_t table_limit = options.string_table_limit ? static_cast<size_t>(options.string_table_limit)
                                                         : detail::StringInterner::kTableLimit;
@@ -945,7 +946,7 @@ Table parse(const Text& text, const CsvReadOptions& options) {
     Column& column = table.columns[i];
     if (defs[i].bare) {
       column = Column::make(defs[i].name, type_of(kinds[i]));
-      if (filled > 1) std::visit([&](auto& v) { detail::resize_huge(v, rows); }, column.data);
+      if (filled > 1) std::visit([&](auto& v) { detail::resize_parallel(v, rows, threads); }, column.data);
     }
     if (kinds[i] == Kind::String) {
       std::vector<const detail::StringInterner*> parts;

@@ -125,7 +125,7 @@ void format_rows(const Table& table, const std::vector<std::vector<std::string>>
           if (!quoted[i].empty())
             out += quoted[i][code];
           else
-            append_quoted(out, c.dictionary->values[code]);
+            append_quoted(out, c.dictionary->value(code));
           break;
         }
       }
@@ -196,7 +196,7 @@ void write_csv(std::ostream& out, const Table& table, const CsvWriteOptions& opt
     const Column& c = table.columns[i];
     if (c.type != Type::String || c.dictionary->size() > rows) continue;
     quoted[i].resize(c.dictionary->size());
-    for (size_t k = 0; k < quoted[i].size(); ++k) append_quoted(quoted[i][k], c.dictionary->values[k]);
+    for (size_t k = 0; k < quoted[i].size(); ++k) append_quoted(quoted[i][k], c.dictionary->value(k));
   }
   const uint64_t block = options.chunk_rows ? options.chunk_rows : 16384;
   const uint64_t blocks = (rows + block - 1) / block;

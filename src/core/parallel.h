@@ -2,8 +2,12 @@
 // Host-side parallel loops for the loaders and writers (CSV, binary column files, Arrow): the
 // caller's thread works too, and a thread that cannot start leaves its share to the others.
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <vector>
+
+#include "core/huge_pages.h"
 
 namespace gfxq::detail {
 
@@ -19,5 +23,26 @@ void parallel_for(size_t count, unsigned threads, const std::function<void(size_
 //! [0, worker_count(threads)) and the same for every index one thread runs (the caller's is 0), so
 //! fn can keep per-thread state between indices.
 void parallel_for_workers(size_t count, unsigned threads, const std::function<void(size_t, unsigned)>& fn);
+
+//! Resizes `v` to `n` elements as resize_huge() does, new storage first touched on up to `threads`
+//! threads, a piece each: the kernel zeroes a fresh page when it is first touched, which on one
+//! thread is most of the cost of a large vector (the zeros are then written at memory speed).
+template <class T>
+void resize_parallel(std::vector<T>& v, size_t n, unsigned threads) {
+  if (n > v.capacity()) {
+    std::vector<T> grown;
+    grown.reserve(n);
+    advise_huge_pages(grown.data(), n * sizeof(T));
+    constexpr size_t kPiece = size_t{2} << 20, kPage = 4096;
+    const size_t bytes = n * sizeof(T);
+    parallel_for((bytes + kPiece - 1) / kPiece, threads, [&](size_t i) {
+      auto* storage = reinterpret_cast<volatile char*>(grown.data());
+      for (size_t b = i * kPiece; b < std::min(bytes, (i + 1) * kPiece); b += kPage) storage[b] = 0;
+    });
+    grown.assign(v.begin(), v.end());
+    v.swap(grown);
+  }
+  v.resize(n);
+}
 
 }  // namespace gfxq::detail

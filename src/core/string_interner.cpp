@@ -215,8 +215,15 @@ struct Splitter {
   std::string_view view;
 };
 
-Splitter splitter_of(std::string_view s) {
-  return {key_at(s.data(), s.size(), 0), key_at(s.data(), s.size(), 8), s};
+Splitter splitter_of(std::string_view s, size_t depth = 0) {
+  return {key_at(s.data(), s.size(), depth), key_at(s.data(), s.size(), depth + 8), s};
+}
+
+// How many bytes `a` and `b` share at their start.
+size_t common_prefix(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  return static_cast<size_t>(std::mismatch(a.begin(), a.begin() + static_cast<ptrdiff_t>(n), b.begin()).first -
+                             a.begin());
 }
 
 // Byte-wise (memcmp) order: the keys, then the whole strings when the keys are equal.
@@ -374,11 +381,23 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
     std::sort(sample.begin(), sample.end(), before);
     for (uint64_t r = 1; r < ranges; ++r) splitters.push_back(sample[r * sample.size() / ranges]);
   }
-  std::vector<uint64_t> keys0, keys1;  // the splitters' bytes 0 to 7 and 8 to 15
-  for (const Splitter& splitter : splitters) {
+  // Every splitter starts with the bytes the first and the last share (`prefix`): a string is
+  // searched for by its next 16 bytes, keyed from there, and one that does not start with `prefix`
+  // sorts before or after every splitter.
+  const size_t common = splitters.empty() ? 0 : common_prefix(splitters.front().view, splitters.back().view);
+  const std::string_view prefix = splitters.empty() ? std::string_view() : splitters.front().view.substr(0, common);
+  std::vector<uint64_t> keys0, keys1;  // the splitters' bytes [common, common + 8) and the 8 after
+  for (Splitter& splitter : splitters) {
+    splitter = splitter_of(splitter.view, common);
     keys0.push_back(splitter.key0);
     keys1.push_back(splitter.key1);
   }
+  // The bytes every string of a range starts with: those its two splitters share (a string between
+  // two strings shares their common prefix). A range is sorted from there on, so strings that
+  // differ only further on (numbered names, URLs) are told apart by their first keys.
+  std::vector<uint32_t> depth(ranges, 0);
+  for (uint64_t r = 1; r + 1 < ranges; ++r)
+    depth[r] = static_cast<uint32_t>(common_prefix(splitters[r - 1].view, splitters[r].view));
 
   // Each part's strings to their ranges: count, offsets, then write (range by range).
   std::vector<std::vector<uint64_t>> count(parts.size(), std::vector<uint64_t>(ranges, 0));
@@ -390,26 +409,49 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
       return;
     }
     resize_huge(range[p], parts[p]->size());
-    parts[p]->for_each([&](size_t k, std::string_view s) {
-      // The splitters below the string by their first 8 bytes, by a search without branches
-      // (strings in random order would mispredict them); among those that share them, by the next
-      // 8 bytes likewise; only among splitters that share both are whole strings compared.
-      const Splitter item = splitter_of(s);
-      size_t r = search_keys(keys0.data(), keys0.size(), item.key0, false);
-      if (r < keys0.size() && keys0[r] == item.key0) {
-        const size_t end0 = search_keys(keys0.data(), keys0.size(), item.key0, true);
-        const size_t low = r + search_keys(keys1.data() + r, end0 - r, item.key1, false);
-        r = low;
-        if (low < end0 && keys1[low] == item.key1) {
-          const size_t high = low + search_keys(keys1.data() + low, end0 - low, item.key1, true);
-          r = static_cast<size_t>(std::lower_bound(splitters.begin() + static_cast<ptrdiff_t>(low),
-                                                   splitters.begin() + static_cast<ptrdiff_t>(high), item, before) -
-                                  splitters.begin());
+    // The range of a string: the splitters below it by its 8 bytes after `prefix`, found by a search
+    // without branches (strings in random order would mispredict them) run for kLanes strings at
+    // once (one search is a chain of dependent loads); among splitters that share those bytes, by
+    // the next 8 bytes likewise; only among splitters that share both are whole strings compared.
+    constexpr size_t kLanes = 8;
+    const size_t n = parts[p]->size(), splitter_count = keys0.size();
+    for (size_t first = 0; first < n; first += kLanes) {
+      const size_t lanes = std::min(kLanes, n - first);
+      Splitter item[kLanes] = {};
+      size_t base[kLanes] = {}, r[kLanes];
+      bool searched[kLanes];
+      for (size_t j = 0; j < lanes; ++j) {
+        const std::string_view s = parts[p]->value(first + j);
+        const size_t shared = std::min(s.size(), common);
+        const int order = shared == 0 ? 0 : std::memcmp(s.data(), prefix.data(), shared);
+        searched[j] = order == 0 && s.size() >= common;
+        r[j] = order > 0 ? splitter_count : 0;  // without `prefix`: after every splitter, or before
+        item[j] = searched[j] ? splitter_of(s, common) : Splitter{0, 0, s};
+      }
+      for (size_t len = splitter_count; len > 1; len -= len / 2)
+        for (size_t j = 0; j < kLanes; ++j)
+          base[j] = keys0[base[j] + len / 2] < item[j].key0 ? base[j] + len / 2 : base[j];
+      for (size_t j = 0; j < lanes; ++j) {
+        if (!searched[j]) continue;
+        r[j] = base[j] + (keys0[base[j]] < item[j].key0);
+        if (r[j] < splitter_count && keys0[r[j]] == item[j].key0) {
+          const size_t end0 = search_keys(keys0.data(), splitter_count, item[j].key0, true);
+          const size_t low = r[j] + search_keys(keys1.data() + r[j], end0 - r[j], item[j].key1, false);
+          r[j] = low;
+          if (low < end0 && keys1[low] == item[j].key1) {
+            const size_t high = low + search_keys(keys1.data() + low, end0 - low, item[j].key1, true);
+            r[j] = static_cast<size_t>(std::lower_bound(splitters.begin() + static_cast<ptrdiff_t>(low),
+                                                        splitters.begin() + static_cast<ptrdiff_t>(high), item[j],
+                                                        before) -
+                                       splitters.begin());
+          }
         }
       }
-      range[p][k] = static_cast<uint16_t>(r);
-      ++count[p][r];
-    });
+      for (size_t j = 0; j < lanes; ++j) {
+        range[p][first + j] = static_cast<uint16_t>(r[j]);
+        ++count[p][r[j]];
+      }
+    }
   });
   std::vector<uint64_t> range_start(ranges + 1, 0);
   std::vector<std::vector<uint64_t>> at(parts.size(), std::vector<uint64_t>(ranges));
@@ -430,80 +472,87 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
     parts[p]->for_each([&](size_t k, std::string_view s) {
       const auto address = reinterpret_cast<uint64_t>(s.data());
       if (address > kAddressMask) throw Error(ErrorCode::Internal, "string merge: an address beyond 2^48");
-      entries[at[p][ranges == 1 ? 0 : range[p][k]]++] = {key_at(s.data(), s.size(), 0),
-                                                         address | (uint64_t{p} << kPartShift),
-                                                         static_cast<uint32_t>(s.size()), static_cast<uint32_t>(k)};
+      const size_t r = ranges == 1 ? 0 : range[p][k];
+      entries[at[p][r]++] = {key_at(s.data(), s.size(), depth[r]), address | (uint64_t{p} << kPartShift),
+                             static_cast<uint32_t>(s.size()), static_cast<uint32_t>(k)};
     });
     range[p] = {};
   });
 
-  // Each range: its strings sorted, the first entry of each string marked, and its strings counted.
+  // Each range: its strings sorted, the first entry of each string marked, and its distinct strings
+  // and their bytes counted.
   const unsigned workers = worker_count(threads);
   std::vector<std::unique_ptr<Entry[]>> scratch(workers);
-  std::vector<uint64_t> code_start(ranges + 1, 0);
+  std::vector<uint64_t> code_start(ranges + 1, 0), byte_start(ranges + 1, 0);
   parallel_for_workers(ranges, threads, [&](size_t r, unsigned worker) {
     Entry* e = entries.get() + range_start[r];
     const size_t n = range_start[r + 1] - range_start[r];
     if (!scratch[worker]) scratch[worker] = std::make_unique_for_overwrite<Entry[]>(std::max<uint64_t>(largest, 1));
-    sort_entries(e, n, 0, scratch[worker].get());
-    uint64_t distinct = 0;
-    for (size_t k = 0; k < n; ++k) distinct += e[k].local >> 31;
+    sort_entries(e, n, depth[r], scratch[worker].get());
+    uint64_t distinct = 0, bytes = 0;
+    for (size_t k = 0; k < n; ++k) {
+      const uint32_t first = e[k].local >> 31;
+      distinct += first;
+      bytes += first * uint64_t{e[k].size};
+    }
     code_start[r + 1] = distinct;
+    byte_start[r + 1] = bytes;
   });
   scratch.clear();
-  for (uint64_t r = 0; r < ranges; ++r) code_start[r + 1] += code_start[r];
-  if (code_start[ranges] > static_cast<uint64_t>(INT32_MAX))
+  for (uint64_t r = 0; r < ranges; ++r) {
+    code_start[r + 1] += code_start[r];
+    byte_start[r + 1] += byte_start[r];
+  }
+  const uint64_t distinct = code_start[ranges], text_bytes = byte_start[ranges];
+  if (distinct > static_cast<uint64_t>(INT32_MAX))
     throw Error(ErrorCode::InvalidInput,
                 "string column '" + std::string(column) + "' holds more than 2^31 - 1 distinct values");
 
   // Every local code given its string's dictionary code, each range numbering its distinct strings
-  // after the ranges before it (the local code of a string's first entry flagged by kFirst).
+  // after the ranges before it (the local code of a string's first entry flagged by kFirst), and
+  // each distinct string its place in the dictionary's bytes (offsets, in code order).
+  std::vector<uint64_t> offsets;
+  resize_parallel(offsets, distinct + 1, threads);
+  offsets[distinct] = text_bytes;
   parallel_for(ranges, threads, [&](size_t r) {
     const Entry* e = entries.get() + range_start[r];
     const size_t n = range_start[r + 1] - range_start[r];
-    uint64_t code = code_start[r];
+    uint64_t code = code_start[r], at = byte_start[r];
     for (size_t k = 0; k < n; ++k) {
       if (k + kAhead < n) {  // sorted: scattered local codes
         const Entry& next = e[k + kAhead];
         __builtin_prefetch(merged.code_of[next.where >> kPartShift].data() + (next.local & ~kFirst), 1);
       }
       const uint32_t first = e[k].local & kFirst;
-      code += first >> 31;
+      if (first) {
+        offsets[code] = at;
+        at += e[k].size;
+        ++code;
+      }
       merged.code_of[e[k].where >> kPartShift][e[k].local & ~kFirst] =
           static_cast<int32_t>(static_cast<uint32_t>(code - 1) | first);
     }
   });
   entries.reset();
 
-  // The dictionary: each part builds the strings whose codes it holds flagged, in the order it
-  // interned them (so their bytes are read in about the input's order, not scattered).
-  auto dictionary = std::make_shared<Dictionary>();
-  std::vector<std::string>& strings = dictionary->values;
-  // The strings' storage is faulted in on every thread (in huge pages where offered) before one
-  // thread constructs the empty strings in it.
-  strings.reserve(code_start[ranges]);
-  const size_t storage = strings.capacity() * sizeof(std::string);
-  advise_huge_pages(strings.data(), storage);
-  constexpr size_t kPiece = 2u << 20, kPage = 4096;
-  parallel_for((storage + kPiece - 1) / kPiece, threads, [&](size_t i) {
-    auto* bytes = reinterpret_cast<volatile char*>(strings.data());
-    for (size_t b = i * kPiece; b < std::min(storage, (i + 1) * kPiece); b += kPage) bytes[b] = 0;
-  });
-  strings.resize(code_start[ranges]);
+  // The dictionary's bytes: each part copies the strings whose codes it holds flagged, in the order
+  // it interned them (so their bytes are read in about the input's order, not scattered).
+  std::unique_ptr<char[]> text = text_bytes ? std::make_unique_for_overwrite<char[]>(text_bytes) : nullptr;
+  advise_huge_pages(text.get(), text_bytes);
   parallel_for(parts.size(), threads, [&](size_t p) {
     int32_t* codes = merged.code_of[p].data();
     const size_t n = parts[p]->size();
     parts[p]->for_each([&](size_t k, std::string_view s) {
-      if (k + kAhead < n)  // sorted codes: scattered strings
-        __builtin_prefetch(&strings[static_cast<uint32_t>(codes[k + kAhead]) & ~kFirst], 1);
+      if (k + kAhead < n)  // sorted codes: scattered offsets
+        __builtin_prefetch(&offsets[static_cast<uint32_t>(codes[k + kAhead]) & ~kFirst]);
       const auto code = static_cast<uint32_t>(codes[k]);
       if (code & kFirst) {
-        strings[code & ~kFirst].assign(s);
+        if (!s.empty()) std::memcpy(text.get() + offsets[code & ~kFirst], s.data(), s.size());
         codes[k] = static_cast<int32_t>(code & ~kFirst);
       }
     });
   });
-  merged.dictionary = std::move(dictionary);
+  merged.dictionary = std::make_shared<const Dictionary>(std::move(text), std::move(offsets));
   return merged;
 }
 

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <set>
 
 #include "core/append_column.h"
@@ -75,26 +76,111 @@ std::string format_date(Date date) {
   return std::string(buf, size_t(n));
 }
 
+namespace {
+
+// Storage for `bytes` bytes, not zeroed (null for none).
+std::unique_ptr<char[]> byte_block(uint64_t bytes) {
+  return bytes == 0 ? nullptr : std::make_unique_for_overwrite<char[]>(static_cast<size_t>(bytes));
+}
+
+// A dictionary of strings given sorted and distinct, copied into one block.
+template <class Strings>
+std::shared_ptr<const Dictionary> dictionary_of_sorted(const Strings& strings) {
+  if (strings.size() > size_t(INT32_MAX))
+    throw Error(ErrorCode::InvalidInput, "a string column holds more than 2^31 - 1 distinct values");
+  std::vector<uint64_t> offsets;
+  offsets.reserve(strings.size() + 1);
+  offsets.push_back(0);
+  for (const auto& s : strings) offsets.push_back(offsets.back() + s.size());
+  std::unique_ptr<char[]> bytes = byte_block(offsets.back());
+  for (size_t k = 0; k < strings.size(); ++k)
+    if (!strings[k].empty()) std::memcpy(bytes.get() + offsets[k], strings[k].data(), strings[k].size());
+  return std::make_shared<const Dictionary>(std::move(bytes), std::move(offsets));
+}
+
+}  // namespace
+
+Dictionary::Dictionary(const Dictionary& other) : bytes_(byte_block(other.bytes())), offsets_(other.offsets_) {
+  if (bytes_) std::memcpy(bytes_.get(), other.bytes_.get(), static_cast<size_t>(other.bytes()));
+}
+
+Dictionary& Dictionary::operator=(const Dictionary& other) {
+  if (this != &other) *this = Dictionary(other);
+  return *this;
+}
+
+std::span<const uint64_t> Dictionary::offsets() const noexcept {
+  static constexpr uint64_t kNone[1] = {0};
+  return offsets_.empty() ? std::span<const uint64_t>(kNone) : std::span<const uint64_t>(offsets_);
+}
+
 std::optional<int32_t> Dictionary::find(std::string_view s) const noexcept {
   const int32_t code = lower_bound(s);
-  if (size_t(code) < values.size() && values[size_t(code)] == s) return code;
+  if (size_t(code) < size() && value(size_t(code)) == s) return code;
   return std::nullopt;
 }
 
 int32_t Dictionary::lower_bound(std::string_view s) const noexcept {
-  return int32_t(std::lower_bound(values.begin(), values.end(), s,
-                                  [](const std::string& a, std::string_view b) { return std::string_view(a) < b; }) -
-                 values.begin());
+  size_t low = 0, count = size();
+  while (count > 0) {
+    const size_t half = count / 2;
+    if (value(low + half) < s) {
+      low += half + 1;
+      count -= half + 1;
+    } else {
+      count = half;
+    }
+  }
+  return int32_t(low);
+}
+
+std::vector<std::string> Dictionary::strings() const {
+  return std::vector<std::string>(begin(), end());
+}
+
+size_t Dictionary::sorted_at(size_t first, size_t last) const noexcept {
+  for (size_t k = std::max<size_t>(first, 1); k < last; ++k)
+    if (!(value(k - 1) < value(k))) return k;
+  return last;
+}
+
+bool operator==(const Dictionary& a, const Dictionary& b) noexcept {
+  if (a.size() != b.size() || a.bytes() != b.bytes()) return false;
+  const std::span<const uint64_t> x = a.offsets(), y = b.offsets();
+  return std::equal(x.begin(), x.end(), y.begin()) &&
+         (a.bytes() == 0 || std::memcmp(a.data(), b.data(), static_cast<size_t>(a.bytes())) == 0);
 }
 
 std::shared_ptr<const Dictionary> Dictionary::of(std::vector<std::string> strings) {
   std::sort(strings.begin(), strings.end());
   strings.erase(std::unique(strings.begin(), strings.end()), strings.end());
-  if (strings.size() > size_t(INT32_MAX))
-    throw Error(ErrorCode::InvalidInput, "a string column holds more than 2^31 - 1 distinct values");
-  auto d = std::make_shared<Dictionary>();
-  d->values = std::move(strings);
-  return d;
+  return dictionary_of_sorted(strings);
+}
+
+std::shared_ptr<const Dictionary> Dictionary::union_of(const std::vector<const Dictionary*>& parts) {
+  // A k-way merge: a heap of each part's next string (smallest on top), equal strings taken once.
+  struct Next {
+    std::string_view s;
+    size_t part, code;
+  };
+  const auto later = [](const Next& a, const Next& b) { return a.s > b.s; };
+  std::vector<Next> heap;
+  for (size_t p = 0; p < parts.size(); ++p)
+    if (!parts[p]->empty()) heap.push_back({parts[p]->value(0), p, 0});
+  std::make_heap(heap.begin(), heap.end(), later);
+  std::vector<std::string_view> all;
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    Next& next = heap.back();
+    if (all.empty() || all.back() != next.s) all.push_back(next.s);
+    if (++next.code < parts[next.part]->size()) {
+      next.s = parts[next.part]->value(next.code);
+      std::push_heap(heap.begin(), heap.end(), later);
+    } else {
+      heap.pop_back();
+    }
+  }
+  return dictionary_of_sorted(all);
 }
 
 namespace {
@@ -151,9 +237,9 @@ Column Column::dates(std::string name, std::vector<int32_t> days) {
   return c;
 }
 
-const std::string& Column::string_at(uint64_t row) const {
+std::string_view Column::string_at(uint64_t row) const {
   if (type != Type::String) throw Error(ErrorCode::Internal, "column '" + name + "' is not a string column");
-  return dictionary->values[size_t(std::get<std::vector<int32_t>>(data)[row])];
+  return dictionary->value(size_t(std::get<std::vector<int32_t>>(data)[row]));
 }
 
 Column Column::ints(std::string name, std::vector<int32_t> values) {
@@ -174,7 +260,7 @@ uint64_t Column::size() const noexcept {
 
 Value Column::value(uint64_t row) const {
   if (is_null(row)) return std::monostate{};
-  if (type == Type::String) return string_at(row);
+  if (type == Type::String) return std::string(string_at(row));
   if (type == Type::Date) return Date{std::get<std::vector<int32_t>>(data)[row]};
   return std::visit([row](const auto& v) -> Value { return v[row]; }, data);
 }
@@ -199,8 +285,17 @@ void Column::push(const Value& v) {
       const int32_t code = dictionary->lower_bound(s);
       if (!dictionary->find(s)) {
         // A new string: a copy of the dictionary with it, and the codes at or after it moved up.
-        auto grown = std::make_shared<Dictionary>(*dictionary);
-        grown->values.insert(grown->values.begin() + code, s);
+        const std::span<const uint64_t> old = dictionary->offsets();
+        const uint64_t at = old[size_t(code)];
+        std::vector<uint64_t> offsets(old.begin(), old.end());
+        offsets.insert(offsets.begin() + code, at);
+        for (size_t k = size_t(code) + 1; k < offsets.size(); ++k) offsets[k] += s.size();
+        std::unique_ptr<char[]> bytes = byte_block(offsets.back());
+        if (at > 0) std::memcpy(bytes.get(), dictionary->data(), size_t(at));
+        if (!s.empty()) std::memcpy(bytes.get() + at, s.data(), s.size());
+        if (dictionary->bytes() > at)
+          std::memcpy(bytes.get() + at + s.size(), dictionary->data() + at, size_t(dictionary->bytes() - at));
+        auto grown = std::make_shared<const Dictionary>(std::move(bytes), std::move(offsets));
         for (auto& c : codes)
           if (c >= code) ++c;
         dictionary = std::move(grown);

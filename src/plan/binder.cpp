@@ -76,8 +76,7 @@ bool same_expr(const Expr& a, const Expr& b) {
     case ExprKind::Literal:
       if (a.literal != b.literal) return false;
       // String literals are codes: code 0 of two one-value dictionaries are two different strings.
-      if (a.dictionary != b.dictionary &&
-          (!a.dictionary || !b.dictionary || a.dictionary->values != b.dictionary->values))
+      if (a.dictionary != b.dictionary && (!a.dictionary || !b.dictionary || *a.dictionary != *b.dictionary))
         return false;
       break;
     case ExprKind::Arith:
@@ -1129,9 +1128,8 @@ std::unique_ptr<Node> Binder::bind_query(const ast::Query& q) {
     op->schema[i].qualifier.clear();
     if (op->schema[i].type == Type::String && op->schema[i].dictionary != right->schema[i].dictionary) {
       // The result's dictionary: both sides' strings.
-      std::vector<std::string> all = op->schema[i].dictionary->values;
-      all.insert(all.end(), right->schema[i].dictionary->values.begin(), right->schema[i].dictionary->values.end());
-      op->schema[i].dictionary = Dictionary::of(std::move(all));
+      op->schema[i].dictionary =
+          Dictionary::union_of({op->schema[i].dictionary.get(), right->schema[i].dictionary.get()});
     }
   }
   op->children.push_back(std::move(left));

@@ -425,7 +425,7 @@ void AnalyticSqlite::load(const Tables& tables) {
         else if (c.type == Type::Float32)
           params.emplace_back(double(c.as<float>()[row]));
         else if (c.type == Type::String)
-          params.emplace_back(c.string_at(row));
+          params.emplace_back(std::string(c.string_at(row)));
         else
           params.emplace_back(int64_t{c.as<int32_t>()[row]});
       }

@@ -238,8 +238,8 @@ Truth compare(const Expr& e, const HostRelation& in) {
   if (a.type == Type::String && b.type == Type::String && a.dict != b.dict) {
     for (size_t r = 0; r < n; ++r) {
       if (a.is_null(r) || b.is_null(r)) continue;
-      const std::string& x = a.dict->values[size_t(a.i[r])];
-      const std::string& y = b.dict->values[size_t(b.i[r])];
+      const std::string_view x = a.dict->value(size_t(a.i[r]));
+      const std::string_view y = b.dict->value(size_t(b.i[r]));
       c[r] = x < y ? -1 : (x == y ? 0 : 1);
     }
   } else if (ints) {

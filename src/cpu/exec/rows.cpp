@@ -82,8 +82,9 @@ Column recode(const Column& c, const std::shared_ptr<const Dictionary>& dictiona
   if (c.type != Type::String || c.dictionary == dictionary) return c;
   std::vector<int32_t> map(c.dictionary->size());
   for (size_t i = 0; i < map.size(); ++i) {
-    const auto code = dictionary->find(c.dictionary->values[i]);
-    if (!code) throw Error(ErrorCode::Internal, "recode: '" + c.dictionary->values[i] + "' missing from the target");
+    const auto code = dictionary->find(c.dictionary->value(i));
+    if (!code)
+      throw Error(ErrorCode::Internal, "recode: '" + std::string(c.dictionary->value(i)) + "' missing from the target");
     map[i] = *code;
   }
   Column out = c;

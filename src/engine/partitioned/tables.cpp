@@ -1,6 +1,8 @@
 #include "engine/partitioned/tables.h"
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "core/append_column.h"
 #include "gfxq/error.h"
@@ -74,11 +76,11 @@ Column recoded(const Column& part, const std::shared_ptr<const Dictionary>& dict
       codes[r] = 0;
       continue;
     }
-    const std::string& s = part.dictionary->values[size_t(codes[r])];
+    const std::string_view s = part.dictionary->value(size_t(codes[r]));
     const auto code = dictionary->find(s);
     if (!code)
       throw Error(ErrorCode::Internal,
-                  "a partial result's string '" + s + "' is not in the merge's dictionary of " + name);
+                  "a partial result's string '" + std::string(s) + "' is not in the merge's dictionary of " + name);
     codes[r] = *code;
   }
   return out;
@@ -157,11 +159,11 @@ std::vector<uint8_t> serialize(const Table& table) {
     std::visit([&](const auto& v) { put(out, v.data(), v.size() * sizeof(v[0])); }, c.data);
     put(out, c.nulls.data(), c.nulls.size());
     if (c.type == Type::String) {
+      // The dictionary as it lies in memory: its size, offsets and bytes.
+      const std::span<const uint64_t> offsets = c.dictionary->offsets();
       put_value<uint32_t>(out, uint32_t(c.dictionary->size()));
-      for (const std::string& s : c.dictionary->values) {
-        put_value<uint32_t>(out, uint32_t(s.size()));
-        put(out, s.data(), s.size());
-      }
+      put(out, offsets.data(), offsets.size() * sizeof(uint64_t));
+      put(out, c.dictionary->data(), c.dictionary->bytes());
     }
   }
   return out;
@@ -188,13 +190,13 @@ Table deserialize(const uint8_t* bytes, size_t size) {
       in.get(c.nulls.data(), rows);
     }
     if (c.type == Type::String) {
-      auto dict = std::make_shared<Dictionary>();
-      dict->values.resize(in.value<uint32_t>());
-      for (std::string& s : dict->values) {
-        s.resize(in.value<uint32_t>());
-        in.get(s.data(), s.size());
-      }
-      c.dictionary = std::move(dict);
+      std::vector<uint64_t> offsets(size_t{in.value<uint32_t>()} + 1);
+      in.get(offsets.data(), offsets.size() * sizeof(uint64_t));
+      if (offsets[0] != 0 || !std::is_sorted(offsets.begin(), offsets.end()))
+        throw Error(ErrorCode::Internal, "a serialized partial result has a bad dictionary");
+      auto text = offsets.back() ? std::make_unique_for_overwrite<char[]>(offsets.back()) : nullptr;
+      if (text) in.get(text.get(), offsets.back());
+      c.dictionary = std::make_shared<const Dictionary>(std::move(text), std::move(offsets));
     }
     t.columns.push_back(std::move(c));
   }
