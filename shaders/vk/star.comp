@@ -239,16 +239,19 @@ uint64_t p_lo[STAR_MAX_AGGS];
 uint64_t p_hi[STAR_MAX_AGGS];
 
 // Adds fact row `row` when `live` (it passed the fact's condition) and it finds every dimension.
-// Called in uniform control flow: the subgroup operations need every lane. Every loop has a
-// constant bound and is unrolled, so the small arrays stay in registers.
+// Called in uniform control flow: the subgroup operations need every lane. The loops over the
+// aggregates have a constant bound and are unrolled, so the small arrays stay in registers.
 void add_row(bool live, uint row) {
   uint g = 0u;
-  [[unroll]] for (uint j = 0u; j < STAR_MAX_DIMS; ++j) {
-    if (live && j < pc.dims) {
+  if (live) {
+    for (uint j = 0u; j < pc.dims; ++j) {
       const uint d = (order >> (2u * j)) & 3u;
       const uint slot = fact_key(d, row) - pc.kmin[d];
       const uint c = slot < pc.range[d] ? table_at(d, slot) : STAR_EMPTY;
-      live = c != STAR_EMPTY;
+      if (c == STAR_EMPTY) {
+        live = false;
+        break;
+      }
       g += c;
     }
   }
