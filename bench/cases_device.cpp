@@ -2,9 +2,12 @@
 // kernels: one submission and its wait, and one large buffer. The buffer is measured with the
 // device's default (freed dedicated allocations kept for reuse) and, on a second device of the
 // same GPU, without it (every allocation from the driver); both figures and their ratio are in the
-// note (above 1: keeping them is faster).
+// note (above 1: keeping them is faster). The upload case times what a query's "upload" pass does
+// (Device::upload from pageable host memory) against two ceilings timed in turn: the bus itself (a
+// device copy from a mapped host-visible buffer) and a host memcpy of the same bytes.
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -181,9 +184,55 @@ Measurement submit_parts_case(Env& env, uint64_t) {
   return m;
 }
 
+// Best wall seconds of `repeats` runs of `f`.
+template <class F>
+double best_seconds(int repeats, F&& f) {
+  double best = 1e30;
+  for (int i = 0; i < repeats; ++i) {
+    const auto t = Clock::now();
+    f();
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - t).count());
+  }
+  return best;
+}
+
+Measurement upload_case(Env& env, uint64_t rows) {
+  if (!env.vk) throw Error(ErrorCode::Unsupported, "no Vulkan device");
+  vk::Device& d = *env.vk;
+  const uint64_t bytes = rows * 4;
+  std::vector<uint32_t> host(rows), copy(rows);
+  for (uint64_t i = 0; i < rows; ++i) host[i] = uint32_t(i * 2654435761u);
+  vk::Buffer dst = d.create_buffer(bytes, vk::MemoryKind::Device);
+  vk::Buffer mapped = d.create_buffer(bytes, vk::MemoryKind::Upload);
+  std::memcpy(mapped.mapped(), host.data(), bytes);
+  const int repeats = std::max(3, env.repeats);
+  d.upload(dst, host.data(), bytes);  // first use outside the timing
+  const double upload = best_seconds(repeats, [&] { d.upload(dst, host.data(), bytes); });
+  const double bus = best_seconds(repeats, [&] {
+    d.submit([&](VkCommandBuffer cmd) {
+      const VkBufferCopy region{0, 0, bytes};
+      vkCmdCopyBuffer(cmd, mapped.handle(), dst.handle(), 1, &region);
+    });
+  });
+  const double memcpy_s = best_seconds(repeats, [&] { std::memcpy(copy.data(), host.data(), bytes); });
+  d.upload(dst, host.data(), bytes);
+  std::vector<uint32_t> back(rows);
+  d.download(dst, back.data(), bytes);
+  Measurement m;
+  m.seconds = upload;
+  m.bytes = bytes;
+  m.checked = back == host;
+  auto gbps = [&](double s) { return std::to_string(double(bytes) / s / 1e9); };
+  m.note = std::to_string(bytes) + " bytes, best of " + std::to_string(repeats) + ": Device::upload from pageable memory " +
+           gbps(upload) + " GB/s; device copy from a mapped host-visible buffer (the bus) " + gbps(bus) +
+           " GB/s; host memcpy " + gbps(memcpy_s) + " GB/s; upload / bus = " + std::to_string(bus / upload);
+  return m;
+}
+
 Registrar submit_registrar{{"device.submit_roundtrip", "compute", "", false, submit_case}};
 Registrar submit_parts_registrar{{"device.submit_parts", "compute", "", false, submit_parts_case}};
 Registrar buffer_registrar{{"device.buffer_roundtrip", "compute", "", false, buffer_case}};
+Registrar upload_registrar{{"device.upload", "compute", "", false, upload_case}};
 
 }  // namespace
 }  // namespace gfxq::bench

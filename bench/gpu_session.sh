@@ -59,7 +59,9 @@ for part in $parts; do
       run joins_peers.jsonl 200 python3 "$(dirname "$0")/peers.py" --cases join --log2 24,27 --repeats 5 ;;
     engine)
       run engine_tests.txt 210 "$build/tests/gfxq_tests" -tc='engine*,faults*,raster-faults*,compute: *,vk-join*,vk-group-by*,vk-expression*'
-      run engine.jsonl 120 "$bench" --cases engine. --log2 20,24 --repeats 5 ;;
+      run engine.jsonl 120 "$bench" --cases engine. --log2 20,24 --repeats 5
+      # Warm and cold SQL at 2^28 beside the upload ceilings (issue 19: upload against the bus).
+      run engine_2p28.jsonl 150 "$bench" --cases engine.sql_cold,engine.sql_warm,device.upload --log2 28 --repeats 5 ;;
     groupby)
       g=sweep.group_by_uniform_g4,sweep.group_by_uniform_g10,sweep.group_by_uniform_g14,sweep.group_by_uniform_g20
       g=$g,sweep.group_by_uniform_g24,sweep.group_by_uniform_g26,sweep.group_by_zipf_g10,sweep.group_by_zipf_g20
