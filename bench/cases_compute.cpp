@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <numeric>
@@ -328,7 +329,7 @@ Measurement select_rowids(Env& env, uint64_t rows) {
     device.barrier(cmd);
     compact(cmd);
   };
-  const vk::SelectTiles tiles = vk::resolve_select_tiles(device, vk::SelectTiles::Auto);
+  const SelectTiles tiles = vk::resolve_select_tiles(device, SelectTiles::Auto);
   auto one_pass = [&](VkCommandBuffer cmd) {
     vk::record_cnf_select(device, cmd, input, plan, *layout, ctrl, ids, vk::kSelectMaxLookback, tiles);
   };
@@ -371,6 +372,17 @@ Measurement select_rowids(Env& env, uint64_t rows) {
   return {best, bytes, rows, note, staged_ok && one_pass_ok};
 }
 
+// Whether the median cases sample: GFXQ_SELECT_SAMPLE=0 / 1 forces it off / on (the library's
+// ComputeOptions::select_sample, for the primitive these cases call), else Auto.
+vk::RadixSelectArgs::Sample bench_sample() {
+  const char* v = std::getenv("GFXQ_SELECT_SAMPLE");
+  const std::string value = v ? v : "";
+  if (value.empty()) return vk::RadixSelectArgs::Sample::Auto;
+  if (value != "0" && value != "1")
+    throw Error(ErrorCode::InvalidQuery, "GFXQ_SELECT_SAMPLE='" + value + "': expected 0 or 1");
+  return value == "1" ? vk::RadixSelectArgs::Sample::On : vk::RadixSelectArgs::Sample::Off;
+}
+
 // The median of the float column, or with `narrow` of 1 + a / 4096 (every key in one bucket of
 // the first digit: radix select's three-scan case).
 Measurement median(Env& env, uint64_t rows, bool narrow) {
@@ -394,6 +406,7 @@ Measurement median(Env& env, uint64_t rows, bool narrow) {
   args.keys = {&d.device.buffer, 0, rows * 4};
   args.result = {&result, 0, 16};
   args.scratch = {&scratch, 0, scratch.size()};
+  args.sample = bench_sample();
   // One scan of the same column (the fused count) for the "scans" figure, and a copy, in turn.
   const FloatScan scan(device, d, float_program({{CmpOp::Lt, 0.5}}), rows);
   const vk::CnfInput& input = scan.input;

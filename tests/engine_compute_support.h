@@ -5,8 +5,11 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <memory>
+#include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gfxq/gfxq.h"
@@ -35,17 +38,42 @@ inline Result check_sql(Engine& engine, const std::string& sql, const Catalog& c
   return got;
 }
 
-//! Sets an environment variable the compute backend reads at run time (GFXQ_COMPUTE_*), for one
-//! scope.
+//! A process-wide engine (debug output and Vulkan validation as debug_engine()) with the compute
+//! knobs `compute`, one per distinct setting (debug_engine() itself for the defaults): tests that
+//! force the knobs share engines, as device creation is slow on lavapipe.
+inline Engine& engine_with(const ComputeOptions& compute) {
+  if (compute == ComputeOptions{}) return debug_engine();
+  static std::vector<std::pair<ComputeOptions, std::unique_ptr<Engine>>> engines;
+  for (auto& [options, engine] : engines)
+    if (options == compute) return *engine;
+  if (engines.empty()) gpu_teardown().push_back([] { engines.clear(); });
+  EngineOptions options;
+  options.debug = vk_validation_wanted();
+  options.compute = compute;
+  engines.emplace_back(compute, std::make_unique<Engine>(options));
+  return *engines.back().second;
+}
+
+//! Sets an environment variable for one scope (the tests of the knobs' environment overrides, which
+//! an Engine reads when it is made), then restores what it was.
 class ScopedEnv {
  public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) { setenv(name, value.c_str(), 1); }
-  ~ScopedEnv() { unsetenv(name_); }
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;
 
  private:
   const char* name_;
+  std::optional<std::string> old_;
 };
 
 //! Passes of `r` of kind `kind`.

@@ -21,6 +21,7 @@ struct FaultExpectation {
   bool after_loss = false;               //!< the backend stays lost: the next query says so, a new engine answers
   std::optional<ErrorCode> also;         //!< a second code a failure may have
   bool debug = false;                    //!< EngineOptions::debug (driver messages checked empty)
+  RasterOptions raster;                  //!< EngineOptions::raster of the engines made
 };
 
 //! Runs `sql` on `backend` over `catalog` with `inject(options.faults, k)` for k = 1, 2, ... until
@@ -38,6 +39,7 @@ void fault_sweep(const std::string& sql, const Catalog& catalog, Backend backend
     CAPTURE(k);
     EngineOptions options;
     options.debug = expect.debug;
+    options.raster = expect.raster;
     inject(options.faults, k);
     Engine engine(options);
     try {
@@ -60,7 +62,7 @@ void fault_sweep(const std::string& sql, const Catalog& catalog, Backend backend
     if (expect.after_loss) {
       CHECK_ERROR(engine.execute_sql(sql, catalog, backend), ErrorCode::DeviceLost, "lost");
       CHECK(table_difference(want, engine.execute_sql(sql, catalog, Backend::Cpu).table) == "");
-      Engine fresh({.debug = expect.debug});
+      Engine fresh({.debug = expect.debug, .raster = expect.raster});
       CHECK(table_difference(want, fresh.execute_sql(sql, catalog, backend).table) == "");
     } else {
       CHECK(table_difference(want, engine.execute_sql(sql, catalog, backend).table) == "");

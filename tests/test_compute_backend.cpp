@@ -39,30 +39,17 @@ Engine& engine() {
   return test::debug_engine();
 }
 
-// Forces the compute backend's scan limits (rows per chunk, workgroups per chunk) while alive.
-class ForcedLimits {
- public:
-  ForcedLimits(uint64_t chunk_rows, uint32_t max_groups) {
-    setenv("GFXQ_COMPUTE_CHUNK_ROWS", std::to_string(chunk_rows).c_str(), 1);
-    setenv("GFXQ_COMPUTE_MAX_GROUPS", std::to_string(max_groups).c_str(), 1);
-  }
-  ~ForcedLimits() {
-    unsetenv("GFXQ_COMPUTE_CHUNK_ROWS");
-    unsetenv("GFXQ_COMPUTE_MAX_GROUPS");
-  }
-  ForcedLimits(const ForcedLimits&) = delete;
-  ForcedLimits& operator=(const ForcedLimits&) = delete;
-};
+// The engine whose compute backend scans in chunks of `chunk_rows` rows with `max_groups`
+// workgroups each (0: the defaults).
+Engine& limited(uint64_t chunk_rows, uint32_t max_groups) {
+  return test::engine_with({.chunk_rows = chunk_rows, .max_groups = max_groups});
+}
 
-// Forces the keys per binding window of the sort and select primitives (GFXQ_COMPUTE_SORT_WINDOW:
-// ORDER BY's radix sort and top-k select, the quantiles' radix select) while alive.
-class ForcedSortWindow {
- public:
-  explicit ForcedSortWindow(uint64_t keys) { setenv("GFXQ_COMPUTE_SORT_WINDOW", std::to_string(keys).c_str(), 1); }
-  ~ForcedSortWindow() { unsetenv("GFXQ_COMPUTE_SORT_WINDOW"); }
-  ForcedSortWindow(const ForcedSortWindow&) = delete;
-  ForcedSortWindow& operator=(const ForcedSortWindow&) = delete;
-};
+// The engine whose sort and select primitives (ORDER BY's radix sort and top-k select, the
+// quantiles' radix select) hold `keys` keys per binding window.
+Engine& windowed(uint64_t keys) {
+  return test::engine_with({.sort_window = keys});
+}
 
 const Distribution kDistributions[] = {Distribution::Uniform, Distribution::Skewed, Distribution::Sorted,
                                        Distribution::AllEqual};
@@ -84,20 +71,20 @@ Query query_of(std::vector<SelectItem> items, Cnf where = {}) {
   return q;
 }
 
-// The compute result of `q` equals the CPU's exactly (FLOAT SUM and AVG too: both sum exactly and
-// round once). No validation message.
-void check_query(const Query& q, const Catalog& catalog, const std::string& what) {
+// The compute result of `q` on `on` equals the CPU's exactly (FLOAT SUM and AVG too: both sum
+// exactly and round once). No validation message.
+void check_query(const Query& q, const Catalog& catalog, const std::string& what, Engine& on = engine()) {
   INFO(what << "\nquery: " << q.text());
   const Result want = cpu::execute(q, catalog);
   Result got;
   try {
-    got = engine().execute(q, catalog, Backend::Compute);
+    got = on.execute(q, catalog, Backend::Compute);
   } catch (const Error& e) {
     FAIL("compute backend threw " << to_string(e.code()) << ": " << e.what());
     return;
   }
   CHECK(got.report.backend == Backend::Compute);
-  const auto messages = engine().take_debug_messages();
+  const auto messages = on.take_debug_messages();
   CHECK_MESSAGE(messages.empty(), test::joined(messages));
   const std::string diff = test::table_difference(want.table, got.table);
   CHECK_MESSAGE(diff.empty(), diff);
@@ -360,8 +347,10 @@ TEST_CASE("compute: SUM AVG MIN MAX over many workgroups read one total and matc
     const std::string sql = "SELECT " + items + " FROM t WHERE " + where;
     const Result want = engine().execute_sql(sql, catalog, Backend::Cpu);
     for (const auto& [chunk, groups] : {std::pair<uint64_t, uint32_t>{0, 2048}, {rows / 3, 2048}}) {
-      const ForcedLimits force{chunk, groups};
-      const Result got = engine().execute_sql(sql, catalog, Backend::Compute);
+      Engine& forced = limited(chunk, groups);
+      const Result got = forced.execute_sql(sql, catalog, Backend::Compute);
+      const auto messages = forced.take_debug_messages();
+      CHECK_MESSAGE(messages.empty(), test::joined(messages));
       const std::string diff = test::table_difference(want.table, got.table);
       CHECK_MESSAGE(diff.empty(), diff);
       // Each column's partials are added on the device: one 280-byte total comes back per column.
@@ -470,15 +459,13 @@ TEST_CASE("compute: quantiles and k-th largest match the CPU") {
   }
 }
 
-// GFXQ_SELECT_SAMPLE for one scope (the sampled select's default starts at 2^25 keys, beyond these
-// tests' sizes).
-struct ForcedSample {
-  explicit ForcedSample(const char* v) { setenv("GFXQ_SELECT_SAMPLE", v, 1); }
-  ~ForcedSample() { unsetenv("GFXQ_SELECT_SAMPLE"); }
-};
+// The engine whose radix selects are sampled (ComputeOptions::select_sample; by default from 2^25
+// keys, beyond these tests' sizes).
+Engine& sampling() {
+  return test::engine_with({.select_sample = true});
+}
 
 TEST_CASE("compute: quantiles by the sampled select match the CPU and name its path") {
-  const ForcedSample force{"1"};
   std::mt19937_64 rng(47);
   for (uint64_t rows : {uint64_t(SELECT_SAMPLE_MIN), uint64_t(SELECT_SAMPLE_MIN) * 3 + 1}) {
     for (Distribution dist : kDistributions) {
@@ -489,8 +476,8 @@ TEST_CASE("compute: quantiles by the sampled select match the CPU and name its p
       for (const char* c : {"a", "y"}) {
         const Query q = query_of({agg(AggKind::Median, c), agg(AggKind::Quantile, c, 1e-9),
                                   agg(AggKind::Quantile, c, 0.9), agg(AggKind::KthLargest, c, 0.5, n)});
-        check_query(q, catalog, what);
-        const Result r = engine().execute(q, catalog, Backend::Compute);
+        check_query(q, catalog, what, sampling());
+        const Result r = sampling().execute(q, catalog, Backend::Compute);
         bool sampled = false;
         for (const PassRecord& p : r.report.passes)
           sampled = sampled || (p.kind == "radix-select" && p.detail.find(", sampled: ") != std::string::npos);
@@ -504,7 +491,6 @@ TEST_CASE("compute: quantiles by the sampled select match the CPU and name its p
 TEST_CASE("compute: the sampled select is exact among NaNs, zeros, infinities and denormals") {
   // Quantiles among normal values with NaNs of both signs, zeros of both signs, infinities and
   // denormals all around, and among denormals and zeros; ascending and descending.
-  const ForcedSample force{"1"};
   const uint64_t seed = std::random_device{}();
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
@@ -526,8 +512,8 @@ TEST_CASE("compute: the sampled select is exact among NaNs, zeros, infinities an
     const Catalog catalog = catalog_of(std::move(t));
     const Query q = query_of({agg(AggKind::Median, "a"), agg(AggKind::Quantile, "a", 0.8),
                               agg(AggKind::KthLargest, "a", 0.5, int64_t(rows / 3))});
-    check_query(q, catalog, tiny ? "denormals" : "normal values");
-    const Result r = engine().execute(q, catalog, Backend::Compute);
+    check_query(q, catalog, tiny ? "denormals" : "normal values", sampling());
+    const Result r = sampling().execute(q, catalog, Backend::Compute);
     int sampled = 0;
     for (const PassRecord& p : r.report.passes)
       sampled += p.kind == "radix-select" && p.detail.find(", sampled: ") != std::string::npos;
@@ -536,15 +522,16 @@ TEST_CASE("compute: the sampled select is exact among NaNs, zeros, infinities an
   }
 }
 
-TEST_CASE("compute: a bad GFXQ_SELECT_SAMPLE is an error and the next query works") {
+TEST_CASE("compute: a bad GFXQ_SELECT_SAMPLE is an error where the engine is made, and the next engine works") {
   const Catalog catalog = catalog_of(test::random_table(SELECT_SAMPLE_MIN, Distribution::Uniform, 3));
   const Query q = query_of({agg(AggKind::Median, "a")});
   {
-    const ForcedSample bad{"yes"};
-    CHECK_THROWS_WITH_AS(engine().execute(q, catalog, Backend::Compute), doctest::Contains("GFXQ_SELECT_SAMPLE='yes'"),
-                         Error);
+    const test::ScopedEnv bad{"GFXQ_SELECT_SAMPLE", "yes"};
+    CHECK_THROWS_WITH_AS(
+        Engine(), "GFXQ_SELECT_SAMPLE='yes': expected 0 or 1 (it overrides ComputeOptions::select_sample)", Error);
   }
-  check_query(q, catalog, "after the error");
+  Engine after({.debug = test::vk_validation_wanted()});
+  check_query(q, catalog, "after the error", after);
 }
 
 TEST_CASE("compute: ORDER BY is stable in both directions, with and without LIMIT") {
@@ -596,7 +583,7 @@ TEST_CASE("compute: ORDER BY over several sort binding windows matches the CPU a
   // without WHERE and LIMIT, INT with many duplicates and FLOAT with special values, both directions.
   // LIMIT 5 takes the top-k path, its radix select over the same windows.
   constexpr uint64_t kWindow = 16384;
-  const ForcedSortWindow force{kWindow};
+  Engine& w = windowed(kWindow);
   std::mt19937_64 rng(41);
   int combo = 0;
   for (uint64_t rows : {kWindow + 1, 3 * kWindow - 1, 8 * kWindow}) {
@@ -608,8 +595,8 @@ TEST_CASE("compute: ORDER BY over several sort binding windows matches the CPU a
       const uint64_t pick = combo++ % 3;
       if (pick > 0) q.limit = pick == 1 ? rows / 2 : 5;
       const std::string what = "rows " + std::to_string(rows) + " seed " + std::to_string(seed);
-      check_query(q, catalog, what);
-      const Result r = engine().execute(q, catalog, Backend::Compute);
+      check_query(q, catalog, what, w);
+      const Result r = w.execute(q, catalog, Backend::Compute);
       const uint64_t selected = cpu::select_rows(catalog.get("t"), "t", q.where).size();
       INFO(what << "\nquery: " << q.text() << "\nalgorithm: " << r.report.algorithm);
       if (selected > kWindow) {
@@ -624,8 +611,8 @@ TEST_CASE("compute: ORDER BY over several sort binding windows matches the CPU a
   {
     const Catalog catalog = catalog_of(test::random_table(2 * kWindow + 1, Distribution::Skewed, 6));
     const char* sql = "SELECT * FROM t ORDER BY y DESC LIMIT 5";
-    check_query(sql::parse(sql), catalog, sql);
-    const Result r = engine().execute_sql(sql, catalog, Backend::Compute);
+    check_query(sql::parse(sql), catalog, sql, w);
+    const Result r = w.execute_sql(sql, catalog, Backend::Compute);
     INFO(r.report.algorithm);
     CHECK(r.report.algorithm.find("top-5 by y DESC: radix select of the threshold key over 3 binding windows of "
                                   "16384 keys") != std::string::npos);
@@ -635,8 +622,8 @@ TEST_CASE("compute: ORDER BY over several sort binding windows matches the CPU a
   const Catalog catalog = catalog_of(test::random_table(8 * kWindow + 1, Distribution::Uniform, 5));
   for (const char* sql :
        {"SELECT * FROM t ORDER BY a LIMIT 1024", "SELECT b, x FROM t WHERE b <> 0 ORDER BY x DESC LIMIT 3"}) {
-    check_query(sql::parse(sql), catalog, sql);
-    const Result r = engine().execute_sql(sql, catalog, Backend::Compute);
+    check_query(sql::parse(sql), catalog, sql, w);
+    const Result r = w.execute_sql(sql, catalog, Backend::Compute);
     const uint64_t selected = cpu::select_rows(catalog.get("t"), "t", sql::parse(sql).where).size();
     INFO(r.report.algorithm);
     CHECK(r.report.algorithm.find("radix select of the threshold key over " +
@@ -644,13 +631,13 @@ TEST_CASE("compute: ORDER BY over several sort binding windows matches the CPU a
                                   " binding windows of 16384 keys") != std::string::npos);
   }
   try {
-    engine().execute_sql("SELECT * FROM t ORDER BY a", catalog, Backend::Compute);
+    w.execute_sql("SELECT * FROM t ORDER BY a", catalog, Backend::Compute);
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::Unsupported);
     CHECK(std::string(e.what()).find("131073 keys: more than 8 binding windows of 16384 keys") != std::string::npos);
   }
-  CHECK(engine().take_debug_messages().empty());
+  CHECK(w.take_debug_messages().empty());
 }
 
 TEST_CASE("compute: quantiles over several select binding windows match the CPU and say so") {
@@ -659,7 +646,7 @@ TEST_CASE("compute: quantiles over several select binding windows match the CPU 
   // tables) and with WHERE (compacted order keys), also from several scan chunks (the compaction's
   // output windows).
   constexpr uint64_t kWindow = 4096;
-  const ForcedSortWindow force{kWindow};
+  Engine& w = windowed(kWindow);
   std::mt19937_64 rng(43);
   const Distribution dists[] = {Distribution::Uniform, Distribution::Skewed, Distribution::AllEqual,
                                 Distribution::Sorted};
@@ -681,8 +668,8 @@ TEST_CASE("compute: quantiles over several select binding windows match the CPU 
              agg(AggKind::Quantile, c, 1.0), agg(AggKind::KthLargest, c, 0.5, 1), agg(AggKind::KthLargest, c, 0.5, 5),
              agg(AggKind::KthLargest, c, 0.5, n / 2), agg(AggKind::KthLargest, c, 0.5, n)},
             where);
-        check_query(q, catalog, what);
-        const Result r = engine().execute(q, catalog, Backend::Compute);
+        check_query(q, catalog, what, w);
+        const Result r = w.execute(q, catalog, Backend::Compute);
         const uint64_t selected = cpu::select_rows(catalog.get("t"), "t", where).size();
         INFO(what << "\nquery: " << q.text() << "\nalgorithm: " << r.report.algorithm);
         if (selected > kWindow) {
@@ -700,12 +687,12 @@ TEST_CASE("compute: quantiles over several select binding windows match the CPU 
   }
   {
     // The compacted keys from 2048-row scan chunks (one output window each) into 3 select windows.
-    const ForcedLimits limits{2048, 2048};
+    Engine& chunked = test::engine_with({.chunk_rows = 2048, .max_groups = 2048, .sort_window = kWindow});
     const Catalog catalog = catalog_of(test::random_table(3 * kWindow + 1, Distribution::Uniform, 44));
     const char* sql = "SELECT MEDIAN(x), QUANTILE(a, 0.9), KTH_LARGEST(y, 3) FROM t WHERE b > -900";
-    check_query(sql::parse(sql), catalog, sql);
+    check_query(sql::parse(sql), catalog, sql, chunked);
   }
-  CHECK(engine().take_debug_messages().empty());
+  CHECK(w.take_debug_messages().empty());
 }
 
 TEST_CASE("compute: LIMIT without ORDER BY, LIMIT 0 and plain projections") {
@@ -756,7 +743,7 @@ TEST_CASE("compute: several chunks and several rounds per workgroup under forced
                                      {2048, 2048, 10000},
                                      {40960, 2, 40961},
                                      {0, 1, 30000}}) {
-    const ForcedLimits force{uint64_t(chunk), uint32_t(groups)};
+    Engine& forced = limited(uint64_t(chunk), uint32_t(groups));
     for (Distribution dist : {Distribution::Uniform, Distribution::Sorted}) {
       const uint64_t seed = rng();
       const Catalog catalog = catalog_of(test::random_table(rows, dist, seed));
@@ -765,25 +752,25 @@ TEST_CASE("compute: several chunks and several rounds per workgroup under forced
                                std::to_string(groups) + " seed " + std::to_string(seed);
       for (int i = 0; i < 3; ++i) {
         const Cnf cnf = test::random_cnf(catalog.get("t"), qrng, 3, 3);
-        check_query(query_of({agg(AggKind::Count)}, cnf), catalog, what);
-        check_query(query_of({Star{}}, cnf), catalog, what);
+        check_query(query_of({agg(AggKind::Count)}, cnf), catalog, what, forced);
+        check_query(query_of({Star{}}, cnf), catalog, what, forced);
         check_query(query_of({agg(AggKind::Sum, "a"), agg(AggKind::Avg, "x"), agg(AggKind::Min, "y"),
                               agg(AggKind::Quantile, "b", 0.3), agg(AggKind::KthLargest, "x", 0.5, 3)},
                              cnf),
-                    catalog, what);
+                    catalog, what, forced);
         Query q = query_of({ColumnRef{"", "a"}, ColumnRef{"", "y"}}, cnf);
         q.order_by = OrderBy{ColumnRef{"", i == 0 ? "b" : "y"}, i == 1};
-        check_query(q, catalog, what);
+        check_query(q, catalog, what, forced);
         q.limit = 5;
-        check_query(q, catalog, what);
+        check_query(q, catalog, what, forced);
       }
     }
   }
   // The plans those limits give, as the report shows them.
   {
-    const ForcedLimits force{2048, 2048};
+    Engine& forced = limited(2048, 2048);
     const Catalog catalog = catalog_of(test::random_table(10000, Distribution::Uniform, 1));
-    const Result r = engine().execute_sql("SELECT COUNT(*) FROM t WHERE a < 0", catalog, Backend::Compute);
+    const Result r = forced.execute_sql("SELECT COUNT(*) FROM t WHERE a < 0", catalog, Backend::Compute);
     CHECK(r.report.passes.at(1).detail.find("5 chunks, 5 workgroups x 4096 rows") != std::string::npos);
   }
   vk::Device& device = test::vk_device();
@@ -812,7 +799,7 @@ TEST_CASE("compute: selections keep row order when each workgroup takes tiles fa
                                                                        {0, 3, 3 * tile + 1},
                                                                        {5 * vk::kCnfBlock, 1, 11 * vk::kCnfBlock + 3},
                                                                        {3 * tile, 2, 5 * tile + 7}}) {
-    const ForcedLimits force{chunk, groups};
+    Engine& forced = limited(chunk, groups);
     const uint64_t table_seed = rng();
     const Catalog catalog = catalog_of(test::random_table(rows, Distribution::Uniform, table_seed));
     std::mt19937_64 qrng(table_seed);
@@ -821,12 +808,12 @@ TEST_CASE("compute: selections keep row order when each workgroup takes tiles fa
     Cnf one;
     one.clauses.push_back({{Comparison{ColumnRef{"", "x"}, CmpOp::Lt, 0.25}}});
     for (const Cnf& cnf : {one, test::random_cnf(catalog.get("t"), qrng, 3, 2)}) {
-      check_query(query_of({Star{}}, cnf), catalog, what);
+      check_query(query_of({Star{}}, cnf), catalog, what, forced);
       check_query(query_of({agg(AggKind::Count), agg(AggKind::Median, "a"), agg(AggKind::Quantile, "y", 0.9)}, cnf),
-                  catalog, what);
+                  catalog, what, forced);
       Query q = query_of({ColumnRef{"", "b"}}, cnf);
       q.limit = 4097;
-      check_query(q, catalog, what);
+      check_query(q, catalog, what, forced);
     }
   }
   const vk::ScanPlan plan = vk::plan_scan(test::vk_device(), 5 * tile + 7, {3 * tile, 2});
@@ -960,18 +947,15 @@ TEST_CASE("compute: the three-stage selection writes row ids, keys and pairs aro
   }
 }
 
-// The compute backend reads GFXQ_COMPUTE_SELECT_LOOKBACK (the one-pass row-id kernel's look-back
-// bound) and GFXQ_COMPUTE_SELECT_TILES (how its workgroups find their tiles) per query.
-using test::ScopedEnv;
+// The ways the one-pass kernel's workgroups find their tiles (ComputeOptions::select_tiles), as
+// GFXQ_COMPUTE_SELECT_TILES names them, and the words its report gives each.
+const std::tuple<SelectTiles, const char*, const char*> kSelectTiles[] = {
+    {SelectTiles::Counter, "counter", "-row tiles taken from a counter"},
+    {SelectTiles::Launch, "launch", "-row tiles in launch order"}};
 
-// The ways the one-pass kernel's workgroups find their tiles, as GFXQ_COMPUTE_SELECT_TILES names
-// them, and the words its report gives each.
-const std::pair<const char*, const char*> kSelectTiles[] = {{"counter", "-row tiles taken from a counter"},
-                                                            {"launch", "-row tiles in launch order"}};
-
-// The algorithm the compute backend reports for `sql` over `catalog`.
-std::string reported_algorithm(const std::string& sql, const Catalog& catalog) {
-  return engine().execute_sql(sql, catalog, Backend::Compute).report.algorithm;
+// The algorithm the compute backend of `on` reports for `sql` over `catalog`.
+std::string reported_algorithm(const std::string& sql, const Catalog& catalog, Engine& on = engine()) {
+  return on.execute_sql(sql, catalog, Backend::Compute).report.algorithm;
 }
 
 // Rows per tile of the one-pass selection: a one-column interval program, several columns.
@@ -991,38 +975,41 @@ TEST_CASE("compute: one-pass row ids match the CPU at tile boundaries") {
       {{Comparison{ColumnRef{"", "x"}, CmpOp::Lt, 0.25}, Comparison{ColumnRef{"", "b"}, CmpOp::Gt, 0.0}}});
   constexpr uint64_t t1 = kOneColumnTile, t2 = kColumnsTile;
   const Catalog catalog = catalog_of(test::random_table(20000, Distribution::Uniform, seed));
-  for (const auto& [tiles, tile_words] : kSelectTiles) {
-    const ScopedEnv force{"GFXQ_COMPUTE_SELECT_TILES", tiles};
+  for (const auto& [tiles, tiles_name, tile_words] : kSelectTiles) {
+    Engine& forced = test::engine_with({.select_tiles = tiles});
     for (uint64_t rows : {uint64_t(1), uint64_t(5), t2 - 1, t2, t2 + 1, 2 * t2 + 1, 3 * t2 - 1, t1 - 1, t1, t1 + 1,
                           2 * t1 + 1, 3 * t1 - 3}) {
       const uint64_t table_seed = rng();
       const Catalog table = catalog_of(test::random_table(rows, kDistributions[table_seed % 4], table_seed));
       std::mt19937_64 qrng(table_seed);
       const std::string what =
-          std::string("tiles ") + tiles + " rows " + std::to_string(rows) + " seed " + std::to_string(table_seed);
+          std::string("tiles ") + tiles_name + " rows " + std::to_string(rows) + " seed " + std::to_string(table_seed);
       for (const Cnf& cnf : {one, two, test::random_cnf(table.get("t"), qrng, 3, 3)}) {
-        check_query(query_of({Star{}}, cnf), table, what);
+        check_query(query_of({Star{}}, cnf), table, what, forced);
         Query q = query_of({ColumnRef{"", "a"}}, cnf);
         q.limit = rows / 2 + 1;
-        check_query(q, table, what);
+        check_query(q, table, what, forced);
       }
     }
     // The report names the path that ran, its tiles and how workgroups found them.
-    CHECK(reported_algorithm("SELECT a FROM t WHERE x < 0.5", catalog)
+    CHECK(reported_algorithm("SELECT a FROM t WHERE x < 0.5", catalog, forced)
               .find("one-pass CNF selection (1 clause, 1 term over 1 column): row ids by "
                     "decoupled look-back over " +
                     std::to_string(kOneColumnTile) + tile_words) != std::string::npos);
-    CHECK(reported_algorithm("SELECT a FROM t WHERE x < 0.5 OR b > 0", catalog)
+    CHECK(reported_algorithm("SELECT a FROM t WHERE x < 0.5 OR b > 0", catalog, forced)
               .find("over 2 columns): row ids by decoupled look-back over " + std::to_string(kColumnsTile) +
                     tile_words) != std::string::npos);
   }
   // Unforced: launch order on NVIDIA's devices only.
   const bool nvidia = engine().vk_capabilities().vendor_id == 0x10de;
-  CHECK(reported_algorithm("SELECT a FROM t WHERE x < 0.5", catalog).find(kSelectTiles[nvidia ? 1 : 0].second) !=
+  CHECK(reported_algorithm("SELECT a FROM t WHERE x < 0.5", catalog).find(std::get<2>(kSelectTiles[nvidia ? 1 : 0])) !=
         std::string::npos);
-  const ScopedEnv wrong{"GFXQ_COMPUTE_SELECT_TILES", "first"};
-  CHECK_THROWS_WITH_AS(reported_algorithm("SELECT a FROM t WHERE x < 0.5", catalog),
-                       "GFXQ_COMPUTE_SELECT_TILES='first': expected counter, launch or auto", Error);
+  // The override names a way, or the engine is not made.
+  const test::ScopedEnv wrong{"GFXQ_COMPUTE_SELECT_TILES", "first"};
+  CHECK_THROWS_WITH_AS(Engine(),
+                       "GFXQ_COMPUTE_SELECT_TILES='first': expected counter, launch or auto (it overrides "
+                       "ComputeOptions::select_tiles)",
+                       Error);
 }
 
 TEST_CASE("compute: one-pass row ids fall back to three kernels when the look-back hits its bound") {
@@ -1039,30 +1026,29 @@ TEST_CASE("compute: one-pass row ids fall back to three kernels when the look-ba
                                                             {0, 3 * kOneColumnTile + 17},
                                                             {kOneColumnTile + 2048, 2 * kOneColumnTile + 5000},
                                                             {2048, 2049}}) {
-    for (const auto& [lookback, tiles] :
-         {std::pair{"0", "counter"}, std::pair{"0", "launch"}, std::pair{"1", "counter"}, std::pair{"1", "launch"}}) {
-      const ForcedLimits limits{chunk, 0};
-      const ScopedEnv force{"GFXQ_COMPUTE_SELECT_LOOKBACK", lookback};
-      const ScopedEnv order{"GFXQ_COMPUTE_SELECT_TILES", tiles};
+    for (const auto& [lookback, tiles] : {std::pair{0u, SelectTiles::Counter}, std::pair{0u, SelectTiles::Launch},
+                                          std::pair{1u, SelectTiles::Counter}, std::pair{1u, SelectTiles::Launch}}) {
+      Engine& forced = test::engine_with({.chunk_rows = chunk, .select_lookback = lookback, .select_tiles = tiles});
       const uint64_t table_seed = rng();
       const Catalog catalog = catalog_of(test::random_table(rows, Distribution::Uniform, table_seed));
       std::mt19937_64 qrng(table_seed);
-      const std::string what = "rows " + std::to_string(rows) + " chunk " + std::to_string(chunk) + " lookback " +
-                               lookback + " tiles " + tiles + " seed " + std::to_string(table_seed);
+      const std::string what =
+          "rows " + std::to_string(rows) + " chunk " + std::to_string(chunk) + " lookback " + std::to_string(lookback) +
+          " tiles " + (tiles == SelectTiles::Launch ? "launch" : "counter") + " seed " + std::to_string(table_seed);
       const Cnf cnf = test::random_cnf(catalog.get("t"), qrng, 2, 2);
-      check_query(query_of({Star{}}, cnf), catalog, what);
+      check_query(query_of({Star{}}, cnf), catalog, what, forced);
       Query q = query_of({ColumnRef{"", "y"}}, cnf);
       q.limit = 3000;
-      check_query(q, catalog, what);
+      check_query(q, catalog, what, forced);
       // Tiles per chunk: kOneColumnTile rows each with one column, kColumnsTile with several;
       // chunks of `chunk` rows (0: one chunk).
       const uint64_t chunk_rows = chunk == 0 ? rows : std::min(chunk, rows);
       for (const auto& [sql, tile] : std::initializer_list<std::pair<const char*, uint64_t>>{
                {"SELECT a FROM t WHERE x < 0.5", kOneColumnTile},
                {"SELECT a FROM t WHERE x < 0.5 OR b > 0", kColumnsTile}}) {
-        const std::string algorithm = reported_algorithm(sql, catalog);
+        const std::string algorithm = reported_algorithm(sql, catalog, forced);
         INFO(what << ": " << algorithm);
-        if (std::string(lookback) == "0")
+        if (lookback == 0)
           CHECK((algorithm.find("hit its look-back bound; fallback: fused CNF selection") != std::string::npos) ==
                 (chunk_rows > tile));
       }
@@ -1082,18 +1068,17 @@ TEST_CASE("compute: one-pass row ids over several chunks keep row order and LIMI
       {10240, 3 * 10240 + 1},         {kOneColumnTile, 2 * kOneColumnTile + 1},
       {kOneColumnTile + 2048, 40000}, {2 * kOneColumnTile, 2 * kOneColumnTile + 7}};
   for (const auto& [chunk, rows] : cases) {
-    for (const auto& [tiles, tile_words] : kSelectTiles) {
-      const ForcedLimits limits{chunk, 0};
-      const ScopedEnv order{"GFXQ_COMPUTE_SELECT_TILES", tiles};
+    for (const auto& [tiles, tiles_name, tile_words] : kSelectTiles) {
+      Engine& forced = test::engine_with({.chunk_rows = chunk, .select_tiles = tiles});
       const uint64_t table_seed = rng();
       const Catalog catalog = catalog_of(test::random_table(rows, kDistributions[table_seed % 4], table_seed));
       std::mt19937_64 qrng(table_seed);
-      const std::string what = "rows " + std::to_string(rows) + " chunk " + std::to_string(chunk) + " tiles " + tiles +
-                               " seed " + std::to_string(table_seed);
+      const std::string what = "rows " + std::to_string(rows) + " chunk " + std::to_string(chunk) + " tiles " +
+                               tiles_name + " seed " + std::to_string(table_seed);
       // One tile per chunk never looks back, so the one-pass kernel must have run; with more, a
       // look-back may hit its bound on lavapipe when the host is busy (workgroups are CPU threads).
       for (const char* sql : {"SELECT a FROM t WHERE x < 0.5", "SELECT a FROM t WHERE x < 0.5 OR b > 0"}) {
-        const std::string algorithm = reported_algorithm(sql, catalog);
+        const std::string algorithm = reported_algorithm(sql, catalog, forced);
         const bool one_tile = std::min(chunk, rows) <=
                               (algorithm.find("over 1 column)") != std::string::npos ? kOneColumnTile : kColumnsTile);
         CHECK_MESSAGE(algorithm.find("compute: one-pass CNF selection") == 0, algorithm);
@@ -1102,15 +1087,15 @@ TEST_CASE("compute: one-pass row ids over several chunks keep row order and LIMI
       }
       for (int i = 0; i < 2; ++i) {
         const Cnf cnf = test::random_cnf(catalog.get("t"), qrng, 3, 3);
-        check_query(query_of({Star{}}, cnf), catalog, what);
+        check_query(query_of({Star{}}, cnf), catalog, what, forced);
         for (uint64_t limit : {uint64_t(1), chunk - 1, chunk + 1, rows}) {
           Query q = query_of({ColumnRef{"", "b"}, ColumnRef{"", "x"}}, cnf);
           q.limit = limit;
-          check_query(q, catalog, what + " limit " + std::to_string(limit));
+          check_query(q, catalog, what + " limit " + std::to_string(limit), forced);
         }
         Query o = query_of({ColumnRef{"", "a"}}, cnf);
         o.order_by = OrderBy{ColumnRef{"", "y"}, i == 1};
-        check_query(o, catalog, what);
+        check_query(o, catalog, what, forced);
       }
     }
   }

@@ -16,6 +16,7 @@
 
 #include "cnf_interval_config.glsl"
 #include "core/order_key.h"
+#include "engine_compute_support.h"
 #include "gfxq/cpu.h"
 #include "gfxq/gfxq.h"
 #include "gpu_support.h"
@@ -348,17 +349,6 @@ TEST_CASE("compute: single-column predicates over special FLOAT values match the
   }
 }
 
-// Forces the int64 register bin of the exact FLOAT SUM while it lives (GFXQ_COMPUTE_FLOAT_SUM_INT64).
-class IntBinSum {
- public:
-  explicit IntBinSum(bool on) {
-    if (on) setenv("GFXQ_COMPUTE_FLOAT_SUM_INT64", "1", 1);
-  }
-  ~IntBinSum() { unsetenv("GFXQ_COMPUTE_FLOAT_SUM_INT64"); }
-  IntBinSum(const IntBinSum&) = delete;
-  IntBinSum& operator=(const IntBinSum&) = delete;
-};
-
 TEST_CASE("compute: FLOAT SUM, MIN and MAX over every exponent range and bin change match the CPU") {
   const uint64_t seed = std::random_device{}();
   INFO("seed " << seed);
@@ -370,7 +360,8 @@ TEST_CASE("compute: FLOAT SUM, MIN and MAX over every exponent range and bin cha
   // Both register bins of the exact sum: doubles (devices with shaderFloat64) and int64.
   for (const bool int64_bin : {false, true})
     for (uint64_t rows : {1u, 31u, 2049u, 9001u}) {
-      const IntBinSum forced(int64_bin);
+      // ComputeOptions::float_sum_int64 forces the int64 register bin.
+      Engine& forced = test::engine_with({.float_sum_int64 = int64_bin});
       std::vector<float> spread(rows), runs(rows), tiny(rows), mixed(rows);
       std::vector<int32_t> key(rows);
       for (uint64_t r = 0; r < rows; ++r) {
@@ -406,13 +397,13 @@ TEST_CASE("compute: FLOAT SUM, MIN and MAX over every exponent range and bin cha
           for (const Query& each : {q, sum_only, no_sum}) {
             INFO("rows " << rows << " query " << each.text());
             const Result want = cpu::execute(each, catalog);
-            const Result got = engine().execute(each, catalog, Backend::Compute);
-            CHECK(engine().take_debug_messages().empty());
+            const Result got = forced.execute(each, catalog, Backend::Compute);
+            CHECK(forced.take_debug_messages().empty());
             // The report names the kernel: the double bin unless forced off or missing.
             const bool wants_sum = each.items.size() != no_sum.items.size();
             bool f64 = false;
             for (const PassRecord& p : got.report.passes) f64 = f64 || p.detail.find("_f64") != std::string::npos;
-            CHECK(f64 == (wants_sum && !int64_bin && engine().vk_capabilities().shader_float64));
+            CHECK(f64 == (wants_sum && !int64_bin && forced.vk_capabilities().shader_float64));
             // MIN, MAX and COUNT exactly; a finite SUM bit for bit against the exact sum rounded once
             // (+0.0 for a zero sum), a special one as the CPU's.
             const auto rows_in = cpu::select_rows(catalog.get("t"), "t", each.where);

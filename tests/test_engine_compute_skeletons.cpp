@@ -78,12 +78,12 @@ TEST_CASE("engine-compute-sort: ORDER BY of GROUP BY results (BIGINT SUM, DOUBLE
     REQUIRE(sort);
     CHECK(sort->algorithm.find("sorted on the host") != std::string::npos);
     {
-      const test::ScopedEnv gpu_sort("GFXQ_COMPUTE_HOST_SORT_ROWS", "0");
-      const Result g = check_sql(engine(), q3, c, what + ", sorted on the GPU");
+      Engine& gpu_sort = test::engine_with({.host_sort_rows = 0});
+      const Result g = check_sql(gpu_sort, q3, c, what + ", sorted on the GPU");
       const auto* s = test::plan_node(g, "Sort");
       REQUIRE(s);
       CHECK(s->algorithm.find("key plane") != std::string::npos);
-      check_sql(engine(), "SELECT a, AVG(f) AS m, COUNT(*) FROM t GROUP BY a ORDER BY m DESC, a LIMIT 5", c,
+      check_sql(gpu_sort, "SELECT a, AVG(f) AS m, COUNT(*) FROM t GROUP BY a ORDER BY m DESC, a LIMIT 5", c,
                 what + ", DOUBLE key, sorted on the GPU");
     }
     check_sql(engine(), "SELECT a, AVG(f) AS m, COUNT(*) FROM t GROUP BY a ORDER BY m DESC, a LIMIT 5", c,
@@ -173,13 +173,12 @@ TEST_CASE("engine-compute-product: CROSS JOIN in (left row, right row) order, in
     on_compute(check_sql(engine(), "SELECT * FROM r CROSS JOIN s", c, what), "Join");
     check_sql(engine(), "SELECT r.f, s.s, r.a FROM r, s WHERE r.a < 20 AND s.b > 0", c, what + ", filtered sides");
     // Chunks of 1000 pairs (and of 1: a chunk per pair) instead of one binding.
-    for (const char* chunk : {"1000", "1"}) {
-      if (std::string(chunk) == "1" && sizes[i].first * sizes[i].second > 2000) continue;
-      setenv("GFXQ_COMPUTE_PRODUCT_CHUNK", chunk, 1);
-      const Result r = check_sql(engine(), "SELECT s.d, r.b FROM r CROSS JOIN s", c, what + ", chunks of " + chunk);
-      unsetenv("GFXQ_COMPUTE_PRODUCT_CHUNK");
-      CHECK(test::passes_of(r, "product-write") ==
-            (sizes[i].first * sizes[i].second + std::stoull(chunk) - 1) / std::stoull(chunk));
+    for (const uint64_t chunk : {1000, 1}) {
+      if (chunk == 1 && sizes[i].first * sizes[i].second > 2000) continue;
+      const Result r =
+          check_sql(test::engine_with({.product_chunk_pairs = chunk}), "SELECT s.d, r.b FROM r CROSS JOIN s", c,
+                    what + ", chunks of " + std::to_string(chunk));
+      CHECK(test::passes_of(r, "product-write") == (sizes[i].first * sizes[i].second + chunk - 1) / chunk);
     }
   }
 }
@@ -200,11 +199,10 @@ TEST_CASE("engine-compute-product: right sides around the kernel's vectors and s
     on_compute(check_sql(engine(), "SELECT r.a, s.b, s.f FROM r CROSS JOIN s", c, what), "Join");
     check_sql(engine(), "SELECT s.d, r.f FROM r, s WHERE r.a < 20", c, what + ", left side filtered");
     check_sql(engine(), "SELECT r.b, s.s FROM r, s WHERE s.b > 0", c, what + ", right side filtered");
-    for (const char* chunk : {"1027", "4096"}) {
-      setenv("GFXQ_COMPUTE_PRODUCT_CHUNK", chunk, 1);
-      check_sql(engine(), "SELECT s.a, r.d FROM r, s WHERE r.b <> 3 AND s.a < 40", c, what + ", chunks of " + chunk);
-      unsetenv("GFXQ_COMPUTE_PRODUCT_CHUNK");
-    }
+    for (const uint64_t chunk : {1027, 4096})
+      check_sql(test::engine_with({.product_chunk_pairs = chunk}),
+                "SELECT s.a, r.d FROM r, s WHERE r.b <> 3 AND s.a < 40", c,
+                what + ", chunks of " + std::to_string(chunk));
   }
 }
 

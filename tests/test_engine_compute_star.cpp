@@ -20,14 +20,9 @@ Engine& engine() {
   return test::debug_engine();
 }
 
-// The same, with EngineOptions::star_aggregate off.
+// The same, with ComputeOptions::star_aggregate off.
 Engine& joins_engine() {
-  return test::process_wide<Engine>([] {
-    EngineOptions options;
-    options.debug = test::vk_validation_wanted();
-    options.star_aggregate = false;
-    return std::make_unique<Engine>(options);
-  });
+  return test::engine_with({.star_aggregate = false});
 }
 
 bool ran_star(const Result& r) {

@@ -20,7 +20,6 @@ using namespace gfxq;
 using test::check_sql;
 using test::random_floats;
 using test::random_ints;
-using test::ScopedEnv;
 
 Engine& shared_engine() {
   return test::debug_engine();
@@ -100,26 +99,27 @@ TEST_CASE("engine-device-relation: a compute join under a compute GROUP BY or jo
 TEST_CASE("engine-device-relation: a join output of many chunks is concatenated on the device") {
   std::mt19937_64 rng(77);
   const Catalog c = star(rng, 4000, 20);
-  const ScopedEnv chunks("GFXQ_COMPUTE_JOIN_CHUNK_PAIRS", "1024");
+  Engine& chunks = test::engine_with({.join_chunk_pairs = 1024});
   // MIN keeps the star aggregate out (it would join and aggregate in one pass, gathering nothing).
   const std::string sql = "SELECT d.y, SUM(f.v), MIN(f.v) FROM f JOIN d ON f.dk = d.k GROUP BY d.y ORDER BY d.y";
-  const Result r = check_sql(shared_engine(), sql, c, "seed 77, 4000 x 20 rows, 1024 pairs per chunk");
+  const Result r = check_sql(chunks, sql, c, "seed 77, 4000 x 20 rows, 1024 pairs per chunk");
   CHECK(join_transfers(r) == 0);
   CHECK(test::passes_of(r, "gather") > 1);
   CHECK(test::passes_of(r, "concat") == 1);
-  const Result rows_out = check_sql(shared_engine(), "SELECT f.v, f.w, d.y FROM f JOIN d ON f.dk = d.k WHERE f.v > 100",
-                                    c, "seed 77, 1024 pairs per chunk, the join's rows");
+  const Result rows_out = check_sql(chunks, "SELECT f.v, f.w, d.y FROM f JOIN d ON f.dk = d.k WHERE f.v > 100", c,
+                                    "seed 77, 1024 pairs per chunk, the join's rows");
   CHECK(test::passes_of(rows_out, "concat") == 1);
   // A Filter over chunks of 2048 rows: its row ids, one region per chunk, are moved together on the
   // device and handed to the join as its selection.
-  const ScopedEnv scan_chunks("GFXQ_COMPUTE_CHUNK_ROWS", "2048");
-  const Result filtered = check_sql(shared_engine(),
+  Engine& scan_chunks = test::engine_with({.chunk_rows = 2048, .join_chunk_pairs = 1024});
+  const Result filtered = check_sql(scan_chunks,
                                     "SELECT d.y, SUM(f.v), MIN(f.v) FROM f JOIN d ON f.dk = d.k WHERE f.v > 100 "
                                     "GROUP BY d.y ORDER BY d.y",
                                     c, "seed 77, the fact table's Filter in 2 chunks");
   CHECK(join_transfers(filtered) == 0);
   CHECK(test::passes_of(filtered, "concat") == 2);  // the Filter's ids and the join's columns
-  CHECK(shared_engine().take_debug_messages().empty());
+  CHECK(chunks.take_debug_messages().empty());
+  CHECK(scan_chunks.take_debug_messages().empty());
 }
 
 TEST_CASE("engine-device-relation: a CPU node above a compute join downloads once") {

@@ -5,8 +5,6 @@
 // engine. A real wait past gpu_timeout_ms = 0 is Timeout too.
 #include <doctest/doctest.h>
 
-#include <cstdlib>
-#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -21,32 +19,9 @@ namespace {
 
 using namespace gfxq;
 
-//! Sets an environment variable for the life of the object, then restores what it was.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      setenv(name_, old_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
 //! No calibration: a new engine measures it at its first raster query unless a cache holds it, and its
 //! allocations and waits would then be counted before the query's own.
-ScopedEnv no_calibration() {
-  return ScopedEnv("GFXQ_RASTER_CALIBRATION", "off");
-}
+const RasterOptions kNoCalibration{.calibration = "off"};
 
 //! t (2,000 rows of every kind of value, one raster tile) and r, s (a join's sides).
 Catalog raster_fault_catalog() {
@@ -81,13 +56,13 @@ const std::vector<std::string>& raster_fault_queries() {
 //! test::fault_sweep of `sql` on the raster backend (GL debug output checked empty).
 template <class Inject>
 void sweep(const std::string& sql, const Catalog& catalog, Inject inject, ErrorCode code, const char* words) {
-  test::fault_sweep(sql, catalog, Backend::Raster, inject, {.code = code, .words = words, .debug = true});
+  test::fault_sweep(sql, catalog, Backend::Raster, inject,
+                    {.code = code, .words = words, .debug = true, .raster = kNoCalibration});
 }
 
 }  // namespace
 
 TEST_CASE("raster-faults: every GL allocation of a raster query can fail: OutOfDeviceMemory naming the size") {
-  const ScopedEnv calibration = no_calibration();
   const Catalog catalog = raster_fault_catalog();
   for (const std::string& sql : raster_fault_queries()) {
     sweep(
@@ -97,9 +72,8 @@ TEST_CASE("raster-faults: every GL allocation of a raster query can fail: OutOfD
 }
 
 TEST_CASE("raster-faults: the first allocation names its texture, its bytes and the injection") {
-  const ScopedEnv calibration = no_calibration();
   const Catalog catalog = raster_fault_catalog();
-  Engine engine({.debug = true, .faults = {.fail_device_allocation = 1}});
+  Engine engine({.debug = true, .faults = {.fail_device_allocation = 1}, .raster = kNoCalibration});
   // 2,000 rows in one tile 8192 texels wide: the first column is a 8192x1 R32UI texture.
   CHECK_ERROR(engine.execute_sql(raster_fault_queries()[0], catalog, Backend::Raster), ErrorCode::OutOfDeviceMemory,
               "raster: out of GPU memory allocating tile 0 of column 'a' (0 KiB of column textures held) (a 8192x1 "
@@ -107,7 +81,6 @@ TEST_CASE("raster-faults: the first allocation names its texture, its bytes and 
 }
 
 TEST_CASE("raster-faults: every GPU wait of a raster query can time out: Timeout naming the wait") {
-  const ScopedEnv calibration = no_calibration();
   const Catalog catalog = raster_fault_catalog();
   for (const std::string& sql : raster_fault_queries()) {
     sweep(
@@ -117,7 +90,6 @@ TEST_CASE("raster-faults: every GPU wait of a raster query can time out: Timeout
 }
 
 TEST_CASE("raster-faults: a real GPU wait past gpu_timeout_ms = 0 is Timeout, and a new engine answers") {
-  const ScopedEnv calibration = no_calibration();
   // 2^20 rows: the WHERE's passes take milliseconds even on a fast GPU, so the first wait (for the
   // occlusion counts) cannot find them done at once. (This needs a driver that draws after the
   // flush, as GPUs and llvmpipe's threads do; llvmpipe with LP_NUM_THREADS=0 draws inside it.)
@@ -125,7 +97,7 @@ TEST_CASE("raster-faults: a real GPU wait past gpu_timeout_ms = 0 is Timeout, an
   const auto before = test::snapshot(catalog);
   const std::string sql = "SELECT COUNT(*) FROM t WHERE a < 0 AND x > 0.5";
   {
-    Engine engine({.debug = true, .gpu_timeout_ms = 0});
+    Engine engine({.debug = true, .gpu_timeout_ms = 0, .raster = kNoCalibration});
     CHECK_ERROR(engine.execute_sql(sql, catalog, Backend::Raster), ErrorCode::Timeout,
                 "raster WHERE: occlusion counts: the GPU did not finish within 0 ms",
                 "(EngineOptions::gpu_timeout_ms)");
@@ -133,7 +105,7 @@ TEST_CASE("raster-faults: a real GPU wait past gpu_timeout_ms = 0 is Timeout, an
     CHECK_MESSAGE(messages.empty(), test::joined(messages));
   }  // the abandoned passes are still queued when the context is destroyed
   CHECK(test::snapshot(catalog) == before);
-  Engine fresh({.debug = true});
+  Engine fresh({.debug = true, .raster = kNoCalibration});
   const Table want = Engine().execute_sql(sql, catalog, Backend::Cpu).table;
   CHECK(test::table_difference(want, fresh.execute_sql(sql, catalog, Backend::Raster).table) == "");
 }

@@ -206,7 +206,7 @@ void run_gfxq(const Settings& s, const std::vector<gfxq::ssb::Query>& queries, c
   for (const auto& devices : sets) {
     gfxq::EngineOptions options;
     options.vk_devices = devices;
-    options.star_aggregate = engine != "gfxq-joins";
+    options.compute.star_aggregate = engine != "gfxq-joins";
     gfxq::Engine gfxq_engine(options);
     options.gpu_timing = true;
     gfxq::Engine timed_engine(options);

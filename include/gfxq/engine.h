@@ -53,6 +53,78 @@ enum class Partitioning {
   Required,
 };
 
+//! How the compute backend's one-pass row-id kernel (a selection's row ids by decoupled look-back)
+//! has its workgroups find their tiles (ComputeOptions::select_tiles).
+enum class SelectTiles {
+  //! Launch on devices known to start workgroups in id order (NVIDIA's), else Counter.
+  Auto,
+  //! The next tile from a counter in the control words: start order on any device.
+  Counter,
+  //! The workgroup id: no atomic and no barrier before the loads. Where workgroups start out of order
+  //! a look-back may wait on one not yet started: it hits its bound and the selection reruns by the
+  //! three-kernel path (slow, still exact).
+  Launch,
+};
+
+//! Knobs of the compute backend (docs/COMPUTE.md). The defaults suit every device; tests shrink the
+//! sizes to run many chunks, windows and rounds on small tables, and force each variant. Each knob
+//! but star_aggregate has an environment variable that overrides it where set, read once when the
+//! Engine is created (never during a query); a value that is not valid there makes the Engine's
+//! constructor throw Error(InvalidInput) naming the variable and the value.
+struct ComputeOptions {
+  //! Rows per chunk of a scan (rounded down to a multiple of 2048, at least 2048); 0: as many as
+  //! one storage binding holds. GFXQ_COMPUTE_CHUNK_ROWS.
+  uint64_t chunk_rows = 0;
+  //! Workgroups per chunk of a scan; 0: 2048. Workgroups own at most 2^24 rows whatever
+  //! it says. GFXQ_COMPUTE_MAX_GROUPS (capped at 2^32 - 1).
+  uint32_t max_groups = 0;
+  //! Most look-back steps per tile of the one-pass row-id kernel (at most 16384 are taken); 0 makes
+  //! every chunk of several tiles rerun by the three-kernel path. GFXQ_COMPUTE_SELECT_LOOKBACK
+  //! (capped at 2^32 - 1).
+  uint32_t select_lookback = UINT32_MAX;
+  //! How the one-pass row-id kernel's workgroups find their tiles.
+  //! GFXQ_COMPUTE_SELECT_TILES=auto|counter|launch.
+  SelectTiles select_tiles = SelectTiles::Auto;
+  //! The exact FLOAT SUM keeps its register bin in int64 even where the device has shaderFloat64 (as
+  //! on devices without it). GFXQ_COMPUTE_FLOAT_SUM_INT64 (a number; not 0: on).
+  bool float_sum_int64 = false;
+  //! Keys per binding window of ORDER BY's radix sort and top-k select and of the quantiles' radix
+  //! select, as if one storage binding held that many; 0: the device's binding.
+  //! GFXQ_COMPUTE_SORT_WINDOW.
+  uint64_t sort_window = 0;
+  //! Whether radix selects (quantiles, ORDER BY's top-k threshold) sample a bracket around the rank
+  //! first; unset: sampled from 2^25 keys (docs/COMPUTE.md). GFXQ_SELECT_SAMPLE=0|1.
+  std::optional<bool> select_sample;
+  //! Most pairs in one output chunk of a join; 0: as many as one storage binding holds.
+  //! GFXQ_COMPUTE_JOIN_CHUNK_PAIRS.
+  uint64_t join_chunk_pairs = 0;
+  //! Most pairs in one chunk of a CROSS JOIN; 0: as many as one storage binding holds.
+  //! GFXQ_COMPUTE_PRODUCT_CHUNK.
+  uint64_t product_chunk_pairs = 0;
+  //! Rows in host memory up to which a Sort is run on the host (no GPU passes).
+  //! GFXQ_COMPUTE_HOST_SORT_ROWS.
+  uint64_t host_sort_rows = 4096;
+  //! Whether an Aggregate over joins of a fact table with dimension tables on unique keys runs as one
+  //! star aggregate (docs/COMPUTE.md "Star aggregate"); off: a join fragment per join, then the
+  //! aggregate (tests and benchmarks compare the two). No environment variable.
+  bool star_aggregate = true;
+
+  //! Equal when every knob is.
+  bool operator==(const ComputeOptions&) const = default;
+};
+
+//! Knobs of the raster backend (docs/RASTER.md).
+struct RasterOptions {
+  //! Where the device's raster calibration is cached (docs/RASTER.md "Calibration"): empty, the
+  //! user's cache folder ($XDG_CACHE_HOME/gfxq or ~/.cache/gfxq); "off", no calibration (the default
+  //! tile options, nothing measured); else the path of the cache file. GFXQ_RASTER_CALIBRATION
+  //! overrides it where set, read once when the Engine is created.
+  std::string calibration;
+
+  //! Equal when every knob is.
+  bool operator==(const RasterOptions&) const = default;
+};
+
 //! How an Engine starts its GPU contexts and places plans.
 struct EngineOptions {
   //! How Backend::Auto places plan nodes.
@@ -84,10 +156,10 @@ struct EngineOptions {
   //! replaced table's columns are dropped). Unset: half of the device's largest device-local heap;
   //! 0: nothing stays resident (every query uploads its columns).
   std::optional<uint64_t> resident_bytes;
-  //! Whether the compute backend runs an Aggregate over joins of a fact table with dimension tables
-  //! on unique keys as one star aggregate (docs/COMPUTE.md "Star aggregate"); off: a join fragment
-  //! per join, then the aggregate (tests and benchmarks compare the two).
-  bool star_aggregate = true;
+  //! Knobs of the compute backend (environment overrides read when the Engine is created).
+  ComputeOptions compute;
+  //! Knobs of the raster backend (environment overrides read when the Engine is created).
+  RasterOptions raster;
 };
 
 //! Runs queries. GPU contexts start lazily, on the first query or capability request that

@@ -20,6 +20,7 @@
 #include <optional>
 
 #include "engine/backend.h"
+#include "engine/options.h"
 #include "engine/placement.h"
 #include "gfxq/result.h"
 #include "plan/logical.h"
@@ -29,8 +30,9 @@ namespace gfxq::engine {
 //! The backends of one Engine, each created on first use.
 class Backends {
  public:
-  //! Backends with `options`.
-  explicit Backends(EngineOptions options) : options_(std::move(options)) {}
+  //! Backends with `options`, the environment's overrides of their knobs read now (with_environment:
+  //! Error(InvalidInput) for an invalid value).
+  explicit Backends(EngineOptions options) : options_(with_environment(std::move(options))) {}
   //! The backend `b` (not Auto).
   BackendImpl& get(Backend b);
   //! Debug messages of every backend created so far.

@@ -291,8 +291,8 @@ std::string gfxq::placement_figures(const EngineOptions& options) {
   engine::BackendImpl& raster = backends.get(Backend::Raster);
   const gl::RasterCalibration* c =
       engine::raster_capabilities(raster).available ? engine::raster_calibration(raster) : nullptr;
-  return (c ? c->text() : "raster calibration: none (no OpenGL context, or GFXQ_RASTER_CALIBRATION=off)") + "\n" +
-         backends.costs().text();
+  return (c ? c->text() : "raster calibration: none (no OpenGL context, or RasterOptions::calibration \"off\")") +
+         "\n" + backends.costs().text();
 }
 
 namespace gfxq::engine {
@@ -320,7 +320,7 @@ CostTable default_cost_table(Backends& backends) {
   } else if (const gl::RasterCalibration* c = raster_calibration(raster)) {
     t.raster = std::make_shared<gl::RasterCostModel>(*c);
   } else {
-    t.raster_absent = "raster calibration is off (GFXQ_RASTER_CALIBRATION=off)";
+    t.raster_absent = "raster calibration is off (RasterOptions::calibration \"off\")";
   }
   return t;
 }

@@ -5,13 +5,12 @@
 // counts (src/gl/execute.h routes to src/gl/select.h, aggregate.h, group_by.h, sort.h, join.h;
 // docs/RASTER.md). Other operators are Error(Unsupported) naming the operator.
 //
-// Its RasterOptions come from the device's calibration (gl/calibration.h), made at the first query
-// and cached in the user's cache folder. The one environment variable of the raster path is read
-// here, once, when the backend is created: GFXQ_RASTER_CALIBRATION=off runs with the default
-// options and measures nothing; GFXQ_RASTER_CALIBRATION=PATH caches in PATH instead of
-// $XDG_CACHE_HOME/gfxq or ~/.cache/gfxq.
+// Its gl::RasterOptions come from the device's calibration (gl/calibration.h), made at the first
+// query and cached in the user's cache folder. EngineOptions::raster.calibration (or its override
+// GFXQ_RASTER_CALIBRATION, read when the Engine was made: engine/options.h) = "off" runs with the
+// default options and measures nothing; = PATH caches in PATH instead of $XDG_CACHE_HOME/gfxq or
+// ~/.cache/gfxq.
 #include <chrono>
-#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -133,8 +132,7 @@ class RasterBackend final : public engine::BackendImpl {
 namespace engine {
 
 std::unique_ptr<BackendImpl> create_raster_backend(const EngineOptions& options) {
-  const char* setting = std::getenv("GFXQ_RASTER_CALIBRATION");
-  const std::string value = setting ? setting : "";
+  const std::string& value = options.raster.calibration;
   if (value == "off") return std::make_unique<RasterBackend>(options, false, std::string());
   return std::make_unique<RasterBackend>(options, true, value.empty() ? gl::default_calibration_path() : value);
 }

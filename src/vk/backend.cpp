@@ -8,9 +8,10 @@
 // on the device between queries within a byte budget (vk/engine/resident.h). Other nodes are refused
 // with the reason. How each operator runs: docs/COMPUTE.md and src/vk/relational/*.h,
 // src/vk/operators/*/.
+// Its knobs are EngineOptions::compute (ComputeOptions), with the environment's overrides read when
+// the Engine was made (engine/options.h); they reach the operators as arguments.
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <string>
 
 #include "core/bind.h"
@@ -30,47 +31,20 @@ namespace gfxq {
 
 namespace {
 
-// An unsigned number from the environment variable `name`, or 0 when it is unset.
-uint64_t env_number(const char* name) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return 0;
-  try {
-    return std::stoull(v);
-  } catch (const std::exception&) {
-    throw Error(ErrorCode::InvalidInput, std::string(name) + "='" + v + "' is not a number");
-  }
+// The scan limits of ComputeOptions (tests force many chunks, rounds per workgroup and each way of
+// the one-pass row-id kernel on small tables with them).
+vk::ScanLimits scan_limits(const ComputeOptions& o) {
+  return {.chunk_rows = o.chunk_rows,
+          .max_groups = o.max_groups,
+          .select_lookback = o.select_lookback,
+          .select_tiles = o.select_tiles,
+          .float_sum_int64 = o.float_sum_int64};
 }
 
-// The scan limits: GFXQ_COMPUTE_CHUNK_ROWS (rows per chunk) and GFXQ_COMPUTE_MAX_GROUPS
-// (workgroups per chunk) when set; tests force many chunks and many rounds per workgroup on small
-// tables with them. Unset: the defaults. GFXQ_COMPUTE_SORT_WINDOW (keys per binding window of the
-// sort and select primitives: ORDER BY's radix sort and top-k select, the quantiles' radix select)
-// likewise forces a sort or select over several windows. GFXQ_COMPUTE_SELECT_LOOKBACK bounds the
-// look-back of the one-pass row-id kernel: 0 forces its three-kernel fallback on every chunk of
-// several tiles (the tests' way to run it); GFXQ_COMPUTE_SELECT_TILES=counter / launch / auto
-// picks how its workgroups find their tiles (vk::SelectTiles). GFXQ_COMPUTE_FLOAT_SUM_INT64=1 makes the exact FLOAT
-// SUM keep its register bin in int64, as on devices without shaderFloat64. GFXQ_COMPUTE_PRODUCT_CHUNK
-// (pairs per chunk of a PRODUCT fragment) forces a CROSS JOIN over many chunks, and
-// GFXQ_COMPUTE_JOIN_CHUNK_PAIRS caps the pairs of one join output chunk, so tests run a plan's join
-// over many chunks (both read in run()).
-vk::ScanLimits scan_limits() {
-  vk::ScanLimits limits;
-  limits.chunk_rows = env_number("GFXQ_COMPUTE_CHUNK_ROWS");
-  limits.max_groups = uint32_t(std::min<uint64_t>(env_number("GFXQ_COMPUTE_MAX_GROUPS"), UINT32_MAX));
-  if (const char* v = std::getenv("GFXQ_COMPUTE_SELECT_LOOKBACK"); v && *v)
-    limits.select_lookback = uint32_t(std::min<uint64_t>(env_number("GFXQ_COMPUTE_SELECT_LOOKBACK"), UINT32_MAX));
-  if (const char* v = std::getenv("GFXQ_COMPUTE_SELECT_TILES"); v && *v) {
-    const std::string tiles = v;
-    if (tiles == "counter")
-      limits.select_tiles = vk::SelectTiles::Counter;
-    else if (tiles == "launch")
-      limits.select_tiles = vk::SelectTiles::Launch;
-    else if (tiles != "auto")
-      throw Error(ErrorCode::InvalidInput,
-                  "GFXQ_COMPUTE_SELECT_TILES='" + tiles + "': expected counter, launch or auto");
-  }
-  limits.float_sum_int64 = env_number("GFXQ_COMPUTE_FLOAT_SUM_INT64") != 0;
-  return limits;
+// The sort and select limits of ComputeOptions (ORDER BY's radix sort and top-k select, the
+// quantiles' radix select).
+vk::SortLimits sort_limits(const ComputeOptions& o) {
+  return {.window = o.sort_window, .select_sample = o.select_sample};
 }
 
 // The default budget of resident columns: half of the largest device-local heap.
@@ -143,7 +117,7 @@ class ComputeBackend final : public engine::BackendImpl {
             "does not fuse (under auto the join runs on compute, the rest on the CPU engine)";
     }
     std::string star_why, join_why, group_why, sort_why, set_why, project_why, aggregate_why, filter_why;
-    if (options_.star_aggregate)
+    if (options_.compute.star_aggregate)
       if (auto f = vk::claim_star(node, catalog, caps_, facts_, star_why)) return f;
     if (auto f = vk::claim_join(node, catalog, caps_, join_why)) return f;
     if (auto f = vk::claim_product(node, catalog)) return f;
@@ -175,15 +149,15 @@ class ComputeBackend final : public engine::BackendImpl {
       ~Trim() { resident.trim(); }
     } trim{*resident_};
     if (!f.spec) {
+      const ComputeOptions& o = options_.compute;
       vk::FragmentEnv env{dev,
                           catalog,
                           *resident_,
-                          scan_limits(),
-                          env_number("GFXQ_COMPUTE_JOIN_CHUNK_PAIRS"),
+                          scan_limits(o),
+                          o.join_chunk_pairs,
                           dynamic_cast<const vk::CoveredFilters*>(f.state.get()),
-                          env_number("GFXQ_COMPUTE_PRODUCT_CHUNK")};
-      if (const char* v = std::getenv("GFXQ_COMPUTE_HOST_SORT_ROWS"))
-        env.host_sort_rows = std::strtoull(v, nullptr, 10);
+                          o.product_chunk_pairs,
+                          o.host_sort_rows};
       auto has = [&](auto test) { return std::any_of(f.nodes.begin(), f.nodes.end(), test); };
       auto has_kind = [&](plan::NodeKind kind) { return has([&](const plan::Node* n) { return n->kind == kind; }); };
       // A fragment's kind is that of its core node (the one below its layers of Projects and Limits).
@@ -211,15 +185,15 @@ class ComputeBackend final : public engine::BackendImpl {
     const uint64_t terms = vk::compile_cnf(bound.where).terms.size();
     const vk::ResidentTables resident{resident_.get(), catalog.version(bound.left_name),
                                       bound.right ? catalog.version(bound.right_name) : 0};
-    vk::QueryContext ctx(dev, bound, vk::fit_shader_loop_limit(dev, bound.left->rows(), terms, scan_limits()),
-                         resident);
+    vk::QueryContext ctx(
+        dev, bound, vk::fit_shader_loop_limit(dev, bound.left->rows(), terms, scan_limits(options_.compute)), resident);
     engine::FragmentRun out;
     std::string algorithm;
     Table table;
     if (bound.aggregate)
-      table = vk::run_aggregates(ctx, algorithm, env_number("GFXQ_COMPUTE_SORT_WINDOW"));
+      table = vk::run_aggregates(ctx, algorithm, sort_limits(options_.compute));
     else if (bound.order_by)
-      table = vk::run_order_by(ctx, algorithm, env_number("GFXQ_COMPUTE_SORT_WINDOW"));
+      table = vk::run_order_by(ctx, algorithm, sort_limits(options_.compute));
     else
       table = vk::run_selection(ctx, algorithm);
     engine::NodeRun r;

@@ -6,7 +6,6 @@
 #include "vk/primitives/radix_select.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -75,18 +74,11 @@ void check_select_size(uint64_t n) {
                 "radix select of " + std::to_string(n) + " keys: at most 2^32 - 1 (32-bit counts and ranks)");
 }
 
-//! Whether the select is sampled: asked for (Auto: GFXQ_SELECT_SAMPLE=0 / 1 where set, else n >=
-//! SELECT_SAMPLE_AUTO), enough keys, and candidate regions in the scratch.
+//! Whether the select is sampled: asked for (Auto: n >= SELECT_SAMPLE_AUTO), enough keys, and
+//! candidate regions in the scratch.
 bool sampled(const SelectScratch& layout, const RadixSelectArgs& args) {
   using Sample = RadixSelectArgs::Sample;
-  bool on = args.sample == Sample::On;
-  if (args.sample == Sample::Auto) {
-    const char* env = std::getenv("GFXQ_SELECT_SAMPLE");
-    const std::string v = env ? env : "";
-    if (!v.empty() && v != "0" && v != "1")
-      throw Error(ErrorCode::InvalidInput, "GFXQ_SELECT_SAMPLE='" + v + "': expected 0 or 1");
-    on = v.empty() ? args.n >= SELECT_SAMPLE_AUTO : v == "1";
-  }
+  const bool on = args.sample == Sample::On || (args.sample == Sample::Auto && args.n >= SELECT_SAMPLE_AUTO);
   return on && args.n >= SELECT_SAMPLE_MIN && layout.copies;
 }
 

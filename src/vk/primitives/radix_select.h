@@ -26,8 +26,8 @@
 // dispatch each, as over one binding, so the result is exactly the same. Keys within one binding
 // are one window (the dispatches above). Limit: n < 2^32 (32-bit counts).
 //
-// Sampled select (RadixSelectArgs::sample; by default from SELECT_SAMPLE_AUTO keys, and
-// GFXQ_SELECT_SAMPLE=0 / 1 turns it off / on where the caller leaves it to Auto): a Floyd-Rivest
+// Sampled select (RadixSelectArgs::sample; by default from SELECT_SAMPLE_AUTO keys; the engine's
+// ComputeOptions::select_sample turns it off / on): a Floyd-Rivest
 // bracket around rank k, then an exact select of the few keys inside it, all decided on the GPU in
 // the same command buffer:
 //  1. select_sample gathers SELECT_SAMPLE (4096) keys at evenly strided positions (one dispatch
@@ -71,8 +71,7 @@ struct RadixSelectArgs {
   //! Keys one binding window holds; 0: Device::max_binding_elements(). At most the device's;
   //! rounded down to a multiple of 64 (at least 64). Tests shrink it to force several windows.
   uint64_t binding_elements = 0;
-  //! Whether the select is sampled (see above): Auto follows GFXQ_SELECT_SAMPLE (0 / 1) where
-  //! set, else samples from SELECT_SAMPLE_AUTO keys.
+  //! Whether the select is sampled (see above): Auto samples from SELECT_SAMPLE_AUTO keys.
   enum class Sample { Auto, Off, On } sample = Sample::Auto;
   //! Sample ranks either side of rank k's place in the sorted sample; 0: SELECT_SAMPLE_MARGIN.
   //! Tests set 1 or 2 (a bracket that may miss) and SELECT_SAMPLE (no bound: every key a candidate).
@@ -113,8 +112,7 @@ uint32_t radix_select_windows(const Device& device, uint64_t n, uint64_t binding
 //! MEDIAN / QUANTILE(q) of n keys: k = quantile_rank(q, n), Ascending. KTH_LARGEST(k): Descending.
 void record_radix_select(Device& device, VkCommandBuffer cmd, const RadixSelectArgs& args);
 
-//! Whether record_radix_select samples this select (`sample`, the environment, n and the scratch
-//! layout).
+//! Whether record_radix_select samples this select (`sample`, n and the scratch layout).
 bool radix_select_sampled(const Device& device, const RadixSelectArgs& args);
 
 //! The path the select recorded with `args` ran, read back from its scratch after the command

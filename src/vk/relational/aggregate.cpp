@@ -101,7 +101,7 @@ std::string record_cnf_aggregate(Device& device, VkCommandBuffer cmd, const CnfI
   return detail::record_cnf_scan(device, cmd, mode, input, plan, partials, nullptr, value_slot, f64 ? "_f64" : "");
 }
 
-Table run_aggregates(QueryContext& ctx, std::string& algorithm, uint64_t select_window) {
+Table run_aggregates(QueryContext& ctx, std::string& algorithm, const SortLimits& limits) {
   const BoundQuery& q = ctx.query();
   Table out;
   for (const OutputColumn& c : q.output) out.columns.push_back(Column::make(c.name, c.type));
@@ -196,7 +196,7 @@ Table run_aggregates(QueryContext& ctx, std::string& algorithm, uint64_t select_
     for (const auto& [key, c] : quantile_columns) keys.emplace(key, selected_keys(ctx, selection, c));
     steps.push_back(
         std::string(selection.all ? "radix select of the column" : "CNF bitmask + compacted keys + radix select") +
-        select_windows_text(ctx.device(), selection.count, select_window));
+        select_windows_text(ctx.device(), selection.count, limits.window));
   }
   if (!count) {
     count = count_rows(ctx, program);
@@ -219,7 +219,7 @@ Table run_aggregates(QueryContext& ctx, std::string& algorithm, uint64_t select_
       continue;
     }
     if (is_quantile(agg.kind)) {
-      col.push(quantile_value(ctx, keys.at(key), agg, type, select_window));
+      col.push(quantile_value(ctx, keys.at(key), agg, type, limits));
       continue;
     }
     const AggTotals& t = stats.at(key).totals;

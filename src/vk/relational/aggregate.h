@@ -105,9 +105,9 @@ std::string record_cnf_aggregate(Device& device, VkCommandBuffer cmd, const CnfI
                                  AggWants wants, const ScanPlan& plan, const Buffer& partials, bool allow_f64 = true);
 
 //! The one-row result of an aggregate query without GROUP BY (every aggregate, quantiles
-//! included; LIMIT 0 gives no row). `algorithm` receives its description. `select_window`: keys
-//! per binding window of the quantiles' radix select (RadixSelectArgs::binding_elements; 0: the
-//! device's binding; tests shrink it).
-Table run_aggregates(QueryContext& ctx, std::string& algorithm, uint64_t select_window = 0);
+//! included; LIMIT 0 gives no row). `algorithm` receives its description. `limits`: the binding
+//! window of the quantiles' radix select and whether it is sampled (tests shrink the one and force
+//! the other).
+Table run_aggregates(QueryContext& ctx, std::string& algorithm, const SortLimits& limits = {});
 
 }  // namespace gfxq::vk

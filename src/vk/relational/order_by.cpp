@@ -68,10 +68,10 @@ std::vector<uint32_t> sort_rows(QueryContext& ctx, const DeviceSelection& select
 // The first n rows in the stable order, for n < selection.count: threshold by radix select,
 // compaction of the rows before it and of the first tie rows, a small stable sort on the host.
 std::vector<uint32_t> top_rows(QueryContext& ctx, const CnfProgram& program, const DeviceSelection& selection,
-                               const BoundOrder& order, uint64_t n, uint64_t window) {
+                               const BoundOrder& order, uint64_t n, const SortLimits& limits) {
   const SortOrder dir = order.descending ? SortOrder::Descending : SortOrder::Ascending;
   const DeviceKeys keys = selected_keys(ctx, selection, order.column);
-  const SelectResult threshold = select_kth(ctx, keys, n, dir, window);
+  const SelectResult threshold = select_kth(ctx, keys, n, dir, limits);
   std::vector<uint32_t> rows;
   if (threshold.less > 0) {
     const CnfProgram before =
@@ -102,7 +102,8 @@ bool fits(const CnfProgram& program, const BoundColumn& c) {
 
 }  // namespace
 
-Table run_order_by(QueryContext& ctx, std::string& algorithm, uint64_t sort_window) {
+Table run_order_by(QueryContext& ctx, std::string& algorithm, const SortLimits& limits) {
+  const uint64_t sort_window = limits.window;
   const BoundQuery& q = ctx.query();
   const BoundOrder& order = *q.order_by;
   const uint64_t limit = q.limit.value_or(UINT64_MAX);
@@ -119,7 +120,7 @@ Table run_order_by(QueryContext& ctx, std::string& algorithm, uint64_t sort_wind
     if (selection.count == 0) {
       algorithm = "compute: " + where + "ORDER BY " + by + " of no rows";
     } else if (limit < selection.count && limit <= kTopK && fits(program, order.column)) {
-      rows = top_rows(ctx, program, selection, order, limit, sort_window);
+      rows = top_rows(ctx, program, selection, order, limit, limits);
       algorithm = "compute: " + where + "top-" + std::to_string(limit) + " by " + by +
                   ": radix select of the threshold key" +
                   select_windows_text(ctx.device(), selection.count, sort_window) +

@@ -24,10 +24,9 @@ namespace gfxq::vk {
 inline constexpr uint64_t kTopK = 1024;
 
 //! The result of a plain query with ORDER BY (WHERE, sort, LIMIT, projection). `algorithm`
-//! receives its description. `sort_window`: keys per binding window of the full sort
-//! (RadixSortArgs::binding_elements) and of the top-k path's radix select
-//! (RadixSelectArgs::binding_elements), as if one binding held that many (0: the device's
-//! binding; tests shrink it).
-Table run_order_by(QueryContext& ctx, std::string& algorithm, uint64_t sort_window = 0);
+//! receives its description. `limits`: keys per binding window of the full sort and of the top-k
+//! path's radix select, and whether that select is sampled (tests shrink the one and force the
+//! other).
+Table run_order_by(QueryContext& ctx, std::string& algorithm, const SortLimits& limits = {});
 
 }  // namespace gfxq::vk

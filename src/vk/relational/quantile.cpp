@@ -34,7 +34,9 @@ DeviceKeys selected_keys(QueryContext& ctx, const DeviceSelection& selection, co
   return keys;
 }
 
-SelectResult select_kth(QueryContext& ctx, const DeviceKeys& keys, uint64_t k, SortOrder order, uint64_t window) {
+SelectResult select_kth(QueryContext& ctx, const DeviceKeys& keys, uint64_t k, SortOrder order,
+                        const SortLimits& limits) {
+  const uint64_t window = limits.window;
   Device& device = ctx.device();
   Buffer scratch = device.create_buffer(std::max<uint64_t>(16, radix_select_scratch_bytes(device, keys.count, window)),
                                         MemoryKind::Device);
@@ -48,6 +50,8 @@ SelectResult select_kth(QueryContext& ctx, const DeviceKeys& keys, uint64_t k, S
   args.result = {&result, 0, 16};
   args.scratch = {&scratch, 0, scratch.size()};
   args.binding_elements = window;
+  if (limits.select_sample)
+    args.sample = *limits.select_sample ? RadixSelectArgs::Sample::On : RadixSelectArgs::Sample::Off;
   PassRecord& pass =
       ctx.run("radix-select",
               std::string(order == SortOrder::Ascending ? "ascending" : "descending") + " rank " + std::to_string(k) +
@@ -73,7 +77,8 @@ std::string select_windows_text(const Device& device, uint64_t n, uint64_t windo
          std::to_string(radix_select_window_keys(device, window)) + " keys";
 }
 
-Value quantile_value(QueryContext& ctx, const DeviceKeys& keys, const BoundAggregate& agg, Type type, uint64_t window) {
+Value quantile_value(QueryContext& ctx, const DeviceKeys& keys, const BoundAggregate& agg, Type type,
+                     const SortLimits& limits) {
   const uint64_t m = keys.count;
   if (m == 0) return std::monostate{};
   uint64_t k = 0;
@@ -88,7 +93,7 @@ Value quantile_value(QueryContext& ctx, const DeviceKeys& keys, const BoundAggre
       break;
     default: throw Error(ErrorCode::Internal, "quantile_value: " + agg.name + " is not a quantile");
   }
-  const uint32_t key = select_kth(ctx, keys, k, order, window).key;
+  const uint32_t key = select_kth(ctx, keys, k, order, limits).key;
   if (type == Type::Int32) return int_from_key(key);
   return float_from_key(key);
 }

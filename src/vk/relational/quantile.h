@@ -29,18 +29,19 @@ struct DeviceKeys {
 DeviceKeys selected_keys(QueryContext& ctx, const DeviceSelection& selection, const BoundColumn& c);
 
 //! The k-th key (1 <= k <= keys.count) in `order`, by radix select ({key, less, equal}; the key
-//! as the order key whatever keys.type is). `window`: keys per binding window of the select
-//! (RadixSelectArgs::binding_elements; 0: the device's binding; tests shrink it).
-SelectResult select_kth(QueryContext& ctx, const DeviceKeys& keys, uint64_t k, SortOrder order, uint64_t window = 0);
+//! as the order key whatever keys.type is). `limits`: the select's binding window and whether it is
+//! sampled (tests shrink the one and force the other).
+SelectResult select_kth(QueryContext& ctx, const DeviceKeys& keys, uint64_t k, SortOrder order,
+                        const SortLimits& limits = {});
 
 //! " over w binding windows of W keys" when radix select of n keys with `window` (as in select_kth)
 //! spans several windows, else empty: for execution reports.
 std::string select_windows_text(const Device& device, uint64_t n, uint64_t window);
 
 //! The value of a MEDIAN, QUANTILE or KTH_LARGEST aggregate over `keys` of a column of `type`:
-//! a value of that type, or NULL (no keys, or KTH_LARGEST's k above their number). `window` as in
+//! a value of that type, or NULL (no keys, or KTH_LARGEST's k above their number). `limits` as in
 //! select_kth.
 Value quantile_value(QueryContext& ctx, const DeviceKeys& keys, const BoundAggregate& agg, Type type,
-                     uint64_t window = 0);
+                     const SortLimits& limits = {});
 
 }  // namespace gfxq::vk

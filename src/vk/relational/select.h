@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "core/bind.h"
+#include "gfxq/engine.h"
 #include "gfxq/result.h"
 #include "vk/device.h"
 #include "vk/relational/cnf_program.h"
@@ -89,16 +90,6 @@ struct ScanPlan {
   std::string summary() const;
 };
 
-//! How the workgroups of the one-pass selection (cnf_select) find their tiles. A tile's look-back
-//! waits on the tiles before it, so their workgroups must have started no later.
-enum class SelectTiles {
-  Auto,     //!< Launch on devices known to start workgroups in id order (NVIDIA's), else Counter
-  Counter,  //!< the next id from a counter in the control words: start order on any device
-  Launch,   //!< the workgroup id: no atomic and no barrier before the loads. Where workgroups start
-            //!< out of order a look-back may wait on one not yet started: it hits its bound and the
-            //!< selection reruns by the three-kernel path (slow, still exact).
-};
-
 //! Limits of a scan plan; the defaults suit every device, tests shrink them.
 struct ScanLimits {
   //! Rows per chunk; 0: as many as one binding holds. Rounded down to a multiple of kChunkAlign
@@ -110,11 +101,23 @@ struct ScanLimits {
   //! Most look-back steps per tile of the one-pass kernel (at most kSelectMaxLookback); tests force
   //! its fallback with 0.
   uint32_t select_lookback = UINT32_MAX;
-  //! How the one-pass kernel's workgroups find their tiles; tests force each way.
+  //! How the one-pass kernel's workgroups find their tiles (gfxq::SelectTiles: a tile's look-back
+  //! waits on the tiles before it, so their workgroups must have started no later); tests force each
+  //! way.
   SelectTiles select_tiles = SelectTiles::Auto;
   //! The exact FLOAT SUM keeps its register bin in int64 even where the device has shaderFloat64
   //! (tests run that path on every device with it).
   bool float_sum_int64 = false;
+};
+
+//! Limits of the radix sorts and selects of ORDER BY and the quantiles; the defaults suit every
+//! device, tests shrink the window and force the sampled select.
+struct SortLimits {
+  //! Keys per binding window of the sorts and selects (RadixSortArgs::binding_elements,
+  //! RadixSelectArgs::binding_elements), as if one binding held that many; 0: the device's binding.
+  uint64_t window = 0;
+  //! Whether the selects are sampled (RadixSelectArgs::sample: true On, false Off, unset Auto).
+  std::optional<bool> select_sample;
 };
 
 //! Most look-back steps per tile of the one-pass selection (cnf_select_config.glsl).
