@@ -120,6 +120,16 @@ TEST_CASE("engine-compute-star: plans that do not qualify run as joins, with the
     const Result r = check_sql(engine(), q, c, "seed 7");
     CHECK_MESSAGE(!ran_star(r), q << "\n" << r.report.text());
   }
+  // Key ranges: a sparse dimension within 2^20 slots takes the star aggregate, a wider one does not.
+  c.add("f2", Table{{Column::ints("k", {0, 5, 1000000, 7, 2000000, 5}), Column::ints("a", {1, 2, 3, 4, 5, 6})}});
+  c.add("sparse", Table{{Column::ints("k", {1000000, 0, 5}), Column::ints("c", {1, 2, 1})}});
+  c.add("wide", Table{{Column::ints("k", {2000000, 0, 5}), Column::ints("c", {1, 2, 1})}});
+  const Result sparse = check_sql(engine(), "SELECT c, SUM(a) FROM f2 JOIN sparse ON f2.k = sparse.k GROUP BY c", c,
+                                  "keys 0..1000000 for 3 rows");
+  CHECK_MESSAGE(ran_star(sparse), sparse.report.text());
+  const Result wide = check_sql(engine(), "SELECT c, SUM(a) FROM f2 JOIN wide ON f2.k = wide.k GROUP BY c", c,
+                                "keys 0..2000000 for 3 rows");
+  CHECK_MESSAGE(!ran_star(wide), wide.report.text());
 }
 
 TEST_CASE("engine-compute-star: empty selections, a missing group and a sum past BIGINT") {

@@ -30,9 +30,10 @@ namespace {
 using plan::Node;
 using plan::NodeKind;
 
-// A dimension table slot per key value at most this many times the dimension's rows (and 2^16).
+// A dimension table has a slot per key value: at most this many times the dimension's rows, or 2^20
+// slots (4 MiB: dates as yyyymmdd over decades fit).
 constexpr uint64_t kRangePerRow = 4;
-constexpr uint64_t kMinRange = uint64_t(1) << 16;
+constexpr uint64_t kMinRange = uint64_t(1) << 20;
 
 // A column of a chain leaf (a Scan or a Filter over one).
 struct LeafColumn {
