@@ -270,7 +270,6 @@ engine::FragmentRun run_group_by_fragment(FragmentEnv& env, const engine::Fragme
   }
 
   // The Aggregate's output, then the layers above it, bottom-up, on the host.
-  const auto host_start = std::chrono::steady_clock::now();
   Table t;
   for (size_t i = 0; i < r.keys.size(); ++i) t.columns.push_back(typed(std::move(r.keys[i]), agg.schema[i]));
   for (size_t i = 0; i < agg.aggs.size(); ++i) {
@@ -294,11 +293,6 @@ engine::FragmentRun run_group_by_fragment(FragmentEnv& env, const engine::Fragme
     }
     t.columns.push_back(std::move(c));
   }
-  uint64_t rows = r.groups;
-  t = apply_layers(std::move(t), rows, layers);
-  const double host_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
-
   engine::NodeRun run;
   run.algorithm = "compute: " + r.algorithm + " (" + r.reason + "); input: " + in.describe();
   run.rows_in = in.count();
@@ -306,18 +300,7 @@ engine::FragmentRun run_group_by_fragment(FragmentEnv& env, const engine::Fragme
   if (any) run.gpu_ms = gpu;
   run.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   out.nodes[&agg] = run;
-  if (f.root != &agg) {
-    engine::NodeRun top;
-    top.algorithm = "compute: select list, key order and LIMIT of the " + std::to_string(r.groups) +
-                    " groups kept on the host (the groups come ascending by key)";
-    top.rows_in = r.groups;
-    top.rows_out = rows;
-    top.wall_ms = host_ms;
-    out.nodes[f.root] = top;
-  }
-  cpu::HostRelation result = cpu::HostRelation::of(std::move(t));
-  result.row_count = rows;
-  out.result = std::move(result);
+  hand_over_groups(out, f, agg, std::move(t), r.groups, layers);
   return out;
 }
 

@@ -334,6 +334,25 @@ Buffer upload_selection(Device& device, const std::vector<uint32_t>& ids, const 
   return b;
 }
 
+void hand_over_groups(engine::FragmentRun& out, const engine::Fragment& f, const plan::Node& agg, Table t,
+                      uint64_t groups, const std::vector<const plan::Node*>& layers) {
+  const auto start = std::chrono::steady_clock::now();
+  uint64_t rows = groups;
+  t = apply_layers(std::move(t), rows, layers);
+  if (f.root != &agg) {
+    engine::NodeRun top;
+    top.algorithm = "compute: select list, key order and LIMIT of the " + std::to_string(groups) +
+                    " groups kept on the host (the groups come ascending by key)";
+    top.rows_in = groups;
+    top.rows_out = rows;
+    top.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    out.nodes[f.root] = top;
+  }
+  cpu::HostRelation result = cpu::HostRelation::of(std::move(t));
+  result.row_count = rows;
+  out.result = std::move(result);
+}
+
 std::string layers_keep_order(const plan::Node& agg, const std::vector<const plan::Node*>& layers) {
   std::vector<size_t> map(agg.schema.size());  // layer output column -> Aggregate output column
   for (size_t i = 0; i < map.size(); ++i) map[i] = i;

@@ -32,6 +32,12 @@ bool columns_only(const plan::Node& p);
 //! a Sort the core already satisfies changes nothing. `rows` becomes the result's row count.
 Table apply_layers(Table t, uint64_t& rows, const std::vector<const plan::Node*>& layers);
 
+//! Hands the `groups` rows `t` of the Aggregate `agg` (ascending by key) to the fragment's caller:
+//! the `layers` above it applied on the host (apply_layers()), their node report when the fragment's
+//! root is above `agg`, and out.result set to the host rows.
+void hand_over_groups(engine::FragmentRun& out, const engine::Fragment& f, const plan::Node& agg, Table t,
+                      uint64_t groups, const std::vector<const plan::Node*>& layers);
+
 //! Why the `layers` above the Aggregate `agg` (top-down, as apply_layers() takes them) do not keep
 //! the groups' key order, or empty when they do: each Sort's keys must be a prefix of the group keys,
 //! ascending.

@@ -469,8 +469,6 @@ engine::FragmentRun run_star_fragment(FragmentEnv& env, const engine::Fragment& 
     }
     t.columns.push_back(std::move(c));
   }
-  uint64_t kept = rows;
-  t = apply_layers(std::move(t), kept, st.layers);
 
   engine::NodeRun run;
   run.algorithm = "compute: " + r.algorithm + "; fact: " + fact.describe() +
@@ -480,17 +478,7 @@ engine::FragmentRun run_star_fragment(FragmentEnv& env, const engine::Fragment& 
   if (any) run.gpu_ms = gpu;
   run.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   out.nodes[&agg] = run;
-  if (f.root != &agg) {
-    engine::NodeRun top;
-    top.algorithm = "compute: select list, key order and LIMIT of the " + std::to_string(rows) +
-                    " groups kept on the host (the groups come ascending by key)";
-    top.rows_in = rows;
-    top.rows_out = kept;
-    out.nodes[f.root] = top;
-  }
-  cpu::HostRelation result = cpu::HostRelation::of(std::move(t));
-  result.row_count = kept;
-  out.result = std::move(result);
+  hand_over_groups(out, f, agg, std::move(t), rows, st.layers);
   return out;
 }
 
