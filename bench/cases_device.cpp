@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bench.h"
+#include "core/parallel.h"
 #include "gfxq/error.h"
 
 namespace gfxq::bench {
@@ -215,6 +216,8 @@ Measurement upload_case(Env& env, uint64_t rows) {
     });
   });
   const double memcpy_s = best_seconds(repeats, [&] { std::memcpy(copy.data(), host.data(), bytes); });
+  const double parallel_s =
+      best_seconds(repeats, [&] { detail::parallel_copy(mapped.mapped(), host.data(), bytes, 0); });
   d.upload(dst, host.data(), bytes);
   std::vector<uint32_t> back(rows);
   d.download(dst, back.data(), bytes);
@@ -223,9 +226,12 @@ Measurement upload_case(Env& env, uint64_t rows) {
   m.bytes = bytes;
   m.checked = back == host;
   auto gbps = [&](double s) { return std::to_string(double(bytes) / s / 1e9); };
-  m.note = std::to_string(bytes) + " bytes, best of " + std::to_string(repeats) + ": Device::upload from pageable memory " +
-           gbps(upload) + " GB/s; device copy from a mapped host-visible buffer (the bus) " + gbps(bus) +
-           " GB/s; host memcpy " + gbps(memcpy_s) + " GB/s; upload / bus = " + std::to_string(bus / upload);
+  m.note = std::to_string(bytes) + " bytes, best of " + std::to_string(repeats) +
+           ": Device::upload from pageable memory " + gbps(upload) +
+           " GB/s; device copy from a mapped host-visible buffer (the bus) " + gbps(bus) + " GB/s; host memcpy " +
+           gbps(memcpy_s) + " GB/s (one thread); parallel_copy into the mapped buffer " + gbps(parallel_s) + " GB/s (" +
+           std::to_string(detail::worker_count(0)) + " threads); upload / bus = " + std::to_string(bus / upload) +
+           "; upload / min(bus, parallel_copy) = " + std::to_string(std::max(bus, parallel_s) / upload);
   return m;
 }
 

@@ -248,6 +248,25 @@ TEST_CASE("vk: upload and download round trips of odd sizes and offsets") {
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
 
+TEST_CASE("vk: a chunked upload whose wait fails throws, and the device's next upload is whole") {
+  // 70 MiB + 5 bytes: three chunks through the two staging buffers, three waits (the third chunk
+  // waits for the first one's copy, then the last two are waited for).
+  const uint64_t bytes = (70ull << 20) + 5;
+  std::vector<uint8_t> in(bytes);
+  for (uint64_t i = 0; i < bytes; ++i) in[i] = uint8_t(i * 37 + (i >> 12));
+  for (uint64_t wait = 1; wait <= 3; ++wait) {
+    CAPTURE(wait);
+    auto made = gfxq::vk::Device::create(
+        {.validation = gfxq::test::vk_validation_wanted(), .faults = {.time_out_gpu_wait = wait}});
+    Buffer buffer = made->create_buffer(bytes + 3, MemoryKind::Device);
+    CHECK_THROWS_WITH_AS(made->upload(buffer, in.data(), bytes, 3), doctest::Contains("did not finish"), Error);
+    made->upload(buffer, in.data(), bytes, 3);
+    std::vector<uint8_t> out(bytes, 0);
+    made->download(buffer, out.data(), bytes, 3);
+    CHECK(out == in);
+  }
+}
+
 TEST_CASE("vk: buffers larger than a heap or the storage range are clear errors") {
   auto& device = vk_device();
   uint64_t largest_heap = 0;

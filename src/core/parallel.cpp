@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <system_error>
@@ -49,6 +50,20 @@ void parallel_for_workers(size_t count, unsigned threads, const std::function<vo
   work(0);
   for (std::thread& h : helpers) h.join();
   if (error) std::rethrow_exception(error);
+}
+
+void parallel_copy(void* to, const void* from, size_t bytes, unsigned threads) {
+  constexpr size_t kPiece = size_t{4} << 20;
+  if (bytes < 2 * kPiece || worker_count(threads) == 1) {
+    std::memcpy(to, from, bytes);
+    return;
+  }
+  const size_t pieces = std::min<size_t>(worker_count(threads), bytes / kPiece);
+  const size_t per = ((bytes + pieces - 1) / pieces + 63) / 64 * 64;
+  parallel_for(pieces, threads, [&](size_t i) {
+    const size_t begin = std::min(bytes, i * per), end = std::min(bytes, begin + per);
+    std::memcpy(static_cast<char*>(to) + begin, static_cast<const char*>(from) + begin, end - begin);
+  });
 }
 
 }  // namespace gfxq::detail

@@ -24,6 +24,10 @@ void parallel_for(size_t count, unsigned threads, const std::function<void(size_
 //! fn can keep per-thread state between indices.
 void parallel_for_workers(size_t count, unsigned threads, const std::function<void(size_t, unsigned)>& fn);
 
+//! memcpy of `bytes` bytes on up to `threads` threads (0: all cores), in pieces of at least 4 MiB;
+//! one thread below 8 MiB. Filling write-combined staging memory needs several threads to reach the bus.
+void parallel_copy(void* to, const void* from, size_t bytes, unsigned threads);
+
 //! Resizes `v` to `n` elements as resize_huge() does, new storage first touched on up to `threads`
 //! threads, a piece each: the kernel zeroes a fresh page when it is first touched, which on one
 //! thread is most of the cost of a large vector (the zeros are then written at memory speed).

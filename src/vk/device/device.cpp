@@ -192,7 +192,7 @@ Device::~Device() {
     m.abandoned.clear();
     for (VkFence fence : m.spare_fences) vkDestroyFence(device_, fence, nullptr);
     m.spare_fences.clear();
-    m.upload_staging = Buffer();
+    for (Buffer& b : m.upload_staging) b = Buffer();
     m.readback_staging = Buffer();
     reap();  // the deferred buffers: nothing is pending any more
     m.pools.reset();

@@ -131,8 +131,9 @@ class Device {
   //! Copies host bytes into a buffer at `offset`. A mapped buffer is written directly, after the
   //! queued work (which may read it) has finished. Up to 64 KiB into an unmapped buffer is copied into
   //! a staging buffer of its own and the copy enqueued as a pass (no wait: later passes see the
-  //! bytes). More goes through the shared staging buffer in chunks of 64 MiB, each submitted and
-  //! waited for. `src` may be reused once upload() returns.
+  //! bytes). More goes in 32 MiB chunks through two staging buffers in turn, the host filling one on
+  //! several threads while the GPU copies out of the other; upload() returns once every chunk has
+  //! been copied, so `src` may be reused then.
   void upload(const Buffer& dst, const void* src, uint64_t bytes, uint64_t offset = 0);
   //! Copies buffer bytes at `offset` back to the host: submits what is queued and waits.
   void download(const Buffer& src, void* dst, uint64_t bytes, uint64_t offset = 0);

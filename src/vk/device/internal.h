@@ -48,7 +48,7 @@ struct Device::Impl {
   std::optional<uint64_t> cache_bytes;      // DeviceOptions::cache_bytes
   FaultInjection faults;                    // DeviceOptions::faults
   std::optional<std::string> lost;          // why the device is lost, once it is
-  Buffer upload_staging;
+  Buffer upload_staging[2];  // filled in turn by upload(): the host fills one while the GPU copies out of the other
   Buffer readback_staging;
   uint64_t submissions = 0;                                    // command buffers submitted
   VkCommandBuffer batch = VK_NULL_HANDLE;                      // the open batch: passes recorded, not submitted

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "core/parallel.h"
 #include "gfxq/error.h"
 #include "vk/check.h"
 #include "vk/device/internal.h"
@@ -13,6 +14,7 @@ namespace gfxq::vk {
 namespace {
 
 constexpr uint64_t kStagingChunk = 64ull << 20;
+constexpr uint64_t kUploadChunk = 32ull << 20;   // upload(): each of its two staging buffers
 constexpr uint64_t kQueuedUpload = 64ull << 10;  // upload(): at most this much is enqueued, not waited for
 
 const char* kind_name(MemoryKind kind) {
@@ -185,20 +187,44 @@ void Device::upload(const Buffer& dst, const void* src, uint64_t bytes, uint64_t
     });
     return;
   }
-  finish();  // queued work may still read `dst`, or the shared staging buffer
+  finish();  // queued work may still read `dst`, or the shared staging buffers
   if (dst.mapped()) {
-    std::memcpy(static_cast<uint8_t*>(dst.mapped()) + offset, from, bytes);
+    detail::parallel_copy(static_cast<uint8_t*>(dst.mapped()) + offset, from, bytes, 0);
     return;
   }
-  Buffer& staging = staging_for(*this, impl_->upload_staging, bytes, MemoryKind::Upload);
-  for (uint64_t done = 0; done < bytes;) {
-    const uint64_t n = std::min(bytes - done, staging.size());
-    std::memcpy(staging.mapped(), from + done, n);
-    submit([&](VkCommandBuffer cmd) {
+  // Chunks through two staging buffers in turn: the host fills one (on several threads) while the
+  // GPU copies out of the other, so the upload runs at the slower of the host copy and the bus.
+  const uint64_t chunk = std::min(bytes, kUploadChunk);
+  Impl& m = *impl_;
+  for (int s = 0; s < (bytes > chunk ? 2 : 1); ++s)
+    if (m.upload_staging[s].size() < chunk)
+      m.upload_staging[s] = create_buffer(std::max<uint64_t>(chunk, 1ull << 20), MemoryKind::Upload);
+  std::pair<VkCommandBuffer, VkFence> in_flight[2] = {};
+  auto wait_slot = [&](int s) {
+    const auto [cmd, fence] = std::exchange(in_flight[s], {});
+    if (fence) wait_queued(cmd, fence);
+  };
+  try {
+    for (uint64_t done = 0, i = 0; done < bytes; ++i) {
+      const int s = int(i % 2);
+      wait_slot(s);
+      const uint64_t n = std::min(bytes - done, chunk);
+      const Buffer& staging = m.upload_staging[s];
+      detail::parallel_copy(staging.mapped(), from + done, n, 0);
+      check_not_lost("upload");
+      VkCommandBuffer cmd = begin_commands();
       const VkBufferCopy region{0, offset + done, n};
       vkCmdCopyBuffer(cmd, staging.handle(), dst.handle(), 1, &region);
-    });
-    done += n;
+      in_flight[s] = {cmd, end_and_queue(cmd)};
+      done += n;
+    }
+    wait_slot(0);
+    wait_slot(1);
+  } catch (...) {
+    // Still pending: released by reap() once its fence has signalled.
+    for (const auto& p : in_flight)
+      if (p.second) m.abandoned.push_back(p);
+    throw;
   }
 }
 
@@ -208,7 +234,7 @@ void Device::download(const Buffer& src, void* dst, uint64_t bytes, uint64_t off
   auto* to = static_cast<uint8_t*>(dst);
   if (src.mapped()) {
     finish();  // queued work may still write `src`
-    std::memcpy(to, static_cast<const uint8_t*>(src.mapped()) + offset, bytes);
+    detail::parallel_copy(to, static_cast<const uint8_t*>(src.mapped()) + offset, bytes, 0);
     return;
   }
   Buffer& staging = staging_for(*this, impl_->readback_staging, bytes, MemoryKind::Readback);
@@ -218,7 +244,7 @@ void Device::download(const Buffer& src, void* dst, uint64_t bytes, uint64_t off
       const VkBufferCopy region{offset + done, 0, n};
       vkCmdCopyBuffer(cmd, src.handle(), staging.handle(), 1, &region);
     });
-    std::memcpy(to + done, staging.mapped(), n);
+    detail::parallel_copy(to + done, staging.mapped(), n, 0);
     done += n;
   }
 }
