@@ -24,7 +24,9 @@ float fb_lo, fb_hi;
 #endif
 
 // Reads the intervals (pc.intervals: 0, or 1..4 after the pc.terms terms) and the float bounds.
+// Kernels of several slots read each slot's intervals where they test them (cnf_in_slot_intervals).
 void cnf_load_intervals() {
+#if SLOTS == 1
   [[unroll]] for (uint i = 0u; i < 4u; ++i) {
     iv_lo[i] = i < pc.intervals ? program[2u * pc.terms + 2u * i] : 0u;
     iv_width[i] = i < pc.intervals ? program[2u * pc.terms + 2u * i + 1u] : 0u;
@@ -34,6 +36,7 @@ void cnf_load_intervals() {
     fb_lo = uintBitsToFloat(program[2u * pc.terms + 2u * pc.intervals]);
     fb_hi = uintBitsToFloat(program[2u * pc.terms + 2u * pc.intervals + 1u]);
   }
+#endif
 #endif
 }
 
@@ -53,6 +56,30 @@ bvec4 cnf_in_intervals(uvec4 raw) {
     if (i < pc.intervals) hit |= uvec4(lessThanEqual(raw - iv_lo[i], uvec4(iv_width[i])));
   return bvec4(hit);
 }
+
+#if SLOTS > 1
+// Programs whose every clause compares one column with literals: pc.intervals holds each slot's
+// interval count (4 bits per slot, 0: the slot is not tested), slot s's intervals are at
+// program[2 * pc.terms + 8 * s + 2 * k] (first, last - first; vk::detail::slot_intervals), and a
+// row passes when each tested slot's raw bits lie in one of its intervals. The slots and intervals
+// are unrolled, so every raw[s] stays in a register and the bounds are uniform loads.
+bvec4 cnf_in_slot_intervals(const uvec4 raw[SLOTS]) {
+  uvec4 pass = uvec4(1u);
+  [[unroll]] for (uint s = 0u; s < SLOTS; ++s) {
+    const uint n = (pc.intervals >> (4u * s)) & 15u;
+    if (n != 0u) {
+      uvec4 hit = uvec4(0u);
+      [[unroll]] for (uint k = 0u; k < 4u; ++k)
+        if (k < n) {
+          const uint at = 2u * pc.terms + 8u * s + 2u * k;
+          hit |= uvec4(lessThanEqual(raw[s] - program[at], uvec4(program[at + 1u])));
+        }
+      pass &= hit;
+    }
+  }
+  return bvec4(pass);
+}
+#endif
 
 // --- order keys (core/order_key.h): unsigned order = total order; NaN canonical, -0.0 = +0.0
 uvec4 to_key(uvec4 raw, bool is_float) {
@@ -169,7 +196,8 @@ bvec4 cnf_evaluate(bvec4 valid) {
 }
 
 // Which of four rows (raw bits of every slot; `valid`: which rows exist) pass: the interval test
-// on slot 0's bits, else the terms on the order keys of every slot. With CNF_INTERVALS_ONLY the
+// on slot 0's bits (several slots: on each tested slot's bits), else the terms on the order keys of
+// every slot. With CNF_INTERVALS_ONLY the
 // kernel is the interval variant (the host binds it only when pc.intervals != 0) and holds no term
 // code: inlined into every unrolled sub-round, the term loop made cnf_count_s1 a 154 KB binary of
 // 127 registers on the H200, against 39 registers for a plain read of the column.
@@ -177,9 +205,14 @@ bvec4 cnf_test(const uvec4 raw[SLOTS], bvec4 valid) {
 #if defined(CNF_INTERVALS_ONLY)
   return bvec4(uvec4(valid) & uvec4(cnf_in_intervals(raw[0])));
 #else
+#if SLOTS == 1
   if (pc.intervals != 0u) return bvec4(uvec4(valid) & uvec4(cnf_in_intervals(raw[0])));
+#else
+  if (pc.intervals != 0u) return bvec4(uvec4(valid) & uvec4(cnf_in_slot_intervals(raw)));
+#endif
   if (!any(valid)) return valid;
-  [[unroll]] for (uint s = 0u; s < SLOTS; ++s) keys[s] = to_key(raw[s], ((pc.float_slots >> s) & 1u) != 0u);
+  [[unroll]] for (uint s = 0u; s < SLOTS; ++s)
+    keys[s] = s < pc.slot_count ? to_key(raw[s], ((pc.float_slots >> s) & 1u) != 0u) : uvec4(0u);
   return cnf_evaluate(valid);
 #endif
 }

@@ -127,7 +127,7 @@ layout(push_constant) uniform Params {
   uint float_slots;
   uint slot_count;
   uint value_slot;
-  uint intervals;  // 1..4: the program is a union of raw-bit intervals (cnf_eval.glsl); 0: run the terms
+  uint intervals;  // raw-bit interval tests instead of the terms (cnf_eval.glsl; vk::detail::interval_word); 0: run the terms
 } pc;
 
 #include "cnf_eval.glsl"

@@ -63,7 +63,7 @@ layout(push_constant) uniform Push {
   uint columns;   // group columns (0..4)
   int mins[4];    // smallest value of each group column
   uint strides[4];
-  // STAR_FILL_CNF: the dimension's condition (cnf_eval.glsl; intervals always 0: the terms run).
+  // STAR_FILL_CNF: the dimension's condition (cnf_eval.glsl; intervals: 0, or its raw-bit interval tests).
   uint terms;
   uint float_slots;
   uint slot_count;
@@ -161,7 +161,7 @@ layout(push_constant) uniform Push {
   uint range[4];  // each dimension's table size
   uint code[4];   // each aggregate: op | x operand << 4 | y operand << 8
   int literal[4];
-  // STAR_CNF: the fact's condition (cnf_eval.glsl; intervals always 0: the terms run).
+  // STAR_CNF: the fact's condition (cnf_eval.glsl; intervals: 0, or its raw-bit interval tests).
   uint terms;
   uint float_slots;
   uint slot_count;

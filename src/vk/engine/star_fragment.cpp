@@ -388,6 +388,7 @@ engine::FragmentRun run_star_fragment(FragmentEnv& env, const engine::Fragment& 
     cnf.words = &words.emplace_back(upload_program(env.device, p->program));
     cnf.terms = uint32_t(p->program.terms.size());
     cnf.float_slots = p->program.float_slots();
+    cnf.intervals = vk::detail::interval_word(p->program, cnf.words->size());
     const auto& cols = leaf.children[0]->scan_columns;
     for (const BoundColumn& b : p->program.slots) {
       const auto at = std::find(cols.begin(), cols.end(), b.index);

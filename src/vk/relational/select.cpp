@@ -137,6 +137,56 @@ std::optional<std::vector<std::pair<uint32_t, uint32_t>>> detail::raw_intervals(
   return out;
 }
 
+std::optional<std::vector<std::vector<std::pair<uint32_t, uint32_t>>>> detail::slot_intervals(
+    const CnfProgram& program) {
+  if (program.outcome != CnfProgram::Outcome::Rows || program.terms.empty() || program.slots.size() > kMaxCnfSlots)
+    return std::nullopt;
+  if (program.slots.size() == 1) {
+    const auto iv = raw_intervals(program);
+    if (!iv) return std::nullopt;
+    return std::vector<std::vector<std::pair<uint32_t, uint32_t>>>{*iv};
+  }
+  // Each slot's clauses as a program of that column alone.
+  std::vector<CnfProgram> parts(program.slots.size());
+  for (size_t s = 0; s < parts.size(); ++s) {
+    parts[s].outcome = CnfProgram::Outcome::Rows;
+    parts[s].slots = {program.slots[s]};
+  }
+  size_t begin = 0;
+  for (size_t i = 0; i < program.terms.size(); ++i) {
+    const CnfTerm& t = program.terms[i];
+    if (t.kind != TermKind::Literal || t.lhs != program.terms[begin].lhs) return std::nullopt;
+    if (!t.clause_end) continue;
+    CnfProgram& part = parts[t.lhs];
+    for (size_t j = begin; j <= i; ++j) {
+      CnfTerm u = program.terms[j];
+      u.lhs = 0;
+      part.terms.push_back(u);
+    }
+    ++part.clauses;
+    begin = i + 1;
+  }
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> out(parts.size());
+  for (size_t s = 0; s < parts.size(); ++s) {
+    if (parts[s].terms.empty()) continue;
+    const auto iv = raw_intervals(parts[s]);
+    if (!iv || iv->empty()) return std::nullopt;  // (no value passes: the terms say so)
+    out[s] = *iv;
+  }
+  return out;
+}
+
+uint32_t detail::interval_word(const CnfProgram& program, uint64_t words_bytes) {
+  const auto iv = slot_intervals(program);
+  if (!iv) return 0;
+  if (iv->size() == 1)
+    return words_bytes >= (program.terms.size() + iv->front().size()) * 8 ? uint32_t(iv->front().size()) : 0;
+  if (words_bytes < (2 * program.terms.size() + 8 * iv->size()) * 4) return 0;
+  uint32_t word = 0;
+  for (size_t s = 0; s < iv->size(); ++s) word |= uint32_t((*iv)[s].size()) << (4 * s);
+  return word;
+}
+
 std::optional<detail::FloatTest> detail::float_test(const CnfProgram& program) {
   if (!(program.float_slots() & 1) || !raw_intervals(program)) return std::nullopt;
   const auto keys = key_intervals(program);
@@ -167,10 +217,7 @@ std::optional<detail::FloatTest> detail::float_test(const CnfProgram& program) {
 namespace {
 // Raw-bit intervals cnf_scan / cnf_select test instead of the terms (0: run the terms).
 uint32_t interval_count(const CnfInput& input) {
-  const CnfProgram& program = *input.program;
-  if (program.outcome != CnfProgram::Outcome::Rows || program.terms.empty()) return 0;
-  const auto iv = detail::raw_intervals(program);
-  return iv && input.words->size() >= (program.terms.size() + iv->size()) * 8 ? uint32_t(iv->size()) : 0;
+  return detail::interval_word(*input.program, input.words->size());
 }
 
 // The float test of the interval kernels (CNF_FLOAT_RAW: the raw bits), when `intervals` are
@@ -192,17 +239,25 @@ std::string float_test_text(uint32_t float_shape) {
   }
 }
 
-// The kernel named `name` and its float test, for the execution report.
-std::string kernel_label(const std::string& name, uint32_t float_shape) {
+// The kernel named `name` and its float test (or, for several slots, their interval tests), for the
+// execution report.
+std::string kernel_label(const std::string& name, uint32_t float_shape, uint32_t slots, uint32_t intervals) {
+  if (slots > 1 && intervals != 0) {
+    uint32_t tested = 0;
+    for (uint32_t s = 0; s < slots; ++s) tested += ((intervals >> (4 * s)) & 15) != 0;
+    return name + " (raw-bit intervals on " + std::to_string(tested) + " columns)";
+  }
   const std::string test = float_test_text(float_shape);
   return test.empty() ? name : name + " (" + test + ")";
 }
 
 // How a one-pass kernel tests the rows, as a note of its pass ("" for the raw bits or the terms).
 std::string row_test_note(const CnfInput& input) {
-  const std::string test =
-      input.columns.size() == 1 ? float_test_text(float_test_shape(input, interval_count(input))) : "";
-  return test.empty() ? test : "; rows tested by " + test;
+  const uint32_t slots = uint32_t(input.columns.size()), intervals = interval_count(input);
+  const std::string label =
+      kernel_label("", slots == 1 ? float_test_shape(input, intervals) : CNF_FLOAT_RAW, slots, intervals);
+  // kernel_label gives " (test)" after the empty name.
+  return label.empty() ? label : "; rows tested by " + label.substr(2, label.size() - 3);
 }
 
 // Push constants of cnf_select.comp.
@@ -327,10 +382,17 @@ std::vector<uint32_t> program_words(const CnfProgram& program) {
   std::vector<uint32_t> words = program.words();
   // The raw-bit intervals after the terms (cnf_scan.comp reads them when told to), then the float
   // test's bounds.
-  if (const auto iv = detail::raw_intervals(program))
-    for (const auto& [first, width] : *iv) {
-      words.push_back(first);
-      words.push_back(width);
+  // One slot: its intervals one after another; several: slot s's at 8 s words past the terms.
+  const auto iv = detail::slot_intervals(program);
+  if (!iv) return words;
+  const size_t base = words.size();
+  if (iv->size() > 1) words.resize(base + 8 * iv->size(), 0);
+  for (size_t s = 0; s < iv->size(); ++s)
+    for (size_t k = 0; k < (*iv)[s].size(); ++k) {
+      const size_t at = iv->size() > 1 ? base + 8 * s + 2 * k : base + 2 * k;
+      if (at + 2 > words.size()) words.resize(at + 2);
+      words[at] = (*iv)[s][k].first;
+      words[at + 1] = (*iv)[s][k].second;
     }
   if (const auto f = detail::float_test(program)) words.insert(words.end(), {f->lo, f->hi});
   return words;
@@ -360,7 +422,8 @@ std::string record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::stri
   const uint32_t variant = slots == 1 ? 1 : 8;
   const uint32_t intervals = interval_count(input);
   // One-slot interval programs run the variant without term code (cnf_eval.glsl).
-  const std::string name = "cnf_" + mode + "_s" + std::to_string(variant) + (intervals ? "_iv" : "") + suffix;
+  const std::string name =
+      "cnf_" + mode + "_s" + std::to_string(variant) + (intervals && variant == 1 ? "_iv" : "") + suffix;
   const uint32_t shape = slots == 1 ? float_test_shape(input, intervals) : CNF_FLOAT_RAW;
   const Pipeline& p = device.pipeline(name, mask ? 11 : 10, sizeof(ScanPush), false, shape);
   ScanPush push{};
@@ -380,7 +443,7 @@ std::string record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::stri
     push.group_base = mask ? chunk.first_block : chunk.first_group;
     device.dispatch_ranges(cmd, p, ranges, &push, chunk.groups);
   }
-  return kernel_label(name, shape);
+  return kernel_label(name, shape, slots, intervals);
 }
 
 }  // namespace detail

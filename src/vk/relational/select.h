@@ -158,6 +158,17 @@ inline constexpr size_t kMaxRawIntervals = 4;
 //! programs, programs accepting no key, or more intervals (cnf_scan then evaluates the terms).
 std::optional<std::vector<std::pair<uint32_t, uint32_t>>> raw_intervals(const CnfProgram& program);
 
+//! Each slot's raw-bit intervals (as raw_intervals() gives them for that slot alone; empty for a
+//! slot no clause tests) for a program of several slots whose every clause compares one column
+//! with literals; for a one-slot program raw_intervals() as the only entry; nullopt for other
+//! programs or when a slot needs more than kMaxRawIntervals intervals or accepts no value.
+std::optional<std::vector<std::vector<std::pair<uint32_t, uint32_t>>>> slot_intervals(const CnfProgram& program);
+
+//! The `intervals` push constant of the CNF kernels for `program` uploaded as `words_bytes` bytes
+//! by upload_program(): one slot, its interval count; several slots (the SLOTS=8 kernels), each
+//! slot's count in 4 bits (slot s at bit 4s); 0 when the kernels must run the terms.
+uint32_t interval_word(const CnfProgram& program, uint64_t words_bytes);
+
 //! The float test of a program (cnf_interval_config.glsl): `shape` is one of CNF_FLOAT_LE, _GE,
 //! _RANGE, _GE_NAN; `lo`, `hi` are the bounds' float bits (the unused one 0).
 struct FloatTest {

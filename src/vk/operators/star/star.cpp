@@ -98,7 +98,7 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
                                cnf.terms,
                                cnf.float_slots,
                                uint32_t(cnf.slots.size()),
-                               0,
+                               cnf.intervals,
                                uint32_t(i)};
                  std::vector<const Buffer*> b{d.selection ? d.selection : d.key, d.key, &tables[i]};
                  for (size_t c = 0; c < 4; ++c) {
@@ -130,7 +130,7 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
                  in.cnf.terms,
                  in.cnf.float_slots,
                  uint32_t(in.cnf.slots.size()),
-                 0,
+                 in.cnf.intervals,
                  {}};
   std::vector<const Buffer*> b{in.fact_selection ? in.fact_selection : &acc};
   for (size_t d = 0; d < 4; ++d) b.push_back(d < in.dims.size() ? in.dims[d].fact_key : in.dims[0].fact_key);
@@ -151,18 +151,20 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
     push.code[a] = in.aggs[a].op | in.aggs[a].x << 4 | in.aggs[a].y << 8;
     push.literal[a] = in.aggs[a].literal;
   }
-  stages.run(
-      "star-probe",
-      std::string(in.cnf.words ? "the fact's condition (" + std::to_string(in.cnf.terms) + " terms) and its " : "") +
-          "fact rows probed in " + std::to_string(in.dims.size()) + " dimension tables, " +
-          std::to_string(in.aggs.size()) + " sums and a count added per group (" + std::to_string(in.domain) +
-          " group indices" + (in.domain == 1 ? ", summed per workgroup)" : ", one atomic add per group and subgroup)"),
-      in.fact_rows, [&](VkCommandBuffer cmd) {
-        if (!in.fact_rows) return;
-        const Pipeline& p = in.cnf.words ? device.pipeline("star_probe_cnf", 24, sizeof(ProbePush))
-                                         : device.pipeline("star_probe", 15, sizeof(ProbePush));
-        device.dispatch(cmd, p, b, &push, grid(in.cnf.words ? prim::div_up(in.fact_rows, 4) : in.fact_rows));
-      });
+  stages.run("star-probe",
+             std::string(in.cnf.words ? "the fact's condition (" + std::to_string(in.cnf.terms) + " terms" +
+                                            (in.cnf.intervals ? ", as raw-bit intervals" : "") + ") and its "
+                                      : "") +
+                 "fact rows probed in " + std::to_string(in.dims.size()) + " dimension tables, " +
+                 std::to_string(in.aggs.size()) + " sums and a count added per group (" + std::to_string(in.domain) +
+                 " group indices" +
+                 (in.domain == 1 ? ", summed per workgroup)" : ", one atomic add per group and subgroup)"),
+             in.fact_rows, [&](VkCommandBuffer cmd) {
+               if (!in.fact_rows) return;
+               const Pipeline& p = in.cnf.words ? device.pipeline("star_probe_cnf", 24, sizeof(ProbePush))
+                                                : device.pipeline("star_probe", 15, sizeof(ProbePush));
+               device.dispatch(cmd, p, b, &push, grid(in.cnf.words ? prim::div_up(in.fact_rows, 4) : in.fact_rows));
+             });
 
   StarResult r;
   std::vector<uint32_t> index;

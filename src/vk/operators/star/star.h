@@ -26,6 +26,7 @@ struct StarCnf {
   uint32_t terms = 0;                //!< terms
   uint32_t float_slots = 0;          //!< CnfProgram::float_slots()
   std::vector<const Buffer*> slots;  //!< the slot columns (1 to 8)
+  uint32_t intervals = 0;            //!< detail::interval_word(): raw-bit interval tests instead of the terms
 };
 
 //! One dimension of the star.
