@@ -1,7 +1,7 @@
 // Row-wise CNF evaluation of the fused WHERE kernels (cnf_scan.comp, cnf_select.comp): the
 // raw-bit interval test, order keys and the term loop over the term table (encoding:
 // src/vk/relational/cnf_program.h), with exact int32 vs float32 comparisons.
-// The includer defines SLOTS (1 or 8) and declares first `readonly buffer { uint program[]; }`,
+// The includer defines SLOTS (1, 2, 4 or 8) and declares first `readonly buffer { uint program[]; }`,
 // the slot columns slot0 .. slot7 (uvec4[]; slot1..7 only when SLOTS > 1) and a push-constant
 // block `pc` with the fields terms, float_slots, slot_count and intervals; it calls
 // cnf_load_intervals() once, then cnf_test() for each four rows.

@@ -11,7 +11,8 @@
 //               WANT_SUM=1, the SUM of the value slot over the rows that pass; VALUE_FLOAT=0: int64
 //               sum of int32 values; VALUE_FLOAT=1: exact sum of float32 values as 16 fixed-point
 //               bins (see the sum section) plus NaN/+inf/-inf flags
-//   SLOTS       1 (single-column programs, no slot selection) or 8
+//   SLOTS       1 (single-column programs, no slot selection), 2, 4 or 8 (programs of up to that
+//               many slot columns)
 //   CNF_INTERVALS_ONLY  (SLOTS=1) the raw-bit interval test only, no term code (cnf_eval.glsl)
 // Layout: the chunk is cut into tiles of TILE rows and workgroup g takes tiles g, g + G, g + 2G ...
 // (G = workgroups in the dispatch), so all workgroups stream through one window of the column
@@ -70,13 +71,18 @@
 // than the loads in flight; so for MODE_FLAGS with an interval program too: 4 steps of 4 vectors
 // per mask block took cnf_flags from 0.326 ms (one step of 16, 128 registers) to 0.305 (48). Any
 // divisor of 16 keeps the mask layout: TILE / ROUND steps per tile. Term programs: 4 vectors (the
-// term loop is inlined once per vector); several slots: 1.
+// term loop is inlined once per vector); several slots: 16 / SLOTS (about the same registers for
+// the loaded words: 4 vectors of 2 slots, 2 of 4, 1 of 8).
 #if SLOTS == 1 && defined(CNF_INTERVALS_ONLY) && defined(MODE_FLAGS)
 #define VEC 4u
 #elif SLOTS == 1 && defined(CNF_INTERVALS_ONLY) && defined(MODE_AGG) && WANT_SUM && !defined(SUM_DOUBLE)
 #define VEC 8u
 #elif SLOTS == 1
 #define VEC 4u
+#elif SLOTS == 2
+#define VEC 4u
+#elif SLOTS == 4
+#define VEC 2u
 #else
 #define VEC 1u
 #endif

@@ -1,10 +1,12 @@
 # Kernels of the compute backend's relational operators (src/vk/relational) and its benchmarks.
 # cnf_scan: the fused WHERE pass; one source, variants by mode, value type and slot count.
-# Suffix _iv: the raw-bit interval variant of a one-slot kernel (CNF_INTERVALS_ONLY, no term code).
-foreach(_variant s1 s1_iv s8)
+# Suffix _iv: the raw-bit interval variant of a one-slot kernel (CNF_INTERVALS_ONLY, no term code);
+# s2, s4, s8: programs of up to 2, 4, 8 slot columns (fewer slots, fewer registers, more loads in flight).
+foreach(_variant s1 s1_iv s2 s4 s8)
   set(_defs SLOTS=1)
-  if(_variant STREQUAL "s8")
-    set(_defs SLOTS=8)
+  if(_variant MATCHES "^s[248]$")
+    string(SUBSTRING ${_variant} 1 1 _slots)
+    set(_defs SLOTS=${_slots})
   elseif(_variant STREQUAL "s1_iv")
     set(_defs SLOTS=1 CNF_INTERVALS_ONLY)
   endif()

@@ -45,7 +45,9 @@ layout(std430, binding = 5) readonly buffer G2 { int g2[]; };
 layout(std430, binding = 6) readonly buffer G3 { int g3[]; };
 layout(std430, binding = 7) buffer Counts { uint counts[]; };
 #if defined(STAR_FILL_CNF)
+#ifndef SLOTS
 #define SLOTS 8
+#endif
 layout(std430, binding = 8) readonly buffer Program { uint program[]; };
 layout(std430, binding = 9) readonly buffer Slot0 { uvec4 slot0[]; };
 layout(std430, binding = 10) readonly buffer Slot1 { uvec4 slot1[]; };
@@ -139,7 +141,9 @@ layout(std430, binding = 13) buffer Acc { uint64_t acc[]; };
 layout(std430, binding = 14) readonly buffer Counts { uint counts[]; };
 #if defined(STAR_CNF)
 // 15 = the fact condition's term table, 16..23 = its slot columns (uvec4[]; unused ones any buffer).
+#ifndef SLOTS
 #define SLOTS 8
+#endif
 layout(std430, binding = 15) readonly buffer Program { uint program[]; };
 layout(std430, binding = 16) readonly buffer Slot0 { uvec4 slot0[]; };
 layout(std430, binding = 17) readonly buffer Slot1 { uvec4 slot1[]; };

@@ -419,7 +419,7 @@ std::string record_cnf_scan(Device& device, VkCommandBuffer cmd, const std::stri
   if (slots == 0 || slots > kMaxCnfSlots || program.outcome == CnfProgram::Outcome::None)
     throw Error(ErrorCode::Internal, "record_cnf_scan: a program with 1.." + std::to_string(kMaxCnfSlots) +
                                          " columns that is not constant false is needed");
-  const uint32_t variant = slots == 1 ? 1 : 8;
+  const uint32_t variant = slots == 1 ? 1 : slots <= 2 ? 2 : slots <= 4 ? 4 : 8;
   const uint32_t intervals = interval_count(input);
   // One-slot interval programs run the variant without term code (cnf_eval.glsl).
   const std::string name =

@@ -32,6 +32,11 @@ struct CollectPush {
   uint32_t domain, stride;
 };
 
+// The kernel variant of a condition's slot count: _s2, _s4 or _s8 (star.shaders.cmake).
+std::string slots_suffix(const StarCnf& cnf) {
+  return cnf.slots.size() <= 2 ? "_s2" : cnf.slots.size() <= 4 ? "_s4" : "_s8";
+}
+
 // Workgroups of a grid-stride kernel over `n` items.
 uint32_t grid(uint64_t n) {
   return uint32_t(std::clamp<uint64_t>(prim::div_up(n, STAR_WG), 1, 2048));
@@ -109,8 +114,8 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
                  if (cnf.words) {
                    b.push_back(cnf.words);
                    for (size_t c = 0; c < 8; ++c) b.push_back(c < cnf.slots.size() ? cnf.slots[c] : cnf.slots[0]);
-                   device.dispatch(cmd, device.pipeline("star_fill_cnf", 17, sizeof(FillPush)), b, &push,
-                                   grid(prim::div_up(d.rows, 4)));
+                   device.dispatch(cmd, device.pipeline("star_fill_cnf" + slots_suffix(cnf), 17, sizeof(FillPush)), b,
+                                   &push, grid(prim::div_up(d.rows, 4)));
                  } else {
                    device.dispatch(cmd, device.pipeline("star_fill", 8, sizeof(FillPush)), b, &push, grid(d.rows));
                  }
@@ -161,8 +166,9 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
                  (in.domain == 1 ? ", summed per workgroup)" : ", one atomic add per group and subgroup)"),
              in.fact_rows, [&](VkCommandBuffer cmd) {
                if (!in.fact_rows) return;
-               const Pipeline& p = in.cnf.words ? device.pipeline("star_probe_cnf", 24, sizeof(ProbePush))
-                                                : device.pipeline("star_probe", 15, sizeof(ProbePush));
+               const Pipeline& p = in.cnf.words
+                                       ? device.pipeline("star_probe_cnf" + slots_suffix(in.cnf), 24, sizeof(ProbePush))
+                                       : device.pipeline("star_probe", 15, sizeof(ProbePush));
                device.dispatch(cmd, p, b, &push, grid(in.cnf.words ? prim::div_up(in.fact_rows, 4) : in.fact_rows));
              });
 
