@@ -371,8 +371,12 @@ TEST_CASE("vk-skeletons: hash DISTINCT equals the sort-based DISTINCT and the CP
           CHECK_THROWS_AS(vk::skel::set_rows(vk_device(), in, vk::skel::SetKind::Distinct, passes, how, hash_opt),
                           Error);
         }
+        // The rule: dense when the key ranges allow (dense_set_test below), else hash within its limits.
         CHECK(vk::skel::set_rows(vk_device(), in, vk::skel::SetKind::Distinct, passes, how) == cpu);
-        CHECK(how.find(hashable ? "hash DISTINCT (rule" : "rule: not hashed") != std::string::npos);
+        if (how.rfind("dense DISTINCT (rule", 0) != 0) {
+          CHECK(how.find("rule: not dense") != std::string::npos);
+          CHECK(how.find(hashable ? "hash DISTINCT (rule" : "rule: not hashed") != std::string::npos);
+        }
       }
     }
     GFXQ_CHECK_NO_VK_MESSAGES();

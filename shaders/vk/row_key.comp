@@ -2,14 +2,23 @@
 // row_key: one key plane of the rows in the order `perm` (ROW_KEYS: keys[i] = key(perm[i])), or the
 // heads of runs of equal rows in that order (ROW_HEADS: heads[i] = 1 when row perm[i] differs from
 // row perm[i - 1] in this plane, OR-ed into what earlier planes found; `first` starts the heads with
-// row 0 alone). A row id below left_n reads the left columns, others the right ones at id - left_n
+// row 0 alone), or the plane's range (ROW_RANGE: out[2 first] = min and out[2 first + 1] = max of the
+// keys, atomically into words filled with 0xffffffff and 0 before), or one term of the rows' packed
+// keys (ROW_PACK: out[i] = (first ? 0 : out[i]) + (key - lo) * stride, the planes' keys as digits of a
+// mixed radix number below 2^32, most significant plane first, so equal rows, and only they, have
+// equal packed keys, in the rows' order). With `identity` the order is 0, 1, ... (perm is not read).
+// A row id below left_n reads the left columns, others the right ones at id - left_n
 // (set operations sort both operands as one relation). The key of a NULL cell is 0 in its value
 // planes (all NULLs equal); its ROW_KEY_NULL plane orders it. `descending` inverts the key.
 // Bindings: 0 = perm (uint[]), 1 = left word 0, 2 = left word 1 (high word of 64-bit types; else
 //           unused), 3 = left NULL flags (uint per row; unused without has_nulls), 4, 5, 6 = the
 //           same for the right rows, 7 = keys out or heads in/out (uint[]).
-// Push constants: n, left_n, kind (ROW_KEY_*), descending, has_nulls, first, group_offset.
+// Push constants: n, left_n, kind (ROW_KEY_*), descending, has_nulls, first, identity, lo, stride,
+//                 group_offset.
 #extension GL_ARB_gpu_shader_int64 : require
+#ifdef ROW_RANGE
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
 #include "skeleton_config.glsl"
 layout(local_size_x = SKELETON_WG) in;
 layout(std430, binding = 0) readonly buffer Perm { uint perm[]; };
@@ -19,7 +28,7 @@ layout(std430, binding = 3) readonly buffer LN { uint lnull[]; };
 layout(std430, binding = 4) readonly buffer R0 { uint r0[]; };
 layout(std430, binding = 5) readonly buffer R1 { uint r1[]; };
 layout(std430, binding = 6) readonly buffer RN { uint rnull[]; };
-#ifdef ROW_HEADS
+#if defined(ROW_HEADS) || defined(ROW_RANGE) || defined(ROW_PACK)
 layout(std430, binding = 7) buffer Out { uint out_words[]; };
 #else
 layout(std430, binding = 7) writeonly buffer Out { uint out_words[]; };
@@ -31,6 +40,9 @@ layout(push_constant) uniform Push {
   uint descending;
   uint has_nulls;
   uint first;
+  uint identity;
+  uint lo;
+  uint stride;
   uint group_offset;
 } pc;
 
@@ -73,11 +85,22 @@ uint plane_key(uint row) {
 void main() {
   const uint i = (gl_WorkGroupID.x + pc.group_offset) * SKELETON_WG + gl_LocalInvocationIndex;
   if (i >= pc.n) return;
-#ifdef ROW_HEADS
+  const uint row = pc.identity != 0u ? i : perm[i];
+#if defined(ROW_HEADS)
   uint head = pc.first != 0u ? (i == 0u ? 1u : 0u) : out_words[i];
-  if (i > 0u && head == 0u && plane_key(perm[i]) != plane_key(perm[i - 1u])) head = 1u;
+  if (i > 0u && head == 0u && plane_key(row) != plane_key(pc.identity != 0u ? i - 1u : perm[i - 1u])) head = 1u;
   out_words[i] = head;
+#elif defined(ROW_RANGE)
+  const uint k = plane_key(row);
+  const uint lo = subgroupMin(k), hi = subgroupMax(k);
+  if (subgroupElect()) {
+    if (out_words[2u * pc.first] > lo) atomicMin(out_words[2u * pc.first], lo);
+    if (out_words[2u * pc.first + 1u] < hi) atomicMax(out_words[2u * pc.first + 1u], hi);
+  }
+#elif defined(ROW_PACK)
+  const uint term = (plane_key(row) - pc.lo) * pc.stride;
+  out_words[i] = pc.first != 0u ? term : out_words[i] + term;
 #else
-  out_words[i] = plane_key(perm[i]);
+  out_words[i] = plane_key(row);
 #endif
 }
