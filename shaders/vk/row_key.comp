@@ -6,17 +6,26 @@
 // keys, atomically into words filled with 0xffffffff and 0 before), or one term of the rows' packed
 // keys (ROW_PACK: out[i] = (first ? 0 : out[i]) + (key - lo) * stride, the planes' keys as digits of a
 // mixed radix number below 2^32, most significant plane first, so equal rows, and only they, have
-// equal packed keys, in the rows' order). With `identity` the order is 0, 1, ... (perm is not read).
+// equal packed keys, in the rows' order), or the last term and the dense insert of the packed key
+// (ROW_INSERT, set_dense.comp's table: row perm[i] lowers first[key] to its id by atomicMin, so every
+// key's word ends with the first row that has it; for INTERSECT and EXCEPT (op) only the left rows
+// do, a right row sets seen[key] = 1; a subgroup whose rows all have one key and all go to `first`
+// makes one atomicMin, and a row whose word is already at or below its id makes none, as words only
+// fall). With `identity` the order is 0, 1, ... (perm is not read).
 // A row id below left_n reads the left columns, others the right ones at id - left_n
 // (set operations sort both operands as one relation). The key of a NULL cell is 0 in its value
 // planes (all NULLs equal); its ROW_KEY_NULL plane orders it. `descending` inverts the key.
 // Bindings: 0 = perm (uint[]), 1 = left word 0, 2 = left word 1 (high word of 64-bit types; else
 //           unused), 3 = left NULL flags (uint per row; unused without has_nulls), 4, 5, 6 = the
-//           same for the right rows, 7 = keys out or heads in/out (uint[]).
-// Push constants: n, left_n, kind (ROW_KEY_*), descending, has_nulls, first, identity, lo, stride,
+//           same for the right rows, 7 = keys out or heads in/out (uint[]), ROW_INSERT: 8 = first,
+//           9 = seen (uint[]).
+// Push constants: n, left_n, kind (ROW_KEY_*), descending, has_nulls, first, identity, lo, stride, op
+//                 (ROW_INSERT: SET_OP_DISTINCT for DISTINCT and UNION, SET_OP_INTERSECT, SET_OP_EXCEPT),
 //                 group_offset.
 #extension GL_ARB_gpu_shader_int64 : require
-#ifdef ROW_RANGE
+#if defined(ROW_RANGE) || defined(ROW_INSERT)
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_vote : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #endif
 #include "skeleton_config.glsl"
@@ -28,7 +37,11 @@ layout(std430, binding = 3) readonly buffer LN { uint lnull[]; };
 layout(std430, binding = 4) readonly buffer R0 { uint r0[]; };
 layout(std430, binding = 5) readonly buffer R1 { uint r1[]; };
 layout(std430, binding = 6) readonly buffer RN { uint rnull[]; };
-#if defined(ROW_HEADS) || defined(ROW_RANGE) || defined(ROW_PACK)
+#if defined(ROW_INSERT)
+layout(std430, binding = 7) readonly buffer Out { uint out_words[]; };
+layout(std430, binding = 8) buffer First { uint first_row[]; };
+layout(std430, binding = 9) buffer Seen { uint seen[]; };
+#elif defined(ROW_HEADS) || defined(ROW_RANGE) || defined(ROW_PACK)
 layout(std430, binding = 7) buffer Out { uint out_words[]; };
 #else
 layout(std430, binding = 7) writeonly buffer Out { uint out_words[]; };
@@ -43,6 +56,7 @@ layout(push_constant) uniform Push {
   uint identity;
   uint lo;
   uint stride;
+  uint op;
   uint group_offset;
 } pc;
 
@@ -100,6 +114,19 @@ void main() {
 #elif defined(ROW_PACK)
   const uint term = (plane_key(row) - pc.lo) * pc.stride;
   out_words[i] = pc.first != 0u ? term : out_words[i] + term;
+#elif defined(ROW_INSERT)
+  const uint key = (pc.first != 0u ? 0u : out_words[i]) + (plane_key(row) - pc.lo) * pc.stride;
+  const bool to_first = pc.op == SET_OP_DISTINCT || row < pc.left_n;
+  if (subgroupAllEqual(key) && subgroupAll(to_first)) {
+    const uint m = subgroupMin(row);
+    if (subgroupElect() && first_row[key] > m) atomicMin(first_row[key], m);
+    return;
+  }
+  if (!to_first) {
+    seen[key] = 1u;
+  } else if (first_row[key] > row) {
+    atomicMin(first_row[key], row);
+  }
 #else
   out_words[i] = plane_key(row);
 #endif

@@ -19,11 +19,11 @@ namespace {
 
 //! Push constants of row_key.comp (group_offset last, set by dispatch).
 struct KeyPush {
-  uint32_t n, left_n, kind, descending, has_nulls, first, identity, lo, stride, group_offset;
+  uint32_t n, left_n, kind, descending, has_nulls, first, identity, lo, stride, op, group_offset;
 };
 //! Push constants of set_dense.comp.
 struct DensePush {
-  uint32_t n, left_n, op, has_ids, group_offset;
+  uint32_t slots, op, group_offset;
 };
 //! Push constants of set_mark.comp.
 struct SetPush {
@@ -82,7 +82,7 @@ uint32_t groups_of(uint64_t n) {
 }
 
 //! What row_key.comp computes.
-enum class KeyMode { Keys, Heads, Range, Pack };
+enum class KeyMode { Keys, Heads, Range, Pack, Insert };
 
 //! A plane's digit in the packed keys: the low end of its range and the digit's weight.
 struct Digit {
@@ -177,6 +177,19 @@ class RowSorter {
       if (p) device_.barrier(cmd);
       record_plane(cmd, planes_[p], KeyMode::Pack, false, out, p == 0, packing.digits[p]);
     }
+  }
+
+  //! Records the dense insert of the rows' packed keys (row_key.comp's ROW_INSERT) into `first` and
+  //! `seen` (op: SET_OP_*); `keys` holds the packed keys of all but the last plane in between.
+  void record_dense_insert(VkCommandBuffer cmd, const Packing& packing, const Buffer& keys, const Buffer& first,
+                           const Buffer& seen, uint32_t op) {
+    const size_t last = planes_.size() - 1;
+    for (size_t p = 0; p < last; ++p) {
+      record_plane(cmd, planes_[p], KeyMode::Pack, false, keys, p == 0, packing.digits[p]);
+      device_.barrier(cmd);
+    }
+    record_plane(cmd, planes_[last], KeyMode::Insert, false, keys, last == 0, packing.digits[last],
+                 {whole(first), whole(seen)}, op);
   }
 
   //! Sorts perm by the packed keys (one radix sort of (packed key, row id) pairs); keys() then holds
@@ -279,8 +292,10 @@ class RowSorter {
 
   //! Records one row_key.comp dispatch of `mode` for `plane` over the n rows (`first`: ROW_HEADS and
   //! ROW_PACK's first plane, ROW_RANGE's plane index; `digit`: ROW_PACK's).
+  //! ROW_INSERT: `tables` are its bindings 8 and 9, `op` its operation.
   void record_plane(VkCommandBuffer cmd, const Plane& plane, KeyMode mode, bool descending, const Buffer& out,
-                    uint32_t first = 0, Digit digit = {}) {
+                    uint32_t first = 0, Digit digit = {}, const std::vector<BufferRange>& tables = {},
+                    uint32_t op = 0) {
     const RowColumn& col = input_.columns[plane.column];
     const bool nulls = has_nulls(col);
     auto side = [&](const PlaneSource& s, bool present) {
@@ -292,11 +307,22 @@ class RowSorter {
     const auto l = side(col.left, true), r = side(col.right, input_.right_rows > 0);
     // Before any sort of every row, the order is the identity (perm is not read).
     const bool identity = input_.all && mode != KeyMode::Keys && mode != KeyMode::Heads;
-    const KeyPush push{uint32_t(n_), uint32_t(input_.left_rows), plane.kind, descending ? 1u : 0u, nulls ? 1u : 0u,
-                       first,        identity ? 1u : 0u,         digit.lo,   digit.stride,         0};
-    static constexpr const char* kNames[] = {"row_key", "row_heads", "row_range", "row_pack"};
-    device_.dispatch_ranges(cmd, device_.pipeline(kNames[int(mode)], 8, sizeof(KeyPush), true),
-                            {whole(perm_), l[0], l[1], l[2], r[0], r[1], r[2], whole(out)}, &push, groups_of(n_));
+    const KeyPush push{uint32_t(n_),
+                       uint32_t(input_.left_rows),
+                       plane.kind,
+                       descending ? 1u : 0u,
+                       nulls ? 1u : 0u,
+                       first,
+                       identity ? 1u : 0u,
+                       digit.lo,
+                       digit.stride,
+                       op,
+                       0};
+    static constexpr const char* kNames[] = {"row_key", "row_heads", "row_range", "row_pack", "row_insert"};
+    std::vector<BufferRange> ranges{whole(perm_), l[0], l[1], l[2], r[0], r[1], r[2], whole(out)};
+    ranges.insert(ranges.end(), tables.begin(), tables.end());
+    device_.dispatch_ranges(cmd, device_.pipeline(kNames[int(mode)], uint32_t(ranges.size()), sizeof(KeyPush), true),
+                            ranges, &push, groups_of(n_));
   }
 
   Device& device_;
@@ -419,7 +445,8 @@ std::vector<uint32_t> dense_set(Device& device, RowSorter& rows, SetKind kind, c
                       : kind == SetKind::Except  ? SET_OP_EXCEPT
                                                  : SET_OP_DISTINCT;
   const uint64_t capacity = std::min(n, slots);
-  Buffer keys = device.create_buffer(padded_bytes(n), MemoryKind::Device);
+  // The packed keys of all but the last plane (the last one's term is added in the insert).
+  Buffer keys = device.create_buffer(rows.planes() > 1 ? padded_bytes(n) : 16, MemoryKind::Device);
   Buffer first = device.create_buffer(padded_bytes(slots), MemoryKind::Device);
   Buffer seen = device.create_buffer(two_sided ? padded_bytes(slots) : 16, MemoryKind::Device);
   Buffer bits = device.create_buffer(std::max<uint64_t>(16, compact_bitmap_words(total_rows) * 4), MemoryKind::Device);
@@ -427,28 +454,24 @@ std::vector<uint32_t> dense_set(Device& device, RowSorter& rows, SetKind kind, c
   Buffer counts = device.create_buffer(256, MemoryKind::Device);
   Buffer scratch =
       device.create_buffer(std::max<uint64_t>(16, compact_scratch_bytes(device, total_rows)), MemoryKind::Device);
-  const DensePush insert{uint32_t(n), uint32_t(input.left_rows), op, input.all ? 0u : 1u, 0};
-  const DensePush mark{uint32_t(slots), uint32_t(input.left_rows), op, 0, 0};
-  const std::vector<BufferRange> bindings{whole(rows.perm()), whole(keys), whole(first),
-                                          whole(two_sided ? seen : first), whole(bits)};
+  const DensePush mark{uint32_t(slots), op, 0};
   detail = std::to_string(rows.planes()) + " key plane(s) packed by their ranges into keys below " +
            std::to_string(slots) + ", the first row of each key by atomicMin into a table of one word per key" +
            (two_sided ? " (right rows set a seen word)" : "") +
            ", the kept first rows marked in a bitmap, the bitmap compacted in row order";
   rows.stages().run("set-dense",
                     std::string(to_string(kind)) + ": " + std::to_string(n) + " rows, " + std::to_string(slots) +
-                        " slots: packed keys, insert, mark, compaction",
+                        " slots: packed keys and insert (fused for the last plane), mark, compaction",
                     n, [&](VkCommandBuffer cmd) {
                       vkCmdFillBuffer(cmd, first.handle(), 0, VK_WHOLE_SIZE, DISTINCT_HASH_EMPTY);
                       if (two_sided) vkCmdFillBuffer(cmd, seen.handle(), 0, VK_WHOLE_SIZE, 0);
                       vkCmdFillBuffer(cmd, bits.handle(), 0, VK_WHOLE_SIZE, 0);
-                      rows.record_packed_keys(cmd, packing, keys);
+                      device.barrier(cmd);  // the fills before the atomics
+                      rows.record_dense_insert(cmd, packing, keys, first, two_sided ? seen : first, op);
                       device.barrier(cmd);
-                      device.dispatch_ranges(cmd, device.pipeline("set_dense_insert", 5, sizeof(DensePush), true),
-                                             bindings, &insert, groups_of(n));
-                      device.barrier(cmd);
-                      device.dispatch_ranges(cmd, device.pipeline("set_dense_mark", 5, sizeof(DensePush), true),
-                                             bindings, &mark, groups_of(slots));
+                      device.dispatch_ranges(cmd, device.pipeline("set_dense_mark", 3, sizeof(DensePush), true),
+                                             {whole(first), whole(two_sided ? seen : first), whole(bits)}, &mark,
+                                             groups_of(slots));
                       device.barrier(cmd);
                       CompactOutputs out;
                       out.ids = {&ids, 0, capacity * 4};
