@@ -132,9 +132,12 @@ class RowSorter {
                                               " rows (one storage binding)");
     perm_ = device.create_buffer(padded_bytes(n_), MemoryKind::Device);
     keys_ = device.create_buffer(padded_bytes(n_), MemoryKind::Device);
-    // Sides without NULL flags of a column that has them on the other side read zeros.
-    zeros_ = device.create_buffer(padded_bytes(std::max(input.left_rows, input.right_rows)), MemoryKind::Device);
-    device.submit([&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, zeros_.handle(), 0, VK_WHOLE_SIZE, 0); });
+    // Sides without NULL flags of a column that has them on the other side read zeros (only made when
+    // a column has NULLs; else the NULL bindings are never read and bind perm).
+    if (std::any_of(input.columns.begin(), input.columns.end(), has_nulls)) {
+      zeros_ = device.create_buffer(padded_bytes(std::max(input.left_rows, input.right_rows)), MemoryKind::Device);
+      device.submit([&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, zeros_.handle(), 0, VK_WHOLE_SIZE, 0); });
+    }
     if (input.all || n_ == 0) return;
     device.upload(perm_, input.ids.data(), n_ * 4);
   }
@@ -298,11 +301,12 @@ class RowSorter {
                     uint32_t op = 0) {
     const RowColumn& col = input_.columns[plane.column];
     const bool nulls = has_nulls(col);
+    const Buffer& zeros = zeros_.handle() ? zeros_ : perm_;
     auto side = [&](const PlaneSource& s, bool present) {
-      if (!present) return std::array<BufferRange, 3>{whole(*col.left.word0), whole(*col.left.word0), whole(zeros_)};
-      const Buffer& w0 = plane.kind == ROW_KEY_NULL ? (s.nulls ? *s.nulls : zeros_) : *s.word0;
+      if (!present) return std::array<BufferRange, 3>{whole(*col.left.word0), whole(*col.left.word0), whole(zeros)};
+      const Buffer& w0 = plane.kind == ROW_KEY_NULL ? (s.nulls ? *s.nulls : zeros) : *s.word0;
       return std::array<BufferRange, 3>{whole(w0), whole(s.word1 ? *s.word1 : *s.word0),
-                                        whole(s.nulls ? *s.nulls : zeros_)};
+                                        whole(s.nulls ? *s.nulls : zeros)};
     };
     const auto l = side(col.left, true), r = side(col.right, input_.right_rows > 0);
     // Before any sort of every row, the order is the identity (perm is not read).
@@ -445,8 +449,9 @@ std::vector<uint32_t> dense_set(Device& device, RowSorter& rows, SetKind kind, c
                       : kind == SetKind::Except  ? SET_OP_EXCEPT
                                                  : SET_OP_DISTINCT;
   const uint64_t capacity = std::min(n, slots);
-  // The packed keys of all but the last plane (the last one's term is added in the insert).
-  Buffer keys = device.create_buffer(rows.planes() > 1 ? padded_bytes(n) : 16, MemoryKind::Device);
+  // The packed keys of all but the last plane (the last one's term is added in the insert) go to the
+  // sorter's key buffer.
+  const Buffer& keys = rows.keys();
   Buffer first = device.create_buffer(padded_bytes(slots), MemoryKind::Device);
   Buffer seen = device.create_buffer(two_sided ? padded_bytes(slots) : 16, MemoryKind::Device);
   Buffer bits = device.create_buffer(std::max<uint64_t>(16, compact_bitmap_words(total_rows) * 4), MemoryKind::Device);
