@@ -118,8 +118,8 @@ engine::FragmentRun run_sort_fragment(FragmentEnv& env, const engine::Fragment& 
 //! skeletons do not read, operand types that differ from the result's); `why` stays empty when
 //! `node` is not of that shape.
 std::optional<engine::Fragment> claim_set(const plan::Node& node, const Catalog& catalog, std::string& why);
-//! Runs a claim_set fragment: the sort-based skeleton (vk/operators/skeletons/rows.h), the kept rows
-//! gathered on the host.
+//! Runs a claim_set fragment: the dense, hash or sort-based skeleton (vk/operators/skeletons/rows.h),
+//! the kept rows gathered on the host.
 engine::FragmentRun run_set_fragment(FragmentEnv& env, const engine::Fragment& fragment,
                                      std::vector<engine::Relation> inputs);
 

@@ -1,11 +1,14 @@
 // DISTINCT and the set operations of logical plans on the compute backend (fragments.h), by the
-// sort-based skeleton of vk/operators/skeletons/rows.h: the rows (both operands as one relation,
-// left rows first) sorted stably by all their key planes, runs of equal rows found by adjacent
-// difference, each row marked by what its run holds of each side, the marks compacted in row order.
-// So the kept rows come in the CPU engine's order (first appearances, left operand first; ALL keeps
-// the first copies) and are gathered on the host. Columns: INT, FLOAT, DATE, STRING, BIGINT and DOUBLE,
-// NULLs equal; the operands' STRING codes are moved to the output's dictionary first. A set operation
-// whose operand columns differ in type from its output (INT widened to FLOAT, ...) is refused.
+// skeletons of vk/operators/skeletons/rows.h: the key planes' ranges first; when the rows' packed keys
+// fit a dense table (DISTINCT, UNION, INTERSECT, EXCEPT), the first row of each key by atomicMin into
+// a table of one word per key; else (DISTINCT) a hash table of first rows, or the rows (both operands as
+// one relation, left rows first) sorted stably by their packed key or plane by plane, runs of equal
+// rows found by adjacent difference, each row marked by what its run holds of each side. The marks,
+// a bitmap, are compacted in row order, so the kept rows come in the CPU engine's order (first
+// appearances, left operand first; ALL keeps the first copies) and are gathered on the host. Columns:
+// INT, FLOAT, DATE, STRING, BIGINT and DOUBLE, NULLs equal; the operands' STRING codes are moved to the
+// output's dictionary first. A set operation whose operand columns differ in type from its output (INT
+// widened to FLOAT, ...) is refused.
 
 #include <chrono>
 #include <numeric>
@@ -73,8 +76,9 @@ std::optional<engine::Fragment> claim_set(const Node& node, const Catalog& catal
   std::string algorithm;
   for (const auto& child : core.children) claim_skeleton_input(*child, catalog, f.nodes, f.inputs);
   algorithm = core.kind == NodeKind::Distinct ? "DISTINCT" : skel::to_string(set_kind(core));
-  f.algorithm = "compute: sort-based " + algorithm + " of whole rows (" + std::to_string(core.schema.size()) +
-                " columns; multi-column row sort, run heads, marks, compaction)";
+  f.algorithm = "compute: " + algorithm + " of whole rows (" + std::to_string(core.schema.size()) +
+                " columns; a dense table of first rows when the key ranges allow, else hash (DISTINCT) or a row "
+                "sort with run heads; marks compacted in row order)";
   return f;
 }
 
