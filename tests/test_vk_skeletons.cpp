@@ -573,3 +573,57 @@ TEST_CASE("vk-skeletons: the dense table's limit, 2^16 slots or twice the rows, 
   }
   GFXQ_CHECK_NO_VK_MESSAGES();
 }
+
+TEST_CASE("vk-skeletons: known value ranges (column statistics) replace the range pass, exact or wider") {
+  using vk::skel::SetKind;
+  for (const auto& [nl, nr] : std::vector<std::pair<size_t, size_t>>{{1, 0}, {300, 257}, {5000, 7000}}) {
+    const uint64_t seed = 960 + nl;
+    std::mt19937_64 rng(seed);
+    CAPTURE(seed);
+    const Rows l = make_wide_rows(rng, nl, 40), r = make_wide_rows(rng, nr, 40);
+    // a (narrow), u (distinct), x (INT32 extremes: packs alone, never dense).
+    for (const std::vector<size_t>& pick : {std::vector<size_t>{0, 6}, {5}, {6}}) {
+      std::vector<std::vector<uint64_t>> keys;
+      for (size_t id = 0; id < nl + nr; ++id) {
+        std::vector<uint64_t> k;
+        for (size_t c : pick) {
+          const Column& col = (id < nl ? l : r).columns[c];
+          k.push_back(0);
+          k.push_back(uint64_t(uint32_t(col.as<int32_t>()[id < nl ? id : id - nl])));
+        }
+        keys.push_back(k);
+      }
+      for (const SetKind kind : {SetKind::Distinct, SetKind::Union, SetKind::Intersect, SetKind::IntersectAll,
+                                 SetKind::Except, SetKind::ExceptAll}) {
+        const bool distinct = kind == SetKind::Distinct;
+        for (const int32_t widen : {0, 1000}) {
+          vk::skel::RowsInput in;
+          in.columns = row_columns(l, distinct ? nullptr : &r, pick, std::vector<bool>(pick.size(), false));
+          in.left_rows = nl;
+          in.right_rows = distinct ? 0 : nr;
+          for (size_t i = 0; i < pick.size(); ++i) {
+            int64_t lo = INT32_MAX, hi = INT32_MIN;
+            for (const Rows* side : {&l, distinct ? nullptr : &r})
+              if (side)
+                for (int32_t v : side->columns[pick[i]].as<int32_t>())
+                  lo = std::min<int64_t>(lo, v), hi = std::max<int64_t>(hi, v);
+            in.columns[i].range = std::pair{int32_t(std::max<int64_t>(INT32_MIN, lo - widen)),
+                                            int32_t(std::min<int64_t>(INT32_MAX, hi + widen))};
+          }
+          std::vector<uint32_t> taking(in.left_rows + in.right_rows);
+          std::iota(taking.begin(), taking.end(), 0u);
+          std::vector<PassRecord> passes;
+          std::string how;
+          const std::string kind_name = vk::skel::to_string(kind);
+          CAPTURE(kind_name);
+          CAPTURE(pick.size());
+          CAPTURE(widen);
+          CHECK(vk::skel::set_rows(vk_device(), in, kind, passes, how) == cpu_set_rule(keys, nl, taking, kind));
+          CAPTURE(how);
+          CHECK(std::none_of(passes.begin(), passes.end(), [](const PassRecord& p) { return p.kind == "row-ranges"; }));
+        }
+      }
+    }
+  }
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}

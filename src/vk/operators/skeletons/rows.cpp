@@ -19,7 +19,8 @@ namespace {
 
 //! Push constants of row_key.comp (group_offset last, set by dispatch).
 struct KeyPush {
-  uint32_t n, left_n, kind, descending, has_nulls, first, identity, lo, stride, op, group_offset;
+  uint32_t n, left_n, kind, descending, has_nulls, first, identity, lo, stride, op, two, kind2, has_nulls2, lo2,
+      stride2, group_offset;
 };
 //! Push constants of set_dense.comp.
 struct DensePush {
@@ -108,6 +109,18 @@ Packing packing_of(const std::vector<std::pair<uint32_t, uint32_t>>& ranges) {
   return out;
 }
 
+//! The planes' key ranges from the columns' known value ranges, when every column has one (no NULLs:
+//! one plane of `v ^ 2^31` each), else nullopt.
+std::optional<std::vector<std::pair<uint32_t, uint32_t>>> known_ranges(const std::vector<RowColumn>& columns) {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (const RowColumn& c : columns) {
+    if (!c.range || has_nulls(c) || (c.type != Type::Int32 && c.type != Type::Date && c.type != Type::String))
+      return std::nullopt;
+    out.emplace_back(uint32_t(c.range->first) ^ 0x80000000u, uint32_t(c.range->second) ^ 0x80000000u);
+  }
+  return out;
+}
+
 //! Whether packed keys of `packing` fit 32 bits.
 bool packs(const Packing& packing) {
   return packing.slots <= (uint64_t(1) << 32);
@@ -183,16 +196,17 @@ class RowSorter {
   }
 
   //! Records the dense insert of the rows' packed keys (row_key.comp's ROW_INSERT) into `first` and
-  //! `seen` (op: SET_OP_*); `keys` holds the packed keys of all but the last plane in between.
+  //! `seen` (op: SET_OP_*): the terms of the planes before the last two packed into `keys`, then the
+  //! last two planes' terms and the insert in one pass.
   void record_dense_insert(VkCommandBuffer cmd, const Packing& packing, const Buffer& keys, const Buffer& first,
                            const Buffer& seen, uint32_t op) {
-    const size_t last = planes_.size() - 1;
-    for (size_t p = 0; p < last; ++p) {
+    const size_t planes = planes_.size(), a = planes >= 2 ? planes - 2 : 0;
+    for (size_t p = 0; p < a; ++p) {
       record_plane(cmd, planes_[p], KeyMode::Pack, false, keys, p == 0, packing.digits[p]);
       device_.barrier(cmd);
     }
-    record_plane(cmd, planes_[last], KeyMode::Insert, false, keys, last == 0, packing.digits[last],
-                 {whole(first), whole(seen)}, op);
+    Insert insert{&first, &seen, op, planes >= 2 ? &planes_[planes - 1] : nullptr, packing.digits[planes - 1]};
+    record_plane(cmd, planes_[a], KeyMode::Insert, false, keys, a == 0, packing.digits[a], &insert);
   }
 
   //! Sorts perm by the packed keys (one radix sort of (packed key, row id) pairs); keys() then holds
@@ -295,36 +309,60 @@ class RowSorter {
 
   //! Records one row_key.comp dispatch of `mode` for `plane` over the n rows (`first`: ROW_HEADS and
   //! ROW_PACK's first plane, ROW_RANGE's plane index; `digit`: ROW_PACK's).
-  //! ROW_INSERT: `tables` are its bindings 8 and 9, `op` its operation.
-  void record_plane(VkCommandBuffer cmd, const Plane& plane, KeyMode mode, bool descending, const Buffer& out,
-                    uint32_t first = 0, Digit digit = {}, const std::vector<BufferRange>& tables = {},
-                    uint32_t op = 0) {
+  //! ROW_INSERT's tables, operation and second plane (none: one plane).
+  struct Insert {
+    const Buffer* first = nullptr;
+    const Buffer* seen = nullptr;
+    uint32_t op = 0;
+    const Plane* second = nullptr;
+    Digit digit;
+  };
+
+  //! The bindings of a plane's column words: left word 0, word 1, NULL flags, then the right ones.
+  std::vector<BufferRange> column_ranges(const Plane& plane) const {
     const RowColumn& col = input_.columns[plane.column];
-    const bool nulls = has_nulls(col);
     const Buffer& zeros = zeros_.handle() ? zeros_ : perm_;
-    auto side = [&](const PlaneSource& s, bool present) {
-      if (!present) return std::array<BufferRange, 3>{whole(*col.left.word0), whole(*col.left.word0), whole(zeros)};
+    auto side = [&](const PlaneSource& s, bool present, std::vector<BufferRange>& out) {
+      if (!present) {
+        out.insert(out.end(), {whole(*col.left.word0), whole(*col.left.word0), whole(zeros)});
+        return;
+      }
       const Buffer& w0 = plane.kind == ROW_KEY_NULL ? (s.nulls ? *s.nulls : zeros) : *s.word0;
-      return std::array<BufferRange, 3>{whole(w0), whole(s.word1 ? *s.word1 : *s.word0),
-                                        whole(s.nulls ? *s.nulls : zeros)};
+      out.insert(out.end(), {whole(w0), whole(s.word1 ? *s.word1 : *s.word0), whole(s.nulls ? *s.nulls : zeros)});
     };
-    const auto l = side(col.left, true), r = side(col.right, input_.right_rows > 0);
+    std::vector<BufferRange> out;
+    side(col.left, true, out);
+    side(col.right, input_.right_rows > 0, out);
+    return out;
+  }
+
+  //! Records one row_key.comp dispatch of `mode` for `plane` over the n rows (`first`: ROW_HEADS and
+  //! ROW_PACK's first plane, ROW_RANGE's plane index; `digit`: ROW_PACK's and ROW_INSERT's; `insert`:
+  //! ROW_INSERT's tables).
+  void record_plane(VkCommandBuffer cmd, const Plane& plane, KeyMode mode, bool descending, const Buffer& out,
+                    uint32_t first = 0, Digit digit = {}, const Insert* insert = nullptr) {
+    const bool nulls = has_nulls(input_.columns[plane.column]);
+    const Insert none;
+    const Insert& ins = insert ? *insert : none;
+    const bool nulls2 = ins.second && has_nulls(input_.columns[ins.second->column]);
     // Before any sort of every row, the order is the identity (perm is not read).
     const bool identity = input_.all && mode != KeyMode::Keys && mode != KeyMode::Heads;
-    const KeyPush push{uint32_t(n_),
-                       uint32_t(input_.left_rows),
-                       plane.kind,
-                       descending ? 1u : 0u,
-                       nulls ? 1u : 0u,
-                       first,
-                       identity ? 1u : 0u,
-                       digit.lo,
-                       digit.stride,
-                       op,
-                       0};
+    const KeyPush push{uint32_t(n_),         uint32_t(input_.left_rows),
+                       plane.kind,           descending ? 1u : 0u,
+                       nulls ? 1u : 0u,      first,
+                       identity ? 1u : 0u,   digit.lo,
+                       digit.stride,         ins.op,
+                       ins.second ? 1u : 0u, ins.second ? ins.second->kind : 0u,
+                       nulls2 ? 1u : 0u,     ins.digit.lo,
+                       ins.digit.stride,     0};
     static constexpr const char* kNames[] = {"row_key", "row_heads", "row_range", "row_pack", "row_insert"};
-    std::vector<BufferRange> ranges{whole(perm_), l[0], l[1], l[2], r[0], r[1], r[2], whole(out)};
-    ranges.insert(ranges.end(), tables.begin(), tables.end());
+    std::vector<BufferRange> ranges{whole(perm_)};
+    for (const BufferRange& r : column_ranges(plane)) ranges.push_back(r);
+    ranges.push_back(whole(out));
+    if (mode == KeyMode::Insert) {
+      ranges.insert(ranges.end(), {whole(*ins.first), whole(*ins.seen)});
+      for (const BufferRange& r : column_ranges(ins.second ? *ins.second : plane)) ranges.push_back(r);
+    }
     device_.dispatch_ranges(cmd, device_.pipeline(kNames[int(mode)], uint32_t(ranges.size()), sizeof(KeyPush), true),
                             ranges, &push, groups_of(n_));
   }
@@ -568,7 +606,10 @@ std::vector<uint32_t> set_rows(Device& device, const RowsInput& input, SetKind k
   std::optional<Packing> packing;
   if (forced == DistinctAlgorithm::Dense || forced == DistinctAlgorithm::Auto ||
       (forced == DistinctAlgorithm::Sort && options.pack))
-    packing = packing_of(sorter.ranges());
+    if (const auto known = known_ranges(input.columns))
+      packing = packing_of(*known);
+    else
+      packing = packing_of(sorter.ranges());
   const uint64_t dense_limit = dense_slots_limit(device, input.count());
   if (forced == DistinctAlgorithm::Dense || (forced == DistinctAlgorithm::Auto && dense_kind)) {
     const bool fits = packs(*packing) && packing->slots <= dense_limit;

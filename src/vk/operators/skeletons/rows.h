@@ -28,7 +28,9 @@
 //! output order (first appearances; ALL keeps the first copies).
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gfxq/result.h"
@@ -50,6 +52,10 @@ struct RowColumn {
   PlaneSource left;         //!< its words in the (left) rows
   PlaneSource right;        //!< its words in the right operand's rows (set operations only)
   bool descending = false;  //!< sort order (DESC: NULLs last)
+  //! INT, DATE, STRING without NULLs: bounds of its values on both sides when known (column
+  //! statistics), so that DISTINCT and the set operations run no pass for its key range. They must
+  //! hold every value of the rows taking part (a superset is fine); the result is undefined otherwise.
+  std::optional<std::pair<int32_t, int32_t>> range;
 };
 
 //! Rows to sort or compare: row ids 0 .. left_rows - 1 read the left sources, left_rows ..
