@@ -103,6 +103,8 @@ Packing packing_of(const std::vector<std::pair<uint32_t, uint32_t>>& ranges) {
   constexpr uint64_t kCap = uint64_t(1) << 63;
   for (size_t p = ranges.size(); p-- > 0;) {
     const uint64_t width = uint64_t(ranges[p].second) - ranges[p].first + 1;
+    // A weight past 32 bits belongs to keys that do not pack (or to a plane of width 1, whose
+    // digit is 0): it is never used.
     out.digits[p] = {ranges[p].first, uint32_t(out.slots <= UINT32_MAX ? out.slots : 0)};
     out.slots = out.slots > kCap / width ? kCap : out.slots * width;
   }
@@ -307,8 +309,6 @@ class RowSorter {
     return args;
   }
 
-  //! Records one row_key.comp dispatch of `mode` for `plane` over the n rows (`first`: ROW_HEADS and
-  //! ROW_PACK's first plane, ROW_RANGE's plane index; `digit`: ROW_PACK's).
   //! ROW_INSERT's tables, operation and second plane (none: one plane).
   struct Insert {
     const Buffer* first = nullptr;
@@ -605,11 +605,10 @@ std::vector<uint32_t> set_rows(Device& device, const RowsInput& input, SetKind k
   // DISTINCT or an unpacked forced sort).
   std::optional<Packing> packing;
   if (forced == DistinctAlgorithm::Dense || forced == DistinctAlgorithm::Auto ||
-      (forced == DistinctAlgorithm::Sort && options.pack))
-    if (const auto known = known_ranges(input.columns))
-      packing = packing_of(*known);
-    else
-      packing = packing_of(sorter.ranges());
+      (forced == DistinctAlgorithm::Sort && options.pack)) {
+    const auto known = known_ranges(input.columns);
+    packing = packing_of(known ? *known : sorter.ranges());
+  }
   const uint64_t dense_limit = dense_slots_limit(device, input.count());
   if (forced == DistinctAlgorithm::Dense || (forced == DistinctAlgorithm::Auto && dense_kind)) {
     const bool fits = packs(*packing) && packing->slots <= dense_limit;
