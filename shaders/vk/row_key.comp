@@ -3,7 +3,8 @@
 // heads of runs of equal rows in that order (ROW_HEADS: heads[i] = 1 when row perm[i] differs from
 // row perm[i - 1] in this plane, OR-ed into what earlier planes found; `first` starts the heads with
 // row 0 alone), or the plane's range (ROW_RANGE: out[2 first] = min and out[2 first + 1] = max of the
-// keys, atomically into words filled with 0xffffffff and 0 before), or one term of the rows' packed
+// keys, atomically into words filled with 0xffffffff and 0 before; ROW_RANGE_ROWS positions per
+// invocation), or one term of the rows' packed
 // keys (ROW_PACK: out[i] = (first ? 0 : out[i]) + (key - lo) * stride, the planes' keys as digits of a
 // mixed radix number below 2^32, most significant plane first, so equal rows, and only they, have
 // equal packed keys, in the rows' order), or the last one or two planes' terms and the dense insert
@@ -117,6 +118,40 @@ DEFINE_PLANE_KEY(plane_key, l0, l1, lnull, r0, r1, rnull, pc.kind, pc.has_nulls)
 DEFINE_PLANE_KEY(plane_key2, l0b, l1b, lnullb, r0b, r1b, rnullb, pc.kind2, pc.has_nulls2)
 #endif
 
+#if defined(ROW_RANGE)
+shared uint wg_lo[SKELETON_WG / 8u], wg_hi[SKELETON_WG / 8u];
+
+// Workgroup g takes the ROW_RANGE_ROWS * SKELETON_WG positions from g * ROW_RANGE_ROWS * SKELETON_WG
+// (invocation t those at t, t + SKELETON_WG, ...), reduces them by subgroup and shared memory, and
+// one invocation reads the result words and makes an atomic only where it would change them: few
+// accesses to the two words, whatever n.
+void main() {
+  const uint base = (gl_WorkGroupID.x + pc.group_offset) * (SKELETON_WG * ROW_RANGE_ROWS) + gl_LocalInvocationIndex;
+  uint lo = 0xffffffffu, hi = 0u;
+  for (uint j = 0u; j < ROW_RANGE_ROWS; ++j) {
+    const uint i = base + j * SKELETON_WG;
+    if (i >= pc.n) break;
+    const uint k = plane_key(pc.identity != 0u ? i : perm[i]);
+    lo = min(lo, k);
+    hi = max(hi, k);
+  }
+  lo = subgroupMin(lo);
+  hi = subgroupMax(hi);
+  if (subgroupElect()) {
+    wg_lo[gl_SubgroupID] = lo;
+    wg_hi[gl_SubgroupID] = hi;
+  }
+  barrier();
+  if (gl_LocalInvocationIndex != 0u) return;
+  for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+    lo = min(lo, wg_lo[s]);
+    hi = max(hi, wg_hi[s]);
+  }
+  if (lo > hi) return;  // no rows
+  if (out_words[2u * pc.first] > lo) atomicMin(out_words[2u * pc.first], lo);
+  if (out_words[2u * pc.first + 1u] < hi) atomicMax(out_words[2u * pc.first + 1u], hi);
+}
+#else
 void main() {
   const uint i = (gl_WorkGroupID.x + pc.group_offset) * SKELETON_WG + gl_LocalInvocationIndex;
   if (i >= pc.n) return;
@@ -125,13 +160,6 @@ void main() {
   uint head = pc.first != 0u ? (i == 0u ? 1u : 0u) : out_words[i];
   if (i > 0u && head == 0u && plane_key(row) != plane_key(pc.identity != 0u ? i - 1u : perm[i - 1u])) head = 1u;
   out_words[i] = head;
-#elif defined(ROW_RANGE)
-  const uint k = plane_key(row);
-  const uint lo = subgroupMin(k), hi = subgroupMax(k);
-  if (subgroupElect()) {
-    if (out_words[2u * pc.first] > lo) atomicMin(out_words[2u * pc.first], lo);
-    if (out_words[2u * pc.first + 1u] < hi) atomicMax(out_words[2u * pc.first + 1u], hi);
-  }
 #elif defined(ROW_PACK)
   const uint term = (plane_key(row) - pc.lo) * pc.stride;
   out_words[i] = pc.first != 0u ? term : out_words[i] + term;
@@ -153,3 +181,4 @@ void main() {
   out_words[i] = plane_key(row);
 #endif
 }
+#endif

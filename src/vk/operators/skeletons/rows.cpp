@@ -363,8 +363,11 @@ class RowSorter {
       ranges.insert(ranges.end(), {whole(*ins.first), whole(*ins.seen)});
       for (const BufferRange& r : column_ranges(ins.second ? *ins.second : plane)) ranges.push_back(r);
     }
+    const uint32_t groups = mode == KeyMode::Range
+                                ? uint32_t(prim::div_up(std::max<uint64_t>(n_, 1), SKELETON_WG * ROW_RANGE_ROWS))
+                                : groups_of(n_);
     device_.dispatch_ranges(cmd, device_.pipeline(kNames[int(mode)], uint32_t(ranges.size()), sizeof(KeyPush), true),
-                            ranges, &push, groups_of(n_));
+                            ranges, &push, groups);
   }
 
   Device& device_;
