@@ -8,13 +8,18 @@
 //     row (the gather primitive): reads ids and values, writes the two output columns;
 //   compute.sort_rows_2keys: ORDER BY a, b DESC of the two int32 columns below (multi-column row
 //     sort: 2 key planes, two radix sorts of pairs); compare with compute.sort_pairs (one plane);
-//   compute.distinct_rows (the rule's pick: hash), compute.distinct_rows_sort (sort-based forced),
-//     compute.intersect_rows, compute.except_all_rows, compute.union_rows: rows of two int32 columns (a in [0,
-//     rows/16), b in [0, 4): about rows/4 distinct rows; each operand of a set operation has `rows` rows), by the
-//     sort-based skeleton. Time = the sum of the stages' GPU timestamps, best of env.repeats after 1 s of back-to-back
-//     runs; the note gives the share of the copy bandwidth of the input + output bytes including and excluding the sort
-//     (the hash DISTINCT has no sort: both figures are its one stage) (goal >= 0.72 excluding it) and each stage. The
-//     kept row ids are checked against a host set.
+//   compute.distinct_rows (the rule's pick: the dense table), compute.distinct_rows_nostats (the same without
+//     column statistics: the key ranges' pass and its download run first), compute.distinct_rows_hash (hash forced),
+//     compute.distinct_rows_sort (sort-based forced: one sort of packed keys), compute.union_rows,
+//     compute.intersect_rows (the rule's pick: dense), compute.intersect_rows_nostats, compute.intersect_rows_sort
+//     (sort forced), compute.except_all_rows (sort-based: the ALL variants always sort): rows of two int32 columns (a
+//     in [0, rows/16), b in [0, 4): about rows/4 distinct rows; each operand of a set operation has `rows` rows), with
+//     the columns' min and max given as statistics (as the engine's column facts) but in the _nostats and hash
+//     cases. Time = the sum of the
+//     stages' GPU timestamps (the key ranges' stage included), best of env.repeats after 1 s of back-to-back runs; the
+//     note gives the share of the copy bandwidth of the input + output bytes including and excluding the sort (the
+//     row-ids and row-sort stages; the dense and hash variants have none) (goal >= 0.72 excluding it) and each stage.
+//     The kept row ids are checked against a host set.
 // Peers: bench/peers.py's peer.torch.distinct_rows / intersect_rows (torch.unique, torch.isin) on the
 // same distribution.
 #include <algorithm>
@@ -126,7 +131,8 @@ void check_size(uint64_t rows) {
     throw Error(ErrorCode::Unsupported, "the skeleton cases are sized for up to 2^26 rows (their host check)");
 }
 
-Measurement set_case(Env& env, uint64_t rows, vk::skel::SetKind kind, vk::skel::DistinctAlgorithm algorithm) {
+Measurement set_case(Env& env, uint64_t rows, vk::skel::SetKind kind, vk::skel::DistinctAlgorithm algorithm,
+                     bool statistics) {
   check_size(rows);
   vk::Device& device = device_of(env);
   const bool distinct = kind == vk::skel::SetKind::Distinct;
@@ -144,6 +150,16 @@ Measurement set_case(Env& env, uint64_t rows, vk::skel::SetKind kind, vk::skel::
     if (!distinct) c.right.word0 = r;
     in.columns.push_back(c);
   }
+  // Column statistics (as the engine's column facts): each column's min and max over both operands.
+  if (statistics)
+    for (size_t k = 0; k < 2; ++k) {
+      const auto& lv = k ? lb : la;
+      const auto& rv = k ? rb : ra;
+      uint32_t lo = UINT32_MAX, hi = 0;
+      for (const auto* v : {&lv, &rv})
+        for (uint32_t x : *v) lo = std::min(lo, x), hi = std::max(hi, x);
+      if (lo <= hi) in.columns[k].range = std::pair{int32_t(lo), int32_t(hi)};
+    }
   const uint64_t input_bytes = 8 * (in.left_rows + in.right_rows);
   const CopyReference copy(device, input_bytes / 8);
   const double copy_s = best_seconds(env, [&](VkCommandBuffer cmd) { copy.record(device, cmd); });
@@ -152,7 +168,7 @@ Measurement set_case(Env& env, uint64_t rows, vk::skel::SetKind kind, vk::skel::
   auto run = [&](std::vector<PassRecord>& passes) {
     std::string how;
     vk::skel::SkeletonOptions options;
-    options.distinct = algorithm;
+    (distinct ? options.distinct : options.set) = algorithm;
     ids = vk::skel::set_rows(device, in, kind, passes, how, options);
     return how;
   };
@@ -171,7 +187,8 @@ Measurement set_case(Env& env, uint64_t rows, vk::skel::SetKind kind, vk::skel::
     std::map<std::string, double> st;
     for (const auto& p : passes) {
       total += p.gpu_ms.value_or(0) / 1e3;
-      if (p.kind == "set-marks" || p.kind == "distinct-hash") marks += p.gpu_ms.value_or(0) / 1e3;
+      if (p.kind != "row-ids" && p.kind != "row-sort" && p.kind != "row-sort-fallback")
+        marks += p.gpu_ms.value_or(0) / 1e3;
       st[p.kind] += p.gpu_ms.value_or(0);
     }
     if (total < best) best = total, best_marks = marks, how = h, stages = st;
@@ -198,7 +215,7 @@ Measurement set_case(Env& env, uint64_t rows, vk::skel::SetKind kind, vk::skel::
   char buf[320];
   std::snprintf(buf, sizeof buf,
                 "; %zu rows kept%s; %.4f ms in all (%.3f of the copy bandwidth for the %llu input + output bytes), "
-                "%.4f ms excluding the sort (%.3f; the hash DISTINCT: its one stage); GPU stages:",
+                "%.4f ms excluding the sort (%.3f); GPU stages:",
                 ids.size(), ok ? " (checked)" : " (WRONG)", best * 1e3, (double(bytes) / best) / bw_copy,
                 static_cast<unsigned long long>(bytes), best_marks * 1e3, (double(bytes) / best_marks) / bw_copy);
   std::string note = how + buf;
@@ -257,14 +274,19 @@ const bool registered = [] {
   Registrar{{"compute.project_columns", "compute", "compute.ceiling_copy", false, project_case}};
   using vk::skel::SetKind;
   using vk::skel::DistinctAlgorithm;
-  for (const auto& [name, kind, algorithm] :
-       {std::tuple{"compute.distinct_rows", SetKind::Distinct, DistinctAlgorithm::Auto},
-        std::tuple{"compute.distinct_rows_sort", SetKind::Distinct, DistinctAlgorithm::Sort},
-        std::tuple{"compute.union_rows", SetKind::Union, DistinctAlgorithm::Auto},
-        std::tuple{"compute.intersect_rows", SetKind::Intersect, DistinctAlgorithm::Auto},
-        std::tuple{"compute.except_all_rows", SetKind::ExceptAll, DistinctAlgorithm::Auto}})
-    Registrar{{name, "compute", "compute.ceiling_copy", false,
-               [kind, algorithm](Env& e, uint64_t n) { return set_case(e, n, kind, algorithm); }}};
+  for (const auto& [name, kind, algorithm, statistics] :
+       {std::tuple{"compute.distinct_rows", SetKind::Distinct, DistinctAlgorithm::Auto, true},
+        std::tuple{"compute.distinct_rows_nostats", SetKind::Distinct, DistinctAlgorithm::Auto, false},
+        std::tuple{"compute.distinct_rows_hash", SetKind::Distinct, DistinctAlgorithm::Hash, false},
+        std::tuple{"compute.distinct_rows_sort", SetKind::Distinct, DistinctAlgorithm::Sort, true},
+        std::tuple{"compute.union_rows", SetKind::Union, DistinctAlgorithm::Auto, true},
+        std::tuple{"compute.intersect_rows", SetKind::Intersect, DistinctAlgorithm::Auto, true},
+        std::tuple{"compute.intersect_rows_nostats", SetKind::Intersect, DistinctAlgorithm::Auto, false},
+        std::tuple{"compute.intersect_rows_sort", SetKind::Intersect, DistinctAlgorithm::Sort, true},
+        std::tuple{"compute.except_all_rows", SetKind::ExceptAll, DistinctAlgorithm::Auto, true}})
+    Registrar{{name, "compute", "compute.ceiling_copy", false, [kind, algorithm, statistics](Env& e, uint64_t n) {
+                 return set_case(e, n, kind, algorithm, statistics);
+               }}};
   return true;
 }();
 

@@ -4,6 +4,7 @@
 // NaN payloads included, so the kept copies and tie orders are the CPU's); seeds are logged.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 
@@ -215,4 +216,40 @@ TEST_CASE("engine-compute-set-ops: a right operand that is a Project of columns 
   for (const char* op : {"UNION", "UNION ALL", "INTERSECT", "EXCEPT", "EXCEPT ALL"})
     check_sql(engine(), std::string("SELECT a FROM t ") + op + " SELECT x FROM u ORDER BY 1", c, op);
   check_sql(engine(), "SELECT a, b FROM t UNION SELECT y, x FROM u ORDER BY 1, 2", c, "two columns, swapped");
+}
+
+TEST_CASE("engine-compute-set-ops: INT and DATE ranges from the column facts, so no range pass, as the CPU engine") {
+  const std::vector<std::pair<size_t, size_t>> sizes{{0, 3}, {1, 1}, {300, 257}, {5000, 4000}};
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const uint64_t seed = 320 + i;
+    std::mt19937_64 rng(seed);
+    Catalog c;
+    c.add("l", skeleton_table(rng, sizes[i].first, 50, false, 0));
+    c.add("r", skeleton_table(rng, sizes[i].second, 50, false, 1));
+    const std::string what = "seed " + std::to_string(seed);
+    auto ranges_run = [](const Result& r) {
+      return std::count_if(r.report.passes.begin(), r.report.passes.end(),
+                           [](const PassRecord& p) { return p.kind == "row-ranges"; });
+    };
+    for (const std::string op : {"UNION", "INTERSECT", "EXCEPT", "EXCEPT ALL"}) {
+      // a, b, d: INT and DATE Scan columns without NULLs (facts; b's through a WHERE on the device).
+      const Result r = check_sql(engine(), "SELECT a, d FROM l " + op + " SELECT a, d FROM r", c, what + ", " + op);
+      on_compute(r, "SetOp");
+      CHECK_MESSAGE(ranges_run(r) == 0, r.report.text());
+      const Result w =
+          check_sql(engine(), "SELECT b, a FROM l WHERE a > 3 " + op + " SELECT b, a FROM r", c, what + ", WHERE");
+      CHECK_MESSAGE(ranges_run(w) == 0, w.report.text());
+      // A FLOAT column has no facts: its range is found on the device (when the operation runs at all).
+      const Result f = check_sql(engine(), "SELECT a, f FROM l " + op + " SELECT a, f FROM r", c, what + ", FLOAT");
+      if (sizes[i].first + sizes[i].second > 0 && op != "EXCEPT ALL")
+        CHECK_MESSAGE(ranges_run(f) == 1, f.report.text());
+    }
+    const Result d = check_sql(engine(), "SELECT DISTINCT d, a FROM l", c, what + ", DISTINCT");
+    CHECK_MESSAGE(ranges_run(d) == 0, d.report.text());
+    if (sizes[i].first > 0) {
+      const auto* n = test::plan_node(d, "Distinct");
+      REQUIRE(n);
+      CHECK_MESSAGE(n->algorithm.find("dense DISTINCT") != std::string::npos, n->algorithm);
+    }
+  }
 }

@@ -35,6 +35,8 @@ vk::Buffer upload_words(const std::vector<uint32_t>& w) {
   return b;
 }
 
+Rows device_rows(std::vector<Column> columns);
+
 // `n` rows of INT (few values), FLOAT (with -0.0, NaN payloads, ±inf), BIGINT (extremes), DOUBLE
 // (-0.0, NaN) and DATE; NULLs in every 5th row of the last two when `nulls`.
 Rows make_rows(std::mt19937_64& rng, size_t n, int range, bool nulls) {
@@ -69,6 +71,14 @@ Rows make_rows(std::mt19937_64& rng, size_t n, int range, bool nulls) {
       r.columns[c].nulls.assign(n, 0);
       for (size_t i = 0; i < n; i += 5) r.columns[c].nulls[i] = 1;
     }
+  return device_rows(std::move(r.columns));
+}
+
+//! The device words of `columns`.
+Rows device_rows(std::vector<Column> columns) {
+  Rows r;
+  r.columns = std::move(columns);
+  const size_t n = r.columns.empty() ? 0 : r.columns[0].size();
   r.buffers.reserve(3 * r.columns.size());
   for (const Column& c : r.columns) {
     std::vector<uint32_t> lo(n), hi(n), fl(n);
@@ -371,10 +381,249 @@ TEST_CASE("vk-skeletons: hash DISTINCT equals the sort-based DISTINCT and the CP
           CHECK_THROWS_AS(vk::skel::set_rows(vk_device(), in, vk::skel::SetKind::Distinct, passes, how, hash_opt),
                           Error);
         }
+        // The rule: dense when the key ranges allow (dense_set_test below), else hash within its limits.
         CHECK(vk::skel::set_rows(vk_device(), in, vk::skel::SetKind::Distinct, passes, how) == cpu);
-        CHECK(how.find(hashable ? "hash DISTINCT (rule" : "rule: not hashed") != std::string::npos);
+        if (how.rfind("dense DISTINCT (rule", 0) != 0) {
+          CHECK(how.find("rule: not dense") != std::string::npos);
+          CHECK(how.find(hashable ? "hash DISTINCT (rule" : "rule: not hashed") != std::string::npos);
+        }
       }
     }
     GFXQ_CHECK_NO_VK_MESSAGES();
   }
+}
+
+namespace {
+
+// The CPU engine's rule (cpu/exec/set_ops.cpp) on whole-row keys: `keys` of every row id (left ids
+// below nl), `taking` the ascending ids taking part.
+std::vector<uint32_t> cpu_set_rule(const std::vector<std::vector<uint64_t>>& keys, size_t nl,
+                                   const std::vector<uint32_t>& taking, vk::skel::SetKind kind) {
+  using vk::skel::SetKind;
+  std::map<std::vector<uint64_t>, uint64_t> right_count, used;
+  for (uint32_t id : taking)
+    if (id >= nl) ++right_count[keys[id]];
+  std::vector<uint32_t> want;
+  for (uint32_t id : taking) {
+    if (id >= nl && kind != SetKind::Union && kind != SetKind::Distinct) break;
+    const uint64_t in_right = right_count.count(keys[id]) ? right_count[keys[id]] : 0;
+    uint64_t& u = used[keys[id]];
+    bool keep = false;
+    if (kind == SetKind::Distinct || kind == SetKind::Union) keep = u == 0;
+    if (kind == SetKind::Intersect) keep = u == 0 && in_right > 0;
+    if (kind == SetKind::Except) keep = u == 0 && in_right == 0;
+    if (kind == SetKind::IntersectAll) keep = u < in_right;
+    if (kind == SetKind::ExceptAll) keep = u >= in_right;
+    ++u;
+    if (keep) want.push_back(id);
+  }
+  return want;
+}
+
+// make_rows' columns and two more INTs: x of extremes (INT32_MIN and INT32_MAX in rows 0 and 1) and
+// u of distinct values i - n / 2.
+Rows make_wide_rows(std::mt19937_64& rng, size_t n, int range) {
+  std::vector<Column> cols = make_rows(rng, n, range, true).columns;
+  const int32_t extremes[] = {INT32_MIN, INT32_MIN + 1, -1, 0, 1, INT32_MAX - 1, INT32_MAX};
+  std::vector<int32_t> x(n), u(n);
+  for (size_t i = 0; i < n; ++i) {
+    x[i] = i == 0 ? INT32_MIN : i == 1 ? INT32_MAX : extremes[rng() % 7];
+    u[i] = int32_t(i) - int32_t(n / 2);
+  }
+  cols.push_back(Column::ints("x", x));
+  cols.push_back(Column::ints("u", u));
+  return device_rows(std::move(cols));
+}
+
+}  // namespace
+
+TEST_CASE("vk-skeletons: dense and packed DISTINCT and set operations equal the CPU rule, forced and by the rule") {
+  using vk::skel::DistinctAlgorithm;
+  using vk::skel::SetKind;
+  const std::vector<std::pair<size_t, size_t>> sizes{{0, 0},     {1, 0},     {0, 1},       {1, 1},
+                                                     {255, 257}, {256, 256}, {4097, 4095}, {20000, 12000}};
+  // Columns: 0 a, 1 f (-0.0, NaN), 2 big (extremes), 3 dbl (NULLs), 4 d (NULLs), 5 x (INT32
+  // extremes), 6 u (distinct). Dense: {0}, {6}, {4, 0} when narrow; packed, not dense: {5}, {1};
+  // not packed (wide keys, one sort per plane): {2, 0}.
+  const std::vector<std::vector<size_t>> picks{{0}, {6}, {4, 0}, {5}, {1}, {2, 0}, {0, 1, 4}};
+  for (size_t s = 0; s < sizes.size(); ++s) {
+    const uint64_t seed = 900 + s;
+    std::mt19937_64 rng(seed);
+    const auto [nl, nr] = sizes[s];
+    const int range = s % 3 == 0 ? 1 : s % 3 == 1 ? 4 : 300;  // 1: all rows equal (but x, u)
+    const Rows l = make_wide_rows(rng, nl, range), r = make_wide_rows(rng, nr, range);
+    for (const std::vector<size_t>& pick : picks) {
+      std::vector<cpu::CellKeys> lkeys, rkeys;
+      for (size_t c : pick)
+        lkeys.push_back(cpu::cell_keys(l.columns[c])), rkeys.push_back(cpu::cell_keys(r.columns[c]));
+      std::vector<std::vector<uint64_t>> keys;
+      for (size_t id = 0; id < nl + nr; ++id) {
+        const std::vector<cpu::CellKeys>& side = id < nl ? lkeys : rkeys;
+        const size_t row = id < nl ? id : id - nl;
+        std::vector<uint64_t> k;
+        for (const cpu::CellKeys& ck : side) {
+          k.push_back(ck.is_null(row));
+          k.push_back(ck.is_null(row) ? 0 : ck.key[row]);
+        }
+        keys.push_back(k);
+      }
+      for (const SetKind kind : {SetKind::Distinct, SetKind::Union, SetKind::Intersect, SetKind::IntersectAll,
+                                 SetKind::Except, SetKind::ExceptAll}) {
+        const bool distinct = kind == SetKind::Distinct;
+        const bool all_kind = kind == SetKind::IntersectAll || kind == SetKind::ExceptAll;
+        for (const bool all : {true, false}) {
+          if (!all && s % 2 == 0) continue;  // selections on every other size
+          vk::skel::RowsInput in;
+          in.columns = row_columns(l, distinct ? nullptr : &r, pick, std::vector<bool>(pick.size(), false));
+          in.left_rows = nl;
+          in.right_rows = distinct ? 0 : nr;
+          in.all = all;
+          std::vector<uint32_t> taking;
+          for (uint32_t id = 0; id < in.left_rows + in.right_rows; ++id)
+            if (all || id % 3 != 1) taking.push_back(id);
+          if (!all) in.ids = taking;
+          const std::vector<uint32_t> want = cpu_set_rule(keys, nl, taking, kind);
+          for (const DistinctAlgorithm algorithm :
+               {DistinctAlgorithm::Auto, DistinctAlgorithm::Sort, DistinctAlgorithm::Dense}) {
+            for (const bool pack : {true, false}) {
+              // One sort per plane (the unpacked path, also tested above) for a narrow and a wide pick.
+              if (!pack && (algorithm != DistinctAlgorithm::Sort || (pick.size() == 1 && pick[0] != 0))) continue;
+              const std::string kind_name = vk::skel::to_string(kind);
+              CAPTURE(seed);
+              CAPTURE(kind_name);
+              CAPTURE(pick.size());
+              CAPTURE(pick[0]);
+              CAPTURE(all);
+              CAPTURE(int(algorithm));
+              CAPTURE(pack);
+              vk::skel::SkeletonOptions options;
+              (distinct ? options.distinct : options.set) = algorithm;
+              options.pack = pack;
+              std::vector<PassRecord> passes;
+              std::string how;
+              CAPTURE(how);
+              if (algorithm == DistinctAlgorithm::Dense && all_kind) {
+                CHECK_THROWS_AS(vk::skel::set_rows(vk_device(), in, kind, passes, how, options), Error);
+                continue;
+              }
+              std::vector<uint32_t> got;
+              try {
+                got = vk::skel::set_rows(vk_device(), in, kind, passes, how, options);
+              } catch (const Error& e) {
+                // Only a forced dense table over key ranges that do not fit may refuse.
+                CHECK(algorithm == DistinctAlgorithm::Dense);
+                CHECK(e.code() == ErrorCode::Unsupported);
+                CHECK(std::string(e.what()).find("exceed") != std::string::npos);
+                const bool must_fit = pick == std::vector<size_t>{0} || pick == std::vector<size_t>{6};
+                CHECK(!must_fit);
+                continue;
+              }
+              CHECK(got == want);
+              if (taking.empty()) continue;
+              if (algorithm == DistinctAlgorithm::Sort) {
+                CHECK(how.rfind("sort-based", 0) == 0);
+                const bool wide = pick == std::vector<size_t>{2, 0} && nl + nr > 1000;
+                if (!pack || wide) CHECK(how.find("packed into one 32-bit key") == std::string::npos);
+                if (pack && (pick.size() == 1)) CHECK(how.find("packed into one 32-bit key") != std::string::npos);
+              }
+              // The rule takes the dense table for narrow keys, never for INT32 extremes.
+              if (algorithm == DistinctAlgorithm::Auto && !all_kind) {
+                if (pick == std::vector<size_t>{0} || pick == std::vector<size_t>{6}) CHECK(how.rfind("dense", 0) == 0);
+                if (pick == std::vector<size_t>{5} && taking.size() > 2 && taking[0] == 0 && taking[1] == 1)
+                  CHECK(how.find("rule: not dense") != std::string::npos);
+              }
+            }
+          }
+        }
+      }
+    }
+    GFXQ_CHECK_NO_VK_MESSAGES();
+  }
+}
+
+TEST_CASE("vk-skeletons: the dense table's limit, 2^16 slots or twice the rows, decides the rule at its edge") {
+  using vk::skel::SetKind;
+  const uint64_t seed = 950;
+  std::mt19937_64 rng(seed);
+  CAPTURE(seed);
+  // Keys spanning exactly `span` values (the ends present) over n rows: dense while span <= max(2^16, 2n).
+  for (const auto& [n, span] : std::vector<std::pair<size_t, uint32_t>>{
+           {1000, 65536}, {1000, 65537}, {40000, 80000}, {40000, 80001}, {256, 1}, {257, 65536}}) {
+    std::vector<int32_t> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = int32_t(rng() % span) - 7;
+    v[0] = -7;
+    v[n - 1] = int32_t(span - 1) - 7;
+    const Rows rows = device_rows({Column::ints("v", v)});
+    vk::skel::RowsInput in;
+    in.columns = row_columns(rows, nullptr, {0}, {false});
+    in.left_rows = n;
+    std::vector<std::vector<uint64_t>> keys;
+    for (size_t i = 0; i < n; ++i) keys.push_back({uint64_t(v[i]) & 0xffffffffu});
+    std::vector<uint32_t> taking(n);
+    std::iota(taking.begin(), taking.end(), 0u);
+    std::vector<PassRecord> passes;
+    std::string how;
+    CAPTURE(n);
+    CAPTURE(span);
+    CHECK(vk::skel::set_rows(vk_device(), in, SetKind::Distinct, passes, how) ==
+          cpu_set_rule(keys, n, taking, SetKind::Distinct));
+    CAPTURE(how);
+    const bool dense = span <= std::max<uint64_t>(65536, 2 * n);
+    CHECK((how.rfind("dense DISTINCT (rule", 0) == 0) == dense);
+  }
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk-skeletons: known value ranges (column statistics) replace the range pass, exact or wider") {
+  using vk::skel::SetKind;
+  for (const auto& [nl, nr] : std::vector<std::pair<size_t, size_t>>{{1, 0}, {300, 257}, {5000, 7000}}) {
+    const uint64_t seed = 960 + nl;
+    std::mt19937_64 rng(seed);
+    CAPTURE(seed);
+    const Rows l = make_wide_rows(rng, nl, 40), r = make_wide_rows(rng, nr, 40);
+    // a (narrow), u (distinct), x (INT32 extremes: packs alone, never dense).
+    for (const std::vector<size_t>& pick : {std::vector<size_t>{0, 6}, {5}, {6}}) {
+      std::vector<std::vector<uint64_t>> keys;
+      for (size_t id = 0; id < nl + nr; ++id) {
+        std::vector<uint64_t> k;
+        for (size_t c : pick) {
+          const Column& col = (id < nl ? l : r).columns[c];
+          k.push_back(0);
+          k.push_back(uint64_t(uint32_t(col.as<int32_t>()[id < nl ? id : id - nl])));
+        }
+        keys.push_back(k);
+      }
+      for (const SetKind kind : {SetKind::Distinct, SetKind::Union, SetKind::Intersect, SetKind::IntersectAll,
+                                 SetKind::Except, SetKind::ExceptAll}) {
+        const bool distinct = kind == SetKind::Distinct;
+        for (const int32_t widen : {0, 1000}) {
+          vk::skel::RowsInput in;
+          in.columns = row_columns(l, distinct ? nullptr : &r, pick, std::vector<bool>(pick.size(), false));
+          in.left_rows = nl;
+          in.right_rows = distinct ? 0 : nr;
+          for (size_t i = 0; i < pick.size(); ++i) {
+            int64_t lo = INT32_MAX, hi = INT32_MIN;
+            for (const Rows* side : {&l, distinct ? nullptr : &r})
+              if (side)
+                for (int32_t v : side->columns[pick[i]].as<int32_t>())
+                  lo = std::min<int64_t>(lo, v), hi = std::max<int64_t>(hi, v);
+            in.columns[i].range = std::pair{int32_t(std::max<int64_t>(INT32_MIN, lo - widen)),
+                                            int32_t(std::min<int64_t>(INT32_MAX, hi + widen))};
+          }
+          std::vector<uint32_t> taking(in.left_rows + in.right_rows);
+          std::iota(taking.begin(), taking.end(), 0u);
+          std::vector<PassRecord> passes;
+          std::string how;
+          const std::string kind_name = vk::skel::to_string(kind);
+          CAPTURE(kind_name);
+          CAPTURE(pick.size());
+          CAPTURE(widen);
+          CHECK(vk::skel::set_rows(vk_device(), in, kind, passes, how) == cpu_set_rule(keys, nl, taking, kind));
+          CAPTURE(how);
+          CHECK(std::none_of(passes.begin(), passes.end(), [](const PassRecord& p) { return p.kind == "row-ranges"; }));
+        }
+      }
+    }
+  }
+  GFXQ_CHECK_NO_VK_MESSAGES();
 }

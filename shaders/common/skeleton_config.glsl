@@ -22,6 +22,8 @@
 #define SET_OP_EXCEPT_ALL 4u     // the left rows after the first r
 
 #define SKELETON_WG 256u
+// row_key.comp's ROW_RANGE: positions per invocation (a workgroup takes SKELETON_WG times as many).
+#define ROW_RANGE_ROWS 16u
 
 // product.comp: vectors of 4 output positions per invocation (workgroup w takes PRODUCT_VECS *
 // SKELETON_WG vectors), and the positions between an invocation's vectors.

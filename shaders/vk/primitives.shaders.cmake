@@ -24,6 +24,7 @@ gfxq_vk_shader(scan_downsweep_exclusive_u32 scan_downsweep.comp DEFINES INCLUSIV
 gfxq_vk_shader(scan_downsweep_inclusive_u32 scan_downsweep.comp DEFINES INCLUSIVE=1 OUT_U64=0)
 gfxq_vk_shader(scan_downsweep_exclusive_u64 scan_downsweep.comp DEFINES INCLUSIVE=0 OUT_U64=1)
 gfxq_vk_shader(scan_downsweep_inclusive_u64 scan_downsweep.comp DEFINES INCLUSIVE=1 OUT_U64=1)
+gfxq_vk_shader(compact_count compact_count.comp)
 gfxq_vk_shader(compact_write_ids compact_write.comp DEFINES WRITE_IDS)
 gfxq_vk_shader(compact_write_values compact_write.comp DEFINES WRITE_VALUES)
 gfxq_vk_shader(compact_write_ids_values compact_write.comp DEFINES WRITE_IDS WRITE_VALUES)

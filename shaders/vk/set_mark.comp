@@ -5,21 +5,25 @@
 // is in run gid[i] - 1.
 // SET_RUNS: per run g, runs[3g] = its first position, runs[3g + 1] = its first right row's position
 //           (its end when it has none), runs[3g + 2] = its end; exactly one position writes each word.
-// SET_MARK: flags[perm[i]] = 1 for the rows the operation keeps (flags zeroed before), so that a
-//           compaction of the flags gives the kept rows in row order, left rows first.
-// Bindings: 0 = perm, 1 = gid, 2 = heads (SET_RUNS) or runs (SET_MARK), 3 = runs (SET_RUNS) or
-//           flags (SET_MARK); all uint[].
+// SET_MARK: bit perm[i] of the bitmap `bits` set (atomicOr; zeroed before) for the rows the
+//           operation keeps, so that a compaction of the bitmap gives the kept rows in row order,
+//           left rows first.
+// SET_HEADS: heads[i] = 1 where the sorted packed keys (bound as perm) differ from the previous one.
+// Bindings: 0 = perm (SET_HEADS: the sorted packed keys), 1 = gid, 2 = heads (SET_RUNS) or runs
+//           (SET_MARK), 3 = runs (SET_RUNS), bits (SET_MARK) or heads (SET_HEADS); all uint[].
 // Push constants: n, left_n, op (SET_OP_*), group_offset.
 #include "skeleton_config.glsl"
 layout(local_size_x = SKELETON_WG) in;
 layout(std430, binding = 0) readonly buffer Perm { uint perm[]; };
 layout(std430, binding = 1) readonly buffer Gid { uint gid[]; };
-#ifdef SET_RUNS
+#if defined(SET_RUNS)
 layout(std430, binding = 2) readonly buffer Heads { uint heads[]; };
 layout(std430, binding = 3) writeonly buffer Runs { uint runs[]; };
+#elif defined(SET_HEADS)
+layout(std430, binding = 3) writeonly buffer Heads { uint heads[]; };
 #else
 layout(std430, binding = 2) readonly buffer Runs { uint runs[]; };
-layout(std430, binding = 3) writeonly buffer Flags { uint flags[]; };
+layout(std430, binding = 3) buffer Bits { uint bits[]; };
 #endif
 layout(push_constant) uniform Push {
   uint n;
@@ -31,6 +35,9 @@ layout(push_constant) uniform Push {
 void main() {
   const uint i = (gl_WorkGroupID.x + pc.group_offset) * SKELETON_WG + gl_LocalInvocationIndex;
   if (i >= pc.n) return;
+#ifdef SET_HEADS
+  heads[i] = i == 0u || perm[i] != perm[i - 1u] ? 1u : 0u;
+#else
   const uint g = gid[i] - 1u;
 #ifdef SET_RUNS
   const bool left = perm[i] < pc.left_n;
@@ -55,6 +62,7 @@ void main() {
     keep = rank == 0u && l > 0u && r == 0u;
   else
     keep = left && rank >= r;
-  if (keep) flags[perm[i]] = 1u;
+  if (keep) atomicOr(bits[perm[i] >> 5u], 1u << (perm[i] & 31u));
+#endif
 #endif
 }

@@ -123,7 +123,7 @@ class ComputeBackend final : public engine::BackendImpl {
     if (auto f = vk::claim_product(node, catalog)) return f;
     if (auto f = vk::claim_group_by(node, catalog, group_why)) return f;
     if (auto f = vk::claim_sort(node, catalog, sort_why)) return f;
-    if (auto f = vk::claim_set(node, catalog, set_why)) return f;
+    if (auto f = vk::claim_set(node, catalog, facts_, set_why)) return f;
     if (auto f = vk::claim_project(node, catalog, project_why)) return f;
     if (auto f = vk::claim_scalar_aggregate(node, catalog, aggregate_why)) return f;
     if (auto f = vk::claim_filter(node, catalog, filter_why)) return f;

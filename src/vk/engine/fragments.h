@@ -116,10 +116,12 @@ engine::FragmentRun run_sort_fragment(FragmentEnv& env, const engine::Fragment& 
 //! The DISTINCT or set-operation fragment rooted at `node`: `[Project of columns | Limit]... Distinct`
 //! or `[...] SetOp` over any inputs, or nullopt with `why` (a column type the
 //! skeletons do not read, operand types that differ from the result's); `why` stays empty when
-//! `node` is not of that shape.
-std::optional<engine::Fragment> claim_set(const plan::Node& node, const Catalog& catalog, std::string& why);
-//! Runs a claim_set fragment: the sort-based skeleton (vk/operators/skeletons/rows.h), the kept rows
-//! gathered on the host.
+//! `node` is not of that shape. The value ranges of NULL-free INT and DATE columns read from Scans
+//! come from `facts` (so the skeletons run no range pass for them).
+std::optional<engine::Fragment> claim_set(const plan::Node& node, const Catalog& catalog, ColumnFactsCache& facts,
+                                          std::string& why);
+//! Runs a claim_set fragment: the dense, hash or sort-based skeleton (vk/operators/skeletons/rows.h),
+//! the kept rows gathered on the host.
 engine::FragmentRun run_set_fragment(FragmentEnv& env, const engine::Fragment& fragment,
                                      std::vector<engine::Relation> inputs);
 

@@ -1,11 +1,14 @@
 // DISTINCT and the set operations of logical plans on the compute backend (fragments.h), by the
-// sort-based skeleton of vk/operators/skeletons/rows.h: the rows (both operands as one relation,
-// left rows first) sorted stably by all their key planes, runs of equal rows found by adjacent
-// difference, each row marked by what its run holds of each side, the marks compacted in row order.
-// So the kept rows come in the CPU engine's order (first appearances, left operand first; ALL keeps
-// the first copies) and are gathered on the host. Columns: INT, FLOAT, DATE, STRING, BIGINT and DOUBLE,
-// NULLs equal; the operands' STRING codes are moved to the output's dictionary first. A set operation
-// whose operand columns differ in type from its output (INT widened to FLOAT, ...) is refused.
+// skeletons of vk/operators/skeletons/rows.h: the key planes' ranges first; when the rows' packed keys
+// fit a dense table (DISTINCT, UNION, INTERSECT, EXCEPT), the first row of each key by atomicMin into
+// a table of one word per key; else (DISTINCT) a hash table of first rows, or the rows (both operands as
+// one relation, left rows first) sorted stably by their packed key or plane by plane, runs of equal
+// rows found by adjacent difference, each row marked by what its run holds of each side. The marks,
+// a bitmap, are compacted in row order, so the kept rows come in the CPU engine's order (first
+// appearances, left operand first; ALL keeps the first copies) and are gathered on the host. Columns:
+// INT, FLOAT, DATE, STRING, BIGINT and DOUBLE, NULLs equal; the operands' STRING codes are moved to the
+// output's dictionary first. A set operation whose operand columns differ in type from its output (INT
+// widened to FLOAT, ...) is refused.
 
 #include <chrono>
 #include <numeric>
@@ -13,6 +16,7 @@
 #include "core/append_column.h"
 #include "cpu/exec/ops.h"
 #include "gfxq/error.h"
+#include "vk/engine/column_facts.h"
 #include "vk/engine/fragments.h"
 #include "vk/engine/skeleton_inputs.h"
 
@@ -41,13 +45,42 @@ double gpu_total(std::vector<PassRecord>& from, std::vector<PassRecord>& to, boo
   return gpu;
 }
 
+//! What claim_set works out: each output column's value range from the catalog's column facts (the
+//! skeletons' RowColumn::range), where every operand reads it from a NULL-free INT or DATE column of
+//! a Scan (through Projects of columns and Filters).
+struct SetState final : CoveredFilters {
+  std::vector<std::optional<std::pair<int32_t, int32_t>>> ranges;
+};
+
+//! The range of column `c` of `n`'s rows from the facts of the catalog column under it, if any.
+std::optional<std::pair<int32_t, int32_t>> fact_range(const Node* n, size_t c, const Catalog& catalog,
+                                                      ColumnFactsCache& facts) {
+  for (;;) {
+    if (n->kind == NodeKind::Project && columns_only(*n)) {
+      c = n->exprs.at(c).column;
+      n = n->children[0].get();
+    } else if (n->kind == NodeKind::Filter) {
+      n = n->children[0].get();
+    } else {
+      break;
+    }
+  }
+  if (n->kind != NodeKind::Scan || may_be_null(*n, c)) return std::nullopt;
+  const Type t = n->schema.at(c).type;
+  if (t != Type::Int32 && t != Type::Date) return std::nullopt;
+  const ResidentKey key{n->table_name, catalog.version(n->table_name), n->scan_columns.at(c)};
+  const ColumnFacts& f = facts.get(key, n->table->columns.at(key.column));
+  return std::pair{f.min, f.max};
+}
+
 double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
 }  // namespace
 
-std::optional<engine::Fragment> claim_set(const Node& node, const Catalog& catalog, std::string& why) {
+std::optional<engine::Fragment> claim_set(const Node& node, const Catalog& catalog, ColumnFactsCache& facts,
+                                          std::string& why) {
   std::vector<const Node*> layers;
   const Node& core = under_layers(node, layers);
   if (core.kind != NodeKind::Distinct && core.kind != NodeKind::SetOp) return std::nullopt;
@@ -72,9 +105,24 @@ std::optional<engine::Fragment> claim_set(const Node& node, const Catalog& catal
   f.nodes.push_back(&core);
   std::string algorithm;
   for (const auto& child : core.children) claim_skeleton_input(*child, catalog, f.nodes, f.inputs);
+  auto state = std::make_shared<SetState>();
+  for (size_t i = 0; i < core.schema.size(); ++i) {
+    std::optional<std::pair<int32_t, int32_t>> range;
+    for (const auto& child : core.children) {
+      const auto r = fact_range(child.get(), i, catalog, facts);
+      if (!r) {
+        range.reset();
+        break;
+      }
+      range = range ? std::pair{std::min(range->first, r->first), std::max(range->second, r->second)} : *r;
+    }
+    state->ranges.push_back(range);
+  }
+  f.state = std::move(state);
   algorithm = core.kind == NodeKind::Distinct ? "DISTINCT" : skel::to_string(set_kind(core));
-  f.algorithm = "compute: sort-based " + algorithm + " of whole rows (" + std::to_string(core.schema.size()) +
-                " columns; multi-column row sort, run heads, marks, compaction)";
+  f.algorithm = "compute: " + algorithm + " of whole rows (" + std::to_string(core.schema.size()) +
+                " columns; a dense table of first rows when the key ranges allow, else hash (DISTINCT) or a row "
+                "sort with run heads; marks compacted in row order)";
   return f;
 }
 
@@ -125,6 +173,7 @@ engine::FragmentRun run_set_fragment(FragmentEnv& env, const engine::Fragment& f
     const auto& dictionary = core.schema[i].dictionary;
     c.left = lcols.source(map[i], dictionary);
     if (right) c.right = rcols->source(rmap[i], dictionary);
+    if (const auto* st = dynamic_cast<const SetState*>(f.state.get())) c.range = st->ranges.at(i);
     rows.columns.push_back(c);
   }
   const skel::SetKind kind = distinct ? skel::SetKind::Distinct : set_kind(core);

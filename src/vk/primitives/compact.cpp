@@ -15,6 +15,10 @@ namespace {
 struct MarkPush {
   uint32_t count, tiles_per_group, partial_base, accept, key;
 };
+//! Push constants of compact_count.comp.
+struct CountPush {
+  uint32_t count, tiles_per_group, partial_base;
+};
 //! Push constants of compact_write.comp.
 struct WritePush {
   uint64_t window_base;
@@ -35,6 +39,50 @@ struct CompactScratch {
     bytes = bits_offset + prim::div_up(grid.n, GFXQ_PRIM_TILE) * GFXQ_PRIM_TILE_WORDS * 4;
   }
 };
+
+//! Records the spine over the partials and pass 3 (compact_write): the selected rows' ids and values
+//! at their offsets. `bits(c)` is chunk c's bitmap.
+template <class Bits>
+void record_write(Device& device, VkCommandBuffer cmd, const prim::TileGrid& grid, const BufferRange& partials,
+                  const BufferRange& carries, Bits&& bits, const CompactOutputs& out, const BufferRange& values_in,
+                  uint64_t id_base) {
+  const bool want_ids = out.ids.buffer != nullptr, want_values = out.values.buffer != nullptr;
+  const uint64_t capacity = std::min(out.capacity, grid.n);
+  prim::record_spine(device, cmd, partials, grid.partials(), carries, {out.count.buffer, out.count.offset, 8});
+  if (grid.n == 0 || capacity == 0 || (!want_ids && !want_values)) return;
+  device.barrier(cmd);
+
+  const char* name = want_ids && want_values ? "compact_write_ids_values"
+                     : want_ids              ? "compact_write_ids"
+                                             : "compact_write_values";
+  const uint32_t bindings = 2 + (want_values ? 2 : 0) + (want_ids ? 1 : 0);
+  const Pipeline& write = device.pipeline(name, bindings, sizeof(WritePush));
+  // The outputs are bound in windows of one chunk's length. Chunk c's rows land somewhere below
+  // min(capacity, first(c) + count(c)), where only the GPU knows: each window below that gets a
+  // dispatch, whose workgroups return at once unless some of their positions fall in it.
+  const uint64_t window = grid.chunk;
+  for (uint64_t c = 0; c < grid.chunks; ++c) {
+    if (c > 0) device.barrier(cmd);  // chunks may write the same window
+    const uint64_t end = std::min(capacity, grid.first(c) + grid.count(c));
+    for (uint64_t w = 0; w < end; w += window) {
+      const uint64_t w_count = std::min(window, capacity - w);
+      std::vector<BufferRange> ranges{bits(c), carries};
+      if (want_values) {
+        ranges.push_back(prim::sub_range(values_in, grid.first(c), grid.count(c), 4));
+        ranges.push_back(prim::sub_range(out.values, w, w_count, 4));
+      }
+      if (want_ids) ranges.push_back(prim::sub_range(out.ids, w, w_count, 4));
+      const WritePush push{w,
+                           static_cast<uint32_t>(w_count),
+                           static_cast<uint32_t>(grid.count(c)),
+                           static_cast<uint32_t>(grid.tiles_per_group),
+                           static_cast<uint32_t>(grid.partial_base(c)),
+                           static_cast<uint32_t>(id_base + grid.first(c)),
+                           0};
+      device.dispatch_ranges(cmd, write, ranges, &push, static_cast<uint32_t>(grid.groups(c)));
+    }
+  }
+}
 
 }  // namespace
 
@@ -79,40 +127,43 @@ void compact(Device& device, VkCommandBuffer cmd, ElemType type, const BufferRan
     }
     device.barrier(cmd);
   }
-  prim::record_spine(device, cmd, partials, grid.partials(), carries, {out.count.buffer, out.count.offset, 8});
-  if (n == 0 || capacity == 0 || (!want_ids && !want_values)) return;
-  device.barrier(cmd);
+  record_write(device, cmd, grid, partials, carries, bits, out, values_in, id_base);
+}
 
-  const char* name = want_ids && want_values ? "compact_write_ids_values"
-                     : want_ids              ? "compact_write_ids"
-                                             : "compact_write_values";
-  const uint32_t bindings = 2 + (want_values ? 2 : 0) + (want_ids ? 1 : 0);
-  const Pipeline& write = device.pipeline(name, bindings, sizeof(WritePush));
-  // The outputs are bound in windows of one chunk's length. Chunk c's rows land somewhere below
-  // min(capacity, first(c) + count(c)), where only the GPU knows: each window below that gets a
-  // dispatch, whose workgroups return at once unless some of their positions fall in it.
-  const uint64_t window = grid.chunk;
-  for (uint64_t c = 0; c < grid.chunks; ++c) {
-    if (c > 0) device.barrier(cmd);  // chunks may write the same window
-    const uint64_t end = std::min(capacity, grid.first(c) + grid.count(c));
-    for (uint64_t w = 0; w < end; w += window) {
-      const uint64_t w_count = std::min(window, capacity - w);
-      std::vector<BufferRange> ranges{bits(c), carries};
-      if (want_values) {
-        ranges.push_back(prim::sub_range(values_in, grid.first(c), grid.count(c), 4));
-        ranges.push_back(prim::sub_range(out.values, w, w_count, 4));
-      }
-      if (want_ids) ranges.push_back(prim::sub_range(out.ids, w, w_count, 4));
-      const WritePush push{w,
-                           static_cast<uint32_t>(w_count),
-                           static_cast<uint32_t>(grid.count(c)),
-                           static_cast<uint32_t>(grid.tiles_per_group),
-                           static_cast<uint32_t>(grid.partial_base(c)),
-                           static_cast<uint32_t>(id_base + grid.first(c)),
-                           0};
-      device.dispatch_ranges(cmd, write, ranges, &push, static_cast<uint32_t>(grid.groups(c)));
+uint64_t compact_bitmap_words(uint64_t n) {
+  return prim::div_up(n, GFXQ_PRIM_TILE) * GFXQ_PRIM_TILE_WORDS;
+}
+
+void compact_bits(Device& device, VkCommandBuffer cmd, const BufferRange& bits, uint64_t n, const CompactOutputs& out,
+                  const BufferRange& scratch, uint64_t id_base, const PrimTuning& tuning) {
+  prim::require_features(device, "compact_bits", true);
+  constexpr uint64_t kIds = uint64_t(1) << 32;
+  if (id_base > kIds || n > kIds - id_base)
+    throw Error(ErrorCode::ResultTooLarge, "compact_bits: row ids are uint32, but rows " + std::to_string(id_base) +
+                                               " to " + std::to_string(id_base + n) + " exceed 2^32");
+  prim::check_range(out.count, 1, 8, "compact_bits count");
+  if (out.values.buffer) throw Error(ErrorCode::Internal, "compact_bits: writes ids only");
+  if (out.ids.buffer) prim::check_range(out.ids, std::min(out.capacity, n), 4, "compact_bits ids");
+  const prim::TileGrid grid = prim::TileGrid::make(device, n, tuning, 4);
+  const CompactScratch layout(grid);
+  prim::check_range(scratch, layout.bytes, 1, "compact_bits scratch");
+  const BufferRange partials{scratch.buffer, scratch.offset, layout.partials_bytes};
+  const BufferRange carries{scratch.buffer, scratch.offset + layout.carries_offset, layout.carries_bytes};
+  const auto chunk_bits = [&](uint64_t c) {
+    return prim::sub_range(bits, grid.first(c) / 32, compact_bitmap_words(grid.count(c)), 4);
+  };
+  if (n > 0) {
+    prim::check_range(bits, compact_bitmap_words(n), 4, "compact_bits bitmap");
+    const Pipeline& count = device.pipeline("compact_count", 2, sizeof(CountPush));
+    for (uint64_t c = 0; c < grid.chunks; ++c) {
+      if (c > 0) device.barrier(cmd);  // every chunk writes partials through the same binding
+      const CountPush push{static_cast<uint32_t>(grid.count(c)), static_cast<uint32_t>(grid.tiles_per_group),
+                           static_cast<uint32_t>(grid.partial_base(c))};
+      device.dispatch_ranges(cmd, count, {chunk_bits(c), partials}, &push, static_cast<uint32_t>(grid.groups(c)));
     }
+    device.barrier(cmd);
   }
+  record_write(device, cmd, grid, partials, carries, chunk_bits, out, {}, id_base);
 }
 
 }  // namespace gfxq::vk

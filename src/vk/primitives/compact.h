@@ -42,4 +42,15 @@ void compact(Device& device, VkCommandBuffer cmd, ElemType type, const BufferRan
              const Predicate& pred, const BufferRange& values_in, const CompactOutputs& out, const BufferRange& scratch,
              uint64_t id_base = 0, const PrimTuning& tuning = {});
 
+//! 32-bit words of a bitmap of n rows as compact_bits() reads it: whole tiles of GFXQ_PRIM_TILE rows.
+uint64_t compact_bitmap_words(uint64_t n);
+
+//! compact() of rows already marked: the ids i < n whose bit i (bit i % 32 of word i / 32) is set in
+//! `bits` (compact_bitmap_words(n) words, the bits past n zero), ascending, from id_base on, and their
+//! count. Two passes and the spine: each workgroup counts its tiles' bits, the spine makes offsets,
+//! each workgroup writes its ids. `scratch` holds compact_scratch_bytes(n) bytes.
+//! Example: bits {0b1010} (n = 4) -> ids = {1, 3}, count = 2
+void compact_bits(Device& device, VkCommandBuffer cmd, const BufferRange& bits, uint64_t n, const CompactOutputs& out,
+                  const BufferRange& scratch, uint64_t id_base = 0, const PrimTuning& tuning = {});
+
 }  // namespace gfxq::vk

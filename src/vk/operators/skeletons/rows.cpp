@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <optional>
 
 #include "gfxq/error.h"
 #include "skeleton_config.glsl"
@@ -18,7 +19,12 @@ namespace {
 
 //! Push constants of row_key.comp (group_offset last, set by dispatch).
 struct KeyPush {
-  uint32_t n, left_n, kind, descending, has_nulls, first, group_offset;
+  uint32_t n, left_n, kind, descending, has_nulls, first, identity, lo, stride, op, two, kind2, has_nulls2, lo2,
+      stride2, group_offset;
+};
+//! Push constants of set_dense.comp.
+struct DensePush {
+  uint32_t slots, op, group_offset;
 };
 //! Push constants of set_mark.comp.
 struct SetPush {
@@ -76,6 +82,52 @@ uint32_t groups_of(uint64_t n) {
   return uint32_t(prim::div_up(std::max<uint64_t>(n, 1), SKELETON_WG));
 }
 
+//! What row_key.comp computes.
+enum class KeyMode { Keys, Heads, Range, Pack, Insert };
+
+//! A plane's digit in the packed keys: the low end of its range and the digit's weight.
+struct Digit {
+  uint32_t lo = 0, stride = 1;
+};
+
+//! The packing of planes with key ranges [lo, hi] into mixed-radix keys (most significant plane
+//! first) and the number of distinct packed keys (saturated at 2^63 when past it).
+struct Packing {
+  std::vector<Digit> digits;
+  uint64_t slots = 1;
+};
+
+Packing packing_of(const std::vector<std::pair<uint32_t, uint32_t>>& ranges) {
+  Packing out;
+  out.digits.resize(ranges.size());
+  constexpr uint64_t kCap = uint64_t(1) << 63;
+  for (size_t p = ranges.size(); p-- > 0;) {
+    const uint64_t width = uint64_t(ranges[p].second) - ranges[p].first + 1;
+    // A weight past 32 bits belongs to keys that do not pack (or to a plane of width 1, whose
+    // digit is 0): it is never used.
+    out.digits[p] = {ranges[p].first, uint32_t(out.slots <= UINT32_MAX ? out.slots : 0)};
+    out.slots = out.slots > kCap / width ? kCap : out.slots * width;
+  }
+  return out;
+}
+
+//! The planes' key ranges from the columns' known value ranges, when every column has one (no NULLs:
+//! one plane of `v ^ 2^31` each), else nullopt.
+std::optional<std::vector<std::pair<uint32_t, uint32_t>>> known_ranges(const std::vector<RowColumn>& columns) {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (const RowColumn& c : columns) {
+    if (!c.range || has_nulls(c) || (c.type != Type::Int32 && c.type != Type::Date && c.type != Type::String))
+      return std::nullopt;
+    out.emplace_back(uint32_t(c.range->first) ^ 0x80000000u, uint32_t(c.range->second) ^ 0x80000000u);
+  }
+  return out;
+}
+
+//! Whether packed keys of `packing` fit 32 bits.
+bool packs(const Packing& packing) {
+  return packing.slots <= (uint64_t(1) << 32);
+}
+
 //! The device state of one sort of rows: the row ids in order (perm) and the key plane buffer.
 class RowSorter {
  public:
@@ -95,9 +147,12 @@ class RowSorter {
                                               " rows (one storage binding)");
     perm_ = device.create_buffer(padded_bytes(n_), MemoryKind::Device);
     keys_ = device.create_buffer(padded_bytes(n_), MemoryKind::Device);
-    // Sides without NULL flags of a column that has them on the other side read zeros.
-    zeros_ = device.create_buffer(padded_bytes(std::max(input.left_rows, input.right_rows)), MemoryKind::Device);
-    device.submit([&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, zeros_.handle(), 0, VK_WHOLE_SIZE, 0); });
+    // Sides without NULL flags of a column that has them on the other side read zeros (only made when
+    // a column has NULLs; else the NULL bindings are never read and bind perm).
+    if (std::any_of(input.columns.begin(), input.columns.end(), has_nulls)) {
+      zeros_ = device.create_buffer(padded_bytes(std::max(input.left_rows, input.right_rows)), MemoryKind::Device);
+      device.submit([&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, zeros_.handle(), 0, VK_WHOLE_SIZE, 0); });
+    }
     if (input.all || n_ == 0) return;
     device.upload(perm_, input.ids.data(), n_ * 4);
   }
@@ -111,7 +166,77 @@ class RowSorter {
 
   //! Records out[i] = plane p's key of row perm[i] (ascending).
   void record_plane_keys(VkCommandBuffer cmd, size_t p, const Buffer& out) {
-    record_plane(cmd, planes_[p], false, out, false);
+    record_plane(cmd, planes_[p], KeyMode::Keys, false, out);
+  }
+
+  //! The range [lo, hi] of each plane's keys over the rows taking part (before sort(); one stage
+  //! and one download of 8 bytes per plane).
+  std::vector<std::pair<uint32_t, uint32_t>> ranges() {
+    Buffer words = device_.create_buffer(std::max<uint64_t>(256, 8 * planes_.size()), MemoryKind::Device);
+    std::vector<uint32_t> init(2 * planes_.size());
+    for (size_t p = 0; p < planes_.size(); ++p) init[2 * p] = UINT32_MAX, init[2 * p + 1] = 0;
+    device_.upload(words, init.data(), init.size() * 4);
+    stages_.run("row-ranges",
+                "the key range of each of " + std::to_string(planes_.size()) + " plane(s) over " + std::to_string(n_) +
+                    " rows (subgroup min/max, atomics)",
+                n_, [&](VkCommandBuffer cmd) {
+                  for (size_t p = 0; p < planes_.size(); ++p)
+                    record_plane(cmd, planes_[p], KeyMode::Range, false, words, uint32_t(p));
+                });
+    const std::vector<uint32_t> w = stages_.download<uint32_t>(words, 2 * planes_.size(), "key ranges");
+    std::vector<std::pair<uint32_t, uint32_t>> out;
+    for (size_t p = 0; p < planes_.size(); ++p) out.emplace_back(w[2 * p], w[2 * p + 1]);
+    return out;
+  }
+
+  //! Records out[i] = the packed key of row perm[i] (before sort(): perm holds the ids taking part).
+  void record_packed_keys(VkCommandBuffer cmd, const Packing& packing, const Buffer& out) {
+    for (size_t p = 0; p < planes_.size(); ++p) {
+      if (p) device_.barrier(cmd);
+      record_plane(cmd, planes_[p], KeyMode::Pack, false, out, p == 0, packing.digits[p]);
+    }
+  }
+
+  //! Records the dense insert of the rows' packed keys (row_key.comp's ROW_INSERT) into `first` and
+  //! `seen` (op: SET_OP_*): the terms of the planes before the last two packed into `keys`, then the
+  //! last two planes' terms and the insert in one pass.
+  void record_dense_insert(VkCommandBuffer cmd, const Packing& packing, const Buffer& keys, const Buffer& first,
+                           const Buffer& seen, uint32_t op) {
+    const size_t planes = planes_.size(), a = planes >= 2 ? planes - 2 : 0;
+    for (size_t p = 0; p < a; ++p) {
+      record_plane(cmd, planes_[p], KeyMode::Pack, false, keys, p == 0, packing.digits[p]);
+      device_.barrier(cmd);
+    }
+    Insert insert{&first, &seen, op, planes >= 2 ? &planes_[planes - 1] : nullptr, packing.digits[planes - 1]};
+    record_plane(cmd, planes_[a], KeyMode::Insert, false, keys, a == 0, packing.digits[a], &insert);
+  }
+
+  //! Sorts perm by the packed keys (one radix sort of (packed key, row id) pairs); keys() then holds
+  //! the sorted packed keys.
+  void sort_packed(const Packing& packing) {
+    const bool generate = input_.all;
+    PassRecord& pass = stages_.run("row-sort",
+                                   "packed keys of " + std::to_string(planes_.size()) + " plane(s) (" +
+                                       std::to_string(packing.slots) + " possible), (packed key, row id) sorted once",
+                                   n_, [&](VkCommandBuffer cmd) {
+                                     record_packed_keys(cmd, packing, keys_);
+                                     if (n_ < 2) {
+                                       if (!generate) return;
+                                       device_.barrier(cmd);  // the packing bound perm
+                                       record_row_ids(cmd);
+                                       return;
+                                     }
+                                     device_.barrier(cmd);
+                                     record_radix_sort(device_, cmd, packed_args(generate));
+                                   });
+    if (n_ < 2) return;
+    const RadixSortArgs args = packed_args(generate);
+    const RadixSortStatus status = radix_sort_status(device_, args);
+    pass.detail += ": " + status.describe();
+    sort_text_ = status.describe();
+    if (status.needs_fallback())
+      stages_.run("row-sort-fallback", status.describe(), n_,
+                  [&](VkCommandBuffer cmd) { record_radix_sort_fallback(device_, cmd, args, status); });
   }
 
   //! Sorts perm by every plane (LSD: least significant first).
@@ -137,7 +262,7 @@ class RowSorter {
                       "plane " + std::to_string(p) + " of " + std::to_string(planes_.size()) + " (column " +
                           std::to_string(plane.column) + "): keys gathered by the order so far, (key, row id) sorted",
                       n_, [&](VkCommandBuffer cmd) {
-                        record_plane(cmd, plane, col.descending, keys_, false);
+                        record_plane(cmd, plane, KeyMode::Keys, col.descending, keys_);
                         device_.barrier(cmd);
                         record_radix_sort(device_, cmd, args);
                       });
@@ -154,11 +279,14 @@ class RowSorter {
   void record_heads(VkCommandBuffer cmd, const Buffer& heads) {
     for (size_t p = 0; p < planes_.size(); ++p) {
       if (p) device_.barrier(cmd);
-      record_plane(cmd, planes_[p], false, heads, true, p == 0);
+      record_plane(cmd, planes_[p], KeyMode::Heads, false, heads, p == 0);
     }
   }
 
   const Buffer& perm() const noexcept { return perm_; }
+  const RowsInput& input() const noexcept { return input_; }
+  //! The key buffer (after sort_packed: the sorted packed keys).
+  const Buffer& keys() const noexcept { return keys_; }
   uint64_t n() const noexcept { return n_; }
   size_t planes() const noexcept { return planes_.size(); }
   join::Stages& stages() noexcept { return stages_; }
@@ -166,26 +294,80 @@ class RowSorter {
   const std::string& sort_text() const noexcept { return sort_text_; }
 
  private:
-  void record_plane(VkCommandBuffer cmd, const Plane& plane, bool descending, const Buffer& out, bool heads,
-                    bool first = false) {
+  RadixSortArgs packed_args(bool generate) {
+    if (!scratch_.handle())
+      scratch_ = device_.create_buffer(std::max<uint64_t>(16, radix_sort_scratch_bytes(device_, n_, true)),
+                                       MemoryKind::Device);
+    RadixSortArgs args;
+    args.n = n_;
+    args.key_type = SortKeyType::U32;
+    args.keys_in = args.keys_out = {&keys_, 0, n_ * 4};
+    if (!generate) args.values_in = {&perm_, 0, n_ * 4};
+    args.values_out = {&perm_, 0, n_ * 4};
+    args.scratch = {&scratch_, 0, scratch_.size()};
+    args.lookback_limit = options_.lookback_limit;
+    return args;
+  }
+
+  //! ROW_INSERT's tables, operation and second plane (none: one plane).
+  struct Insert {
+    const Buffer* first = nullptr;
+    const Buffer* seen = nullptr;
+    uint32_t op = 0;
+    const Plane* second = nullptr;
+    Digit digit;
+  };
+
+  //! The bindings of a plane's column words: left word 0, word 1, NULL flags, then the right ones.
+  std::vector<BufferRange> column_ranges(const Plane& plane) const {
     const RowColumn& col = input_.columns[plane.column];
-    const bool nulls = has_nulls(col);
-    auto side = [&](const PlaneSource& s, bool present) {
-      if (!present) return std::array<BufferRange, 3>{whole(*col.left.word0), whole(*col.left.word0), whole(zeros_)};
-      const Buffer& w0 = plane.kind == ROW_KEY_NULL ? (s.nulls ? *s.nulls : zeros_) : *s.word0;
-      return std::array<BufferRange, 3>{whole(w0), whole(s.word1 ? *s.word1 : *s.word0),
-                                        whole(s.nulls ? *s.nulls : zeros_)};
+    const Buffer& zeros = zeros_.handle() ? zeros_ : perm_;
+    auto side = [&](const PlaneSource& s, bool present, std::vector<BufferRange>& out) {
+      if (!present) {
+        out.insert(out.end(), {whole(*col.left.word0), whole(*col.left.word0), whole(zeros)});
+        return;
+      }
+      const Buffer& w0 = plane.kind == ROW_KEY_NULL ? (s.nulls ? *s.nulls : zeros) : *s.word0;
+      out.insert(out.end(), {whole(w0), whole(s.word1 ? *s.word1 : *s.word0), whole(s.nulls ? *s.nulls : zeros)});
     };
-    const auto l = side(col.left, true), r = side(col.right, input_.right_rows > 0);
-    const KeyPush push{uint32_t(n_),
-                       uint32_t(input_.left_rows),
-                       plane.kind,
-                       descending ? 1u : 0u,
-                       nulls ? 1u : 0u,
-                       first ? 1u : 0u,
-                       0};
-    device_.dispatch_ranges(cmd, device_.pipeline(heads ? "row_heads" : "row_key", 8, sizeof(KeyPush), true),
-                            {whole(perm_), l[0], l[1], l[2], r[0], r[1], r[2], whole(out)}, &push, groups_of(n_));
+    std::vector<BufferRange> out;
+    side(col.left, true, out);
+    side(col.right, input_.right_rows > 0, out);
+    return out;
+  }
+
+  //! Records one row_key.comp dispatch of `mode` for `plane` over the n rows (`first`: ROW_HEADS and
+  //! ROW_PACK's first plane, ROW_RANGE's plane index; `digit`: ROW_PACK's and ROW_INSERT's; `insert`:
+  //! ROW_INSERT's tables).
+  void record_plane(VkCommandBuffer cmd, const Plane& plane, KeyMode mode, bool descending, const Buffer& out,
+                    uint32_t first = 0, Digit digit = {}, const Insert* insert = nullptr) {
+    const bool nulls = has_nulls(input_.columns[plane.column]);
+    const Insert none;
+    const Insert& ins = insert ? *insert : none;
+    const bool nulls2 = ins.second && has_nulls(input_.columns[ins.second->column]);
+    // Before any sort of every row, the order is the identity (perm is not read).
+    const bool identity = input_.all && mode != KeyMode::Keys && mode != KeyMode::Heads;
+    const KeyPush push{uint32_t(n_),         uint32_t(input_.left_rows),
+                       plane.kind,           descending ? 1u : 0u,
+                       nulls ? 1u : 0u,      first,
+                       identity ? 1u : 0u,   digit.lo,
+                       digit.stride,         ins.op,
+                       ins.second ? 1u : 0u, ins.second ? ins.second->kind : 0u,
+                       nulls2 ? 1u : 0u,     ins.digit.lo,
+                       ins.digit.stride,     0};
+    static constexpr const char* kNames[] = {"row_key", "row_heads", "row_range", "row_pack", "row_insert"};
+    std::vector<BufferRange> ranges{whole(perm_)};
+    for (const BufferRange& r : column_ranges(plane)) ranges.push_back(r);
+    ranges.push_back(whole(out));
+    if (mode == KeyMode::Insert) {
+      ranges.insert(ranges.end(), {whole(*ins.first), whole(*ins.seen)});
+      for (const BufferRange& r : column_ranges(ins.second ? *ins.second : plane)) ranges.push_back(r);
+    }
+    const uint32_t groups = mode == KeyMode::Range
+                                ? uint32_t(prim::div_up(std::max<uint64_t>(n_, 1), SKELETON_WG * ROW_RANGE_ROWS))
+                                : groups_of(n_);
+    device_.dispatch_ranges(cmd, device_.pipeline(kNames[int(mode)], uint32_t(ranges.size()), sizeof(KeyPush), true),
+                            ranges, &push, groups);
   }
 
   Device& device_;
@@ -194,7 +376,7 @@ class RowSorter {
   SkeletonOptions options_;
   uint64_t n_;
   std::vector<Plane> planes_;
-  Buffer perm_, keys_, zeros_;
+  Buffer perm_, keys_, zeros_, scratch_;
   std::string sort_text_;
 };
 
@@ -292,6 +474,60 @@ std::vector<uint32_t> hash_distinct(Device& device, const RowsInput& input, std:
   return rows.stages().download<uint32_t>(ids, uint64_t(words[4]) | uint64_t(words[5]) << 32, "kept row ids");
 }
 
+//! The most slots of a dense table for n rows taking part: 2n (at least 2^16), within one binding.
+uint64_t dense_slots_limit(const Device& device, uint64_t n) {
+  return std::min<uint64_t>(std::max<uint64_t>(uint64_t(1) << 16, 2 * n), device.max_binding_elements());
+}
+
+//! DISTINCT, UNION, INTERSECT or EXCEPT of the sorter's rows (not sorted) by a dense table of
+//! packing.slots words indexed by the packed key (set_dense.comp), in one stage; `detail` says what ran.
+std::vector<uint32_t> dense_set(Device& device, RowSorter& rows, SetKind kind, const Packing& packing,
+                                std::string& detail) {
+  const RowsInput& input = rows.input();
+  const uint64_t n = rows.n(), total_rows = input.left_rows + input.right_rows, slots = packing.slots;
+  const bool two_sided = kind == SetKind::Intersect || kind == SetKind::Except;
+  const uint32_t op = kind == SetKind::Intersect ? SET_OP_INTERSECT
+                      : kind == SetKind::Except  ? SET_OP_EXCEPT
+                                                 : SET_OP_DISTINCT;
+  const uint64_t capacity = std::min(n, slots);
+  // The packed keys of all but the last plane (the last one's term is added in the insert) go to the
+  // sorter's key buffer.
+  const Buffer& keys = rows.keys();
+  Buffer first = device.create_buffer(padded_bytes(slots), MemoryKind::Device);
+  Buffer seen = device.create_buffer(two_sided ? padded_bytes(slots) : 16, MemoryKind::Device);
+  Buffer bits = device.create_buffer(std::max<uint64_t>(16, compact_bitmap_words(total_rows) * 4), MemoryKind::Device);
+  Buffer ids = device.create_buffer(padded_bytes(capacity), MemoryKind::Device);
+  Buffer counts = device.create_buffer(256, MemoryKind::Device);
+  Buffer scratch =
+      device.create_buffer(std::max<uint64_t>(16, compact_scratch_bytes(device, total_rows)), MemoryKind::Device);
+  const DensePush mark{uint32_t(slots), op, 0};
+  detail = std::to_string(rows.planes()) + " key plane(s) packed by their ranges into keys below " +
+           std::to_string(slots) + ", the first row of each key by atomicMin into a table of one word per key" +
+           (two_sided ? " (right rows set a seen word)" : "") +
+           ", the kept first rows marked in a bitmap, the bitmap compacted in row order";
+  rows.stages().run("set-dense",
+                    std::string(to_string(kind)) + ": " + std::to_string(n) + " rows, " + std::to_string(slots) +
+                        " slots: packed keys and insert (fused for the last plane), mark, compaction",
+                    n, [&](VkCommandBuffer cmd) {
+                      vkCmdFillBuffer(cmd, first.handle(), 0, VK_WHOLE_SIZE, DISTINCT_HASH_EMPTY);
+                      if (two_sided) vkCmdFillBuffer(cmd, seen.handle(), 0, VK_WHOLE_SIZE, 0);
+                      vkCmdFillBuffer(cmd, bits.handle(), 0, VK_WHOLE_SIZE, 0);
+                      device.barrier(cmd);  // the fills before the atomics
+                      rows.record_dense_insert(cmd, packing, keys, first, two_sided ? seen : first, op);
+                      device.barrier(cmd);
+                      device.dispatch_ranges(cmd, device.pipeline("set_dense_mark", 3, sizeof(DensePush), true),
+                                             {whole(first), whole(two_sided ? seen : first), whole(bits)}, &mark,
+                                             groups_of(slots));
+                      device.barrier(cmd);
+                      CompactOutputs out;
+                      out.ids = {&ids, 0, capacity * 4};
+                      out.count = {&counts, 0, 8};
+                      out.capacity = capacity;
+                      compact_bits(device, cmd, {&bits, 0, 0}, total_rows, out, {&scratch, 0, 0});
+                    });
+  const std::vector<uint64_t> count = rows.stages().download<uint64_t>(counts, 1, "kept row count");
+  return rows.stages().download<uint32_t>(ids, count[0], "kept row ids");
+}
 }  // namespace
 
 std::string distinct_hash_refusal(const Device& device, const RowsInput& input) {
@@ -346,44 +582,97 @@ std::vector<uint32_t> set_rows(Device& device, const RowsInput& input, SetKind k
     for (uint64_t i = 0; i < total_rows; ++i) ids[i] = uint32_t(i);
     return ids;
   }
+  const bool distinct = kind == SetKind::Distinct;
+  const DistinctAlgorithm forced = distinct ? options.distinct : options.set;
+  if (!distinct && forced == DistinctAlgorithm::Hash)
+    throw Error(ErrorCode::InvalidInput, std::string(to_string(kind)) + ": no hash variant (Auto, Sort or Dense)");
+  const bool dense_kind =
+      kind == SetKind::Distinct || kind == SetKind::Union || kind == SetKind::Intersect || kind == SetKind::Except;
+  if (forced == DistinctAlgorithm::Dense && !dense_kind)
+    throw Error(ErrorCode::Unsupported,
+                std::string(to_string(kind)) + " (dense, forced): the dense table keeps no multiplicities");
   std::string rule;
-  if (kind == SetKind::Distinct && options.distinct != DistinctAlgorithm::Sort) {
+  if (input.count() == 0) {
+    if (distinct && forced == DistinctAlgorithm::Hash) {
+      const std::string refusal = distinct_hash_refusal(device, input);
+      if (!refusal.empty()) throw Error(ErrorCode::Unsupported, "hash DISTINCT (forced): " + refusal);
+      how = "hash DISTINCT (forced): no rows (no GPU work)";
+    } else {
+      how = std::string(forced == DistinctAlgorithm::Sort || !dense_kind ? "sort-based " : "dense ") + to_string(kind) +
+            (forced == DistinctAlgorithm::Auto ? " (rule: no rows)" : " (forced)") + ": no rows (no GPU work)";
+    }
+    return {};
+  }
+  RowSorter sorter(device, input, passes, options);
+  // The planes' key ranges decide the dense table and the packed sort (not needed for a forced hash
+  // DISTINCT or an unpacked forced sort).
+  std::optional<Packing> packing;
+  if (forced == DistinctAlgorithm::Dense || forced == DistinctAlgorithm::Auto ||
+      (forced == DistinctAlgorithm::Sort && options.pack)) {
+    const auto known = known_ranges(input.columns);
+    packing = packing_of(known ? *known : sorter.ranges());
+  }
+  const uint64_t dense_limit = dense_slots_limit(device, input.count());
+  if (forced == DistinctAlgorithm::Dense || (forced == DistinctAlgorithm::Auto && dense_kind)) {
+    const bool fits = packs(*packing) && packing->slots <= dense_limit;
+    if (fits) {
+      std::string detail;
+      std::vector<uint32_t> ids = dense_set(device, sorter, kind, *packing, detail);
+      how = std::string("dense ") + to_string(kind) + " (" +
+            (forced == DistinctAlgorithm::Dense ? std::string("forced")
+                                                : "rule: " + std::to_string(packing->slots) + " possible rows within " +
+                                                      std::to_string(dense_limit) + " slots") +
+            "): " + detail + " (" + std::to_string(ids.size()) + " kept rows)";
+      return ids;
+    }
+    const std::string refusal =
+        std::to_string(packing->slots) + " possible rows (key ranges) exceed " + std::to_string(dense_limit) + " slots";
+    if (forced == DistinctAlgorithm::Dense)
+      throw Error(ErrorCode::Unsupported, std::string(to_string(kind)) + " (dense, forced): " + refusal);
+    rule = " (rule: not dense, " + refusal + ")";
+  }
+  if (distinct && forced != DistinctAlgorithm::Sort) {
     const std::string refusal = distinct_hash_refusal(device, input);
-    if (options.distinct == DistinctAlgorithm::Hash && !refusal.empty())
+    if (forced == DistinctAlgorithm::Hash && !refusal.empty())
       throw Error(ErrorCode::Unsupported, "hash DISTINCT (forced): " + refusal);
     if (refusal.empty()) {
       bool gave_up = false;
       std::vector<uint32_t> ids = hash_distinct(device, input, passes, options, gave_up);
       if (!gave_up) {
         how = "hash DISTINCT (" +
-              std::string(options.distinct == DistinctAlgorithm::Hash
-                              ? "forced"
-                              : "rule: at most " + std::to_string(DISTINCT_HASH_PLANES) +
-                                    " key planes and a table within one binding") +
+              std::string(forced == DistinctAlgorithm::Hash ? "forced"
+                                                            : "rule: at most " + std::to_string(DISTINCT_HASH_PLANES) +
+                                                                  " key planes and a table within one binding") +
               "): " + std::to_string(key_planes(input.columns)) + " key plane(s), " +
               std::to_string(hash_slots(input.count())) +
               "-slot table of first row ids (compare-and-swap, atomicMin per equal row), occupied slots marked, "
               "marks compacted in row order (" +
-              std::to_string(ids.size()) + " distinct rows)";
+              std::to_string(ids.size()) + " distinct rows)" + rule;
         return ids;
       }
-      rule = " (the hash DISTINCT gave up: an insert probed " + std::to_string(DISTINCT_HASH_MAX_PROBES) + " slots)";
+      rule += " (the hash DISTINCT gave up: an insert probed " + std::to_string(DISTINCT_HASH_MAX_PROBES) + " slots)";
     } else {
-      rule = " (rule: not hashed, " + refusal + ")";
+      rule += " (rule: not hashed, " + refusal + ")";
     }
   }
-  RowSorter sorter(device, input, passes, options);
-  sorter.sort();
+  const bool packed = packing && options.pack && packs(*packing);
+  if (packed)
+    sorter.sort_packed(*packing);
+  else
+    sorter.sort();
   const uint64_t n = sorter.n();
-  how = std::string("sort-based ") + to_string(kind) + ": stable LSD sort of " + std::to_string(n) + " row ids by " +
-        std::to_string(sorter.planes()) + " key plane(s) (" +
-        (sorter.sort_text().empty() ? "no sort needed" : sorter.sort_text()) +
-        "), run heads by adjacent difference, runs numbered by a scan, rows marked, marks compacted in row order";
-  if (n == 0) return {};
+  how = std::string("sort-based ") + to_string(kind) + ": " +
+        (packed ? "stable sort of " + std::to_string(n) + " (packed key, row id) pairs, the " +
+                      std::to_string(sorter.planes()) + " key plane(s) packed into one 32-bit key by their ranges"
+                : "stable LSD sort of " + std::to_string(n) + " row ids by " + std::to_string(sorter.planes()) +
+                      " key plane(s)" + (packing ? " (their ranges do not pack into 32 bits)" : "")) +
+        " (" + (sorter.sort_text().empty() ? "no sort needed" : sorter.sort_text()) + "), run heads by adjacent " +
+        (packed ? "packed keys" : "difference") +
+        ", runs numbered by a scan, kept rows marked in a bitmap, the bitmap compacted in row order";
   Buffer heads = device.create_buffer(padded_bytes(n), MemoryKind::Device);
   Buffer gid = device.create_buffer(padded_bytes(n), MemoryKind::Device);
   Buffer runs = device.create_buffer(padded_bytes(3 * n), MemoryKind::Device);
-  Buffer flags = device.create_buffer(padded_bytes(total_rows), MemoryKind::Device);
+  Buffer bits = device.create_buffer(std::max<uint64_t>(16, compact_bitmap_words(total_rows) * 4), MemoryKind::Device);
   Buffer ids = device.create_buffer(padded_bytes(n), MemoryKind::Device);
   Buffer counts = device.create_buffer(256, MemoryKind::Device);
   Buffer scan_scratch = device.create_buffer(scan_scratch_bytes(device, n), MemoryKind::Device);
@@ -392,11 +681,16 @@ std::vector<uint32_t> set_rows(Device& device, const RowsInput& input, SetKind k
   const SetPush push{uint32_t(n), uint32_t(input.left_rows), set_op_code(kind), 0};
   sorter.stages().run(
       "set-marks",
-      std::string(to_string(kind)) + ": heads of runs over " + std::to_string(sorter.planes()) +
-          " plane(s), scan, runs, marks and compaction",
+      std::string(to_string(kind)) + ": heads of runs over " +
+          (packed ? std::string("the packed keys") : std::to_string(sorter.planes()) + " plane(s)") +
+          ", scan, runs, marks and compaction",
       n, [&](VkCommandBuffer cmd) {
-        vkCmdFillBuffer(cmd, flags.handle(), 0, VK_WHOLE_SIZE, 0);
-        sorter.record_heads(cmd, heads);
+        vkCmdFillBuffer(cmd, bits.handle(), 0, VK_WHOLE_SIZE, 0);
+        if (packed)
+          device.dispatch_ranges(cmd, device.pipeline("set_heads", 4, sizeof(SetPush), true),
+                                 {whole(sorter.keys()), whole(gid), whole(runs), whole(heads)}, &push, groups_of(n));
+        else
+          sorter.record_heads(cmd, heads);
         device.barrier(cmd);
         scan(device, cmd, ScanKind::Inclusive, ScanWidth::U32, {&heads, 0, n * 4}, n, {&gid, 0, n * 4}, {&counts, 0, 8},
              {&scan_scratch, 0, 0});
@@ -405,14 +699,13 @@ std::vector<uint32_t> set_rows(Device& device, const RowsInput& input, SetKind k
                                {whole(sorter.perm()), whole(gid), whole(heads), whole(runs)}, &push, groups_of(n));
         device.barrier(cmd);
         device.dispatch_ranges(cmd, device.pipeline("set_mark", 4, sizeof(SetPush), true),
-                               {whole(sorter.perm()), whole(gid), whole(runs), whole(flags)}, &push, groups_of(n));
+                               {whole(sorter.perm()), whole(gid), whole(runs), whole(bits)}, &push, groups_of(n));
         device.barrier(cmd);
         CompactOutputs out;
         out.ids = {&ids, 0, n * 4};
         out.count = {&counts, 16, 8};
         out.capacity = n;
-        compact(device, cmd, ElemType::U32, {&flags, 0, total_rows * 4}, total_rows, Predicate::nonzero(), {}, out,
-                {&compact_scratch, 0, 0});
+        compact_bits(device, cmd, {&bits, 0, 0}, total_rows, out, {&compact_scratch, 0, 0});
       });
   // The run count at byte 0 (the scan's total), the kept rows' at byte 16 (the compaction's).
   const std::vector<uint64_t> c = sorter.stages().download<uint64_t>(counts, 3, "run and row counts");

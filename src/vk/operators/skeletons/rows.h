@@ -28,7 +28,9 @@
 //! output order (first appearances; ALL keeps the first copies).
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gfxq/result.h"
@@ -50,6 +52,10 @@ struct RowColumn {
   PlaneSource left;         //!< its words in the (left) rows
   PlaneSource right;        //!< its words in the right operand's rows (set operations only)
   bool descending = false;  //!< sort order (DESC: NULLs last)
+  //! INT, DATE, STRING without NULLs: bounds of its values on both sides when known (column
+  //! statistics), so that DISTINCT and the set operations run no pass for its key range. They must
+  //! hold every value of the rows taking part (a superset is fine); the result is undefined otherwise.
+  std::optional<std::pair<int32_t, int32_t>> range;
 };
 
 //! Rows to sort or compare: row ids 0 .. left_rows - 1 read the left sources, left_rows ..
@@ -70,11 +76,13 @@ enum class SetKind { Distinct, Union, UnionAll, Intersect, IntersectAll, Except,
 //! "DISTINCT", "UNION", "UNION ALL", ...
 const char* to_string(SetKind kind) noexcept;
 
-//! How DISTINCT runs.
+//! How DISTINCT (and UNION, INTERSECT, EXCEPT: Auto, Sort or Dense) runs.
 enum class DistinctAlgorithm {
-  Auto,  //!< the rule: hash when the rows have at most 4 key planes and the table fits one binding
-  Sort,  //!< the sort-based skeleton
-  Hash,  //!< a hash table of first row ids (Unsupported when the rule's limits are not met)
+  Auto,   //!< the rule: dense when the rows' packed keys fit the dense table, else (DISTINCT) hash
+          //!< within its limits, else sort
+  Sort,   //!< the sort-based skeleton
+  Hash,   //!< DISTINCT: a hash table of first row ids (Unsupported when the rule's limits are not met)
+  Dense,  //!< a table of one word per packed key (Unsupported when the key ranges are too wide)
 };
 
 //! Knobs of the skeletons (tests, benchmarks).
@@ -83,6 +91,11 @@ struct SkeletonOptions {
   uint32_t lookback_limit = 16384;
   //! DISTINCT's algorithm (Auto: the rule).
   DistinctAlgorithm distinct = DistinctAlgorithm::Auto;
+  //! UNION's, INTERSECT's and EXCEPT's (Auto: the rule; Hash is InvalidInput; the ALL variants sort).
+  DistinctAlgorithm set = DistinctAlgorithm::Auto;
+  //! Whether the sort-based skeleton sorts once by packed keys when the planes' ranges pack into 32
+  //! bits (false: one radix sort per plane).
+  bool pack = true;
 };
 
 //! Why the hash DISTINCT cannot take `input` (more than DISTINCT_HASH_PLANES key planes, a table
