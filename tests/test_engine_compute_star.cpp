@@ -130,6 +130,17 @@ TEST_CASE("engine-compute-star: plans that do not qualify run as joins, with the
   const Result wide = check_sql(engine(), "SELECT c, SUM(a) FROM f2 JOIN wide ON f2.k = wide.k GROUP BY c", c,
                                 "keys 0..2000000 for 3 rows");
   CHECK_MESSAGE(!ran_star(wide), wide.report.text());
+  // A group column spanning every INT value (2^32 values: its range must not wrap to 0 and pass the
+  // 2^22 limit), over an empty and a filled fact (found by the analytic fuzzer,
+  // GFXQ_DIFF_SEED=6471334656519023486).
+  c.add("u", Table{{Column::ints("k", {1, 2}), Column::ints("i", {INT32_MIN, INT32_MAX})}});
+  c.add("v0", Table{{Column::ints("k", std::vector<int32_t>{})}});
+  c.add("v1", Table{{Column::ints("k", {2, 1, 2, 3})}});
+  for (const char* fact : {"v0", "v1"}) {
+    const std::string q = std::string("SELECT COUNT(u.k) FROM ") + fact + ", u WHERE " + fact + ".k = u.k GROUP BY u.i";
+    const Result r = check_sql(engine(), q, c, "a group key over all INT values");
+    CHECK_MESSAGE(!ran_star(r), q << "\n" << r.report.text());
+  }
 }
 
 TEST_CASE("engine-compute-star: empty selections, a missing group and a sum past BIGINT") {

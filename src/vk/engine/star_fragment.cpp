@@ -225,7 +225,7 @@ std::string plan_with_fact(StarState& st, const std::vector<const Node*>& joins,
     const uint64_t range = cf.rows ? uint64_t(int64_t(cf.max) - cf.min) + 1 : 0;
     if (range == 0) return std::string("the dimension of " + j->label() + " is empty");
     if (!cf.unique) return std::string("the dimension key of " + j->label() + " is not unique");
-    if (range > std::max(kRangePerRow * cf.rows, kMinRange))
+    if (range > std::min(std::max(kRangePerRow * cf.rows, kMinRange), uint64_t(1) << 31))
       return std::string("the dimension key of " + j->label() + " spans " + std::to_string(range) + " values for " +
                          std::to_string(cf.rows) + " rows");
     d.key_min = cf.min;
@@ -249,10 +249,12 @@ std::string plan_with_fact(StarState& st, const std::vector<const Node*>& joins,
     sk.dim = size_t(dim - st.dims.begin());
     sk.column = lc.column;
     sk.min = cf.min;
-    sk.radix = uint32_t(uint64_t(int64_t(cf.max) - cf.min) + 1);
-    domain *= sk.radix;
+    // In 64 bits: a column over every INT value spans 2^32 values (0 as a uint32_t).
+    const uint64_t radix = uint64_t(int64_t(cf.max) - cf.min) + 1;
+    domain *= std::min<uint64_t>(radix, uint64_t(star::kMaxDomain) + 1);
     if (domain > star::kMaxDomain)
       return std::string("its group keys span more than 2^22 combinations of their columns' values");
+    sk.radix = uint32_t(radix);
     st.keys.push_back(sk);
   }
   for (size_t i = st.keys.size(); i-- > 0;)
