@@ -940,6 +940,7 @@ Table parse(const Text& text, const CsvReadOptions& options) {
   // String columns: one dictionary from the chunks' interners. Bare columns: their type, and their
   // values from the chunks' vectors.
   std::vector<detail::MergedDictionary> merged(n);
+  detail::MergeWorkspace workspace;  // one column's merge after the other's, in the same memory
   const auto filled =
       static_cast<size_t>(std::count_if(chunks.begin(), chunks.end(), [](const Chunk& c) { return c.records > 0; }));
   for (size_t i = 0; i < n; ++i) {
@@ -951,7 +952,7 @@ Table parse(const Text& text, const CsvReadOptions& options) {
     if (kinds[i] == Kind::String) {
       std::vector<const detail::StringInterner*> parts;
       for (const auto& per_column : interners) parts.push_back(&per_column[i]);
-      merged[i] = detail::merge_dictionaries(parts, {threads, options.string_merge_ranges}, defs[i].name);
+      merged[i] = detail::merge_dictionaries(parts, {threads, options.string_merge_ranges, &workspace}, defs[i].name);
       column.dictionary = merged[i].dictionary;
     }
     const bool has_nulls = std::any_of(
@@ -980,7 +981,7 @@ Table parse(const Text& text, const CsvReadOptions& options) {
                     column.as<int32_t>().begin() + static_cast<ptrdiff_t>(chunk.first_row));
       }
       if (kinds[i] == Kind::String) {  // local codes to dictionary codes, in place; NULLs stay 0
-        const std::vector<int32_t>& code_of = merged[i].code_of[chunk.worker];
+        const int32_t* code_of = merged[i].code_of(chunk.worker);
         int32_t* codes = column.as<int32_t>().data() + chunk.first_row;
         auto null = from.null_rows.begin();
         for (uint64_t k = 0; k < chunk.records; ++k) {

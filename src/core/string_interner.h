@@ -54,6 +54,8 @@ class StringInterner {
   static constexpr size_t kBatch = 32;
   //! The number of local codes given.
   size_t size() const noexcept { return size_; }
+  //! The bytes of the strings of all local codes.
+  uint64_t bytes() const noexcept { return bytes_; }
   //! The string of a local code (a string past the table may have more than one code).
   std::string_view value(size_t code) const noexcept {
     const View& v = values_[code >> kBlockBits][code & (kBlock - 1)];
@@ -63,7 +65,7 @@ class StringInterner {
   template <class F>
   void for_each(F&& f) const {
     for (size_t code = 0; code < size_;) {
-      const View* block = values_[code >> kBlockBits].get();
+      const View* block = values_[code >> kBlockBits];
       const size_t end = std::min(size_, (code | (kBlock - 1)) + 1);
       for (; code < end; ++code)
         f(code, std::string_view(block[code & (kBlock - 1)].data, block[code & (kBlock - 1)].size));
@@ -82,8 +84,9 @@ class StringInterner {
     const char* data;
     size_t size;
   };
-  // The values are kept in blocks of kBlock views: growing copies nothing.
-  static constexpr unsigned kBlockBits = 16;
+  // The values are kept in blocks of kBlock views (2 MiB): growing copies nothing. Blocks after the
+  // first start at a 2 MiB boundary, to be backed by a huge page each.
+  static constexpr unsigned kBlockBits = 17;
   static constexpr size_t kBlock = size_t{1} << kBlockBits;
   // Lookups in the full table between two decisions whether to pass it by.
   static constexpr uint32_t kWindow = 1u << 14;
@@ -94,8 +97,10 @@ class StringInterner {
   const char* keep(std::string_view s);  // the copy of `s`: its length (uint32), then its bytes
   int32_t add(std::string_view s);       // a new code for `s` (kept as given)
 
-  std::vector<std::unique_ptr<View[]>> values_;  // by local code, in blocks
+  std::vector<View*> values_;                     // by local code, in blocks
+  std::vector<std::unique_ptr<View[]>> storage_;  // the blocks' memory
   size_t size_ = 0;
+  uint64_t bytes_ = 0;
   std::vector<uint64_t> hashes_;      // hash_string() of each string in the table,
   std::vector<int32_t> table_codes_;  // and its code
   std::vector<Slot> slots_;           // a power of two in size
@@ -114,13 +119,34 @@ class StringInterner {
 //! each of its local codes. Error(InvalidInput) naming `column` past 2^31 - 1 distinct strings.
 struct MergedDictionary {
   std::shared_ptr<const Dictionary> dictionary;  //!< sorted, distinct
-  std::vector<std::vector<int32_t>> code_of;     //!< code_of[part][local code] = dictionary code
+  std::vector<int32_t> codes;                    //!< every part's local codes' dictionary codes, part after part
+  std::vector<uint64_t> starts;                  //!< where each part's codes start in `codes` (one per part)
+  //! The dictionary codes of part `part`'s local codes: code_of(part)[local code].
+  const int32_t* code_of(size_t part) const noexcept { return codes.data() + starts[part]; }
+};
+
+//! Memory merge_dictionaries() works in, kept between the merges of one load (the columns of a
+//! CSV file): fresh memory costs the kernel a page of zeros for every page. A merge sorts its
+//! strings in it and then, when the dictionary's bytes fill at least half of it, writes them there
+//! and hands it over (the next merge takes fresh memory); otherwise the next merge reuses it.
+class MergeWorkspace {
+ public:
+  //! At least `bytes` bytes (16-byte aligned), kept for the next call; earlier contents are lost.
+  void* bytes(size_t bytes);
+  //! The memory, handed over, when `bytes` fill at least half of it (its pages past them given
+  //! back); else nullptr.
+  std::unique_ptr<char[]> take(size_t bytes);
+
+ private:
+  std::unique_ptr<char[]> memory_;
+  size_t size_ = 0;
 };
 
 //! How merge_dictionaries() splits its work (the result does not depend on it).
 struct MergeOptions {
-  unsigned threads = 0;  //!< threads; 0: std::thread::hardware_concurrency()
-  uint64_t ranges = 0;   //!< key ranges the strings are split into; 0: automatic (tests force a count)
+  unsigned threads = 0;                 //!< threads; 0: std::thread::hardware_concurrency()
+  uint64_t ranges = 0;                  //!< key ranges the strings are split into; 0: automatic (tests force a count)
+  MergeWorkspace* workspace = nullptr;  //!< memory to reuse; nullptr: the merge's own
 };
 
 //! Merges the interners on all threads: every interner's strings are split into key ranges by a
