@@ -88,23 +88,34 @@ const char* StringInterner::keep(std::string_view s) {
   return at;
 }
 
-int32_t StringInterner::add(std::string_view s) {
+int32_t StringInterner::add(std::string_view s, bool stable) {
   if (size_ >= static_cast<size_t>(INT32_MAX))
     throw Error(ErrorCode::InvalidInput, "more than 2^31 - 1 strings in one string column for one thread");
   if ((size_ & (kBlock - 1)) == 0) {
-    // Only the pages written are touched (View has no constructor).
-    // The first block is touched page by page (a column of few strings takes few pages); the next
-    // ones are aligned to huge pages, with room to align them.
-    constexpr size_t kAlign = (size_t{2} << 20) / sizeof(View);
-    storage_.push_back(std::make_unique_for_overwrite<View[]>(values_.empty() ? kBlock : kBlock + kAlign));
-    View* block = storage_.back().get();
+    // Only the pages written are touched. The first block is touched page by page (a column of few
+    // strings takes few pages); the next ones are aligned to huge pages, with room to align them.
+    constexpr size_t kAlign = (size_t{2} << 20) / sizeof(uint64_t);
+    storage_.push_back(std::make_unique_for_overwrite<uint64_t[]>(values_.empty() ? kBlock : kBlock + kAlign));
+    uint64_t* block = storage_.back().get();
     if (!values_.empty()) {
-      block += (kAlign - reinterpret_cast<uintptr_t>(block) / sizeof(View) % kAlign) % kAlign;
-      advise_huge_pages(block, kBlock * sizeof(View));
+      block += (kAlign - reinterpret_cast<uintptr_t>(block) / sizeof(uint64_t) % kAlign) % kAlign;
+      advise_huge_pages(block, kBlock * sizeof(uint64_t));
     }
     values_.push_back(block);
   }
-  values_.back()[size_ & (kBlock - 1)] = {s.data(), s.size()};
+  const auto address = reinterpret_cast<uintptr_t>(s.data());
+  if (stable && !based_) {
+    base_ = address - std::min<uintptr_t>(address, uintptr_t{1} << 39);
+    based_ = true;
+  }
+  uint64_t packed = 0;
+  if (based_ && address >= base_ && address - base_ < (uint64_t{1} << 40) && s.size() < kFar) {
+    packed = static_cast<uint64_t>(address - base_) << 24 | s.size();
+  } else {
+    packed = static_cast<uint64_t>(far_.size()) << 24 | kFar;
+    far_.push_back(s);
+  }
+  values_.back()[size_ & (kBlock - 1)] = packed;
   bytes_ += s.size();
   return static_cast<int32_t>(size_++);
 }
@@ -130,8 +141,8 @@ int32_t StringInterner::intern_hashed(std::string_view s, bool stable, const uin
     throw Error(ErrorCode::InvalidInput, "a string of " + std::to_string(s.size()) + " bytes (at most 2^32 - 1)");
   ++seen_;
   const bool full = in_table_ >= table_limit_;
-  if (full && bypass_ && ++skipped_ < kProbeEvery)
-    return add(stable ? s : std::string_view(keep(s) + sizeof(uint32_t), s.size()));
+  if (full && bypass_ && ++skipped_ < probe_every_)
+    return add(stable ? s : std::string_view(keep(s) + sizeof(uint32_t), s.size()), stable);
   skipped_ = 0;
   if (!full && (in_table_ + 1) * 2 > slots_.size()) grow();  // load factor at most 1/2
   const uint64_t h = hash ? *hash : hash_string(s);
@@ -155,11 +166,12 @@ int32_t StringInterner::intern_hashed(std::string_view s, bool stable, const uin
     window_hits_ += found >= 0;
     if (window_lookups_ == (bypass_ ? kWindow / kProbeEvery : kWindow)) decide();
     if (found >= 0) return found;
-    return add(stable ? s : std::string_view(keep(s) + sizeof(uint32_t), s.size()));  // the merge finds its repeats
+    return add(stable ? s : std::string_view(keep(s) + sizeof(uint32_t), s.size()),
+               stable);  // the merge finds its repeats
   }
   if (found >= 0) return found;
   const char* record = keep(s);
-  const int32_t code = add(std::string_view(record + sizeof(uint32_t), s.size()));
+  const int32_t code = add(std::string_view(record + sizeof(uint32_t), s.size()), false);
   hashes_.push_back(h);
   table_codes_.push_back(code);
   slots_[slot] = {tag | static_cast<uint64_t>(code), record};
@@ -182,7 +194,9 @@ void StringInterner::decide() {
       return;
     }
   }
-  bypass_ = hits * 4 < lookups;  // fewer than a quarter found there
+  // Passed by when fewer than a quarter are found there; while none are, more and more rarely.
+  probe_every_ = bypass_ && hits == 0 ? std::min(2 * probe_every_, kProbeRarest) : kProbeEvery;
+  bypass_ = hits * 4 < lookups;
 }
 
 void StringInterner::intern_batch(const Request* requests, size_t n) {
@@ -203,10 +217,10 @@ void StringInterner::intern_batch(const Request* requests, size_t n) {
   for (size_t k = 0; k < n; ++k) {
     const std::string_view s = requests[k].s;
     // Passing the full table by (as intern_hashed() does), without its call.
-    if (!look && bypass_ && in_table_ >= table_limit_ && skipped_ + 1 < kProbeEvery && s.size() <= UINT32_MAX) {
+    if (!look && bypass_ && in_table_ >= table_limit_ && skipped_ + 1 < probe_every_ && s.size() <= UINT32_MAX) {
       ++skipped_;
       ++seen_;
-      *requests[k].code = add(s);
+      *requests[k].code = add(s, true);
       continue;
     }
     *requests[k].code = intern_hashed(s, true, look ? &hashes[k] : nullptr);
@@ -326,16 +340,19 @@ void insertion_sort(Entry* e, size_t n, size_t depth, const Strings& strings) {
   }
 }
 
-// Sorts e[0, n) by their strings (byte-wise), which agree before `depth`, and marks the first
-// entry of each string (the first entry is). Each key holds its string's bytes [depth, depth + 8).
-// Most significant byte first: the bytes every key shares are skipped at once, the entries are
-// scattered by the first byte where keys differ (through `scratch`, n entries), and each bucket is
+// Sorts the n entries at `e` by their strings (byte-wise), which agree before `depth`, and marks
+// the first entry of each string (the first entry is). `other` is as many entries in the other of
+// two buffers, at the same place; the sorted entries end in `e`'s buffer when `home`, else in
+// `other`'s. Each key holds its string's bytes [depth, depth + 8). Most significant byte first: the
+// bytes every key shares are skipped at once, the entries are scattered by the first byte where
+// keys differ into the other buffer (no copy back: the buffers swap roles), and each bucket is
 // sorted likewise (the largest by the loop, so the recursion is at most log2(n) deep). Keys that
 // agree in all 8 bytes are refilled from the next 8 bytes.
-void sort_entries(Entry* e, size_t n, size_t depth, Entry* scratch, const Strings& strings) {
+void sort_entries(Entry* e, Entry* other, size_t n, size_t depth, bool home, const Strings& strings) {
   for (;;) {
     if (n <= kSmall) {
       insertion_sort(e, n, depth, strings);
+      if (!home) std::copy(e, e + n, other);
       return;
     }
     uint64_t diff = 0;
@@ -347,8 +364,11 @@ void sort_entries(Entry* e, size_t n, size_t depth, Entry* scratch, const String
       Entry* rest = std::partition(e, e + n, [&](const Entry& x) { return strings.size(x) <= depth; });
       std::sort(e, rest, [&](const Entry& a, const Entry& b) { return strings.size(a) < strings.size(b); });
       for (Entry* x = e; x < rest; ++x) mark(*x, x == e || strings.size(*x) != strings.size(x[-1]));
-      n -= static_cast<size_t>(rest - e);
+      const auto done = static_cast<size_t>(rest - e);
+      if (!home) std::copy(e, rest, other);
+      n -= done;
       e = rest;
+      other += done;
       // The strings' bytes found kAhead entries before they are read (and asked for then).
       std::string_view ahead[kAhead];
       for (size_t i = 0; i < std::min(n, kAhead); ++i) ahead[i] = strings.view(e[i]);
@@ -369,15 +389,17 @@ void sort_entries(Entry* e, size_t n, size_t depth, Entry* scratch, const String
     for (int b = 0; b < 256; ++b) start[b + 1] += start[b];
     size_t at[256];
     std::copy(start, start + 256, at);
-    for (size_t i = 0; i < n; ++i) scratch[at[(e[i].key >> shift) & 0xff]++] = e[i];
-    std::copy(scratch, scratch + n, e);
+    for (size_t i = 0; i < n; ++i) other[at[(e[i].key >> shift) & 0xff]++] = e[i];
+    std::swap(e, other);
+    home = !home;
     int largest = 0;
     for (int b = 1; b < 256; ++b)
       if (start[b + 1] - start[b] > start[largest + 1] - start[largest]) largest = b;
     for (int b = 0; b < 256; ++b)
       if (b != largest && start[b + 1] > start[b])
-        sort_entries(e + start[b], start[b + 1] - start[b], depth, scratch, strings);
+        sort_entries(e + start[b], other + start[b], start[b + 1] - start[b], depth, home, strings);
     e += start[largest];
+    other += start[largest];
     n = start[largest + 1] - start[largest];
   }
 }
@@ -550,7 +572,7 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
     Entry* e = entries + range_start[r];
     const size_t n = range_start[r + 1] - range_start[r];
     if (!scratch[worker]) scratch[worker] = std::make_unique_for_overwrite<Entry[]>(std::max<uint64_t>(largest, 1));
-    sort_entries(e, n, depth[r], scratch[worker].get(), strings);
+    sort_entries(e, scratch[worker].get(), n, depth[r], true, strings);
     uint64_t distinct = 0, bytes = 0;
     for (size_t k = 0; k < n; ++k) {
       if (e[k].id & kFirstBit) {

@@ -20,13 +20,16 @@ namespace gfxq::detail {
 //! it gets a new code each time (the table stays small enough for the cache, and a column of
 //! mostly distinct strings is not hashed into a large table only to be merged again). Once full,
 //! a table that finds few repeats is mostly passed by: only every kProbeEvery-th string looks
-//! there, until such lookups find repeats again (the merge finds the others).
+//! there (every kProbeRarest-th once such lookups find nothing for long), until such lookups find
+//! repeats again (the merge finds the others).
 class StringInterner {
  public:
   //! Strings the table holds at most, by default (1 MiB of slots).
   static constexpr size_t kTableLimit = size_t{1} << 15;
   //! While the full table is passed by, one string in this many still looks there.
   static constexpr uint32_t kProbeEvery = 16;
+  //! While the table passed by finds nothing, the interval doubles up to this.
+  static constexpr uint32_t kProbeRarest = 256;
 
   //! The most strings a table grows to hold (64 MiB of slots).
   static constexpr size_t kGrownLimit = size_t{1} << 21;
@@ -58,17 +61,15 @@ class StringInterner {
   uint64_t bytes() const noexcept { return bytes_; }
   //! The string of a local code (a string past the table may have more than one code).
   std::string_view value(size_t code) const noexcept {
-    const View& v = values_[code >> kBlockBits][code & (kBlock - 1)];
-    return {v.data, v.size};
+    return unpack(values_[code >> kBlockBits][code & (kBlock - 1)]);
   }
   //! Calls f(code, value(code)) for every code in increasing order.
   template <class F>
   void for_each(F&& f) const {
     for (size_t code = 0; code < size_;) {
-      const View* block = values_[code >> kBlockBits];
+      const uint64_t* block = values_[code >> kBlockBits];
       const size_t end = std::min(size_, (code | (kBlock - 1)) + 1);
-      for (; code < end; ++code)
-        f(code, std::string_view(block[code & (kBlock - 1)].data, block[code & (kBlock - 1)].size));
+      for (; code < end; ++code) f(code, unpack(block[code & (kBlock - 1)]));
     }
   }
 
@@ -79,14 +80,19 @@ class StringInterner {
     uint64_t tag_code = 0;
     const char* record = nullptr;
   };
-  // A value: a string_view without a constructor (a new block's memory is not written).
-  struct View {
-    const char* data;
-    size_t size;
-  };
-  // The values are kept in blocks of kBlock views (2 MiB): growing copies nothing. Blocks after the
+  // A value in 8 bytes: its address's offset from base_ above its size (24 bits); or, for a string
+  // of kFar bytes or more, or before base_ or 2^40 bytes past it (the copies the table holds), kFar
+  // in the size's bits below its index in far_.
+  static constexpr uint64_t kFar = (uint64_t{1} << 24) - 1;
+  std::string_view unpack(uint64_t v) const noexcept {
+    const uint64_t size = v & kFar;
+    if (size == kFar) [[unlikely]]
+      return far_[v >> 24];
+    return {reinterpret_cast<const char*>(base_ + (v >> 24)), size};
+  }
+  // The values are kept in blocks of kBlock values (2 MiB): growing copies nothing. Blocks after the
   // first start at a 2 MiB boundary, to be backed by a huge page each.
-  static constexpr unsigned kBlockBits = 17;
+  static constexpr unsigned kBlockBits = 18;
   static constexpr size_t kBlock = size_t{1} << kBlockBits;
   // Lookups in the full table between two decisions whether to pass it by.
   static constexpr uint32_t kWindow = 1u << 14;
@@ -94,11 +100,14 @@ class StringInterner {
   void grow();
   void decide();  // at the end of a window of lookups in the full table: grow it, pass it by, or not
   int32_t intern_hashed(std::string_view s, bool stable, const uint64_t* hash);  // hash: hash_string(s) if known
-  const char* keep(std::string_view s);  // the copy of `s`: its length (uint32), then its bytes
-  int32_t add(std::string_view s);       // a new code for `s` (kept as given)
+  const char* keep(std::string_view s);          // the copy of `s`: its length (uint32), then its bytes
+  int32_t add(std::string_view s, bool stable);  // a new code for `s` (kept as given; `stable`: a view of the input)
 
-  std::vector<View*> values_;                     // by local code, in blocks
-  std::vector<std::unique_ptr<View[]>> storage_;  // the blocks' memory
+  std::vector<uint64_t*> values_;                     // by local code, in blocks
+  std::vector<std::unique_ptr<uint64_t[]>> storage_;  // the blocks' memory
+  std::vector<std::string_view> far_;                 // the values not kept in 8 bytes
+  uintptr_t base_ = 0;                                // 2^39 bytes before the first view of the input
+  bool based_ = false;
   size_t size_ = 0;
   uint64_t bytes_ = 0;
   std::vector<uint64_t> hashes_;      // hash_string() of each string in the table,
@@ -109,6 +118,7 @@ class StringInterner {
   // the strings since the last one that looked there.
   uint32_t window_lookups_ = 0, window_hits_ = 0, skipped_ = 0;
   bool bypass_ = false;
+  uint32_t probe_every_ = kProbeEvery;           // while passed by, one string in this many looks there
   uint64_t expected_ = 0, seen_ = 0;             // strings expected, and given so far
   std::vector<std::unique_ptr<char[]>> blocks_;  // the copies; the last one is being filled
   std::vector<std::unique_ptr<char[]>> long_;    // one per long string
