@@ -92,16 +92,9 @@ int32_t StringInterner::add(std::string_view s, bool stable) {
   if (size_ >= static_cast<size_t>(INT32_MAX))
     throw Error(ErrorCode::InvalidInput, "more than 2^31 - 1 strings in one string column for one thread");
   if ((size_ & (kBlock - 1)) == 0) {
-    // Only the pages written are touched. The first block is touched page by page (a column of few
-    // strings takes few pages); the next ones are aligned to huge pages, with room to align them.
-    constexpr size_t kAlign = (size_t{2} << 20) / sizeof(uint64_t);
-    storage_.push_back(std::make_unique_for_overwrite<uint64_t[]>(values_.empty() ? kBlock : kBlock + kAlign));
-    uint64_t* block = storage_.back().get();
-    if (!values_.empty()) {
-      block += (kAlign - reinterpret_cast<uintptr_t>(block) / sizeof(uint64_t) % kAlign) % kAlign;
-      advise_huge_pages(block, kBlock * sizeof(uint64_t));
-    }
-    values_.push_back(block);
+    // Only the pages written are touched (no huge pages: they cost more than they save where the
+    // machine's memory is itself lent page by page, as in virtual machines).
+    values_.push_back(std::make_unique_for_overwrite<uint64_t[]>(kBlock));
   }
   const auto address = reinterpret_cast<uintptr_t>(s.data());
   if (stable && !based_) {
@@ -410,7 +403,6 @@ void* MergeWorkspace::bytes(size_t bytes) {
   if (bytes > size_) {
     memory_.reset();
     memory_ = std::make_unique_for_overwrite<char[]>(bytes);
-    advise_huge_pages(memory_.get(), bytes);
     size_ = bytes;
   }
   return memory_.get();
@@ -436,7 +428,7 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
   if (total >= (uint64_t{1} << (64 - kIndexShift)))
     throw Error(ErrorCode::Internal, "string merge: more than 2^39 strings");
   const Strings strings{parts, merged.starts};
-  resize_parallel(merged.codes, total, threads);
+  resize_parallel(merged.codes, total, threads, false);
   // The entries, then each string's range (by its index), in memory kept between merges; as large as
   // the strings' bytes at least, so that the dictionary's bytes can be written there at the end.
   MergeWorkspace own;
@@ -597,7 +589,7 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
   // after the ranges before it (the code of a string's first entry flagged by kFirst), and each
   // distinct string its place in the dictionary's bytes (offsets, in code order).
   std::vector<uint64_t> offsets;
-  resize_parallel(offsets, distinct + 1, threads);
+  resize_parallel(offsets, distinct + 1, threads, false);
   offsets[distinct] = text_bytes;
   int32_t* const codes = merged.codes.data();
   parallel_for(ranges, threads, [&](size_t r) {
@@ -622,7 +614,6 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
   std::unique_ptr<char[]> text = text_bytes ? workspace.take(text_bytes) : nullptr;
   if (!text && text_bytes) {
     text = std::make_unique_for_overwrite<char[]>(text_bytes);
-    advise_huge_pages(text.get(), text_bytes);
   }
   parallel_for(parts.size(), threads, [&](size_t p) {
     int32_t* const part_codes = codes + merged.starts[p];

@@ -67,7 +67,7 @@ class StringInterner {
   template <class F>
   void for_each(F&& f) const {
     for (size_t code = 0; code < size_;) {
-      const uint64_t* block = values_[code >> kBlockBits];
+      const uint64_t* block = values_[code >> kBlockBits].get();
       const size_t end = std::min(size_, (code | (kBlock - 1)) + 1);
       for (; code < end; ++code) f(code, unpack(block[code & (kBlock - 1)]));
     }
@@ -90,9 +90,8 @@ class StringInterner {
       return far_[v >> 24];
     return {reinterpret_cast<const char*>(base_ + (v >> 24)), size};
   }
-  // The values are kept in blocks of kBlock values (2 MiB): growing copies nothing. Blocks after the
-  // first start at a 2 MiB boundary, to be backed by a huge page each.
-  static constexpr unsigned kBlockBits = 18;
+  // The values are kept in blocks of kBlock values: growing copies nothing.
+  static constexpr unsigned kBlockBits = 16;
   static constexpr size_t kBlock = size_t{1} << kBlockBits;
   // Lookups in the full table between two decisions whether to pass it by.
   static constexpr uint32_t kWindow = 1u << 14;
@@ -103,10 +102,9 @@ class StringInterner {
   const char* keep(std::string_view s);          // the copy of `s`: its length (uint32), then its bytes
   int32_t add(std::string_view s, bool stable);  // a new code for `s` (kept as given; `stable`: a view of the input)
 
-  std::vector<uint64_t*> values_;                     // by local code, in blocks
-  std::vector<std::unique_ptr<uint64_t[]>> storage_;  // the blocks' memory
-  std::vector<std::string_view> far_;                 // the values not kept in 8 bytes
-  uintptr_t base_ = 0;                                // 2^39 bytes before the first view of the input
+  std::vector<std::unique_ptr<uint64_t[]>> values_;  // by local code, in blocks
+  std::vector<std::string_view> far_;                // the values not kept in 8 bytes
+  uintptr_t base_ = 0;                               // 2^39 bytes before the first view of the input
   bool based_ = false;
   size_t size_ = 0;
   uint64_t bytes_ = 0;
