@@ -10,6 +10,50 @@
 
 namespace gfxq::detail {
 
+namespace {
+
+// The n < 8 bytes at p as a little-endian number, zero above them: two loads of fixed size that
+// may overlap (no call, no read past p + n).
+uint64_t load_short(const char* p, size_t n) noexcept {
+  if (n >= 4) {
+    uint32_t low = 0, high = 0;
+    std::memcpy(&low, p, 4);
+    std::memcpy(&high, p + n - 4, 4);
+    return low | uint64_t{high} << ((n - 4) * 8);
+  }
+  if (n >= 2) {
+    uint16_t low = 0, high = 0;
+    std::memcpy(&low, p, 2);
+    std::memcpy(&high, p + n - 2, 2);
+    return low | uint64_t{high} << ((n - 2) * 8);
+  }
+  return n == 1 ? static_cast<unsigned char>(*p) : 0;
+}
+
+// Copies n bytes from `from` to `to` by loads and stores of fixed size that may overlap (short
+// strings: no call), writing nothing outside [to, to + n).
+void copy_bytes(char* to, const char* from, size_t n) noexcept {
+  if (n > 32) {
+    std::memcpy(to, from, n);
+  } else if (n >= 16) {
+    char a[16], b[16];
+    std::memcpy(a, from, 16);
+    std::memcpy(b, from + n - 16, 16);
+    std::memcpy(to, a, 16);
+    std::memcpy(to + n - 16, b, 16);
+  } else if (n >= 8) {
+    uint64_t a = 0, b = 0;
+    std::memcpy(&a, from, 8);
+    std::memcpy(&b, from + n - 8, 8);
+    std::memcpy(to, &a, 8);
+    std::memcpy(to + n - 8, &b, 8);
+  } else {
+    for (size_t i = 0; i < n; ++i) to[i] = from[i];
+  }
+}
+
+}  // namespace
+
 uint64_t hash_string(std::string_view s) noexcept {
   constexpr uint64_t kMul = 0x9e3779b97f4a7c15ull;
   uint64_t h = s.size() * kMul;
@@ -20,11 +64,7 @@ uint64_t hash_string(std::string_view s) noexcept {
     h = (h ^ w) * kMul;
     h ^= h >> 29;
   }
-  if (i < s.size()) {
-    uint64_t w = 0;
-    std::memcpy(&w, s.data() + i, s.size() - i);
-    h = (h ^ w) * kMul;
-  }
+  if (i < s.size()) h = (h ^ load_short(s.data() + i, s.size() - i)) * kMul;
   // fmix64: every input bit reaches the low bits the table indexes with.
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdull;
@@ -228,7 +268,7 @@ uint64_t key_at(const char* p, size_t size, size_t at) {
   if (at + 8 <= size)
     std::memcpy(&w, p + at, 8);
   else if (at < size)
-    std::memcpy(&w, p + at, size - at);
+    w = load_short(p + at, size - at);
   return __builtin_bswap64(w);
 }
 
@@ -623,7 +663,7 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
         __builtin_prefetch(&offsets[static_cast<uint32_t>(part_codes[k + kAhead]) & ~kFirst]);
       const auto code = static_cast<uint32_t>(part_codes[k]);
       if (code & kFirst) {
-        if (!s.empty()) std::memcpy(text.get() + offsets[code & ~kFirst], s.data(), s.size());
+        copy_bytes(text.get() + offsets[code & ~kFirst], s.data(), s.size());
         part_codes[k] = static_cast<int32_t>(code & ~kFirst);
       }
     });
