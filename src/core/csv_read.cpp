@@ -57,7 +57,8 @@
 // values into its own hash table, 32 at a time (their memory fetched together), bounded unless the
 // column's repeats call for a larger one (past the bound a value is a view into the input);
 // merge_dictionaries() turns the threads' strings into one sorted dictionary on all threads (key
-// ranges, each radix-sorted, repeats dropped), and the chunks' codes are remapped while the chunks
+// ranges, each radix-sorted, repeats dropped; the columns one after the other in one workspace, which
+// may become a dictionary's block), and the chunks' codes are remapped while the chunks
 // are copied into the table's columns. Before the rows are reserved, their count is checked
 // against the bytes: records of n fields take at least n bytes each, so more records than that means a record with too
 // few fields, found by parsing without storing values.

@@ -199,8 +199,8 @@ int32_t StringInterner::intern_hashed(std::string_view s, bool stable, const uin
     window_hits_ += found >= 0;
     if (window_lookups_ == (bypass_ ? kWindow / kProbeEvery : kWindow)) decide();
     if (found >= 0) return found;
-    return add(stable ? s : std::string_view(keep(s) + sizeof(uint32_t), s.size()),
-               stable);  // the merge finds its repeats
+    // The merge finds its repeats.
+    return add(stable ? s : std::string_view(keep(s) + sizeof(uint32_t), s.size()), stable);
   }
   if (found >= 0) return found;
   const char* record = keep(s);
@@ -317,8 +317,8 @@ struct Entry {
 constexpr unsigned kIndexShift = 25;
 constexpr uint64_t kFirstBit = uint64_t{1} << 24;
 constexpr uint64_t kLongSize = kFirstBit - 1;
-constexpr uint32_t kFirst =
-    0x80000000u;  // a code in MergedDictionary::codes whose string's copy is its part's to write
+// Flags a code in MergedDictionary::codes whose string's copy is its part's to write.
+constexpr uint32_t kFirst = 0x80000000u;
 
 // The parts' strings by their index (Entry::id).
 struct Strings {
