@@ -257,7 +257,7 @@ TEST_CASE("string merge: strings sharing long prefixes, and strings around them,
           bool rows_right = true;
           for (size_t p = 0; p < parts; ++p)
             for (size_t k = 0; k < strings[p].size(); ++k) {
-              const auto code = static_cast<size_t>(merged.code_of[p][static_cast<size_t>(local[p][k])]);
+              const auto code = static_cast<size_t>(merged.code_of(p)[static_cast<size_t>(local[p][k])]);
               rows_right = rows_right && code < reference.size() && reference[code] == strings[p][k];
             }
           CHECK(rows_right);

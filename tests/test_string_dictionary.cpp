@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <set>
@@ -86,12 +87,14 @@ TEST_CASE("string dictionary: merged interners equal a std::set build for every 
                     gfxq::detail::merge_dictionaries(pointers, {threads, ranges}, "c");
                 REQUIRE(merged.dictionary);
                 CHECK(merged.dictionary->strings() == reference);
-                REQUIRE(merged.code_of.size() == parts);
+                REQUIRE(merged.starts.size() == parts);
+                REQUIRE(merged.codes.size() ==
+                        std::accumulate(interners.begin(), interners.end(), size_t{0},
+                                        [](size_t sum, const auto& in) { return sum + in.size(); }));
                 bool rows_right = true;
                 for (size_t p = 0; p < parts; ++p) {
-                  REQUIRE(merged.code_of[p].size() == interners[p].size());
                   for (size_t k = 0; k < strings[p].size(); ++k) {
-                    const auto code = static_cast<size_t>(merged.code_of[p][static_cast<size_t>(local[p][k])]);
+                    const auto code = static_cast<size_t>(merged.code_of(p)[static_cast<size_t>(local[p][k])]);
                     rows_right = rows_right && code < reference.size() && reference[code] == strings[p][k];
                   }
                 }
@@ -298,10 +301,10 @@ void check_merge(const std::vector<std::vector<std::string>>& strings, size_t li
   CHECK(merged.dictionary->strings() == reference);
   bool rows_right = true;
   for (size_t p = 0; p < strings.size(); ++p) {
-    REQUIRE(merged.code_of[p].size() == interners[p].size());
+    REQUIRE(merged.starts[p] + interners[p].size() <= merged.codes.size());
     for (size_t k = 0; k < strings[p].size(); ++k) {
       rows_right = rows_right && interners[p].value(static_cast<size_t>(local[p][k])) == strings[p][k];
-      const auto code = static_cast<size_t>(merged.code_of[p][static_cast<size_t>(local[p][k])]);
+      const auto code = static_cast<size_t>(merged.code_of(p)[static_cast<size_t>(local[p][k])]);
       rows_right = rows_right && code < reference.size() && reference[code] == strings[p][k];
     }
   }

@@ -127,7 +127,7 @@ Column import_utf8(const std::string& name, const ArrowArray& a, bool large, int
     const int64_t from = static_cast<int64_t>(p) * kPieceRows, to = std::min(n, from + kPieceRows);
     for (int64_t i = from; i < to; ++i) {
       int32_t& c = codes[static_cast<size_t>(i)];
-      c = c < 0 ? 0 : merged.code_of[p][static_cast<size_t>(c)];  // a NULL row's code is 0, unread
+      c = c < 0 ? 0 : merged.code_of(p)[static_cast<size_t>(c)];  // a NULL row's code is 0, unread
     }
   });
   Column column = Column::make(name, Type::String);

@@ -57,7 +57,8 @@
 // values into its own hash table, 32 at a time (their memory fetched together), bounded unless the
 // column's repeats call for a larger one (past the bound a value is a view into the input);
 // merge_dictionaries() turns the threads' strings into one sorted dictionary on all threads (key
-// ranges, each radix-sorted, repeats dropped), and the chunks' codes are remapped while the chunks
+// ranges, each radix-sorted, repeats dropped; the columns one after the other in one workspace, which
+// may become a dictionary's block), and the chunks' codes are remapped while the chunks
 // are copied into the table's columns. Before the rows are reserved, their count is checked
 // against the bytes: records of n fields take at least n bytes each, so more records than that means a record with too
 // few fields, found by parsing without storing values.
@@ -940,6 +941,7 @@ Table parse(const Text& text, const CsvReadOptions& options) {
   // String columns: one dictionary from the chunks' interners. Bare columns: their type, and their
   // values from the chunks' vectors.
   std::vector<detail::MergedDictionary> merged(n);
+  detail::MergeWorkspace workspace;  // one column's merge after the other's, in the same memory
   const auto filled =
       static_cast<size_t>(std::count_if(chunks.begin(), chunks.end(), [](const Chunk& c) { return c.records > 0; }));
   for (size_t i = 0; i < n; ++i) {
@@ -951,7 +953,7 @@ Table parse(const Text& text, const CsvReadOptions& options) {
     if (kinds[i] == Kind::String) {
       std::vector<const detail::StringInterner*> parts;
       for (const auto& per_column : interners) parts.push_back(&per_column[i]);
-      merged[i] = detail::merge_dictionaries(parts, {threads, options.string_merge_ranges}, defs[i].name);
+      merged[i] = detail::merge_dictionaries(parts, {threads, options.string_merge_ranges, &workspace}, defs[i].name);
       column.dictionary = merged[i].dictionary;
     }
     const bool has_nulls = std::any_of(
@@ -980,7 +982,7 @@ Table parse(const Text& text, const CsvReadOptions& options) {
                     column.as<int32_t>().begin() + static_cast<ptrdiff_t>(chunk.first_row));
       }
       if (kinds[i] == Kind::String) {  // local codes to dictionary codes, in place; NULLs stay 0
-        const std::vector<int32_t>& code_of = merged[i].code_of[chunk.worker];
+        const int32_t* code_of = merged[i].code_of(chunk.worker);
         int32_t* codes = column.as<int32_t>().data() + chunk.first_row;
         auto null = from.null_rows.begin();
         for (uint64_t k = 0; k < chunk.records; ++k) {

@@ -12,6 +12,10 @@ namespace gfxq::detail {
 //! the kernel has none.
 void advise_huge_pages(void* p, size_t bytes) noexcept;
 
+//! Gives the whole pages of [p, p + bytes) back to the kernel (their contents are lost; touched
+//! again, they read as zeros): the unused end of a buffer that is kept.
+void release_pages(void* p, size_t bytes) noexcept;
+
 //! Resizes `v` to `n` elements, advising huge pages for new storage before it is first touched.
 template <class T>
 void resize_huge(std::vector<T>& v, size_t n) {

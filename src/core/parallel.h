@@ -28,15 +28,16 @@ void parallel_for_workers(size_t count, unsigned threads, const std::function<vo
 //! one thread below 8 MiB. Filling write-combined staging memory needs several threads to reach the bus.
 void parallel_copy(void* to, const void* from, size_t bytes, unsigned threads);
 
-//! Resizes `v` to `n` elements as resize_huge() does, new storage first touched on up to `threads`
-//! threads, a piece each: the kernel zeroes a fresh page when it is first touched, which on one
-//! thread is most of the cost of a large vector (the zeros are then written at memory speed).
+//! Resizes `v` to `n` elements as resize_huge() does (without huge pages unless `huge`), new
+//! storage first touched on up to `threads` threads, a piece each: the kernel zeroes a fresh page
+//! when it is first touched, which on one thread is most of the cost of a large vector (the zeros
+//! are then written at memory speed).
 template <class T>
-void resize_parallel(std::vector<T>& v, size_t n, unsigned threads) {
+void resize_parallel(std::vector<T>& v, size_t n, unsigned threads, bool huge = true) {
   if (n > v.capacity()) {
     std::vector<T> grown;
     grown.reserve(n);
-    advise_huge_pages(grown.data(), n * sizeof(T));
+    if (huge) advise_huge_pages(grown.data(), n * sizeof(T));
     constexpr size_t kPiece = size_t{2} << 20, kPage = 4096;
     const size_t bytes = n * sizeof(T);
     parallel_for((bytes + kPiece - 1) / kPiece, threads, [&](size_t i) {

@@ -10,6 +10,50 @@
 
 namespace gfxq::detail {
 
+namespace {
+
+// The n < 8 bytes at p as a little-endian number, zero above them: two loads of fixed size that
+// may overlap (no call, no read past p + n).
+uint64_t load_short(const char* p, size_t n) noexcept {
+  if (n >= 4) {
+    uint32_t low = 0, high = 0;
+    std::memcpy(&low, p, 4);
+    std::memcpy(&high, p + n - 4, 4);
+    return low | uint64_t{high} << ((n - 4) * 8);
+  }
+  if (n >= 2) {
+    uint16_t low = 0, high = 0;
+    std::memcpy(&low, p, 2);
+    std::memcpy(&high, p + n - 2, 2);
+    return low | uint64_t{high} << ((n - 2) * 8);
+  }
+  return n == 1 ? static_cast<unsigned char>(*p) : 0;
+}
+
+// Copies n bytes from `from` to `to` by loads and stores of fixed size that may overlap (short
+// strings: no call), writing nothing outside [to, to + n).
+void copy_bytes(char* to, const char* from, size_t n) noexcept {
+  if (n > 32) {
+    std::memcpy(to, from, n);
+  } else if (n >= 16) {
+    char a[16], b[16];
+    std::memcpy(a, from, 16);
+    std::memcpy(b, from + n - 16, 16);
+    std::memcpy(to, a, 16);
+    std::memcpy(to + n - 16, b, 16);
+  } else if (n >= 8) {
+    uint64_t a = 0, b = 0;
+    std::memcpy(&a, from, 8);
+    std::memcpy(&b, from + n - 8, 8);
+    std::memcpy(to, &a, 8);
+    std::memcpy(to + n - 8, &b, 8);
+  } else {
+    for (size_t i = 0; i < n; ++i) to[i] = from[i];
+  }
+}
+
+}  // namespace
+
 uint64_t hash_string(std::string_view s) noexcept {
   constexpr uint64_t kMul = 0x9e3779b97f4a7c15ull;
   uint64_t h = s.size() * kMul;
@@ -20,11 +64,7 @@ uint64_t hash_string(std::string_view s) noexcept {
     h = (h ^ w) * kMul;
     h ^= h >> 29;
   }
-  if (i < s.size()) {
-    uint64_t w = 0;
-    std::memcpy(&w, s.data() + i, s.size() - i);
-    h = (h ^ w) * kMul;
-  }
+  if (i < s.size()) h = (h ^ load_short(s.data() + i, s.size() - i)) * kMul;
   // fmix64: every input bit reaches the low bits the table indexes with.
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdull;
@@ -88,15 +128,28 @@ const char* StringInterner::keep(std::string_view s) {
   return at;
 }
 
-int32_t StringInterner::add(std::string_view s) {
+int32_t StringInterner::add(std::string_view s, bool stable) {
   if (size_ >= static_cast<size_t>(INT32_MAX))
     throw Error(ErrorCode::InvalidInput, "more than 2^31 - 1 strings in one string column for one thread");
   if ((size_ & (kBlock - 1)) == 0) {
-    // Only the pages written are touched (View has no constructor).
-    values_.push_back(std::make_unique_for_overwrite<View[]>(kBlock));
-    advise_huge_pages(values_.back().get(), kBlock * sizeof(View));
+    // Only the pages written are touched (no huge pages: they cost more than they save where the
+    // machine's memory is itself lent page by page, as in virtual machines).
+    values_.push_back(std::make_unique_for_overwrite<uint64_t[]>(kBlock));
   }
-  values_.back()[size_ & (kBlock - 1)] = {s.data(), s.size()};
+  const auto address = reinterpret_cast<uintptr_t>(s.data());
+  if (stable && !based_) {
+    base_ = address - std::min<uintptr_t>(address, uintptr_t{1} << 39);
+    based_ = true;
+  }
+  uint64_t packed = 0;
+  if (based_ && address >= base_ && address - base_ < (uint64_t{1} << 40) && s.size() < kFar) {
+    packed = static_cast<uint64_t>(address - base_) << 24 | s.size();
+  } else {
+    packed = static_cast<uint64_t>(far_.size()) << 24 | kFar;
+    far_.push_back(s);
+  }
+  values_.back()[size_ & (kBlock - 1)] = packed;
+  bytes_ += s.size();
   return static_cast<int32_t>(size_++);
 }
 
@@ -121,8 +174,8 @@ int32_t StringInterner::intern_hashed(std::string_view s, bool stable, const uin
     throw Error(ErrorCode::InvalidInput, "a string of " + std::to_string(s.size()) + " bytes (at most 2^32 - 1)");
   ++seen_;
   const bool full = in_table_ >= table_limit_;
-  if (full && bypass_ && ++skipped_ < kProbeEvery)
-    return add(stable ? s : std::string_view(keep(s) + sizeof(uint32_t), s.size()));
+  if (full && bypass_ && ++skipped_ < probe_every_)
+    return add(stable ? s : std::string_view(keep(s) + sizeof(uint32_t), s.size()), stable);
   skipped_ = 0;
   if (!full && (in_table_ + 1) * 2 > slots_.size()) grow();  // load factor at most 1/2
   const uint64_t h = hash ? *hash : hash_string(s);
@@ -146,11 +199,12 @@ int32_t StringInterner::intern_hashed(std::string_view s, bool stable, const uin
     window_hits_ += found >= 0;
     if (window_lookups_ == (bypass_ ? kWindow / kProbeEvery : kWindow)) decide();
     if (found >= 0) return found;
-    return add(stable ? s : std::string_view(keep(s) + sizeof(uint32_t), s.size()));  // the merge finds its repeats
+    // The merge finds its repeats.
+    return add(stable ? s : std::string_view(keep(s) + sizeof(uint32_t), s.size()), stable);
   }
   if (found >= 0) return found;
   const char* record = keep(s);
-  const int32_t code = add(std::string_view(record + sizeof(uint32_t), s.size()));
+  const int32_t code = add(std::string_view(record + sizeof(uint32_t), s.size()), false);
   hashes_.push_back(h);
   table_codes_.push_back(code);
   slots_[slot] = {tag | static_cast<uint64_t>(code), record};
@@ -173,7 +227,9 @@ void StringInterner::decide() {
       return;
     }
   }
-  bypass_ = hits * 4 < lookups;  // fewer than a quarter found there
+  // Passed by when fewer than a quarter are found there; while none are, more and more rarely.
+  probe_every_ = bypass_ && hits == 0 ? std::min(2 * probe_every_, kProbeRarest) : kProbeEvery;
+  bypass_ = hits * 4 < lookups;
 }
 
 void StringInterner::intern_batch(const Request* requests, size_t n) {
@@ -192,7 +248,15 @@ void StringInterner::intern_batch(const Request* requests, size_t n) {
     for (size_t k = 0; k < n; ++k)
       if (const char* record = slots_[hashes[k] & (slots_.size() - 1)].record) __builtin_prefetch(record);
   for (size_t k = 0; k < n; ++k) {
-    *requests[k].code = intern_hashed(requests[k].s, true, look ? &hashes[k] : nullptr);
+    const std::string_view s = requests[k].s;
+    // Passing the full table by (as intern_hashed() does), without its call.
+    if (!look && bypass_ && in_table_ >= table_limit_ && skipped_ + 1 < probe_every_ && s.size() <= UINT32_MAX) {
+      ++skipped_;
+      ++seen_;
+      *requests[k].code = add(s, true);
+      continue;
+    }
+    *requests[k].code = intern_hashed(s, true, look ? &hashes[k] : nullptr);
   }
 }
 
@@ -204,7 +268,7 @@ uint64_t key_at(const char* p, size_t size, size_t at) {
   if (at + 8 <= size)
     std::memcpy(&w, p + at, 8);
   else if (at < size)
-    std::memcpy(&w, p + at, size - at);
+    w = load_short(p + at, size - at);
   return __builtin_bswap64(w);
 }
 
@@ -242,22 +306,35 @@ size_t search_keys(const uint64_t* keys, size_t n, uint64_t x, bool or_equal) {
   return static_cast<size_t>(base - keys) + (or_equal ? *base <= x : *base < x);
 }
 
-// A string of a part as the merge sorts it: 8 of its bytes as a key, where its bytes are and whose
-// local code it is.
+// A string of a part as the merge sorts it (16 bytes): 8 of its bytes as a key, and in one word
+// its index among all parts' strings (part after part), whether it is the first of its string once
+// sorted, and its size (kLongSize for a size of kLongSize or more: then read from the part).
 struct Entry {
-  uint64_t key;    // bytes [depth, depth + 8) (big-endian, zero past the end) while sorted at `depth`
-  uint64_t where;  // the bytes' address; the part in the top 16 bits
-  uint32_t size;
-  uint32_t local;  // the local code; kFirst: the first of its string once sorted
+  uint64_t key;  // bytes [depth, depth + 8) (big-endian, zero past the end) while sorted at `depth`
+  uint64_t id;   // index << kIndexShift | kFirstBit | size
 };
 
-constexpr unsigned kPartShift = 48;
-constexpr uint64_t kAddressMask = (uint64_t{1} << kPartShift) - 1;
+constexpr unsigned kIndexShift = 25;
+constexpr uint64_t kFirstBit = uint64_t{1} << 24;
+constexpr uint64_t kLongSize = kFirstBit - 1;
+// Flags a code in MergedDictionary::codes whose string's copy is its part's to write.
 constexpr uint32_t kFirst = 0x80000000u;
 
-std::string_view view_of(const Entry& e) {
-  return {reinterpret_cast<const char*>(e.where & kAddressMask), e.size};
-}
+// The parts' strings by their index (Entry::id).
+struct Strings {
+  const std::vector<const StringInterner*>& parts;
+  const std::vector<uint64_t>& starts;
+
+  std::string_view view(uint64_t index) const {
+    const auto p = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), index) - starts.begin()) - 1;
+    return parts[p]->value(static_cast<size_t>(index - starts[p]));
+  }
+  std::string_view view(const Entry& e) const { return view(e.id >> kIndexShift); }
+  uint64_t size(const Entry& e) const {
+    const uint64_t size = e.id & kLongSize;
+    return size == kLongSize ? view(e).size() : size;
+  }
+};
 
 // How many strings ahead the merge's loops ask for the memory they will read.
 constexpr size_t kAhead = 16;
@@ -265,27 +342,27 @@ constexpr size_t kAhead = 16;
 constexpr size_t kSmall = 32;
 
 // The order of two entries' strings, which agree before `depth` (negative, zero, positive).
-int compare_from(const Entry& a, const Entry& b, size_t depth) {
+int compare_from(const Entry& a, const Entry& b, size_t depth, const Strings& strings) {
   if (a.key != b.key) return a.key < b.key ? -1 : 1;
-  const std::string_view x = view_of(a), y = view_of(b);
+  const std::string_view x = strings.view(a), y = strings.view(b);
   return x.substr(std::min<size_t>(depth, x.size())).compare(y.substr(std::min<size_t>(depth, y.size())));
 }
 
 // Sets whether an entry is the first of its string.
 void mark(Entry& e, bool first) {
-  e.local = (e.local & ~kFirst) | (first ? kFirst : 0);
+  e.id = (e.id & ~kFirstBit) | (first ? kFirstBit : 0);
 }
 
 // Entries whose strings agree before `depth`, by their strings from `depth` on, each marked the
 // first of its string or not (the first entry is).
-void insertion_sort(Entry* e, size_t n, size_t depth) {
+void insertion_sort(Entry* e, size_t n, size_t depth, const Strings& strings) {
   if (n > 0) mark(e[0], true);
   for (size_t i = 1; i < n; ++i) {
     Entry x = e[i];
     size_t j = i;
     int order = 0;
     for (; j > 0; --j) {
-      order = compare_from(x, e[j - 1], depth);
+      order = compare_from(x, e[j - 1], depth, strings);
       if (order >= 0) break;
       e[j] = e[j - 1];
     }
@@ -296,16 +373,19 @@ void insertion_sort(Entry* e, size_t n, size_t depth) {
   }
 }
 
-// Sorts e[0, n) by their strings (byte-wise), which agree before `depth`, and marks the first
-// entry of each string (the first entry is). Each key holds its string's bytes [depth, depth + 8).
-// Most significant byte first: the bytes every key shares are skipped at once, the entries are
-// scattered by the first byte where keys differ (through `scratch`, n entries), and each bucket is
+// Sorts the n entries at `e` by their strings (byte-wise), which agree before `depth`, and marks
+// the first entry of each string (the first entry is). `other` is as many entries in the other of
+// two buffers, at the same place; the sorted entries end in `e`'s buffer when `home`, else in
+// `other`'s. Each key holds its string's bytes [depth, depth + 8). Most significant byte first: the
+// bytes every key shares are skipped at once, the entries are scattered by the first byte where
+// keys differ into the other buffer (no copy back: the buffers swap roles), and each bucket is
 // sorted likewise (the largest by the loop, so the recursion is at most log2(n) deep). Keys that
 // agree in all 8 bytes are refilled from the next 8 bytes.
-void sort_entries(Entry* e, size_t n, size_t depth, Entry* scratch) {
+void sort_entries(Entry* e, Entry* other, size_t n, size_t depth, bool home, const Strings& strings) {
   for (;;) {
     if (n <= kSmall) {
-      insertion_sort(e, n, depth);
+      insertion_sort(e, n, depth, strings);
+      if (!home) std::copy(e, e + n, other);
       return;
     }
     uint64_t diff = 0;
@@ -314,18 +394,25 @@ void sort_entries(Entry* e, size_t n, size_t depth, Entry* scratch) {
       // Equal through depth + 8: the strings that end there come first (each is a prefix of the
       // others), shortest first (equal lengths: equal strings); the rest go on with their next bytes.
       depth += 8;
-      Entry* rest = std::partition(e, e + n, [depth](const Entry& x) { return x.size <= depth; });
-      std::sort(e, rest, [](const Entry& a, const Entry& b) { return a.size < b.size; });
-      for (Entry* x = e; x < rest; ++x) mark(*x, x == e || x->size != x[-1].size);
-      n -= static_cast<size_t>(rest - e);
+      Entry* rest = std::partition(e, e + n, [&](const Entry& x) { return strings.size(x) <= depth; });
+      std::sort(e, rest, [&](const Entry& a, const Entry& b) { return strings.size(a) < strings.size(b); });
+      for (Entry* x = e; x < rest; ++x) mark(*x, x == e || strings.size(*x) != strings.size(x[-1]));
+      const auto done = static_cast<size_t>(rest - e);
+      if (!home) std::copy(e, rest, other);
+      n -= done;
       e = rest;
+      other += done;
+      // The strings' bytes found kAhead entries before they are read (and asked for then).
+      std::string_view ahead[kAhead];
+      for (size_t i = 0; i < std::min(n, kAhead); ++i) ahead[i] = strings.view(e[i]);
       for (size_t i = 0; i < n; ++i) {
+        const std::string_view s = ahead[i % kAhead];
         if (i + kAhead < n) {
-          const Entry& next = e[i + kAhead];
-          __builtin_prefetch(reinterpret_cast<const char*>(next.where & kAddressMask) +
-                             std::min<size_t>(depth, next.size));
+          const std::string_view next = strings.view(e[i + kAhead]);
+          __builtin_prefetch(next.data() + std::min(depth, next.size()));
+          ahead[i % kAhead] = next;
         }
-        e[i].key = key_at(reinterpret_cast<const char*>(e[i].where & kAddressMask), e[i].size, depth);
+        e[i].key = key_at(s.data(), s.size(), depth);
       }
       continue;
     }
@@ -335,29 +422,62 @@ void sort_entries(Entry* e, size_t n, size_t depth, Entry* scratch) {
     for (int b = 0; b < 256; ++b) start[b + 1] += start[b];
     size_t at[256];
     std::copy(start, start + 256, at);
-    for (size_t i = 0; i < n; ++i) scratch[at[(e[i].key >> shift) & 0xff]++] = e[i];
-    std::copy(scratch, scratch + n, e);
+    for (size_t i = 0; i < n; ++i) other[at[(e[i].key >> shift) & 0xff]++] = e[i];
+    std::swap(e, other);
+    home = !home;
     int largest = 0;
     for (int b = 1; b < 256; ++b)
       if (start[b + 1] - start[b] > start[largest + 1] - start[largest]) largest = b;
     for (int b = 0; b < 256; ++b)
-      if (b != largest && start[b + 1] > start[b]) sort_entries(e + start[b], start[b + 1] - start[b], depth, scratch);
+      if (b != largest && start[b + 1] > start[b])
+        sort_entries(e + start[b], other + start[b], start[b + 1] - start[b], depth, home, strings);
     e += start[largest];
+    other += start[largest];
     n = start[largest + 1] - start[largest];
   }
 }
 
 }  // namespace
 
+void* MergeWorkspace::bytes(size_t bytes) {
+  if (bytes > size_) {
+    memory_.reset();
+    memory_ = std::make_unique_for_overwrite<char[]>(bytes);
+    size_ = bytes;
+  }
+  return memory_.get();
+}
+
+std::unique_ptr<char[]> MergeWorkspace::take(size_t bytes) {
+  if (!memory_ || bytes > size_ || bytes < size_ / 2) return nullptr;
+  release_pages(memory_.get() + bytes, size_ - bytes);
+  size_ = 0;
+  return std::move(memory_);
+}
+
 MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& parts, const MergeOptions& options,
                                     std::string_view column) {
   const unsigned threads = worker_count(options.threads);
-  if (parts.size() > (size_t{1} << (64 - kPartShift)))
-    throw Error(ErrorCode::Internal, "string merge: more than 2^16 parts");
   MergedDictionary merged;
-  merged.code_of.resize(parts.size());
-  uint64_t total = 0;
-  for (const StringInterner* part : parts) total += part->size();
+  uint64_t total = 0, total_bytes = 0;
+  for (const StringInterner* part : parts) {
+    merged.starts.push_back(total);
+    total += part->size();
+    total_bytes += part->bytes();
+  }
+  if (total >= (uint64_t{1} << (64 - kIndexShift)))
+    throw Error(ErrorCode::Internal, "string merge: more than 2^39 strings");
+  const Strings strings{parts, merged.starts};
+  resize_parallel(merged.codes, total, threads, false);
+  // The entries, then each string's range (by its index), in memory kept between merges; as large as
+  // the strings' bytes at least, so that the dictionary's bytes can be written there at the end.
+  MergeWorkspace own;
+  MergeWorkspace& workspace = options.workspace ? *options.workspace : own;
+  const uint64_t entry_bytes = std::max<uint64_t>(total, 1) * sizeof(Entry);
+  auto* const memory =
+      static_cast<unsigned char*>(workspace.bytes(std::max(entry_bytes + total * sizeof(uint16_t), total_bytes)));
+  Entry* const entries = reinterpret_cast<Entry*>(memory);
+  uint16_t* const range = reinterpret_cast<uint16_t*>(memory + entry_bytes);
 
   // Key ranges from a sorted sample: range r holds the strings s with splitters[r-1] < s <= splitters[r].
   // Equal strings fall in the same range, so each range finds its repeats on its own.
@@ -401,14 +521,12 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
 
   // Each part's strings to their ranges: count, offsets, then write (range by range).
   std::vector<std::vector<uint64_t>> count(parts.size(), std::vector<uint64_t>(ranges, 0));
-  std::vector<std::vector<uint16_t>> range(parts.size());
   parallel_for(parts.size(), threads, [&](size_t p) {
-    resize_huge(merged.code_of[p], parts[p]->size());
     if (ranges == 1) {
       count[p][0] = parts[p]->size();
       return;
     }
-    resize_huge(range[p], parts[p]->size());
+    uint16_t* const part_range = range + merged.starts[p];
     // The range of a string: the splitters below it by its 8 bytes after `prefix`, found by a search
     // without branches (strings in random order would mispredict them) run for kLanes strings at
     // once (one search is a chain of dependent loads); among splitters that share those bytes, by
@@ -448,7 +566,7 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
         }
       }
       for (size_t j = 0; j < lanes; ++j) {
-        range[p][first + j] = static_cast<uint16_t>(r[j]);
+        part_range[first + j] = static_cast<uint16_t>(r[j]);
         ++count[p][r[j]];
       }
     }
@@ -465,18 +583,16 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
     largest = std::max(largest, offset - range_start[r]);
   }
   range_start[ranges] = offset;
-  // Not zeroed: every entry is written below, its pages first touched by the threads that write them.
-  std::unique_ptr<Entry[]> entries(new Entry[std::max<uint64_t>(total, 1)]);
-  advise_huge_pages(entries.get(), total * sizeof(Entry));
+  // The entries are not zeroed: every one is written below (fresh pages first touched by the threads
+  // that write them).
   parallel_for(parts.size(), threads, [&](size_t p) {
+    const uint16_t* const part_range = range + merged.starts[p];
+    const uint64_t start = merged.starts[p];
     parts[p]->for_each([&](size_t k, std::string_view s) {
-      const auto address = reinterpret_cast<uint64_t>(s.data());
-      if (address > kAddressMask) throw Error(ErrorCode::Internal, "string merge: an address beyond 2^48");
-      const size_t r = ranges == 1 ? 0 : range[p][k];
-      entries[at[p][r]++] = {key_at(s.data(), s.size(), depth[r]), address | (uint64_t{p} << kPartShift),
-                             static_cast<uint32_t>(s.size()), static_cast<uint32_t>(k)};
+      const size_t r = ranges == 1 ? 0 : part_range[k];
+      entries[at[p][r]++] = {key_at(s.data(), s.size(), depth[r]),
+                             (start + k) << kIndexShift | std::min<uint64_t>(s.size(), kLongSize)};
     });
-    range[p] = {};
   });
 
   // Each range: its strings sorted, the first entry of each string marked, and its distinct strings
@@ -485,15 +601,16 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
   std::vector<std::unique_ptr<Entry[]>> scratch(workers);
   std::vector<uint64_t> code_start(ranges + 1, 0), byte_start(ranges + 1, 0);
   parallel_for_workers(ranges, threads, [&](size_t r, unsigned worker) {
-    Entry* e = entries.get() + range_start[r];
+    Entry* e = entries + range_start[r];
     const size_t n = range_start[r + 1] - range_start[r];
     if (!scratch[worker]) scratch[worker] = std::make_unique_for_overwrite<Entry[]>(std::max<uint64_t>(largest, 1));
-    sort_entries(e, n, depth[r], scratch[worker].get());
+    sort_entries(e, scratch[worker].get(), n, depth[r], true, strings);
     uint64_t distinct = 0, bytes = 0;
     for (size_t k = 0; k < n; ++k) {
-      const uint32_t first = e[k].local >> 31;
-      distinct += first;
-      bytes += first * uint64_t{e[k].size};
+      if (e[k].id & kFirstBit) {
+        ++distinct;
+        bytes += strings.size(e[k]);
+      }
     }
     code_start[r + 1] = distinct;
     byte_start[r + 1] = bytes;
@@ -509,46 +626,45 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
                 "string column '" + std::string(column) + "' holds more than 2^31 - 1 distinct values");
 
   // Every local code given its string's dictionary code, each range numbering its distinct strings
-  // after the ranges before it (the local code of a string's first entry flagged by kFirst), and
-  // each distinct string its place in the dictionary's bytes (offsets, in code order).
+  // after the ranges before it (the code of a string's first entry flagged by kFirst), and each
+  // distinct string its place in the dictionary's bytes (offsets, in code order).
   std::vector<uint64_t> offsets;
-  resize_parallel(offsets, distinct + 1, threads);
+  resize_parallel(offsets, distinct + 1, threads, false);
   offsets[distinct] = text_bytes;
+  int32_t* const codes = merged.codes.data();
   parallel_for(ranges, threads, [&](size_t r) {
-    const Entry* e = entries.get() + range_start[r];
+    const Entry* e = entries + range_start[r];
     const size_t n = range_start[r + 1] - range_start[r];
     uint64_t code = code_start[r], at = byte_start[r];
     for (size_t k = 0; k < n; ++k) {
-      if (k + kAhead < n) {  // sorted: scattered local codes
-        const Entry& next = e[k + kAhead];
-        __builtin_prefetch(merged.code_of[next.where >> kPartShift].data() + (next.local & ~kFirst), 1);
-      }
-      const uint32_t first = e[k].local & kFirst;
+      if (k + kAhead < n) __builtin_prefetch(codes + (e[k + kAhead].id >> kIndexShift), 1);  // sorted: scattered
+      const bool first = (e[k].id & kFirstBit) != 0;
       if (first) {
         offsets[code] = at;
-        at += e[k].size;
+        at += strings.size(e[k]);
         ++code;
       }
-      merged.code_of[e[k].where >> kPartShift][e[k].local & ~kFirst] =
-          static_cast<int32_t>(static_cast<uint32_t>(code - 1) | first);
+      codes[e[k].id >> kIndexShift] = static_cast<int32_t>(static_cast<uint32_t>(code - 1) | (first ? kFirst : 0));
     }
   });
-  entries.reset();
 
   // The dictionary's bytes: each part copies the strings whose codes it holds flagged, in the order
-  // it interned them (so their bytes are read in about the input's order, not scattered).
-  std::unique_ptr<char[]> text = text_bytes ? std::make_unique_for_overwrite<char[]>(text_bytes) : nullptr;
-  advise_huge_pages(text.get(), text_bytes);
+  // it interned them (so their bytes are read in about the input's order, not scattered). They go
+  // into the workspace (the entries are done with) when they fill at least half of it.
+  std::unique_ptr<char[]> text = text_bytes ? workspace.take(text_bytes) : nullptr;
+  if (!text && text_bytes) {
+    text = std::make_unique_for_overwrite<char[]>(text_bytes);
+  }
   parallel_for(parts.size(), threads, [&](size_t p) {
-    int32_t* codes = merged.code_of[p].data();
+    int32_t* const part_codes = codes + merged.starts[p];
     const size_t n = parts[p]->size();
     parts[p]->for_each([&](size_t k, std::string_view s) {
       if (k + kAhead < n)  // sorted codes: scattered offsets
-        __builtin_prefetch(&offsets[static_cast<uint32_t>(codes[k + kAhead]) & ~kFirst]);
-      const auto code = static_cast<uint32_t>(codes[k]);
+        __builtin_prefetch(&offsets[static_cast<uint32_t>(part_codes[k + kAhead]) & ~kFirst]);
+      const auto code = static_cast<uint32_t>(part_codes[k]);
       if (code & kFirst) {
-        if (!s.empty()) std::memcpy(text.get() + offsets[code & ~kFirst], s.data(), s.size());
-        codes[k] = static_cast<int32_t>(code & ~kFirst);
+        copy_bytes(text.get() + offsets[code & ~kFirst], s.data(), s.size());
+        part_codes[k] = static_cast<int32_t>(code & ~kFirst);
       }
     });
   });

@@ -20,13 +20,16 @@ namespace gfxq::detail {
 //! it gets a new code each time (the table stays small enough for the cache, and a column of
 //! mostly distinct strings is not hashed into a large table only to be merged again). Once full,
 //! a table that finds few repeats is mostly passed by: only every kProbeEvery-th string looks
-//! there, until such lookups find repeats again (the merge finds the others).
+//! there (every kProbeRarest-th once such lookups find nothing for long), until such lookups find
+//! repeats again (the merge finds the others).
 class StringInterner {
  public:
   //! Strings the table holds at most, by default (1 MiB of slots).
   static constexpr size_t kTableLimit = size_t{1} << 15;
   //! While the full table is passed by, one string in this many still looks there.
   static constexpr uint32_t kProbeEvery = 16;
+  //! While the table passed by finds nothing, the interval doubles up to this.
+  static constexpr uint32_t kProbeRarest = 256;
 
   //! The most strings a table grows to hold (64 MiB of slots).
   static constexpr size_t kGrownLimit = size_t{1} << 21;
@@ -54,19 +57,19 @@ class StringInterner {
   static constexpr size_t kBatch = 32;
   //! The number of local codes given.
   size_t size() const noexcept { return size_; }
+  //! The bytes of the strings of all local codes.
+  uint64_t bytes() const noexcept { return bytes_; }
   //! The string of a local code (a string past the table may have more than one code).
   std::string_view value(size_t code) const noexcept {
-    const View& v = values_[code >> kBlockBits][code & (kBlock - 1)];
-    return {v.data, v.size};
+    return unpack(values_[code >> kBlockBits][code & (kBlock - 1)]);
   }
   //! Calls f(code, value(code)) for every code in increasing order.
   template <class F>
   void for_each(F&& f) const {
     for (size_t code = 0; code < size_;) {
-      const View* block = values_[code >> kBlockBits].get();
+      const uint64_t* block = values_[code >> kBlockBits].get();
       const size_t end = std::min(size_, (code | (kBlock - 1)) + 1);
-      for (; code < end; ++code)
-        f(code, std::string_view(block[code & (kBlock - 1)].data, block[code & (kBlock - 1)].size));
+      for (; code < end; ++code) f(code, unpack(block[code & (kBlock - 1)]));
     }
   }
 
@@ -77,12 +80,17 @@ class StringInterner {
     uint64_t tag_code = 0;
     const char* record = nullptr;
   };
-  // A value: a string_view without a constructor (a new block's memory is not written).
-  struct View {
-    const char* data;
-    size_t size;
-  };
-  // The values are kept in blocks of kBlock views: growing copies nothing.
+  // A value in 8 bytes: its address's offset from base_ above its size (24 bits); or, for a string
+  // of kFar bytes or more, or before base_ or 2^40 bytes past it (the copies the table holds), kFar
+  // in the size's bits below its index in far_.
+  static constexpr uint64_t kFar = (uint64_t{1} << 24) - 1;
+  std::string_view unpack(uint64_t v) const noexcept {
+    const uint64_t size = v & kFar;
+    if (size == kFar) [[unlikely]]
+      return far_[v >> 24];
+    return {reinterpret_cast<const char*>(base_ + (v >> 24)), size};
+  }
+  // The values are kept in blocks of kBlock values: growing copies nothing.
   static constexpr unsigned kBlockBits = 16;
   static constexpr size_t kBlock = size_t{1} << kBlockBits;
   // Lookups in the full table between two decisions whether to pass it by.
@@ -91,11 +99,15 @@ class StringInterner {
   void grow();
   void decide();  // at the end of a window of lookups in the full table: grow it, pass it by, or not
   int32_t intern_hashed(std::string_view s, bool stable, const uint64_t* hash);  // hash: hash_string(s) if known
-  const char* keep(std::string_view s);  // the copy of `s`: its length (uint32), then its bytes
-  int32_t add(std::string_view s);       // a new code for `s` (kept as given)
+  const char* keep(std::string_view s);          // the copy of `s`: its length (uint32), then its bytes
+  int32_t add(std::string_view s, bool stable);  // a new code for `s` (kept as given; `stable`: a view of the input)
 
-  std::vector<std::unique_ptr<View[]>> values_;  // by local code, in blocks
+  std::vector<std::unique_ptr<uint64_t[]>> values_;  // by local code, in blocks
+  std::vector<std::string_view> far_;                // the values not kept in 8 bytes
+  uintptr_t base_ = 0;                               // 2^39 bytes before the first view of the input
+  bool based_ = false;
   size_t size_ = 0;
+  uint64_t bytes_ = 0;
   std::vector<uint64_t> hashes_;      // hash_string() of each string in the table,
   std::vector<int32_t> table_codes_;  // and its code
   std::vector<Slot> slots_;           // a power of two in size
@@ -104,6 +116,7 @@ class StringInterner {
   // the strings since the last one that looked there.
   uint32_t window_lookups_ = 0, window_hits_ = 0, skipped_ = 0;
   bool bypass_ = false;
+  uint32_t probe_every_ = kProbeEvery;           // while passed by, one string in this many looks there
   uint64_t expected_ = 0, seen_ = 0;             // strings expected, and given so far
   std::vector<std::unique_ptr<char[]>> blocks_;  // the copies; the last one is being filled
   std::vector<std::unique_ptr<char[]>> long_;    // one per long string
@@ -114,13 +127,34 @@ class StringInterner {
 //! each of its local codes. Error(InvalidInput) naming `column` past 2^31 - 1 distinct strings.
 struct MergedDictionary {
   std::shared_ptr<const Dictionary> dictionary;  //!< sorted, distinct
-  std::vector<std::vector<int32_t>> code_of;     //!< code_of[part][local code] = dictionary code
+  std::vector<int32_t> codes;                    //!< every part's local codes' dictionary codes, part after part
+  std::vector<uint64_t> starts;                  //!< where each part's codes start in `codes` (one per part)
+  //! The dictionary codes of part `part`'s local codes: code_of(part)[local code].
+  const int32_t* code_of(size_t part) const noexcept { return codes.data() + starts[part]; }
+};
+
+//! Memory merge_dictionaries() works in, kept between the merges of one load (the columns of a
+//! CSV file): fresh memory costs the kernel a page of zeros for every page. A merge sorts its
+//! strings in it and then, when the dictionary's bytes fill at least half of it, writes them there
+//! and hands it over (the next merge takes fresh memory); otherwise the next merge reuses it.
+class MergeWorkspace {
+ public:
+  //! At least `bytes` bytes (16-byte aligned), kept for the next call; earlier contents are lost.
+  void* bytes(size_t bytes);
+  //! The memory, handed over, when `bytes` fill at least half of it (its pages past them given
+  //! back); else nullptr.
+  std::unique_ptr<char[]> take(size_t bytes);
+
+ private:
+  std::unique_ptr<char[]> memory_;
+  size_t size_ = 0;
 };
 
 //! How merge_dictionaries() splits its work (the result does not depend on it).
 struct MergeOptions {
-  unsigned threads = 0;  //!< threads; 0: std::thread::hardware_concurrency()
-  uint64_t ranges = 0;   //!< key ranges the strings are split into; 0: automatic (tests force a count)
+  unsigned threads = 0;                 //!< threads; 0: std::thread::hardware_concurrency()
+  uint64_t ranges = 0;                  //!< key ranges the strings are split into; 0: automatic (tests force a count)
+  MergeWorkspace* workspace = nullptr;  //!< memory to reuse; nullptr: the merge's own
 };
 
 //! Merges the interners on all threads: every interner's strings are split into key ranges by a
