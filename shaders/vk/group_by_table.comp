@@ -236,7 +236,10 @@ shared uint s_ids_used;
 uint gbf_find(uint k0, uint k1) {
   if (k0 == GB_EMPTY || (GB_TWO_KEYS && k1 == GB_EMPTY)) return GB_NO_SLOT;
   const uint cap = pc.shared_cap;
-  uint s = gb_shared_home(gb_hash(k0, k1), cap);
+  // One key column: Fibonacci hashing (the high word of (key * 2^32 / phi) * cap; two
+  // instructions where fmix32 and the rotation take about ten, in the loop's hottest path; the key
+  // table is at most half full). Two: the 64-bit finalizer as everywhere.
+  uint s = GB_TWO_KEYS ? gb_shared_home(gb_hash(k0, k1), cap) : gb_home(k0 * 0x9e3779b1u, cap);
   for (uint probe = 0u; probe < min(cap, GB_SHARED_PROBES); ++probe) {
     const uint at = s * (GB_KEY_PLANES + 1u);
     uint seen = s_table[at];
