@@ -442,6 +442,16 @@ TEST_CASE("vk-group-by: the private variant around its ids and copies, skew, ext
         if (rng() % 3 == 0) ids.push_back(r);
       sel.selection = ids;
       check_variants(sel, o, "a third of the rows selected" + tag, vs);
+      // Runs of 8192 rows: whole double steps (the kernel's unguarded loads) through the selection
+      // and with two key columns, then a partial one.
+      GroupByOptions runs = o;
+      runs.rows_per_group = 8192;
+      Data most = sel;
+      most.selection->clear();
+      for (uint32_t r = 0; r < 6000; ++r)
+        if (rng() % 3 != 0) most.selection->push_back(r);
+      check_variants(most, runs, "two thirds of the rows selected, runs of 8192 rows" + tag, vs);
+      check_variants(d, runs, "two key columns, runs of 8192 rows" + tag, vs);
       sel.selection = std::vector<uint32_t>{};
       check_variants(sel, o, "every row filtered out" + tag, vs);
       check_variants(int_data(0, 1, rng), o, "no rows" + tag, vs);

@@ -397,14 +397,23 @@ void main() {
   const uint group = gl_WorkGroupID.x + pc.group_offset;
   const uint first = group * pc.rows_per_group;
   const uint last = min(first + pc.rows_per_group, pc.count);
-  // Two steps' loads issued before their rows are processed (more bytes in flight).
+  // Two steps' loads issued before their rows are processed (more bytes in flight); steps wholly
+  // below `last` without the guards (the branch is uniform).
   for (uint step = first; step < last; step += 2u * GB_STEP) {
+    const uint q = step / 4u + gl_LocalInvocationIndex;
     uvec4 a0, a1, av[GB_MAX_VALUE_BINDINGS], b0, b1, bv[GB_MAX_VALUE_BINDINGS];
-    bvec4 va, vb;
-    gb_load4(step / 4u + gl_LocalInvocationIndex, last, a0, a1, av, va);
-    gb_load4((step + GB_STEP) / 4u + gl_LocalInvocationIndex, last, b0, b1, bv, vb);
-    gbf_rows(a0, a1, av, va);
-    gbf_rows(b0, b1, bv, vb);
+    if (step + 2u * GB_STEP <= last) {
+      gb_load4_full(q, a0, a1, av);
+      gb_load4_full(q + GB_STEP / 4u, b0, b1, bv);
+      gbf_rows(a0, a1, av, bvec4(true));
+      gbf_rows(b0, b1, bv, bvec4(true));
+    } else {
+      bvec4 va, vb;
+      gb_load4(q, last, a0, a1, av, va);
+      gb_load4(q + GB_STEP / 4u, last, b0, b1, bv, vb);
+      gbf_rows(a0, a1, av, va);
+      gbf_rows(b0, b1, bv, vb);
+    }
   }
   barrier();
   const uint used = min(s_ids_used, pc.ids);
