@@ -261,18 +261,21 @@ uint gbf_find(uint k0, uint k1) {
       mine = seen1 == GB_EMPTY || seen1 == k1;
     }
     if (mine) {
+      uint r = ref;
       if (won) {
         const uint id = atomicAdd(s_ids_used, 1u);
-        if (id >= pc.ids) {
-          atomicExchange(s_table[at + GB_KEY_PLANES], GB_NO_SLOT);
-          return GB_NO_SLOT;
+        r = id < pc.ids ? id + 1u : GB_NO_SLOT;
+        if (id < pc.ids) {
+          s_table[gbf_key_base() + id] = k0;
+          if (GB_TWO_KEYS) s_table[gbf_key_base() + pc.ids + id] = k1;
         }
-        s_table[gbf_key_base() + id] = k0;
-        if (GB_TWO_KEYS) s_table[gbf_key_base() + pc.ids + id] = k1;
-        atomicExchange(s_table[at + GB_KEY_PLANES], id + 1u);
-        return id;
+        atomicExchange(s_table[at + GB_KEY_PLANES], r);
       }
-      const uint id = ref - 1u;  // 0 (unpublished) and GB_NO_SLOT both give no id
+      // A key claimed by another invocation just now: its reference read again after the claim's
+      // block (lanes of one subgroup claiming together find it set), else no id this time.
+      if (r == 0u)
+        r = atomicLoad(s_table[at + GB_KEY_PLANES], gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed);
+      const uint id = r - 1u;  // 0 (unpublished) and GB_NO_SLOT both give no id
       return id < pc.ids ? id : GB_NO_SLOT;
     }
     s = s + 1u == cap ? 0u : s + 1u;
