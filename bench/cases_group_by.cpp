@@ -3,7 +3,7 @@
 // Zipf-like law of exponent 1 (k = 4, 6, ..., 26: one case each, sweep.group_by_uniform_g<k> and
 // sweep.group_by_zipf_g<k>; "sweep." rather than "compute.", so that a run of the compute cases,
 // --cases compute, does not take the sweep's minutes with it: --cases group_by selects it). In each case every variant
-// is forced (private, shared, subgroup, global, partitioned, sort) and the optimizer picks one (auto), each run once
+// is forced (private, shared, global, partitioned, sort) and the optimizer picks one (auto), each run once
 // through group_by's own path and checked against a host computation; then all of them are timed in turn with the two
 // ceilings of the same run: reading both input columns (read_u32x4_x8 over each) and the radix sort of the n keys. The
 // case's time is the optimizer's pick, its estimate passes included (the forced variants are timed without theirs); its
@@ -206,9 +206,8 @@ void record_read(vk::Device& device, VkCommandBuffer cmd, const Buffer& src, con
   }
 }
 
-constexpr GroupByVariant kForced[] = {GroupByVariant::Private,         GroupByVariant::SharedTable,
-                                      GroupByVariant::SubgroupCombine, GroupByVariant::GlobalTable,
-                                      GroupByVariant::Partitioned,     GroupByVariant::Sort};
+constexpr GroupByVariant kForced[] = {GroupByVariant::Private, GroupByVariant::SharedTable, GroupByVariant::GlobalTable,
+                                      GroupByVariant::Partitioned, GroupByVariant::Sort};
 
 // The read ceiling of the sweep: reading an int32 key column and an int32 value column of `rows`
 // rows (bytes = 8n).

@@ -44,12 +44,10 @@ using vk::GroupByResult;
 using vk::GroupByVariant;
 
 constexpr GroupByVariant kVariants[] = {GroupByVariant::Auto,        GroupByVariant::Private,
-                                        GroupByVariant::SharedTable, GroupByVariant::SubgroupCombine,
-                                        GroupByVariant::GlobalTable, GroupByVariant::Partitioned,
-                                        GroupByVariant::Sort};
+                                        GroupByVariant::SharedTable, GroupByVariant::GlobalTable,
+                                        GroupByVariant::Partitioned, GroupByVariant::Sort};
 constexpr GroupByVariant kHashVariants[] = {GroupByVariant::Private, GroupByVariant::SharedTable,
-                                            GroupByVariant::SubgroupCombine, GroupByVariant::GlobalTable,
-                                            GroupByVariant::Partitioned};
+                                            GroupByVariant::GlobalTable, GroupByVariant::Partitioned};
 
 uint64_t test_seed() {
   if (const char* s = std::getenv("GFXQ_TEST_SEED")) return std::strtoull(s, nullptr, 0);
@@ -316,50 +314,88 @@ TEST_CASE("vk-group-by: 1, 2, 7 groups, around the shared tables' capacity, n/2 
   }
 }
 
-TEST_CASE("vk-group-by: the private variant around its slots, skew, extremes, FLOAT keys and empty input") {
+TEST_CASE("vk-group-by: the private variant around its ids and copies, skew, extremes, FLOAT keys and empty input") {
   const uint64_t seed = test_seed();
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
   const std::vector<GroupByVariant> vs = {GroupByVariant::Auto, GroupByVariant::Private};
   // Its kernels where the device has the shared memory (the 44 KiB one: not lavapipe).
-  std::vector<uint32_t> sizes = {1};
-  if (device().caps().max_shared_memory >= vk::gb::shared_bytes(vk::gb::TableKernel::PrivateL))
-    sizes.push_back(3);
-  else
-    MESSAGE("the 44 KiB private kernel needs more shared memory than " << device().caps().device_name << " has");
+  std::vector<uint32_t> sizes;
+  for (uint32_t size : {1u, 2u, 3u}) {
+    const vk::gb::TableKernel k = size == 1   ? vk::gb::TableKernel::PrivateS
+                                  : size == 2 ? vk::gb::TableKernel::PrivateM
+                                              : vk::gb::TableKernel::PrivateL;
+    if (device().caps().max_shared_memory >= vk::gb::shared_bytes(k))
+      sizes.push_back(size);
+    else
+      MESSAGE("the " << vk::gb::shared_size_text(k) << " private kernel needs more shared memory than "
+                     << device().caps().device_name << " has");
+  }
+  bool per_invocation = false, atomics = false;
   for (uint32_t size : sizes) {
     GroupByOptions o;
     o.shared_size = size;
-    const vk::gb::TableKernel kernel = size == 3 ? vk::gb::TableKernel::PrivateL : vk::gb::TableKernel::PrivateS;
-    // Slots of COUNT(*), SUM, AVG, MIN, MAX (count, two sum pieces, min, max: 5 words per invocation).
+    const vk::gb::TableKernel kernel = size == 1   ? vk::gb::TableKernel::PrivateS
+                                       : size == 2 ? vk::gb::TableKernel::PrivateM
+                                                   : vk::gb::TableKernel::PrivateL;
+    // Ids of COUNT(*), SUM, AVG, MIN, MAX (count, int64 sum, min, max: 5 words per copy).
     Data probe = int_data(8, 1, rng);
     OnDevice probe_on(probe);
-    const uint32_t slots = vk::gb::shared_capacity(kernel, vk::gb::make_layout(probe_on.input)) + 1;
-    const std::string tag = ", " + vk::gb::shared_size_text(kernel) + " kernel (" + std::to_string(slots) + " slots)";
-    // Around 16 and 64 groups, and the kernel's slots: beyond them rows go to the global table.
-    for (uint64_t groups :
-         {uint64_t(1), uint64_t(2), uint64_t(15), uint64_t(16), uint64_t(17), uint64_t(63), uint64_t(64), uint64_t(65),
-          uint64_t(slots / 2), uint64_t(slots / 2 + 1), uint64_t(slots - 1), uint64_t(slots), uint64_t(slots + 1)}) {
-      check_variants(int_data(7000, groups, rng), o, std::to_string(groups) + " groups" + tag, vs);
-      check_variants(int_data(7000, groups, rng, true), o, std::to_string(groups) + " Zipf groups" + tag, vs);
+    const vk::gb::Layout layout = vk::gb::make_layout(probe_on.input);
+    const uint32_t cap = vk::gb::shared_capacity(kernel, layout);
+    const std::string tag = ", " + vk::gb::shared_size_text(kernel) + " kernel (" + std::to_string(cap) + " ids)";
+    // Around 16, 32, 64 and 1024 groups and the kernel's ids (one copy each); past the ids, the keys
+    // without one go to the global table. Row counts not a multiple of 4.
+    for (uint64_t groups : {uint64_t(1), uint64_t(2), uint64_t(15), uint64_t(16), uint64_t(17), uint64_t(31),
+                            uint64_t(32), uint64_t(33), uint64_t(63), uint64_t(64), uint64_t(65), uint64_t(1023),
+                            uint64_t(1024), uint64_t(1025), uint64_t(cap), uint64_t(cap + 1)}) {
+      const uint64_t n = std::max<uint64_t>(7001, 4 * groups + 3);
+      const vk::gb::FewShape shape = vk::gb::few_shape(kernel, layout, groups);
+      (shape.copies == GB_WG ? per_invocation : atomics) = true;
+      const std::string what = std::to_string(groups) + " groups" + tag + ", " + std::to_string(shape.ids) + " ids x " +
+                               std::to_string(shape.copies) + " copies";
+      check_variants(int_data(n, groups, rng), o, what, vs);
+      check_variants(int_data(n, groups, rng, true), o, "Zipf, " + what, vs);
     }
-    // Small runs per workgroup (many workgroups, each merging its slots), and runs past the
-    // kernel's bound of 65,536 rows per invocation (clamped by the optimizer).
-    for (uint32_t rows : {1024u, 1u << 24}) {
-      GroupByOptions r = o;
-      r.rows_per_group = rows;
-      const Data d = int_data(9000, 9, rng);
+    // No estimate (the table's size forced): the shape for one group (a few ids), so most of 100 and
+    // 700 groups' keys get none and go to the global table.
+    for (uint64_t groups : {uint64_t(100), uint64_t(700)}) {
+      GroupByOptions t = o;
+      t.table_slots = 4096;
+      const Data d = int_data(6007, groups, rng);
       OnDevice on(d);
-      r.variant = GroupByVariant::Private;
-      const GroupByResult got = vk::group_by(device(), on.input, r);
-      check(d, got, std::to_string(rows) + " rows per workgroup" + tag);
-      CHECK(got.algorithm.find(" x " + std::to_string(std::min(rows, GB_PRIVATE_MAX_ROWS)) + " rows") !=
-            std::string::npos);
+      t.variant = GroupByVariant::Private;
+      const GroupByResult got = vk::group_by(device(), on.input, t);
+      const uint32_t ids = vk::gb::few_shape(kernel, layout, 0).ids;
+      CHECK(ids < 100);
+      CHECK_MESSAGE(got.algorithm.find("keys to " + std::to_string(ids) + " group ids") != std::string::npos,
+                    got.algorithm);
+      check(d, got, std::to_string(groups) + " groups, " + std::to_string(ids) + " ids" + tag);
     }
-    // Long runs of INT_MIN / INT_MAX values (the 16-bit pieces' sums at their largest) under
-    // negative keys: 1024 rows per invocation (lavapipe's budget of loop iterations per invocation
-    // ends the table kernels' loops early at about 2048 rows per invocation, so the kernel's own
-    // bound of 65,536 is not reached here).
+    // SUM alone: 2 words per copy, so more groups keep a copy per invocation.
+    for (uint64_t groups : {uint64_t(1), uint64_t(7), uint64_t(16), uint64_t(33)}) {
+      Data d = int_data(5003, groups, rng);
+      d.aggs = {agg(AggKind::Sum, 0, "SUM(v)")};
+      check_variants(d, o, "SUM of " + std::to_string(groups) + " groups" + tag, vs);
+    }
+    // Small runs per workgroup (many workgroups, each merging its groups), a run of every row, and
+    // row counts not a multiple of the workgroup's rows.
+    for (uint32_t rows : {1024u, 1u << 24}) {
+      for (uint64_t n : {uint64_t(1023), uint64_t(4097), uint64_t(9001)}) {
+        GroupByOptions r = o;
+        r.rows_per_group = rows;
+        const Data d = int_data(n, 9, rng);
+        OnDevice on(d);
+        r.variant = GroupByVariant::Private;
+        const GroupByResult got = vk::group_by(device(), on.input, r);
+        check(d, got, std::to_string(rows) + " rows per workgroup, " + std::to_string(n) + " rows" + tag);
+        CHECK(got.algorithm.find(" x " + std::to_string(rows) + " rows") != std::string::npos);
+      }
+    }
+    // Long runs of INT_MIN / INT_MAX values under negative keys: per group sums far past 2^31 and
+    // 2^32 in each copy (the int64's carry into its high word, both signs), 512 rows per invocation
+    // (lavapipe's budget of loop iterations per invocation ends the table kernels' loops early at
+    // about 2048 rows per invocation).
     {
       Data d;
       std::vector<int32_t> k, v;
@@ -387,7 +423,7 @@ TEST_CASE("vk-group-by: the private variant around its slots, skew, extremes, FL
                 agg(AggKind::Min, 0, "MIN(x)"),      agg(AggKind::Max, 1, "MAX(v)"),    agg(AggKind::Sum, 1, "SUM(v)"),
                 agg(AggKind::Avg, 1, "AVG(v)"),      agg(AggKind::Count, 0, "COUNT(x)")};
       check_variants(d, o, "FLOAT keys" + tag, vs);
-      // Without counts: only the INT_MIN key's slot says it holds a group.
+      // Without counts (the INT_MIN key, which gets no id, counted in the global table's last slot).
       Data e = int_data(5000, 6, rng);
       e.aggs = {agg(AggKind::Sum, 0, "SUM(v)"), agg(AggKind::Max, 0, "MAX(v)")};
       check_variants(e, o, "SUM and MAX only" + tag, vs);
@@ -406,11 +442,24 @@ TEST_CASE("vk-group-by: the private variant around its slots, skew, extremes, FL
         if (rng() % 3 == 0) ids.push_back(r);
       sel.selection = ids;
       check_variants(sel, o, "a third of the rows selected" + tag, vs);
+      // Runs of 8192 rows: whole double steps (the kernel's unguarded loads) through the selection
+      // and with two key columns, then a partial one.
+      GroupByOptions runs = o;
+      runs.rows_per_group = 8192;
+      Data most = sel;
+      most.selection->clear();
+      for (uint32_t r = 0; r < 6000; ++r)
+        if (rng() % 3 != 0) most.selection->push_back(r);
+      check_variants(most, runs, "two thirds of the rows selected, runs of 8192 rows" + tag, vs);
+      check_variants(d, runs, "two key columns, runs of 8192 rows" + tag, vs);
       sel.selection = std::vector<uint32_t>{};
       check_variants(sel, o, "every row filtered out" + tag, vs);
       check_variants(int_data(0, 1, rng), o, "no rows" + tag, vs);
     }
   }
+  // Both ways of keeping the accumulators ran: a copy per invocation, and fewer by shared atomics.
+  CHECK(per_invocation);
+  CHECK(atomics);
 }
 
 TEST_CASE("vk-group-by: 2^16 groups and sizes around steps and workgroup runs") {
@@ -665,7 +714,7 @@ TEST_CASE("vk-group-by: host columns streamed through the device in strides") {
         dd.selection = sel;
         host.selection = &sel;
       }
-      for (GroupByVariant v : {GroupByVariant::Auto, GroupByVariant::SharedTable, GroupByVariant::SubgroupCombine,
+      for (GroupByVariant v : {GroupByVariant::Auto, GroupByVariant::Private, GroupByVariant::SharedTable,
                                GroupByVariant::GlobalTable, GroupByVariant::Partitioned}) {
         GroupByOptions o;
         o.variant = v;
@@ -813,7 +862,7 @@ TEST_CASE("vk-group-by: the optimizer's estimates and choices") {
     const GroupByResult r = vk::group_by(device(), on.input);
     CHECK(r.estimate.value == 277);
     CHECK(r.estimate.method.find("exact") != std::string::npos);
-    CHECK(r.variant == GroupByVariant::SharedTable);
+    CHECK(r.variant == GroupByVariant::Private);
     CHECK(r.algorithm.find("277 groups") != std::string::npos);
     check(d, r, "exact estimate");
     // The HyperLogLog pass forced: within 5% (its standard error is about 1.6%).
@@ -842,13 +891,12 @@ TEST_CASE("vk-group-by: the optimizer's estimates and choices") {
     CHECK(std::fabs(double(h.estimate.value) - 30000.0) <= 0.05 * 30000.0);
     check(all, h, "all keys distinct");
   }
-  // Few groups: a workgroup-private shared table (the private variant is forced only: on the H200 it
-  // took 7.6 ms at 16 groups over 2^28 rows, the shared one 1.6 ms); many: a global table or a sort.
+  // Few groups: the few-groups (private) variant; many: a global table or a sort.
   {
     const Data d = int_data(5000, 3, rng);
     OnDevice on(d);
     const GroupByResult r = vk::group_by(device(), on.input);
-    CHECK(r.variant == GroupByVariant::SharedTable);
+    CHECK(r.variant == GroupByVariant::Private);
     CHECK(!r.reason.empty());
     check(d, r, "3 groups, the optimizer's choice");
   }
@@ -862,10 +910,22 @@ TEST_CASE("vk-group-by: the optimizer's estimates and choices") {
     const vk::gb::Layout layout = vk::gb::make_layout(in);
     in.rows = uint64_t(1) << 28;
     auto pick = [&](uint64_t estimate) { return vk::gb::choose(device(), in, layout, {}, estimate); };
+    // Up to kFewGroups groups: the private variant, a copy of the accumulators per invocation for
+    // the fewest (the smallest kernel that holds them), fewer copies by shared atomics for more.
     const vk::gb::Choice few = pick(3);
-    CHECK(few.variant == GroupByVariant::SharedTable);
+    CHECK(few.variant == GroupByVariant::Private);
+    CHECK(few.shared == vk::gb::TableKernel::PrivateS);
+    CHECK(few.few.copies == GB_WG);
+    CHECK(few.few.ids >= 3);
     CHECK(few.rows_per_group % GB_STEP == 0);
-    CHECK(pick(300).variant == GroupByVariant::SharedTable);
+    CHECK(pick(300).variant == GroupByVariant::Private);
+    CHECK(pick(300).few.copies < GB_WG);
+    CHECK(pick(300).few.ids >= 300);
+    // 1024 groups fit the 28 KiB kernel with one copy (7 words per id); past kFewGroups the shared
+    // table or the global one.
+    CHECK(pick(vk::gb::kFewGroups).variant == GroupByVariant::Private);
+    CHECK(pick(vk::gb::kFewGroups).few.ids >= vk::gb::kFewGroups);
+    CHECK(pick(vk::gb::kFewGroups + 1).variant != GroupByVariant::Private);
     CHECK(pick(20000).variant == GroupByVariant::GlobalTable);
     CHECK(pick(20000).table_slots == 40960);
     const uint64_t slots = vk::gb::max_table_cap(device(), layout);

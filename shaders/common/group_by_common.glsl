@@ -17,7 +17,6 @@ layout(constant_id = 1) const uint GB_CONFIG = 0u;
 
 const bool GB_TWO_KEYS = (GB_CONFIG & GB_CFG_TWO_KEYS) != 0u;
 const bool GB_SELECTION = (GB_CONFIG & GB_CFG_SELECTION) != 0u;
-const bool GB_COMBINE = (GB_CONFIG & GB_CFG_COMBINE) != 0u;
 const bool GB_COUNTS = (GB_CONFIG & GB_CFG_COUNT) != 0u;
 const uint GB_HEADER = GB_TWO_KEYS ? 4u : 2u;
 const uint GB_COUNT = GB_TWO_KEYS ? 2u : 1u;

@@ -26,8 +26,7 @@
 // Specialization constant 1 (GB_CONFIG): bits 2i..2i+1 the value binding (0..3) state i reads;
 // bit 16 + c: value binding c is FLOAT; GB_CFG_TWO_KEYS: two key columns (a 64-bit key);
 // GB_CFG_KEY0_FLOAT / GB_CFG_KEY1_FLOAT: the key column is FLOAT; GB_CFG_SELECTION: rows come
-// through a list of row ids; GB_CFG_COMBINE: rows of equal keys are combined per subgroup before
-// they reach the shared table; GB_CFG_COUNT: the slots count their rows (COUNT or AVG asked; the
+// through a list of row ids; GB_CFG_COUNT: the slots count their rows (COUNT or AVG asked; the
 // GB_EMPTY key's slot counts always, its count tells whether it holds a group).
 #define GB_MAX_VALUE_BINDINGS 4u
 #define GB_CFG_VALUE_FLOAT_SHIFT 16u
@@ -35,7 +34,6 @@
 #define GB_CFG_KEY0_FLOAT 0x200000u
 #define GB_CFG_KEY1_FLOAT 0x400000u
 #define GB_CFG_SELECTION 0x800000u
-#define GB_CFG_COMBINE 0x1000000u
 #define GB_CFG_COUNT 0x2000000u
 
 // The key word of an empty slot: a fresh table is all zeros (keys empty, counts and sums zero, MIN
@@ -72,19 +70,8 @@
 #define GB_SHARED_WORDS_M 7168u
 #define GB_SHARED_WORDS_L 11264u
 
-// The private-accumulator kernels (few groups; group_by_private_{s,l}): GB_PRIVATE_WG invocations,
-// each keeping its own accumulators per group slot in shared memory (GB_PRIVATE_WORDS_S or _L
-// words per invocation: plain loads and stores, no atomics), beside a lookup table of
-// GB_PRIVATE_TABLE_WORDS words (keys, FLOAT sums and the merge) of at most GB_PRIVATE_MAX_SLOTS
-// slots. An INT sum is kept as two 32-bit sums of 16-bit pieces, exact while an invocation takes
-// at most 65,536 rows: a workgroup takes at most GB_PRIVATE_MAX_ROWS rows.
-#define GB_PRIVATE_WG 128u
-#define GB_PRIVATE_STEP 512u
-#define GB_PRIVATE_WORDS_S 48u
-#define GB_PRIVATE_WORDS_L 80u
-#define GB_PRIVATE_TABLE_WORDS 1024u
-#define GB_PRIVATE_MAX_SLOTS 64u
-#define GB_PRIVATE_MAX_ROWS 8388608u
+// The few-groups kernels (group_by_private_{s,m,l}) take the shared tables' sizes; each lays its
+// memory out at run time (key table, group ids, GB_WG or fewer copies of each group's accumulators).
 
 // HyperLogLog sketch of the group count: 2^GB_HLL_BITS registers, each the largest rank
 // (leading zeros + 1) of a second 32-bit hash among the keys whose first hash selects it.

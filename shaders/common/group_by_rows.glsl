@@ -68,4 +68,32 @@ void gb_load4(uint q, uint count, out uvec4 k0, out uvec4 k1, out uvec4 v[GB_MAX
   }
 }
 
+// gb_load4 of 4 rows that all lie below the count: no guards (the kernels' full steps).
+void gb_load4_full(uint q, out uvec4 k0, out uvec4 k1, out uvec4 v[GB_MAX_VALUE_BINDINGS]) {
+  uvec4 raw0, raw1 = uvec4(0u);
+  [[unroll]] for (uint c = 0u; c < GB_MAX_VALUE_BINDINGS; ++c) v[c] = uvec4(0u);
+  if (GB_SELECTION) {
+    const uvec4 row = rows_v[q];
+    [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+      raw0[j] = key0_s[row[j]];
+      if (GB_TWO_KEYS) raw1[j] = key1_s[row[j]];
+      if (gb_binding_used(0u)) v[0][j] = val0_s[row[j]];
+      if (gb_binding_used(1u)) v[1][j] = val1_s[row[j]];
+      if (gb_binding_used(2u)) v[2][j] = val2_s[row[j]];
+      if (gb_binding_used(3u)) v[3][j] = val3_s[row[j]];
+    }
+  } else {
+    raw0 = key0_v[q];
+    if (GB_TWO_KEYS) raw1 = key1_v[q];
+    if (gb_binding_used(0u)) v[0] = val0_v[q];
+    if (gb_binding_used(1u)) v[1] = val1_v[q];
+    if (gb_binding_used(2u)) v[2] = val2_v[q];
+    if (gb_binding_used(3u)) v[3] = val3_v[q];
+  }
+  [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+    k0[j] = gb_key0(raw0[j]);
+    k1[j] = GB_TWO_KEYS ? gb_key1(raw1[j]) : 0u;
+  }
+}
+
 #endif

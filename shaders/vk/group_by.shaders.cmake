@@ -1,6 +1,6 @@
 # Kernels of GROUP BY on the compute backend (src/vk/operators/group_by/): the table kernels of
 # the hash variants (global table; workgroup-private shared tables of three sizes, also run by the
-# partitioned variant; the private-accumulator kernels of two sizes), each also with 64-bit buffer
+# partitioned variant; the few-groups (private) kernels of the same three sizes), each also with 64-bit buffer
 # atomics (_a64), the table's collection and ordered gather, the optimizer's sample and
 # HyperLogLog passes, and the per-group quantiles of the sort-based variant.
 foreach(_a64 "" _a64)
@@ -14,10 +14,10 @@ foreach(_a64 "" _a64)
     gfxq_vk_shader(group_by_shared_${_lower}${_a64} group_by_table.comp
                    DEFINES GB_SHARED_WORDS=GB_SHARED_WORDS_${_size} ${_defs})
   endforeach()
-  foreach(_size S L)
+  foreach(_size S M L)
     string(TOLOWER ${_size} _lower)
     gfxq_vk_shader(group_by_private_${_lower}${_a64} group_by_table.comp
-                   DEFINES GB_SHARED_WORDS=GB_PRIVATE_TABLE_WORDS GB_PRIVATE_WORDS=GB_PRIVATE_WORDS_${_size} ${_defs})
+                   DEFINES GB_SHARED_WORDS=GB_SHARED_WORDS_${_size} GB_PRIVATE ${_defs})
   endforeach()
 endforeach()
 gfxq_vk_shader(group_by_collect group_by_collect.comp)

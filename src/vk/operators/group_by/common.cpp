@@ -17,7 +17,6 @@ const char* to_string(GroupByVariant v) noexcept {
     case GroupByVariant::Auto: return "auto";
     case GroupByVariant::Private: return "private";
     case GroupByVariant::SharedTable: return "shared";
-    case GroupByVariant::SubgroupCombine: return "subgroup";
     case GroupByVariant::GlobalTable: return "global";
     case GroupByVariant::Partitioned: return "partitioned";
     case GroupByVariant::Sort: return "sort";
@@ -66,7 +65,7 @@ uint32_t Layout::spec_states() const {
   return s;
 }
 
-uint32_t Layout::spec_config(bool selection, bool combine) const {
+uint32_t Layout::spec_config(bool selection) const {
   uint32_t c = 0;
   for (size_t i = 0; i < states.size(); ++i) c |= states[i].binding << (2 * i);
   for (const StateSpec& s : states)
@@ -75,7 +74,6 @@ uint32_t Layout::spec_config(bool selection, bool combine) const {
   if (key_types[0] == Type::Float32) c |= GB_CFG_KEY0_FLOAT;
   if (keys > 1 && key_types[1] == Type::Float32) c |= GB_CFG_KEY1_FLOAT;
   if (selection) c |= GB_CFG_SELECTION;
-  if (combine) c |= GB_CFG_COMBINE;
   if (counts) c |= GB_CFG_COUNT;
   return c;
 }

@@ -35,13 +35,13 @@ struct Layout {
   std::vector<size_t> quantiles;  //!< indices of the MEDIAN / QUANTILE / KTH_LARGEST aggregates
   bool counts = false;            //!< COUNT or AVG asked: the hash tables count rows per slot
   uint32_t slot_words = 2;        //!< words per slot (even)
-  //! Words per slot of an invocation's accumulators in the private kernels: the count (when
-  //! counted), 2 per INT sum, 1 per MIN and MAX (FLOAT sums stay in the shared table).
+  //! Words of one copy of a group's accumulators in the few-groups (private) kernels: the count
+  //! (when counted), 2 per INT sum, 1 per MIN and MAX (FLOAT sums are kept once per group).
   uint32_t private_words = 0;
   //! Specialization constant 0 of the table kernels (GB_STATES).
   uint32_t spec_states() const;
-  //! Specialization constant 1 (GB_CONFIG): bindings, types, keys, selection, combine.
-  uint32_t spec_config(bool selection, bool combine) const;
+  //! Specialization constant 1 (GB_CONFIG): bindings, types, keys, selection.
+  uint32_t spec_config(bool selection) const;
   //! The state of (kind, value column), or -1.
   int state_of(uint32_t kind, size_t value) const;
 };

@@ -1,6 +1,7 @@
 #include "vk/operators/group_by/global_table.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "gfxq/error.h"
 #include "group_by_config.glsl"
@@ -12,7 +13,7 @@ namespace {
 
 //! Push constants of group_by_table.comp.
 struct TablePush {
-  uint32_t count, cap, probe_limit, rows_per_group, shared_cap, group_offset;
+  uint32_t count, cap, probe_limit, rows_per_group, shared_cap, ids, copies, group_offset;
 };
 //! Push constants of group_by_collect.comp.
 struct CollectPush {
@@ -30,9 +31,20 @@ const char* kernel_name(TableKernel k) {
     case TableKernel::SharedM: return "group_by_shared_m";
     case TableKernel::SharedL: return "group_by_shared_l";
     case TableKernel::PrivateS: return "group_by_private_s";
+    case TableKernel::PrivateM: return "group_by_private_m";
     case TableKernel::PrivateL: return "group_by_private_l";
   }
   return "?";
+}
+
+//! Shared words of a few-groups kernel of `shape`: the key table (key words and a reference per
+//! slot), then per id its key words, its accumulators in every copy and its FLOAT sums.
+uint64_t few_words(const Layout& layout, const FewShape& shape) {
+  uint64_t floats = 0;
+  for (const StateSpec& s : layout.states) floats += s.kind == GB_STATE_SUM_FLOAT;
+  return uint64_t(shape.slots) * (layout.keys + 1) +
+         uint64_t(shape.ids) *
+             (layout.keys + uint64_t(layout.private_words) * shape.copies + floats * GB_SUM_FLOAT_WORDS);
 }
 
 uint32_t groups_for(uint64_t items, uint64_t per_group) {
@@ -73,31 +85,39 @@ void record_clear(Device& device, VkCommandBuffer cmd, const HashTable& table) {
 uint32_t shared_words(TableKernel kernel) {
   switch (kernel) {
     case TableKernel::Global: return 0;
-    case TableKernel::SharedS: return GB_SHARED_WORDS_S;
-    case TableKernel::SharedM: return GB_SHARED_WORDS_M;
-    case TableKernel::SharedL: return GB_SHARED_WORDS_L;
-    case TableKernel::PrivateS:
-    case TableKernel::PrivateL: return GB_PRIVATE_TABLE_WORDS;
+    case TableKernel::SharedS:
+    case TableKernel::PrivateS: return GB_SHARED_WORDS_S;
+    case TableKernel::SharedM:
+    case TableKernel::PrivateM: return GB_SHARED_WORDS_M;
+    case TableKernel::SharedL:
+    case TableKernel::PrivateL: return GB_SHARED_WORDS_L;
   }
   return 0;
 }
 
-uint32_t private_words(TableKernel kernel) {
-  return kernel == TableKernel::PrivateS   ? GB_PRIVATE_WORDS_S
-         : kernel == TableKernel::PrivateL ? GB_PRIVATE_WORDS_L
-                                           : 0;
+uint32_t shared_bytes(TableKernel kernel) {
+  return shared_words(kernel) * 4;
 }
 
-uint32_t shared_bytes(TableKernel kernel) {
-  return (shared_words(kernel) + private_words(kernel) * GB_PRIVATE_WG) * 4;
+FewShape few_shape(TableKernel kernel, const Layout& layout, uint64_t groups) {
+  const uint64_t words = shared_words(kernel);
+  const uint64_t wanted = std::max<uint64_t>(groups, 1);
+  // The most ids with `copies` copies and two key table slots per id.
+  auto ids_with = [&](uint32_t copies) { return words / few_words(layout, {2, 1, copies}); };
+  uint32_t copies = GB_WG;
+  while (copies > 1 && ids_with(copies) < wanted) copies /= 2;
+  FewShape f;
+  f.copies = copies;
+  // Ids for the groups and an eighth more (at least 8 more: an estimate may fall short), the rest
+  // of the memory to the key table (fewer probes).
+  f.ids = uint32_t(std::min(ids_with(copies), wanted + std::max<uint64_t>(8, wanted / 8)));
+  f.slots = uint32_t((words - few_words(layout, {0, f.ids, copies})) / (layout.keys + 1));
+  return f;
 }
 
 uint32_t shared_capacity(TableKernel kernel, const Layout& layout) {
-  uint32_t slots = shared_words(kernel) / layout.slot_words;
-  if (is_private(kernel)) {
-    slots = std::min<uint32_t>(slots, GB_PRIVATE_MAX_SLOTS);
-    if (layout.private_words) slots = std::min(slots, private_words(kernel) / layout.private_words);
-  }
+  if (is_private(kernel)) return few_shape(kernel, layout, uint64_t(1) << 32).ids;
+  const uint32_t slots = shared_words(kernel) / layout.slot_words;
   return slots > 1 ? slots - 1 : 0;
 }
 
@@ -109,18 +129,24 @@ void record_table_kernel(Device& device, VkCommandBuffer cmd, const Layout& layo
                          const HashTable& table, const RowSource& source, const KernelLaunch& launch) {
   if (source.count == 0) return;
   const bool shared = launch.kernel != TableKernel::Global;
+  const bool few = is_private(launch.kernel);
   TablePush push{uint32_t(source.count),
                  uint32_t(table.cap),
                  uint32_t(std::min<uint64_t>(table.cap, GB_PROBE_LIMIT)),
                  launch.rows_per_group,
-                 shared ? shared_capacity(launch.kernel, layout) : 0u,
+                 few      ? launch.few.slots
+                 : shared ? shared_capacity(launch.kernel, layout)
+                          : 0u,
+                 launch.few.ids,
+                 launch.few.copies,
                  0u};
   if (shared && (push.shared_cap == 0 || launch.rows_per_group == 0 || launch.rows_per_group % GB_STEP != 0 ||
-                 (is_private(launch.kernel) && launch.rows_per_group > GB_PRIVATE_MAX_ROWS)))
+                 (few && (launch.few.ids == 0 || launch.few.copies > GB_WG || !std::has_single_bit(launch.few.copies) ||
+                          few_words(layout, launch.few) > shared_words(launch.kernel)))))
     throw Error(ErrorCode::Internal, "GROUP BY shared table kernel: no table slots or bad rows per workgroup");
   const std::string name = std::string(kernel_name(launch.kernel)) + (atomic64 ? "_a64" : "");
   const Pipeline& p = device.pipeline(name, 9, sizeof(TablePush), true, layout.spec_states(),
-                                      layout.spec_config(source.rows.buffer != nullptr, launch.combine));
+                                      layout.spec_config(source.rows.buffer != nullptr));
   const BufferRange key0 = source.keys[0];
   std::vector<BufferRange> ranges = {
       {&table.table, 0, 0}, {&table.ctrl, 0, 0}, key0, source.keys.size() > 1 ? source.keys[1] : key0};
@@ -180,7 +206,7 @@ void TableFinalizer::record_collect(VkCommandBuffer cmd) {
   device_.barrier(cmd);
   const CollectPush push{uint32_t(table_.cap + 1), 0};
   const Pipeline& p = device_.pipeline("group_by_collect", 5, sizeof(CollectPush), true, layout_.spec_states(),
-                                       layout_.spec_config(false, false));
+                                       layout_.spec_config(false));
   const Buffer& keys1 = layout_.keys == 2 ? keys1_ : keys0_;
   device_.dispatch(cmd, p, {&table_.table, &table_.ctrl, &keys0_, &keys1, &slots_}, &push,
                    groups_for(table_.cap + 1, GB_WG));
@@ -195,7 +221,7 @@ void TableFinalizer::record_gather(VkCommandBuffer cmd) {
   push.count = uint32_t(layout_out_.count);
   for (size_t i = 0; i < layout_.states.size(); ++i) push.state[i] = uint32_t(layout_out_.state[i]);
   const Pipeline& p = device_.pipeline("group_by_gather", 4, sizeof(GatherPush), true, layout_.spec_states(),
-                                       layout_.spec_config(false, false));
+                                       layout_.spec_config(false));
   const Buffer& slots = layout_.keys == 2 ? slots_ : sorted_slots_;
   const Buffer& perm = layout_.keys == 2 ? perm2_ : sorted_slots_;
   device_.dispatch(cmd, p, {&table_.table, &slots, &perm, &result_}, &push, groups_for(groups_, GB_WG));

@@ -39,21 +39,36 @@ HashTable make_table(Device& device, const Layout& layout, uint64_t cap);
 void record_clear(Device& device, VkCommandBuffer cmd, const HashTable& table);
 
 //! The table kernels (group_by_table.comp): the global one, the shared ones by table size, and the
-//! private-accumulator ones by accumulator size.
-enum class TableKernel { Global, SharedS, SharedM, SharedL, PrivateS, PrivateL };
+//! few-groups (private) ones by the same sizes.
+enum class TableKernel { Global, SharedS, SharedM, SharedL, PrivateS, PrivateM, PrivateL };
 
-//! Whether the kernel is a private-accumulator one.
+//! Whether the kernel is a few-groups (private) one.
 inline bool is_private(TableKernel kernel) {
-  return kernel == TableKernel::PrivateS || kernel == TableKernel::PrivateL;
+  return kernel == TableKernel::PrivateS || kernel == TableKernel::PrivateM || kernel == TableKernel::PrivateL;
 }
-//! Words of a shared kernel's table (0 for the global kernel; the lookup table of a private one).
+//! Words of a kernel's shared memory (0 for the global kernel).
 uint32_t shared_words(TableKernel kernel);
-//! Words of accumulators per invocation of a private kernel (0 for the others).
-uint32_t private_words(TableKernel kernel);
-//! Bytes of shared memory the kernel takes: its table and the private kernels' accumulators.
+//! Bytes of shared memory the kernel takes.
 uint32_t shared_bytes(TableKernel kernel);
-//! Slots of a shared kernel's table reached by hashing (one more holds the GB_EMPTY key); for a
-//! private kernel as many as its accumulators and table hold, at most GB_PRIVATE_MAX_SLOTS in all.
+
+//! How a few-groups kernel lays out its shared memory: a key table of `slots` slots mapping keys
+//! to `ids` dense group ids, each group's accumulators in `copies` copies (GB_WG: one per
+//! invocation, no atomics; fewer: shared atomics).
+struct FewShape {
+  uint32_t slots = 0;   //!< key table slots (at least twice the ids)
+  uint32_t ids = 0;     //!< groups a workgroup holds (0: not one fits)
+  uint32_t copies = 0;  //!< copies of each group's accumulators, a power of two up to GB_WG
+};
+//! The shape of few-groups kernel `kernel` for `groups` groups: the most copies (GB_WG, or the
+//! largest power of two below) with which at least `groups` ids fit its shared memory (with a key
+//! table of twice as many slots); ids for the groups and an eighth more (at least 8), as far as
+//! they fit, and the rest of the memory to key table slots. One copy and fewer ids than groups
+//! where even one copy leaves too few: a workgroup's rows of keys without an id then go to the
+//! global table (exact, slower).
+FewShape few_shape(TableKernel kernel, const Layout& layout, uint64_t groups);
+
+//! Slots of a shared kernel's table reached by hashing (one more holds the GB_EMPTY key's); for a
+//! few-groups kernel the most groups a workgroup holds (its ids with one copy).
 uint32_t shared_capacity(TableKernel kernel, const Layout& layout);
 //! "16 KiB", "28 KiB", "44 KiB" (shared memory of the kernel).
 std::string shared_size_text(TableKernel kernel);
@@ -61,9 +76,8 @@ std::string shared_size_text(TableKernel kernel);
 //! How the table kernel runs over a stride.
 struct KernelLaunch {
   TableKernel kernel = TableKernel::Global;  //!< which kernel
-  uint32_t rows_per_group = 0;               //!< shared kernels: rows per workgroup (multiple of GB_STEP;
-                                             //!< private kernels: at most GB_PRIVATE_MAX_ROWS)
-  bool combine = false;                      //!< shared kernels: combine equal keys per subgroup first
+  uint32_t rows_per_group = 0;               //!< shared kernels: rows per workgroup (multiple of GB_STEP)
+  FewShape few;                              //!< few-groups kernels: their layout
 };
 
 //! Records the table kernel over the rows of `source` into `table` (no barriers).

@@ -5,12 +5,12 @@
 // and receives the groups in ascending key order as host columns, with the report of what ran.
 //
 // Variants (one file each in this folder; how they work: docs/COMPUTE.md, "GROUP BY"):
-// - Private: each invocation accumulates its rows per group in a column of shared memory of its
-//   own (no atomics per row; a small shared table maps keys to slots), the columns added up and
-//   merged into the global table once per workgroup (the fewest groups).
+// - Private (few groups, up to 2^10): a small shared table maps keys to dense group ids; each
+//   group's accumulators have a copy per invocation in shared memory where they fit (no atomics
+//   per row), else a few copies updated by shared atomics; added up and merged into the global
+//   table once per workgroup.
 // - SharedTable: workgroup-private hash tables in shared memory, merged into the global table
-//   (few groups); SubgroupCombine: the same with the rows of equal keys in a subgroup combined by
-//   subgroup reductions first (very few groups).
+//   (up to a few thousand groups).
 // - GlobalTable: one hash table in device memory; open addressing, linear probing, CAS-claimed
 //   keys, atomic states (64-bit atomics where the device has them, else 32-bit ones with carry).
 // - Partitioned: rows radix-partitioned by the key's hash (two 8-bit digit passes), then the
@@ -41,16 +41,15 @@ namespace gfxq::vk {
 
 //! The GROUP BY algorithms.
 enum class GroupByVariant {
-  Auto,             //!< the optimizer picks from the estimated group count
-  Private,          //!< per-invocation accumulators in shared memory, no atomics per row (fewest groups)
-  SharedTable,      //!< workgroup-private tables in shared memory, merged into the global table
-  SubgroupCombine,  //!< SharedTable with equal keys combined per subgroup first
-  GlobalTable,      //!< one hash table in device memory
-  Partitioned,      //!< hash-partitioned rows, then shared tables over the clusters
-  Sort,             //!< radix sort + segmented reduction (quantiles too)
+  Auto,         //!< the optimizer picks from the estimated group count
+  Private,      //!< few groups: per-invocation (or a few shared) accumulators per group id in shared memory
+  SharedTable,  //!< workgroup-private tables in shared memory, merged into the global table
+  GlobalTable,  //!< one hash table in device memory
+  Partitioned,  //!< hash-partitioned rows, then shared tables over the clusters
+  Sort,         //!< radix sort + segmented reduction (quantiles too)
 };
 
-//! "auto", "private", "shared", "subgroup", "global", "partitioned", "sort".
+//! "auto", "private", "shared", "global", "partitioned", "sort".
 const char* to_string(GroupByVariant v) noexcept;
 
 //! One aggregate of a GROUP BY.
@@ -92,8 +91,8 @@ struct GroupByOptions {
   //! Rows per workgroup of the shared-table kernels (0: the optimizer's); a multiple of 1024.
   uint32_t rows_per_group = 0;
   //! Shared-table size for the shared, subgroup and partitioned variants: 0 the optimizer's, else
-  //! 1, 2 or 3 for the 16, 28 or 44 KiB table (Unsupported where the device has too little); for
-  //! the private variant 1 or 2 the 28 KiB kernel, 3 the 44 KiB one.
+  //! 1, 2 or 3 for the 16, 28 or 44 KiB table (Unsupported where the device has too little); the
+  //! same sizes of the private variant's kernel.
   uint32_t shared_size = 0;
 };
 

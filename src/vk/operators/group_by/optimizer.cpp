@@ -71,7 +71,7 @@ Estimator::Estimator(Device& device, const GroupByInput& input, const Layout& la
     : device_(device),
       full_(options.full_estimate),
       rows_(input_rows(input)),
-      config_(layout.spec_config(input.selection != nullptr, false)) {
+      config_(layout.spec_config(input.selection != nullptr)) {
   samples_ = std::min<uint64_t>(
       rows_, options.sample_rows ? std::min<uint64_t>(options.sample_rows, GB_SAMPLE_MAX) : GB_SAMPLE_MAX);
   cap_ = 2 * samples_;
@@ -156,9 +156,16 @@ TableKernel largest_shared_kernel(const Device& device) {
   return TableKernel::SharedS;
 }
 
-TableKernel largest_private_kernel(const Device& device) {
-  return shared_bytes(TableKernel::PrivateL) <= device.caps().max_shared_memory ? TableKernel::PrivateL
-                                                                                : TableKernel::PrivateS;
+TableKernel few_kernel(const Device& device, const Layout& layout, uint64_t groups, uint32_t shared_size) {
+  if (shared_size)
+    return shared_size == 1 ? TableKernel::PrivateS : shared_size == 2 ? TableKernel::PrivateM : TableKernel::PrivateL;
+  TableKernel best = TableKernel::PrivateS;
+  for (TableKernel k : {TableKernel::PrivateS, TableKernel::PrivateM, TableKernel::PrivateL}) {
+    if (shared_bytes(k) > device.caps().max_shared_memory) break;
+    best = k;
+    if (few_shape(k, layout, groups).copies == GB_WG) break;
+  }
+  return best;
 }
 
 Choice choose(const Device& device, const GroupByInput& input, const Layout& layout, const GroupByOptions& options,
@@ -175,11 +182,9 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
                                             std::to_string(device.caps().max_shared_memory) +
                                             " bytes of shared memory");
   const uint32_t shared_cap = shared_capacity(c.shared, layout);
-  const TableKernel private_kernel = options.shared_size
-                                         ? (options.shared_size == 3 ? TableKernel::PrivateL : TableKernel::PrivateS)
-                                         : largest_private_kernel(device);
+  const TableKernel private_kernel = few_kernel(device, layout, groups, options.shared_size);
   const bool private_fits = shared_bytes(private_kernel) <= device.caps().max_shared_memory;
-  const uint32_t private_cap = private_fits ? shared_capacity(private_kernel, layout) : 0;
+  c.few = few_shape(private_kernel, layout, groups);
   const uint64_t max_cap = max_table_cap(device, layout);
   c.table_slots = options.table_slots ? options.table_slots : std::min(table_slots_for(groups), max_cap);
 
@@ -198,8 +203,7 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
     if (c.variant != GroupByVariant::Sort && !hash_blocker.empty())
       throw Error(ErrorCode::Unsupported,
                   std::string("GROUP BY variant ") + to_string(c.variant) + " cannot run this input: " + hash_blocker);
-    const bool shared = c.variant == GroupByVariant::SharedTable || c.variant == GroupByVariant::SubgroupCombine ||
-                        c.variant == GroupByVariant::Partitioned;
+    const bool shared = c.variant == GroupByVariant::SharedTable || c.variant == GroupByVariant::Partitioned;
     if (shared && shared_cap == 0)
       throw Error(ErrorCode::Unsupported, std::string("GROUP BY variant ") + to_string(c.variant) + ": a slot of " +
                                               std::to_string(layout.slot_words * 4) + " bytes does not fit the " +
@@ -209,14 +213,19 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
                                               " kernel needs more than the device's " +
                                               std::to_string(device.caps().max_shared_memory) +
                                               " bytes of shared memory");
-    if (c.variant == GroupByVariant::Private && private_cap == 0)
-      throw Error(ErrorCode::Unsupported, "GROUP BY variant private: a slot of " +
-                                              std::to_string(layout.slot_words * 4) + " bytes (" +
-                                              std::to_string(layout.private_words * 4) + " per invocation): the " +
-                                              shared_size_text(private_kernel) + " kernel holds fewer than two");
+    if (c.variant == GroupByVariant::Private && c.few.ids == 0)
+      throw Error(ErrorCode::Unsupported, "GROUP BY variant private: a group's " +
+                                              std::to_string(layout.private_words * 4) +
+                                              " bytes of accumulators and its FLOAT sums do not fit the " +
+                                              shared_size_text(private_kernel) + " kernel");
   } else if (!hash_blocker.empty()) {
     c.variant = GroupByVariant::Sort;
     c.reason = hash_blocker;
+  } else if (private_fits && groups <= kFewGroups && c.few.ids >= groups) {
+    c.variant = GroupByVariant::Private;
+    c.reason = "at most " + std::to_string(kFewGroups) + " groups, within the few-groups kernel's ids (" +
+               shared_size_text(private_kernel) + ", " + std::to_string(c.few.ids) + " ids x " +
+               std::to_string(c.few.copies) + " copies)";
   } else if (2 * groups <= shared_cap) {
     c.variant = GroupByVariant::SharedTable;
     c.reason = "the groups fit half of a shared table";
@@ -233,8 +242,7 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
 
   // The shared variants take the smallest table that holds twice the groups (more workgroups fit
   // an SM), the partitioned variant the largest (longer runs of rows per workgroup).
-  if (!options.shared_size &&
-      (c.variant == GroupByVariant::SharedTable || c.variant == GroupByVariant::SubgroupCombine)) {
+  if (!options.shared_size && c.variant == GroupByVariant::SharedTable) {
     for (TableKernel k : {TableKernel::SharedS, TableKernel::SharedM, TableKernel::SharedL}) {
       if (shared_bytes(k) > shared_bytes(largest)) break;
       if (shared_capacity(k, layout) >= 2 * groups) {
@@ -253,10 +261,8 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
       options.stride_rows ? std::clamp<uint64_t>(options.stride_rows / GB_STEP * GB_STEP, GB_STEP, binding) : binding;
   const uint64_t rows = std::min(n, stride);
   if (c.variant == GroupByVariant::Private) c.shared = private_kernel;
-  const uint64_t wave = c.shared == TableKernel::SharedL    ? kSharedWorkgroupsLarge
-                        : c.shared == TableKernel::PrivateS ? kPrivateWorkgroups
-                        : c.shared == TableKernel::PrivateL ? kPrivateWorkgroupsLarge
-                                                            : kSharedWorkgroups;
+  const uint64_t wave = c.shared == TableKernel::SharedL || c.shared == TableKernel::PrivateL ? kSharedWorkgroupsLarge
+                                                                                              : kSharedWorkgroups;
   const uint64_t spread = (rows + wave - 1) / wave;
   const uint64_t widest = std::max<uint64_t>(GB_STEP, (spread + GB_STEP - 1) / GB_STEP * GB_STEP);
   if (options.rows_per_group) {
@@ -271,9 +277,6 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
   } else {
     c.rows_per_group = uint32_t(widest);
   }
-  // A private kernel's invocation takes at most 65,536 rows (its INT sums are 32-bit piece sums).
-  if (is_private(c.shared))
-    c.rows_per_group = std::min<uint32_t>(c.rows_per_group, GB_PRIVATE_MAX_ROWS / GB_STEP * GB_STEP);
   return c;
 }
 

@@ -13,9 +13,10 @@
 //
 // Rules (the figures are constants below, to be tuned by the benchmark sweep on the GPU):
 // quantile aggregates, more than two key columns, or two key columns without 64-bit atomics: the
-// sort-based variant (the only one that can); at most half the private kernel's slots: the private
-// variant (which replaced the subgroup-combine variant's rule: that variant is only forced now);
-// at most half the shared table's slots: the shared table; a global table of at most
+// sort-based variant (the only one that can); at most kFewGroups groups that the largest
+// few-groups kernel has ids for: the private variant (its kernel the smallest whose every
+// invocation keeps a copy of the groups' accumulators, else the largest); at most half the shared
+// table's slots: the shared table; a global table of at most
 // kCachedTableBytes (it stays in the GPU's L2 cache): the global table; more: the partitioned
 // variant, or sort where a global table of twice the estimate would not fit one binding. The
 // global table gets twice the estimate's slots (fill factor at most one half, as the paper's rule;
@@ -42,15 +43,15 @@ inline constexpr uint64_t kMinDoubletons = 64;
 //! table, as 228 KiB of shared memory per SM hold five), so no SM idles behind a partial wave.
 inline constexpr uint64_t kSharedWorkgroups = 132 * 8;
 inline constexpr uint64_t kSharedWorkgroupsLarge = 132 * 5;
-//! The same for the private kernels (128 invocations; 28 KiB: 8 per SM, 44 KiB: 5 per SM).
-inline constexpr uint64_t kPrivateWorkgroups = 132 * 8;
-inline constexpr uint64_t kPrivateWorkgroupsLarge = 132 * 5;
+//! Most groups the optimizer gives the few-groups (private) variant (issue 21's "few groups").
+inline constexpr uint64_t kFewGroups = 1024;
 
 //! What the optimizer decided.
 struct Choice {
   GroupByVariant variant = GroupByVariant::Sort;  //!< the variant
   uint64_t table_slots = 0;                       //!< hash variants: the global table's hashed slots
   TableKernel shared = TableKernel::SharedS;      //!< shared and private variants: the kernel
+  FewShape few;                                   //!< private variant: the kernel's layout
   uint32_t rows_per_group = 0;                    //!< shared variants: rows per workgroup
   std::string reason;                             //!< the rule that chose it
 };
@@ -94,8 +95,10 @@ uint64_t hll_estimate(const std::vector<uint32_t>& registers);
 
 //! The largest shared kernel the device's shared memory holds.
 TableKernel largest_shared_kernel(const Device& device);
-//! The largest private kernel the device's shared memory holds.
-TableKernel largest_private_kernel(const Device& device);
+//! The few-groups (private) kernel for `groups` groups: forced by `shared_size` (1, 2, 3: 16, 28,
+//! 44 KiB), else the smallest the device holds whose every invocation keeps a copy of the groups'
+//! accumulators, else the largest the device holds.
+TableKernel few_kernel(const Device& device, const Layout& layout, uint64_t groups, uint32_t shared_size);
 
 //! Picks the variant and its sizes for `estimate` groups; a forced variant (options.variant) only
 //! gets its sizes. Error(Unsupported) when a forced variant cannot run the input (why).

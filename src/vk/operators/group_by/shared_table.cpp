@@ -10,7 +10,7 @@ KernelLaunch shared_launch(const Choice& choice) {
   KernelLaunch launch;
   launch.kernel = choice.shared;
   launch.rows_per_group = choice.rows_per_group;
-  launch.combine = choice.variant == GroupByVariant::SubgroupCombine;
+  launch.few = choice.few;
   return launch;
 }
 
@@ -19,17 +19,17 @@ std::string describe_shared(const Layout& layout, const KernelLaunch& launch, ui
   const std::string slots = std::has_single_bit(table_slots) ? "2^" + std::to_string(std::countr_zero(table_slots))
                                                              : std::to_string(table_slots);
   if (is_private(launch.kernel))
-    return "per-invocation accumulators in shared memory (" + shared_size_text(launch.kernel) + " kernel, " +
-           std::to_string(shared_capacity(launch.kernel, layout) + 1) + " slots of " +
-           std::to_string(layout.private_words * 4) + " bytes per invocation, " + std::to_string(GB_PRIVATE_WG) +
-           " invocations per workgroup), " + std::to_string(groups) + " workgroups x " +
-           std::to_string(launch.rows_per_group) + " rows, added up per workgroup and merged into a global table of " +
-           slots + " slots";
-  return std::string(launch.combine ? "subgroup-combined rows into " : "") + "workgroup-private " +
-         shared_size_text(launch.kernel) + " shared tables (" + std::to_string(shared_capacity(launch.kernel, layout)) +
-         " slots of " + std::to_string(layout.slot_words * 4) + " bytes), " + std::to_string(groups) +
-         " workgroups x " + std::to_string(launch.rows_per_group) + " rows, merged into a global table of " + slots +
-         " slots";
+    return "few-groups kernel (" + shared_size_text(launch.kernel) + " of shared memory: keys to " +
+           std::to_string(launch.few.ids) + " group ids by a table of " + std::to_string(launch.few.slots) +
+           " slots, " + std::to_string(launch.few.copies) + " copies of " + std::to_string(layout.private_words * 4) +
+           "-byte accumulators per group, " +
+           (launch.few.copies == GB_WG ? "one per invocation, no atomics" : "updated by shared atomics") + "), " +
+           std::to_string(groups) + " workgroups x " + std::to_string(launch.rows_per_group) +
+           " rows, each group added up per workgroup and merged into a global table of " + slots + " slots";
+  return "workgroup-private " + shared_size_text(launch.kernel) + " shared tables (" +
+         std::to_string(shared_capacity(launch.kernel, layout)) + " slots of " + std::to_string(layout.slot_words * 4) +
+         " bytes), " + std::to_string(groups) + " workgroups x " + std::to_string(launch.rows_per_group) +
+         " rows, merged into a global table of " + slots + " slots";
 }
 
 }  // namespace gfxq::vk::gb

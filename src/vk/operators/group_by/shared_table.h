@@ -3,12 +3,11 @@
 // its run of rows in a hash table of its own in shared memory (shared atomics only in the hot
 // loop) and at the end merges each of its groups into the global table, one global update per
 // group and workgroup. A row whose key finds no room in the shared table goes to the global table
-// at once, so more groups than the table holds cost speed, never correctness. SubgroupCombine
-// first combines the rows of equal keys within a subgroup (one round of subgroup reductions per
-// distinct key, the round's leader updating the table): for very few groups, where many lanes of
-// a subgroup hit the same few shared words. Private (the fewest groups) keeps the table only to map
-// keys to slots: each invocation accumulates its rows in a column of shared memory of its own
-// (plain loads and stores), and the columns are added into the table once at the end. Kernel:
+// at once, so more groups than the table holds cost speed, never correctness. Private (up to 2^10
+// groups) keeps a small table only to
+// map keys to dense group ids: each group's accumulators have a copy per invocation where they fit
+// (plain loads and stores, no atomics), else a few copies updated by shared atomics, added up
+// once per workgroup at the end and merged into the global table. Kernel:
 // group_by_table.comp (group_by_shared_*, group_by_private_*).
 
 #include <string>
@@ -18,8 +17,7 @@
 
 namespace gfxq::vk::gb {
 
-//! How the shared-table kernel runs for `choice` (Private, SharedTable, SubgroupCombine or
-//! Partitioned).
+//! How the shared-table kernel runs for `choice` (Private, SharedTable or Partitioned).
 KernelLaunch shared_launch(const Choice& choice);
 
 //! The report's words for a shared-table launch over `rows` rows, e.g. "workgroup-private
