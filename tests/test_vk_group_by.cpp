@@ -862,7 +862,7 @@ TEST_CASE("vk-group-by: the optimizer's estimates and choices") {
     const GroupByResult r = vk::group_by(device(), on.input);
     CHECK(r.estimate.value == 277);
     CHECK(r.estimate.method.find("exact") != std::string::npos);
-    CHECK(r.variant == GroupByVariant::Private);
+    CHECK(r.variant == (277 <= vk::gb::kFewGroups ? GroupByVariant::Private : GroupByVariant::SharedTable));
     CHECK(r.algorithm.find("277 groups") != std::string::npos);
     check(d, r, "exact estimate");
     // The HyperLogLog pass forced: within 5% (its standard error is about 1.6%).
@@ -891,12 +891,13 @@ TEST_CASE("vk-group-by: the optimizer's estimates and choices") {
     CHECK(std::fabs(double(h.estimate.value) - 30000.0) <= 0.05 * 30000.0);
     check(all, h, "all keys distinct");
   }
-  // Few groups: the few-groups (private) variant; many: a global table or a sort.
+  // Few groups: the few-groups (private) variant up to kFewGroups (0: off), else the shared table;
+  // many: a global table or a sort.
   {
     const Data d = int_data(5000, 3, rng);
     OnDevice on(d);
     const GroupByResult r = vk::group_by(device(), on.input);
-    CHECK(r.variant == GroupByVariant::Private);
+    CHECK(r.variant == (3 <= vk::gb::kFewGroups ? GroupByVariant::Private : GroupByVariant::SharedTable));
     CHECK(!r.reason.empty());
     check(d, r, "3 groups, the optimizer's choice");
   }
@@ -910,22 +911,27 @@ TEST_CASE("vk-group-by: the optimizer's estimates and choices") {
     const vk::gb::Layout layout = vk::gb::make_layout(in);
     in.rows = uint64_t(1) << 28;
     auto pick = [&](uint64_t estimate) { return vk::gb::choose(device(), in, layout, {}, estimate); };
-    // Up to kFewGroups groups: the private variant, a copy of the accumulators per invocation for
-    // the fewest (the smallest kernel that holds them), fewer copies by shared atomics for more.
-    const vk::gb::Choice few = pick(3);
+    // The private variant forced: a copy of the accumulators per invocation for the fewest groups
+    // (the smallest kernel that holds them), fewer copies by shared atomics for more; 1024 groups
+    // fit the 28 KiB kernel with one copy (7 words per id).
+    auto forced = [&](uint64_t estimate) {
+      return vk::gb::choose(device(), in, layout, {.variant = GroupByVariant::Private}, estimate);
+    };
+    const vk::gb::Choice few = forced(3);
     CHECK(few.variant == GroupByVariant::Private);
     CHECK(few.shared == vk::gb::TableKernel::PrivateS);
     CHECK(few.few.copies == GB_WG);
     CHECK(few.few.ids >= 3);
     CHECK(few.rows_per_group % GB_STEP == 0);
-    CHECK(pick(300).variant == GroupByVariant::Private);
-    CHECK(pick(300).few.copies < GB_WG);
-    CHECK(pick(300).few.ids >= 300);
-    // 1024 groups fit the 28 KiB kernel with one copy (7 words per id); past kFewGroups the shared
-    // table or the global one.
-    CHECK(pick(vk::gb::kFewGroups).variant == GroupByVariant::Private);
-    CHECK(pick(vk::gb::kFewGroups).few.ids >= vk::gb::kFewGroups);
-    CHECK(pick(vk::gb::kFewGroups + 1).variant != GroupByVariant::Private);
+    CHECK(forced(300).few.copies < GB_WG);
+    CHECK(forced(300).few.ids >= 300);
+    CHECK(forced(1024).few.ids >= 1024);
+    // Auto: up to kFewGroups (0: the rule is off, the kernel measured slower than the shared table
+    // on the H200) the private variant, then the shared table up to half its slots.
+    for (uint64_t groups : {uint64_t(3), uint64_t(300)})
+      CHECK(pick(groups).variant ==
+            (groups <= vk::gb::kFewGroups ? GroupByVariant::Private : GroupByVariant::SharedTable));
+    CHECK((pick(1024).variant == GroupByVariant::Private) == (1024 <= vk::gb::kFewGroups));
     CHECK(pick(20000).variant == GroupByVariant::GlobalTable);
     CHECK(pick(20000).table_slots == 40960);
     const uint64_t slots = vk::gb::max_table_cap(device(), layout);

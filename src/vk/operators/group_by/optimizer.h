@@ -13,7 +13,7 @@
 //
 // Rules (the figures are constants below, to be tuned by the benchmark sweep on the GPU):
 // quantile aggregates, more than two key columns, or two key columns without 64-bit atomics: the
-// sort-based variant (the only one that can); at most kFewGroups groups that the largest
+// sort-based variant (the only one that can); at most kFewGroups groups (0: off) that the largest
 // few-groups kernel has ids for: the private variant (its kernel the smallest whose every
 // invocation keeps a copy of the groups' accumulators, else the largest); at most half the shared
 // table's slots: the shared table; a global table of at most
@@ -43,8 +43,11 @@ inline constexpr uint64_t kMinDoubletons = 64;
 //! table, as 228 KiB of shared memory per SM hold five), so no SM idles behind a partial wave.
 inline constexpr uint64_t kSharedWorkgroups = 132 * 8;
 inline constexpr uint64_t kSharedWorkgroupsLarge = 132 * 5;
-//! Most groups the optimizer gives the few-groups (private) variant (issue 21's "few groups").
-inline constexpr uint64_t kFewGroups = 1024;
+//! Most groups the optimizer gives the few-groups (private) variant (issue 21's "few groups"): 0,
+//! the rule is off. On the H200 over 2^28 rows the few-groups kernel took 3.16 / 3.03 / 4.34 / 5.04
+//! ms at 2^4 / 2^6 / 2^8 / 2^10 groups where the shared table took 1.57 / 1.71 / 2.03 / 4.76 ms
+//! (eighth session), so it is forced only.
+inline constexpr uint64_t kFewGroups = 0;
 
 //! What the optimizer decided.
 struct Choice {
