@@ -151,10 +151,11 @@ struct EngineOptions {
   bool gpu_timing = false;
   //! Faults to inject (tests); none by default.
   FaultInjection faults;
-  //! Bytes of catalog columns the compute backend keeps on the device between queries (resident
-  //! columns: a later query reading them uploads nothing; least recently used evicted first; a
-  //! replaced table's columns are dropped). Unset: half of the device's largest device-local heap;
-  //! 0: nothing stays resident (every query uploads its columns).
+  //! Bytes of catalog columns the compute backend keeps on the device between queries, and the
+  //! raster backend as tile textures (resident columns: a later query reading them uploads nothing;
+  //! least recently used evicted first; a replaced table's columns are dropped). Unset: half of the
+  //! device's largest device-local heap (raster: 1 GiB, as GL reports no memory size); 0: nothing
+  //! stays resident (every query uploads its columns).
   std::optional<uint64_t> resident_bytes;
   //! Knobs of the compute backend (environment overrides read when the Engine is created).
   ComputeOptions compute;

@@ -343,7 +343,7 @@ Result execute_aggregates(Context& context, const BoundQuery& bq, const RasterOp
     if (a->kind != AggKind::Count && a->column &&
         std::find(columns.begin(), columns.end(), a->column->index) == columns.end())
       columns.push_back(a->column->index);
-  const RasterInput input(context, *bq.left, columns, options);
+  const RasterInput input(context, *bq.left, bq.left_name, columns, options);
   WhereResult where = evaluate_where(context, input, bq.where, WhereOutput::Keep, options);
 
   Result result;

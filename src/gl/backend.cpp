@@ -21,15 +21,31 @@
 #include "gl/calibration.h"
 #include "gl/context.h"
 #include "gl/execute.h"
+#include "gl/texture_cache.h"
 
 namespace gfxq {
 
 namespace {
 
+// Texture bytes the raster backend keeps between queries unless EngineOptions::resident_bytes says.
+constexpr uint64_t kDefaultTextureBytes = uint64_t(1) << 30;
+
 class RasterBackend final : public engine::BackendImpl {
  public:
   RasterBackend(EngineOptions options, bool calibrate, std::string cache_path)
       : options_(std::move(options)), calibrate_(calibrate), cache_path_(std::move(cache_path)) {}
+  ~RasterBackend() override {
+    // The cached textures are deleted in their context; without it they go with the context.
+    if (!textures_ || !context_) return;
+    try {
+      context_->make_current();
+      textures_.reset();
+    } catch (const Error&) {
+      (void)textures_.release();
+    }
+  }
+  RasterBackend(const RasterBackend&) = delete;
+  RasterBackend& operator=(const RasterBackend&) = delete;
   Backend kind() const noexcept override { return Backend::Raster; }
 
   // The context, started on first use; nullptr when none can be created (caps_ says why).
@@ -80,6 +96,8 @@ class RasterBackend final : public engine::BackendImpl {
     if (!options_raster_) {
       if (calibrate_) calibration_ = gl::calibrate(*ctx, cache_path_);
       options_raster_ = calibration_ ? gl::calibrated_options(*calibration_) : gl::RasterOptions{};
+      textures_ = std::make_unique<gl::TextureCache>(options_.resident_bytes.value_or(kDefaultTextureBytes));
+      options_raster_->textures = textures_.get();
     }
     return calibration_ ? &*calibration_ : nullptr;
   }
@@ -122,6 +140,9 @@ class RasterBackend final : public engine::BackendImpl {
   std::string cache_path_;
   bool tried_ = false;
   std::unique_ptr<gl::Context> context_;
+  // Catalog columns kept as textures between queries (after context_: destroyed first, while the
+  // context still exists; ~RasterBackend makes it current).
+  std::unique_ptr<gl::TextureCache> textures_;
   GlCapabilities caps_;
   std::optional<gl::RasterCalibration> calibration_;  // measured or read at the first query
   std::optional<gl::RasterOptions> options_raster_;   // the raster knobs, made once

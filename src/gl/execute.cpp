@@ -61,7 +61,7 @@ Result execute_order_by(Context& context, const BoundQuery& bq, const RasterOpti
   std::vector<size_t> columns = where_columns(bq.where);
   if (std::find(columns.begin(), columns.end(), order.column.index) == columns.end())
     columns.push_back(order.column.index);
-  const RasterInput input(context, *bq.left, columns, options);
+  const RasterInput input(context, *bq.left, bq.left_name, columns, options);
   const size_t slot = input.slot(order.column.index);
   // No WHERE: no row list (WhereOutput::Count runs no pass then).
   WhereResult where =
@@ -147,7 +147,7 @@ Result execute_group_by(Context& context, const BoundQuery& bq, const RasterOpti
   use(key.index);
   for (const auto& item : bq.items)
     if (const auto* a = std::get_if<BoundAggregate>(&item); a && a->column) use(a->column->index);
-  const RasterInput input(context, *bq.left, columns, options);
+  const RasterInput input(context, *bq.left, bq.left_name, columns, options);
 
   Result result;
   result.report.backend = Backend::Raster;
@@ -215,13 +215,16 @@ std::string unsupported_operator(const Query& query, const Catalog& catalog) {
     for (const auto& item : bq.items)
       if (const auto* a = std::get_if<BoundAggregate>(&item);
           a && (a->kind == AggKind::Median || a->kind == AggKind::Quantile || a->kind == AggKind::KthLargest))
-        return "raster backend cannot run " + a->name + " per group in GROUP BY (the raster GROUP BY blends COUNT, "
+        return "raster backend cannot run " + a->name +
+               " per group in GROUP BY (the raster GROUP BY blends COUNT, "
                "SUM, AVG, MIN and MAX)";
   return {};
 }
 
-Result execute(Context& context, const Query& query, const Catalog& catalog, const RasterOptions& options) {
+Result execute(Context& context, const Query& query, const Catalog& catalog, const RasterOptions& given) {
   const auto start = Clock::now();
+  RasterOptions options = given;
+  options.catalog = &catalog;  // the versions that key the texture cache
   const BoundQuery bq = bind(query, catalog);
   if (bq.join) return execute_join(context, bq, options);
   if (bq.group_by) return execute_group_by(context, bq, options, start);
@@ -234,7 +237,7 @@ Result execute(Context& context, const Query& query, const Catalog& catalog, con
 
   // The columns the WHERE reads, each uploaded once.
   const std::vector<size_t> columns = where_columns(bq.where);
-  const RasterInput input(context, *bq.left, columns, options);
+  const RasterInput input(context, *bq.left, bq.left_name, columns, options);
   const std::optional<uint64_t> limit = bq.aggregate ? std::nullopt : bq.limit;
   WhereResult where =
       evaluate_where(context, input, bq.where, bq.aggregate ? WhereOutput::Count : WhereOutput::Rows, options, limit);

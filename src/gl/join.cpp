@@ -549,7 +549,7 @@ Result execute_join(Context& context, const BoundQuery& bq, const RasterOptions&
     probes.resize(bq.left->rows());
     std::iota(probes.begin(), probes.end(), uint64_t{0});
   } else {
-    const RasterInput input(context, *bq.left, where_columns(left_where), options);
+    const RasterInput input(context, *bq.left, bq.left_name, where_columns(left_where), options);
     WhereResult w = evaluate_where(context, input, left_where, WhereOutput::Rows, options);
     passes.push_back(input.upload());
     for (auto& p : w.passes) passes.push_back(std::move(p));
@@ -563,7 +563,7 @@ Result execute_join(Context& context, const BoundQuery& bq, const RasterOptions&
     if (c != join.right_key.index) right_columns.push_back(c);
   SortOutput sorted;
   {
-    const RasterInput input(context, *bq.right, right_columns, options);
+    const RasterInput input(context, *bq.right, bq.right_name, right_columns, options);
     passes.push_back(input.upload());
     std::vector<uint64_t> right_rows;
     if (!right_where.empty()) {

@@ -8,6 +8,7 @@
 #include "core/trace_text.h"
 #include "gfxq/error.h"
 #include "gl/context.h"
+#include "gl/texture_cache.h"
 
 namespace gfxq::gl {
 
@@ -83,24 +84,44 @@ std::pair<uint32_t, uint32_t> tile_size(const GlCapabilities& caps, const Raster
 
 RasterInput::RasterInput(Context& context, const Table& table, const std::vector<size_t>& columns,
                          const RasterOptions& options)
+    : RasterInput(context, table, std::string(), columns, options) {}
+
+RasterInput::RasterInput(Context& context, const Table& table, const std::string& name,
+                         const std::vector<size_t>& columns, const RasterOptions& options)
     : table_(&table), store_(context, [&] {
         const auto [w, h] = tile_size(context.caps(), options);
         return tile_layout(table.rows(), w, h);
       }()) {
   const auto start = std::chrono::steady_clock::now();
-  std::string names;
+  const bool cached = options.textures && options.catalog && !name.empty();
+  std::string uploaded, resident;
+  uint64_t uploads = 0;
   for (size_t c : columns) {
-    store_.add(table.columns[c]);
-    columns_.push_back(c);
+    const TextureKey key{name, cached ? options.catalog->version(name) : 0, c, store_.layout()};
+    std::shared_ptr<const ColumnTextures> kept = cached ? options.textures->find(key) : nullptr;
+    std::string& names = kept ? resident : uploaded;
     names += (names.empty() ? "" : ", ") + table.columns[c].name;
+    if (kept) {
+      store_.add(std::move(kept));
+    } else {
+      const size_t slot = store_.add(table.columns[c]);
+      ++uploads;
+      if (cached) options.textures->insert(key, store_.column(slot));
+    }
+    columns_.push_back(c);
   }
   const TileLayout& layout = store_.layout();
-  upload_.kind = "upload";
-  upload_.detail = (names.empty() ? std::string("no columns") : names) + " as R32UI tiles of " +
-                   std::to_string(layout.width) + "x" + std::to_string(layout.height) + " (" +
+  upload_.kind = uploaded.empty() && !resident.empty() ? "resident" : "upload";
+  upload_.detail = (uploaded.empty() && resident.empty() ? std::string("no columns") : uploaded) +
+                   (resident.empty() ? "" : std::string(uploaded.empty() ? "" : "; ") + "resident: " + resident) +
+                   " as R32UI tiles of " + std::to_string(layout.width) + "x" + std::to_string(layout.height) + " (" +
                    std::to_string(layout.tiles()) + " tile" + (layout.tiles() == 1 ? "" : "s") + ", " +
-                   std::to_string(store_.bytes() >> 10) + " KiB), key ranges scanned on the host";
-  upload_.items = table.rows() * columns.size();
+                   std::to_string(store_.bytes() >> 10) + " KiB)" +
+                   (uploaded.empty() ? "" : ", key ranges scanned on the host") +
+                   (cached ? "; texture cache " + std::to_string(options.textures->bytes() >> 10) + " KiB, " +
+                                 std::to_string(options.textures->evictions()) + " evicted so far"
+                           : "");
+  upload_.items = table.rows() * uploads;
   upload_.wall_ms = ms_since(start);
 }
 

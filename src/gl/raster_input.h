@@ -18,6 +18,8 @@
 
 namespace gfxq::gl {
 
+class TextureCache;
+
 class Context;
 
 //! The depth and stencil buffers of one tile right after one pass, for RasterOptions::observer.
@@ -105,6 +107,10 @@ struct RasterOptions {
   //! When set, sees each pass of each tile with the tile's buffers read back (a GPU stall per
   //! pass: for demos and tests). Null (the default): no readback, nothing else changes.
   PassObserver* observer = nullptr;
+  //! Catalog columns kept as textures between queries (gl/texture_cache.h), with the catalog whose
+  //! versions key them; null (calibration, the operators' own tests): every query uploads.
+  TextureCache* textures = nullptr;
+  const Catalog* catalog = nullptr;  //!< see textures
 };
 
 //! Sets the GL state raster passes touch back to GL's defaults (framebuffer, program, depth,
@@ -125,6 +131,10 @@ class RasterInput {
   //! Uploads columns `columns` (indices into `table`, Int32 or Float32) in the tile layout of
   //! `options`. Error(OutOfDeviceMemory) naming the sizes when the GPU runs out.
   RasterInput(Context& context, const Table& table, const std::vector<size_t>& columns, const RasterOptions& options);
+  //! The same for catalog table `name`: columns kept in options.textures are reused, the others
+  //! uploaded and kept there (the pass is "resident" when nothing was uploaded).
+  RasterInput(Context& context, const Table& table, const std::string& name, const std::vector<size_t>& columns,
+              const RasterOptions& options);
   //! The uploaded textures and their layout.
   const TextureStore& store() const noexcept { return store_; }
   //! The slot of table column `index`; Error(Internal) when it was not uploaded.

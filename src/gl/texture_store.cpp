@@ -95,9 +95,8 @@ std::vector<int> FloatBits::positions(bool negative_values) const {
   return q;
 }
 
-TextureStore::~TextureStore() {
-  for (auto& tiles : textures_)
-    if (!tiles.empty()) glDeleteTextures(GLsizei(tiles.size()), tiles.data());
+ColumnTextures::~ColumnTextures() {
+  if (!tiles.empty()) glDeleteTextures(GLsizei(tiles.size()), tiles.data());
 }
 
 size_t TextureStore::add(const Column& column) {
@@ -105,10 +104,10 @@ size_t TextureStore::add(const Column& column) {
     throw Error(ErrorCode::Internal, "raster: column '" + column.name + "' has " + std::to_string(column.size()) +
                                          " rows, the store " + std::to_string(layout_.rows));
   const uint32_t* bits = cell_bits(column);
-  const size_t slot = textures_.size();
-  infos_.push_back(column_info(column));
-  textures_.emplace_back();  // filled tile by tile, so the destructor frees what a failure left
-  auto& tiles = textures_.back();
+  // Filled tile by tile: a failure leaves the textures made so far to its destructor.
+  auto made = std::make_shared<ColumnTextures>();
+  made->info = column_info(column);
+  auto& tiles = made->tiles;
   const uint32_t w = layout_.width;
   glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);  // the pointers below are client memory
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
@@ -116,11 +115,12 @@ size_t TextureStore::add(const Column& column) {
   for (uint64_t t = 0; t < layout_.tiles(); ++t) {
     const uint32_t h = layout_.pixel_rows(t);
     const std::string what = "tile " + std::to_string(t) + " of column '" + column.name + "' (" +
-                             std::to_string(bytes() >> 10) + " KiB of column textures held)";
+                             std::to_string((bytes() + made->bytes) >> 10) + " KiB of column textures held)";
     GLuint texture = 0;
     glCreateTextures(GL_TEXTURE_2D, 1, &texture);
     tiles.push_back(texture);
     texture_storage(*context_, texture, GL_R32UI, w, h, what);
+    made->bytes += uint64_t(w) * h * 4;
     // Integer textures are incomplete (and read as 0) under the default linear-mipmap filter.
     glTextureParameteri(texture, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTextureParameteri(texture, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
@@ -137,14 +137,21 @@ size_t TextureStore::add(const Column& column) {
                           bits + first + uint64_t(full_rows) * w);
   }
   check_error(("uploading column '" + column.name + "'").c_str());
-  return slot;
+  return add(std::move(made));
+}
+
+size_t TextureStore::add(std::shared_ptr<const ColumnTextures> column) {
+  if (column->tiles.size() != layout_.tiles())
+    throw Error(ErrorCode::Internal, "raster: a cached column of " + std::to_string(column->tiles.size()) +
+                                         " tiles in a store of " + std::to_string(layout_.tiles()));
+  columns_.push_back(std::move(column));
+  return columns_.size() - 1;
 }
 
 uint64_t TextureStore::bytes() const noexcept {
-  uint64_t pixels = 0;
-  for (const auto& tiles : textures_)
-    for (uint64_t t = 0; t < tiles.size(); ++t) pixels += uint64_t(layout_.width) * layout_.pixel_rows(t);
-  return pixels * 4;
+  uint64_t bytes = 0;
+  for (const auto& c : columns_) bytes += c->bytes;
+  return bytes;
 }
 
 }  // namespace gfxq::gl

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -67,23 +68,36 @@ struct ColumnInfo {
 //! The ColumnInfo of a non-empty Int32 or Float32 column.
 ColumnInfo column_info(const Column& column);
 
-//! R32UI textures of columns, one per column per tile, deleted with the store.
+//! One column's R32UI tile textures and its ColumnInfo, deleted with the last owner (a store,
+//! or the texture cache, gl/texture_cache.h; the context must be current then).
+struct ColumnTextures {
+  std::vector<unsigned> tiles;  //!< per tile (GLuint)
+  ColumnInfo info;              //!< what the host scan found
+  uint64_t bytes = 0;           //!< texture memory held
+  ColumnTextures() = default;
+  ColumnTextures(const ColumnTextures&) = delete;
+  ColumnTextures& operator=(const ColumnTextures&) = delete;
+  ~ColumnTextures();
+};
+
+//! R32UI textures of columns, one per column per tile, shared with the texture cache.
 class TextureStore {
  public:
   //! An empty store for columns of `layout.rows` records, allocated in `context` (gl/storage.h).
   TextureStore(Context& context, const TileLayout& layout) : context_(&context), layout_(layout) {}
-  ~TextureStore();
-  TextureStore(const TextureStore&) = delete;
-  TextureStore& operator=(const TextureStore&) = delete;
 
   //! Uploads `column` (layout().rows cells, Int32 or Float32) tile by tile and scans it for its
   //! ColumnInfo; returns its slot. Error(OutOfDeviceMemory) naming the bytes, the tile and the
   //! texture memory already held when GL runs out (or a FaultInjection fails the allocation).
   size_t add(const Column& column);
+  //! Adds a column uploaded before in this layout (from the texture cache); returns its slot.
+  size_t add(std::shared_ptr<const ColumnTextures> column);
+  //! The textures and ColumnInfo of the column in `slot`.
+  const std::shared_ptr<const ColumnTextures>& column(size_t slot) const { return columns_[slot]; }
   //! The texture holding tile `tile` of the column in `slot`.
-  unsigned texture(size_t slot, uint64_t tile) const { return textures_[slot][tile]; }
+  unsigned texture(size_t slot, uint64_t tile) const { return columns_[slot]->tiles[tile]; }
   //! The ColumnInfo of the column in `slot`.
-  const ColumnInfo& info(size_t slot) const { return infos_[slot]; }
+  const ColumnInfo& info(size_t slot) const { return columns_[slot]->info; }
   //! The tile layout.
   const TileLayout& layout() const noexcept { return layout_; }
   //! Bytes of texture memory held.
@@ -92,8 +106,7 @@ class TextureStore {
  private:
   Context* context_;
   TileLayout layout_;
-  std::vector<std::vector<unsigned>> textures_;  // [slot][tile]
-  std::vector<ColumnInfo> infos_;
+  std::vector<std::shared_ptr<const ColumnTextures>> columns_;  // by slot
 };
 
 }  // namespace gfxq::gl
