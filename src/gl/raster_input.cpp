@@ -97,7 +97,7 @@ RasterInput::RasterInput(Context& context, const Table& table, const std::string
   std::string uploaded, resident;
   uint64_t uploads = 0;
   for (size_t c : columns) {
-    const TextureKey key{name, cached ? options.catalog->version(name) : 0, c, store_.layout()};
+    const TextureKey key{{name, cached ? options.catalog->version(name) : 0, c}, store_.layout()};
     std::shared_ptr<const ColumnTextures> kept = cached ? options.textures->find(key) : nullptr;
     std::string& names = kept ? resident : uploaded;
     names += (names.empty() ? "" : ", ") + table.columns[c].name;

@@ -5,8 +5,8 @@
 namespace gfxq::gl {
 
 bool TextureKey::operator==(const TextureKey& o) const noexcept {
-  return table == o.table && version == o.version && column == o.column && layout.width == o.layout.width &&
-         layout.height == o.layout.height && layout.rows == o.layout.rows;
+  return column == o.column && layout.width == o.layout.width && layout.height == o.layout.height &&
+         layout.rows == o.layout.rows;
 }
 
 std::shared_ptr<const ColumnTextures> TextureCache::find(const TextureKey& key) {
@@ -20,7 +20,7 @@ std::shared_ptr<const ColumnTextures> TextureCache::find(const TextureKey& key) 
 
 void TextureCache::insert(const TextureKey& key, std::shared_ptr<const ColumnTextures> column) {
   std::erase_if(entries_, [&](const Entry& e) {
-    return e.key == key || (e.key.table == key.table && e.key.version != key.version);
+    return e.key == key || (e.key.column.table == key.column.table && e.key.column.version != key.column.version);
   });
   if (column->bytes > budget_) return;
   entries_.push_front({key, std::move(column)});

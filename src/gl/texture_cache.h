@@ -11,16 +11,15 @@
 #include <memory>
 #include <string>
 
+#include "core/column_key.h"
 #include "gl/texture_store.h"
 
 namespace gfxq::gl {
 
 //! What a cached column is.
 struct TextureKey {
-  std::string table;     //!< catalog name
-  uint64_t version = 0;  //!< Catalog::version of the table
-  size_t column = 0;     //!< column index in the table
-  TileLayout layout;     //!< the tile layout it was uploaded in
+  ColumnKey column;   //!< the catalog column and its table's version
+  TileLayout layout;  //!< the tile layout it was uploaded in
   bool operator==(const TextureKey& o) const noexcept;
 };
 

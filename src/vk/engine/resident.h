@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/column_key.h"
 #include "gfxq/result.h"
 #include "gfxq/table.h"
 #include "vk/device.h"
@@ -23,12 +24,7 @@
 namespace gfxq::vk {
 
 //! Which catalog column a resident copy holds.
-struct ResidentKey {
-  std::string table;     //!< catalog name
-  uint64_t version = 0;  //!< Catalog::version of the table
-  size_t column = 0;     //!< column index in the table
-  auto operator<=>(const ResidentKey&) const = default;
-};
+using ResidentKey = ColumnKey;
 
 //! The device copies of catalog columns, bounded by a byte budget.
 class ResidentColumns {
