@@ -37,6 +37,24 @@ WG_DEFINE_LOAD(gb_load_val2, val2_v, val2_s)
 WG_DEFINE_LOAD(gb_load_val3, val3_v, val3_s)
 WG_DEFINE_LOAD(gb_load_rows, rows_v, rows_s)
 
+// Selected row `row`'s key and used value bits into component j (a selection's rows are gathered).
+void gb_gather(uint row, uint j, inout uvec4 raw0, inout uvec4 raw1, inout uvec4 v[GB_MAX_VALUE_BINDINGS]) {
+  raw0[j] = key0_s[row];
+  if (GB_TWO_KEYS) raw1[j] = key1_s[row];
+  if (gb_binding_used(0u)) v[0][j] = val0_s[row];
+  if (gb_binding_used(1u)) v[1][j] = val1_s[row];
+  if (gb_binding_used(2u)) v[2][j] = val2_s[row];
+  if (gb_binding_used(3u)) v[3][j] = val3_s[row];
+}
+
+// The order keys of four rows' raw key bits (k1 = 0 with one key column).
+void gb_keys4(uvec4 raw0, uvec4 raw1, out uvec4 k0, out uvec4 k1) {
+  [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+    k0[j] = gb_key0(raw0[j]);
+    k1[j] = GB_TWO_KEYS ? gb_key1(raw1[j]) : 0u;
+  }
+}
+
 // The 4 rows at positions 4q..4q+3 of [0, count): `valid` marks those below count; k0, k1 their
 // order keys (k1 = 0 with one key column); v[c] the raw bits of value binding c.
 void gb_load4(uint q, uint count, out uvec4 k0, out uvec4 k1, out uvec4 v[GB_MAX_VALUE_BINDINGS], out bvec4 valid) {
@@ -45,15 +63,8 @@ void gb_load4(uint q, uint count, out uvec4 k0, out uvec4 k1, out uvec4 v[GB_MAX
   [[unroll]] for (uint c = 0u; c < GB_MAX_VALUE_BINDINGS; ++c) v[c] = uvec4(0u);
   if (GB_SELECTION) {
     const uvec4 row = gb_load_rows(q, count, uvec4(0u));
-    [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-      if (!valid[j]) continue;
-      raw0[j] = key0_s[row[j]];
-      if (GB_TWO_KEYS) raw1[j] = key1_s[row[j]];
-      if (gb_binding_used(0u)) v[0][j] = val0_s[row[j]];
-      if (gb_binding_used(1u)) v[1][j] = val1_s[row[j]];
-      if (gb_binding_used(2u)) v[2][j] = val2_s[row[j]];
-      if (gb_binding_used(3u)) v[3][j] = val3_s[row[j]];
-    }
+    [[unroll]] for (uint j = 0u; j < 4u; ++j)
+      if (valid[j]) gb_gather(row[j], j, raw0, raw1, v);
   } else {
     raw0 = gb_load_key0(q, count, uvec4(0u));
     if (GB_TWO_KEYS) raw1 = gb_load_key1(q, count, uvec4(0u));
@@ -62,10 +73,7 @@ void gb_load4(uint q, uint count, out uvec4 k0, out uvec4 k1, out uvec4 v[GB_MAX
     if (gb_binding_used(2u)) v[2] = gb_load_val2(q, count, uvec4(0u));
     if (gb_binding_used(3u)) v[3] = gb_load_val3(q, count, uvec4(0u));
   }
-  [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-    k0[j] = gb_key0(raw0[j]);
-    k1[j] = GB_TWO_KEYS ? gb_key1(raw1[j]) : 0u;
-  }
+  gb_keys4(raw0, raw1, k0, k1);
 }
 
 // gb_load4 of 4 rows that all lie below the count: no guards (the kernels' full steps).
@@ -74,14 +82,7 @@ void gb_load4_full(uint q, out uvec4 k0, out uvec4 k1, out uvec4 v[GB_MAX_VALUE_
   [[unroll]] for (uint c = 0u; c < GB_MAX_VALUE_BINDINGS; ++c) v[c] = uvec4(0u);
   if (GB_SELECTION) {
     const uvec4 row = rows_v[q];
-    [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-      raw0[j] = key0_s[row[j]];
-      if (GB_TWO_KEYS) raw1[j] = key1_s[row[j]];
-      if (gb_binding_used(0u)) v[0][j] = val0_s[row[j]];
-      if (gb_binding_used(1u)) v[1][j] = val1_s[row[j]];
-      if (gb_binding_used(2u)) v[2][j] = val2_s[row[j]];
-      if (gb_binding_used(3u)) v[3][j] = val3_s[row[j]];
-    }
+    [[unroll]] for (uint j = 0u; j < 4u; ++j) gb_gather(row[j], j, raw0, raw1, v);
   } else {
     raw0 = key0_v[q];
     if (GB_TWO_KEYS) raw1 = key1_v[q];
@@ -90,10 +91,7 @@ void gb_load4_full(uint q, out uvec4 k0, out uvec4 k1, out uvec4 v[GB_MAX_VALUE_
     if (gb_binding_used(2u)) v[2] = val2_v[q];
     if (gb_binding_used(3u)) v[3] = val3_v[q];
   }
-  [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-    k0[j] = gb_key0(raw0[j]);
-    k1[j] = GB_TWO_KEYS ? gb_key1(raw1[j]) : 0u;
-  }
+  gb_keys4(raw0, raw1, k0, k1);
 }
 
 #endif
