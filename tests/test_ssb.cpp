@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -188,6 +189,43 @@ std::unique_ptr<gfxq::duckdb::Client> open_duckdb() {
     FAIL("DuckDB is required for this test: " << std::string(e.what()));
   }
   return nullptr;
+}
+
+// The first difference between two tables, or "": names, types, row counts, NULL flags and every
+// cell; STRING columns compared as strings row by row and by their dictionaries.
+std::string table_difference(const gfxq::Table& a, const gfxq::Table& b) {
+  if (a.schema() != b.schema()) return "schema " + a.schema() + " vs " + b.schema();
+  if (a.rows() != b.rows()) return "rows " + std::to_string(a.rows()) + " vs " + std::to_string(b.rows());
+  for (size_t k = 0; k < a.columns.size(); ++k) {
+    const gfxq::Column &x = a.columns[k], &y = b.columns[k];
+    if (x.nulls != y.nulls) return x.name + ": NULL flags differ";
+    if (x.type == gfxq::Type::String) {
+      if (!x.dictionary || !y.dictionary) return x.name + ": no dictionary";
+      if (!(*x.dictionary == *y.dictionary))
+        return x.name + ": dictionaries differ (" + std::to_string(x.dictionary->size()) + " vs " +
+               std::to_string(y.dictionary->size()) + " strings)";
+      for (uint64_t r = 0; r < x.size(); ++r)
+        if (x.string_at(r) != y.string_at(r))
+          return x.name + " row " + std::to_string(r) + ": '" + std::string(x.string_at(r)) + "' vs '" +
+                 std::string(y.string_at(r)) + "'";
+    }
+    if (x.as<int32_t>() != y.as<int32_t>()) {
+      const auto& xv = x.as<int32_t>();
+      const auto& yv = y.as<int32_t>();
+      const size_t r = static_cast<size_t>(std::mismatch(xv.begin(), xv.end(), yv.begin()).first - xv.begin());
+      return x.name + " row " + std::to_string(r) + ": " + std::to_string(xv[r]) + " vs " + std::to_string(yv[r]);
+    }
+  }
+  return "";
+}
+
+// The tables of generate_ssb's files in `dir` (those present), as read_csv_file reads them.
+std::map<std::string, gfxq::Table> read_tables(const TempDir& dir) {
+  std::map<std::string, gfxq::Table> tables;
+  for (const std::string& t : gfxq::ssb_table_names())
+    if (std::filesystem::exists(dir.path / (t + ".csv")))
+      tables[t] = gfxq::read_csv_file((dir.path / (t + ".csv")).string());
+  return tables;
 }
 
 }  // namespace
@@ -515,6 +553,140 @@ TEST_CASE("ssb: bad generator options are errors") {
   o.tables = {"supplier"};
   CHECK(gfxq::generate_ssb(o).supplier == 20);
   CHECK(std::filesystem::exists(dir.path / "supplier.csv"));
+}
+
+TEST_CASE("ssb: the tables in memory equal read_csv_file of the files, for every thread count and chunk size") {
+  const uint64_t seed = std::random_device{}() % 1000000;
+  INFO("seed " << seed);
+  TempDir dir("memory");
+  for (const double sf : {0.01, 0.003}) {
+    CAPTURE(sf);
+    const SsbOptions o = options(sf, dir, seed);
+    gfxq::generate_ssb(o);
+    const auto files = read_tables(dir);
+    struct Variant {
+      unsigned threads;
+      uint64_t chunk;
+    };
+    for (const Variant& v : {Variant{1, 0}, Variant{2, 0}, Variant{3, 777}, Variant{4, 1}, Variant{2, 100000}}) {
+      CAPTURE(v.threads);
+      CAPTURE(v.chunk);
+      SsbOptions m = o;
+      m.threads = v.threads;
+      m.chunk_rows = v.chunk;
+      const auto tables = gfxq::generate_ssb_tables(m);
+      REQUIRE(tables.size() == 5);
+      for (size_t t = 0; t < tables.size(); ++t) {
+        CAPTURE(tables[t].first);
+        CHECK(tables[t].first == gfxq::ssb_table_names()[t]);
+        CHECK(table_difference(tables[t].second, files.at(tables[t].first)) == "");
+      }
+      // The cases the coding takes: a domain only partly drawn (90 or 300 customers of 250 cities
+      // hit fewer), unsorted free text (addresses) and free text in row order (names).
+      const gfxq::Table& customer = tables[2].second;
+      CHECK(customer.column("c_city").dictionary->size() < 250);
+      CHECK(!std::is_sorted(customer.column("c_address").as<int32_t>().begin(),
+                            customer.column("c_address").as<int32_t>().end()));
+      CHECK(customer.column("c_name").dictionary->size() == customer.rows());
+    }
+  }
+}
+
+TEST_CASE("ssb: a column subset gives the columns of the full tables, in memory and as files") {
+  const uint64_t seed = std::random_device{}() % 1000000;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  TempDir dir("subset");
+  SsbOptions o = options(0.003, dir, seed);
+  const auto full = gfxq::generate_ssb_tables(o);
+  for (int round = 0; round < 4; ++round) {
+    CAPTURE(round);
+    // A random subset of every table's columns, listed in random order, one name twice.
+    SsbOptions s = o;
+    for (const std::string& t : gfxq::ssb_table_names())
+      for (const std::string& c : gfxq::ssb_column_names(t))
+        if (rng() % 3 == 0) s.columns.push_back(c);
+    if (s.columns.empty()) s.columns.push_back("lo_revenue");
+    std::shuffle(s.columns.begin(), s.columns.end(), rng);
+    s.columns.push_back(s.columns.front());
+    CAPTURE(s.columns.size());
+    const auto subset = gfxq::generate_ssb_tables(s);
+    std::filesystem::remove_all(dir.path);
+    gfxq::generate_ssb(s);
+    const auto files = read_tables(dir);
+    CHECK(files.size() == subset.size());
+    size_t kept = 0;
+    for (const auto& [name, table] : full) {
+      CAPTURE(name);
+      gfxq::Table expected;
+      for (const gfxq::Column& c : table.columns)
+        if (std::find(s.columns.begin(), s.columns.end(), c.name) != s.columns.end()) expected.columns.push_back(c);
+      const auto it = std::find_if(subset.begin(), subset.end(), [&](const auto& p) { return p.first == name; });
+      if (expected.columns.empty()) {
+        CHECK(it == subset.end());
+        CHECK(!files.count(name));
+        continue;
+      }
+      REQUIRE(it != subset.end());
+      ++kept;
+      CHECK(table_difference(it->second, expected) == "");
+      REQUIRE(files.count(name));
+      CHECK(table_difference(files.at(name), expected) == "");
+    }
+    CHECK(kept == subset.size());
+  }
+  // The 9 lineorder columns the queries read, with `tables`: only lineorder.
+  SsbOptions l = o;
+  l.tables = {"lineorder"};
+  l.columns = {"lo_orderdate", "lo_discount", "lo_quantity", "lo_extendedprice", "lo_revenue",
+               "lo_custkey",   "lo_suppkey",  "lo_partkey",  "lo_supplycost"};
+  const auto lineorder = gfxq::generate_ssb_tables(l);
+  REQUIRE(lineorder.size() == 1);
+  CHECK(lineorder[0].second.schema() ==
+        "lo_custkey:int,lo_partkey:int,lo_suppkey:int,lo_orderdate:int,lo_quantity:int,lo_extendedprice:int,"
+        "lo_discount:int,lo_revenue:int,lo_supplycost:int");
+  CHECK(lineorder[0].second.rows() == gfxq::ssb_cardinalities(o).lineorder);
+}
+
+TEST_CASE("ssb: column names, and bad options of the tables in memory are errors") {
+  for (const std::string& t : gfxq::ssb_table_names()) {
+    CAPTURE(t);
+    std::vector<std::string> names;
+    std::stringstream header(spec_headers().at(t));
+    for (std::string field; std::getline(header, field, ',');) names.push_back(field.substr(0, field.find(':')));
+    CHECK(gfxq::ssb_column_names(t) == names);
+  }
+  CHECK_ERROR(gfxq::ssb_column_names("orders"), ErrorCode::InvalidQuery, "unknown table 'orders'");
+  SsbOptions o;
+  o.scale_factor = 0.01;
+  o.threads = 2;
+  o.columns = {"lo_revenue", "lo_bogus"};
+  CHECK_ERROR(gfxq::generate_ssb_tables(o), ErrorCode::InvalidQuery, "unknown column 'lo_bogus'");
+  TempDir dir("memory_errors");
+  SsbOptions f = options(0.01, dir);
+  f.columns = {"c_city", "revenue"};
+  CHECK_ERROR(gfxq::generate_ssb(f), ErrorCode::InvalidQuery, "unknown column 'revenue'");
+  CHECK(!std::filesystem::exists(dir.path));
+  o.columns = {"lo_revenue", "c_city"};
+  o.tables = {"customer"};
+  CHECK_ERROR(gfxq::generate_ssb_tables(o), ErrorCode::InvalidQuery, "'lo_revenue'", "lineorder");
+  o.columns.clear();
+  o.tables = {"orders"};
+  CHECK_ERROR(gfxq::generate_ssb_tables(o), ErrorCode::InvalidQuery, "unknown table 'orders'");
+  o.tables.clear();
+  for (const double sf : {0.0, 300.5, std::numeric_limits<double>::quiet_NaN()}) {
+    o.scale_factor = sf;
+    CHECK_ERROR(gfxq::generate_ssb_tables(o), ErrorCode::InvalidQuery, "scale factor");
+  }
+  o.scale_factor = 0.01;
+  o.threads = 5000;
+  CHECK_ERROR(gfxq::generate_ssb_tables(o), ErrorCode::InvalidQuery, "threads");
+  // The next generation works; out_dir is not used.
+  o.threads = 1;
+  o.tables = {"supplier"};
+  const auto tables = gfxq::generate_ssb_tables(o);
+  REQUIRE(tables.size() == 1);
+  CHECK(tables[0].second.rows() == 20);
 }
 
 TEST_CASE("ssb: gfxq gen ssb writes the five files and rejects bad arguments") {

@@ -1,11 +1,14 @@
-// The Star Schema Benchmark's generator (docs/SSB.md): five typed CSV files written from the
-// specification (O'Neil, O'Neil, Chen, revision 3) and the TPC-H value lists it inherits.
+// The Star Schema Benchmark's generator (docs/SSB.md): the five tables written from the
+// specification (O'Neil, O'Neil, Chen, revision 3) and the TPC-H value lists it inherits, as typed
+// CSV files (generate_ssb, here) or as columns in memory (generate_ssb_tables, ssb_tables.cpp).
 //
 // Determinism: every row draws its values from its own random stream, seeded from (seed, table,
 // row index) (lineorder: one stream per order, whose first draw is the order's line count), so a
-// row does not depend on which thread formats it or on the chunking. Chunks of rows are formatted
-// on worker threads and written in order by the calling thread; at most two chunks per worker are
-// held in memory, whatever the scale factor.
+// row does not depend on which thread makes it or on the chunking. The row functions below are the
+// one source of values: they hand each row as cells to a sink, which formats CSV text or fills
+// columns (src/core/ssb_rows.h). For the files, chunks of rows are formatted on worker threads and
+// written in order by the calling thread; at most two chunks per worker are held in memory,
+// whatever the scale factor.
 
 #include <algorithm>
 #include <array>
@@ -26,10 +29,11 @@
 #include <vector>
 
 #include "core/hash.h"
+#include "core/ssb_rows.h"
 #include "gfxq/error.h"
 #include "gfxq/ssb.h"
 
-namespace gfxq {
+namespace gfxq::detail::ssb {
 
 namespace {
 
@@ -151,39 +155,10 @@ class RowRng {
   uint64_t state_;
 };
 
-// ---- Sizes ----
-
 constexpr double kMaxScale = 300;  // lo_orderkey stays an int32 up to SF 300 (as the spec says)
-
-struct Plan {
-  uint64_t seed;
-  uint64_t orders, customers, suppliers, parts;
-};
 
 uint64_t scaled(double base, double sf) {
   return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(base * sf)));
-}
-
-Plan make_plan(const SsbOptions& o) {
-  const double sf = o.scale_factor;
-  if (!(sf > 0 && sf <= kMaxScale)) {
-    char buf[32];
-    const auto end = std::to_chars(buf, buf + sizeof buf, sf).ptr;
-    throw Error(ErrorCode::InvalidQuery,
-                "SSB scale factor must be in (0, 300] (lo_orderkey is an INT), got " + std::string(buf, end));
-  }
-  Plan p;
-  p.seed = o.seed;
-  p.orders = scaled(1'500'000, sf);
-  p.customers = scaled(30'000, sf);
-  p.suppliers = scaled(2'000, sf);
-  p.parts = sf >= 1 ? 200'000 * static_cast<uint64_t>(std::floor(1 + std::log2(sf))) : scaled(200'000, sf);
-  return p;
-}
-
-unsigned worker_count(const SsbOptions& o) {
-  if (o.threads > 4096) throw Error(ErrorCode::InvalidQuery, "SSB generator: at most 4096 threads");
-  return o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
 }
 
 // Order i's key: TPC-H's sparse keys, the first 8 of every 32 (1..7, 32..39, 64..71, ...).
@@ -207,7 +182,272 @@ int64_t retail_price(int64_t partkey) {
   return 90000 + (partkey / 10) % 20001 + (partkey % 1000) * 100;
 }
 
-// ---- CSV text ----
+// ---- Domains: the fixed string sets, numbered as the rows draw them ----
+
+Domain make_domain(std::vector<std::string> text) {
+  Domain d;
+  d.sorted = text;
+  std::sort(d.sorted.begin(), d.sorted.end());
+  d.sorted.erase(std::unique(d.sorted.begin(), d.sorted.end()), d.sorted.end());
+  d.rank.reserve(text.size());
+  for (const std::string& s : text)
+    d.rank.push_back(static_cast<int32_t>(std::lower_bound(d.sorted.begin(), d.sorted.end(), s) - d.sorted.begin()));
+  d.text = std::move(text);
+  return d;
+}
+
+template <size_t N>
+Domain domain_of(const std::array<const char*, N>& list) {
+  return make_domain(std::vector<std::string>(list.begin(), list.end()));
+}
+
+struct Domains {
+  Domain nation, region, city, segment;                        // customer, supplier
+  Domain priority, ship_priority, ship_mode;                   // lineorder
+  Domain mfgr, category, brand, color, name, type, container;  // part
+};
+
+const Domains& domains() {
+  static const Domains d = [] {
+    Domains x;
+    std::vector<std::string> nations, cities;
+    for (const Nation& n : kNations) {
+      nations.emplace_back(n.name);
+      // nation·10 + digit: the nation's first 9 characters, space-padded, then the digit ("UNITED KI1").
+      for (char digit = '0'; digit <= '9'; ++digit) {
+        std::string city(n.name, std::min<size_t>(9, std::strlen(n.name)));
+        city.resize(9, ' ');
+        cities.push_back(city + digit);
+      }
+    }
+    x.nation = make_domain(std::move(nations));
+    x.region = domain_of(kRegions);
+    x.city = make_domain(std::move(cities));
+    x.segment = domain_of(kSegments);
+    x.priority = domain_of(kPriorities);
+    x.ship_priority = make_domain({"0"});  // lo_shippriority: always "0", as in dbgen
+    x.ship_mode = domain_of(kShipModes);
+    // mfgr m - 1; category (m - 1)·5 + c - 1 ("MFGR#mc"); brand category·40 + b - 1 ("MFGR#mcb").
+    std::vector<std::string> mfgrs, categories, brands;
+    for (int m = 1; m <= 5; ++m) {
+      mfgrs.push_back("MFGR#" + std::to_string(m));
+      for (int c = 1; c <= 5; ++c) {
+        categories.push_back("MFGR#" + std::to_string(m * 10 + c));
+        for (int b = 1; b <= 40; ++b) brands.push_back(categories.back() + std::to_string(b));
+      }
+    }
+    x.mfgr = make_domain(std::move(mfgrs));
+    x.category = make_domain(std::move(categories));
+    x.brand = make_domain(std::move(brands));
+    x.color = domain_of(kColors);
+    // p_name: two colors, first·92 + second ("lace spring"); a part's two are different.
+    std::vector<std::string> names, types, containers;
+    for (const char* a : kColors)
+      for (const char* b : kColors) names.push_back(std::string(a) + " " + b);
+    // p_type: (size·5 + finish)·5 + metal; p_container: size·8 + kind.
+    for (const char* s : kTypeSize)
+      for (const char* f : kTypeFinish)
+        for (const char* m : kTypeMetal) types.push_back(std::string(s) + " " + f + " " + m);
+    for (const char* s : kContainerSize)
+      for (const char* k : kContainerKind) containers.push_back(std::string(s) + " " + k);
+    x.name = make_domain(std::move(names));
+    x.type = make_domain(std::move(types));
+    x.container = make_domain(std::move(containers));
+    return x;
+  }();
+  return d;
+}
+
+// ---- The rows ----
+
+int64_t draw(RowRng& rng, size_t count) {
+  return rng.uniform(0, static_cast<int64_t>(count) - 1);
+}
+
+// The decimal digits of v, zero-padded to `width`, at `out` (room for 20 + width); returns the end.
+char* put_zero_padded(char* out, int64_t v, int width) {
+  char buf[24];
+  const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+  const auto pad = std::max<ptrdiff_t>(0, width - (end - buf));
+  std::memset(out, '0', static_cast<size_t>(pad));
+  return std::copy(buf, end, out + pad);
+}
+
+// 10 to 40 characters (TPC-H: 0.4 to 1.6 times 25) at `out` (room for 40).
+std::string_view draw_address(RowRng& rng, char* out) {
+  const int64_t length = rng.uniform(10, 40);
+  for (int64_t i = 0; i < length; ++i) {
+    const bool edge = i == 0 || i == length - 1;
+    out[i] =
+        kAddressChars[static_cast<size_t>(rng.uniform(0, edge ? kAddressEdgeChars - 1 : kAddressChars.size() - 1))];
+  }
+  return {out, static_cast<size_t>(length)};
+}
+
+// "34-617-354-1222": 10 + the nation's index, then three random groups, at `out` (room for 24).
+std::string_view draw_phone(RowRng& rng, int64_t nation, char* out) {
+  char* p = std::to_chars(out, out + 4, 10 + nation).ptr;
+  *p++ = '-';
+  p = std::to_chars(p, p + 4, rng.uniform(100, 999)).ptr;
+  *p++ = '-';
+  p = std::to_chars(p, p + 4, rng.uniform(100, 999)).ptr;
+  *p++ = '-';
+  p = std::to_chars(p, p + 4, rng.uniform(1000, 9999)).ptr;
+  return {out, static_cast<size_t>(p - out)};
+}
+
+uint64_t lineorder_rows(const Plan& p, uint64_t first, uint64_t count, const RowSink& sink) {
+  const auto& days = calendar();
+  const uint64_t ordering = ordering_customers(p.customers);
+  struct Line {
+    int64_t partkey, suppkey, quantity, discount, tax, commit_day, shipmode;
+  };
+  Cell c[17];
+  uint64_t rows = 0;
+  for (uint64_t i = first; i < first + count; ++i) {
+    RowRng rng(p.seed, TableId::Lineorder, i);
+    const int64_t lines = rng.uniform(1, 7);  // first draw: count_lines counts with it
+    const int64_t order_day = rng.uniform(0, kLastOrderDay);
+    const int64_t custkey = ordering_customer(static_cast<uint64_t>(rng.uniform(0, ordering - 1)));
+    const int64_t priority = draw(rng, kPriorities.size());
+    Line line[7];
+    int64_t total_price = 0;
+    for (int64_t l = 0; l < lines; ++l) {
+      Line& x = line[l];
+      x.partkey = rng.uniform(1, static_cast<int64_t>(p.parts));
+      x.suppkey = rng.uniform(1, static_cast<int64_t>(p.suppliers));
+      x.quantity = rng.uniform(1, 50);
+      x.discount = rng.uniform(0, 10);
+      x.tax = rng.uniform(0, 8);
+      x.commit_day = order_day + rng.uniform(kCommitMin, kCommitMax);
+      x.shipmode = draw(rng, kShipModes.size());
+      const int64_t extended = retail_price(x.partkey) * x.quantity;
+      total_price += extended * (100 - x.discount) / 100 * (100 + x.tax) / 100;
+    }
+    c[0].value = order_key(i);
+    c[2].value = custkey;
+    c[5].value = days[static_cast<size_t>(order_day)].key;
+    c[6].value = priority;
+    c[7].value = 0;  // lo_shippriority
+    c[10].value = total_price;
+    for (int64_t l = 0; l < lines; ++l) {
+      const Line& x = line[l];
+      const int64_t price = retail_price(x.partkey), extended = price * x.quantity;
+      c[1].value = l + 1;
+      c[3].value = x.partkey;
+      c[4].value = x.suppkey;
+      c[8].value = x.quantity;
+      c[9].value = extended;
+      c[11].value = x.discount;
+      c[12].value = extended * (100 - x.discount) / 100;  // lo_revenue
+      c[13].value = 6 * price / 10;                       // lo_supplycost
+      c[14].value = x.tax;
+      c[15].value = days[static_cast<size_t>(x.commit_day)].key;
+      c[16].value = x.shipmode;
+      sink.row(sink.context, c);
+    }
+    rows += static_cast<uint64_t>(lines);
+  }
+  return rows;
+}
+
+// customer and supplier: key, name ("Customer#000000001"), address, city, nation, region, phone,
+// and the customer's market segment.
+template <bool kCustomer>
+uint64_t party_rows(const Plan& p, uint64_t first, uint64_t count, const RowSink& sink) {
+  char name[40], address[40], phone[24];
+  std::memcpy(name, kCustomer ? "Customer#" : "Supplier#", 9);
+  Cell c[8];
+  for (uint64_t i = first; i < first + count; ++i) {
+    RowRng rng(p.seed, kCustomer ? TableId::Customer : TableId::Supplier, i);
+    const auto key = static_cast<int64_t>(i + 1);
+    c[0].value = key;
+    c[1].text = {name, static_cast<size_t>(put_zero_padded(name + 9, key, 9) - name)};
+    c[2].text = draw_address(rng, address);
+    const int64_t nation = draw(rng, kNations.size());
+    c[3].value = nation * 10 + rng.uniform(0, 9);
+    c[4].value = nation;
+    c[5].value = kNations[static_cast<size_t>(nation)].region;
+    c[6].text = draw_phone(rng, nation, phone);
+    if (kCustomer) c[7].value = draw(rng, kSegments.size());
+    sink.row(sink.context, c);
+  }
+  return count;
+}
+
+uint64_t part_rows(const Plan& p, uint64_t first, uint64_t count, const RowSink& sink) {
+  Cell c[9];
+  for (uint64_t i = first; i < first + count; ++i) {
+    RowRng rng(p.seed, TableId::Part, i);
+    // Three different colors: the first is p_color, the other two p_name ("lace spring").
+    int64_t color[3];
+    for (int k = 0; k < 3; ++k) {
+      do color[k] = draw(rng, kColors.size());
+      while ((k > 0 && color[k] == color[0]) || (k > 1 && color[k] == color[1]));
+    }
+    const int64_t mfgr = rng.uniform(1, 5), category = rng.uniform(1, 5), brand = rng.uniform(1, 40);
+    const int64_t category_index = (mfgr - 1) * 5 + category - 1;
+    c[0].value = static_cast<int64_t>(i + 1);
+    c[1].value = color[1] * static_cast<int64_t>(kColors.size()) + color[2];
+    c[2].value = mfgr - 1;
+    c[3].value = category_index;
+    c[4].value = category_index * 40 + brand - 1;
+    c[5].value = color[0];
+    const int64_t type_size = draw(rng, kTypeSize.size());
+    const int64_t type_finish = draw(rng, kTypeFinish.size());
+    c[6].value = (type_size * 5 + type_finish) * 5 + draw(rng, kTypeMetal.size());
+    c[7].value = rng.uniform(1, 50);
+    const int64_t container_size = draw(rng, kContainerSize.size());
+    c[8].value = container_size * 8 + draw(rng, kContainerKind.size());
+    sink.row(sink.context, c);
+  }
+  return count;
+}
+
+const char* selling_season(int month) {
+  if (month <= 3) return "Winter";
+  if (month == 4) return "Spring";
+  if (month <= 8) return "Summer";
+  if (month <= 10) return "Fall";
+  return "Christmas";
+}
+
+bool is_holiday(const Day& d) {
+  return (d.month == 1 && d.day == 1) || (d.month == 7 && d.day == 4) || (d.month == 12 && d.day == 25);
+}
+
+uint64_t date_rows(const Plan&, uint64_t first, uint64_t count, const RowSink& sink) {
+  const auto& days = calendar();
+  Cell c[17];
+  for (uint64_t i = first; i < first + count; ++i) {
+    const Day& d = days[i];
+    const int weekday = static_cast<int>((3 + i) % 7);  // 0 = Sunday; 1992-01-01 was a Wednesday
+    const std::string month = kMonths[static_cast<size_t>(d.month - 1)];
+    const std::string date = month + " " + std::to_string(d.day) + ", " + std::to_string(d.year);
+    const std::string year_month = month.substr(0, 3) + std::to_string(d.year);
+    c[0].value = d.key;
+    c[1].text = date;
+    c[2].text = kWeekdays[static_cast<size_t>(weekday)];
+    c[3].text = month;
+    c[4].value = d.year;
+    c[5].value = d.year * 100 + d.month;
+    c[6].text = year_month;
+    c[7].value = weekday + 1;
+    c[8].value = d.day;
+    c[9].value = d.day_of_year;
+    c[10].value = d.month;
+    c[11].value = (d.day_of_year - 1) / 7 + 1;
+    c[12].text = selling_season(d.month);
+    c[13].value = weekday == 6 ? 1 : 0;
+    c[14].value = d.day == days_in_month(d.year, d.month) ? 1 : 0;
+    c[15].value = is_holiday(d) ? 1 : 0;
+    c[16].value = weekday != 0 && weekday != 6 ? 1 : 0;
+    sink.row(sink.context, c);
+  }
+  return count;
+}
+
+// ---- Writing CSV ----
 
 void put_int(std::string& out, int64_t v) {
   char buf[24];
@@ -228,285 +468,138 @@ void put_str(std::string& out, std::string_view s) {
   out += '"';
 }
 
-void put_zero_padded(std::string& out, int64_t v, int width) {
-  char buf[24];
-  const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
-  out.append(static_cast<size_t>(std::max<ptrdiff_t>(0, width - (end - buf))), '0');
-  out.append(buf, end);
-}
-
-void put_address(std::string& out, RowRng& rng) {
-  const int64_t length = rng.uniform(10, 40);  // TPC-H: 0.4 to 1.6 times 25 characters
-  std::string a;
-  for (int64_t i = 0; i < length; ++i) {
-    const bool edge = i == 0 || i == length - 1;
-    a += kAddressChars[static_cast<size_t>(rng.uniform(0, edge ? kAddressEdgeChars - 1 : kAddressChars.size() - 1))];
-  }
-  put_str(out, a);
-}
-
-// city (nation's first 9 characters, space-padded, then a digit: "UNITED KI1"), nation, region,
-// phone (10 + nation index, then three random groups: "34-617-354-1222").
-void put_place_and_phone(std::string& out, RowRng& rng) {
-  const int64_t n = rng.uniform(0, kNations.size() - 1);
-  const Nation& nation = kNations[static_cast<size_t>(n)];
-  std::string city(nation.name, std::min<size_t>(9, std::strlen(nation.name)));
-  city.resize(9, ' ');
-  city += static_cast<char>('0' + rng.uniform(0, 9));
-  put_str(out, city);
-  out += ',';
-  put_str(out, nation.name);
-  out += ',';
-  put_str(out, kRegions[static_cast<size_t>(nation.region)]);
-  out += ',';
-  put_int(out, 10 + n);
-  out += '-';
-  put_int(out, rng.uniform(100, 999));
-  out += '-';
-  put_int(out, rng.uniform(100, 999));
-  out += '-';
-  put_int(out, rng.uniform(1000, 9999));
-}
-
-// ---- The tables ----
-
-struct TableDef {
-  const char* name;
-  const char* header;
-  uint64_t default_chunk;  // units per chunk
-  // Appends the rows of units [first, first + count) to `out`; returns the rows appended.
-  uint64_t (*format)(const Plan&, uint64_t first, uint64_t count, std::string& out);
-  uint64_t (*units)(const Plan&);  // orders for lineorder, else rows
+// The CSV sink: appends the selected columns of each row to `out`.
+struct CsvRows {
+  const TableDef* table;
+  const std::vector<bool>* keep;
+  std::string* out;
 };
 
-uint64_t format_lineorder(const Plan& p, uint64_t first, uint64_t count, std::string& out) {
-  const auto& days = calendar();
-  const uint64_t ordering = ordering_customers(p.customers);
-  struct Line {
-    int64_t partkey, suppkey, quantity, discount, tax, commit_day;
-    const char* shipmode;
-  };
-  uint64_t rows = 0;
-  for (uint64_t i = first; i < first + count; ++i) {
-    RowRng rng(p.seed, TableId::Lineorder, i);
-    const int64_t lines = rng.uniform(1, 7);  // first draw: ssb_cardinalities counts with it
-    const int64_t order_day = rng.uniform(0, kLastOrderDay);
-    const int64_t custkey = ordering_customer(static_cast<uint64_t>(rng.uniform(0, ordering - 1)));
-    const char* priority = rng.pick(kPriorities);
-    Line line[7];
-    int64_t total_price = 0;
-    for (int64_t l = 0; l < lines; ++l) {
-      Line& x = line[l];
-      x.partkey = rng.uniform(1, static_cast<int64_t>(p.parts));
-      x.suppkey = rng.uniform(1, static_cast<int64_t>(p.suppliers));
-      x.quantity = rng.uniform(1, 50);
-      x.discount = rng.uniform(0, 10);
-      x.tax = rng.uniform(0, 8);
-      x.commit_day = order_day + rng.uniform(kCommitMin, kCommitMax);
-      x.shipmode = rng.pick(kShipModes);
-      const int64_t extended = retail_price(x.partkey) * x.quantity;
-      total_price += extended * (100 - x.discount) / 100 * (100 + x.tax) / 100;
+void csv_row(void* context, const Cell* cells) {
+  const CsvRows& rows = *static_cast<const CsvRows*>(context);
+  std::string& out = *rows.out;
+  bool first = true;
+  for (size_t k = 0; k < rows.table->columns.size(); ++k) {
+    if (!(*rows.keep)[k]) continue;
+    if (!first) out += ',';
+    first = false;
+    const ColumnDef& column = rows.table->columns[k];
+    switch (column.kind) {
+      case ColumnKind::Int: put_int(out, cells[k].value); break;
+      case ColumnKind::Domain: put_str(out, column.domain->text[static_cast<size_t>(cells[k].value)]); break;
+      case ColumnKind::Text: put_str(out, cells[k].text); break;
     }
-    const int64_t key = order_key(i);
-    for (int64_t l = 0; l < lines; ++l) {
-      const Line& x = line[l];
-      const int64_t price = retail_price(x.partkey), extended = price * x.quantity;
-      put_int(out, key);
-      out += ',';
-      put_int(out, l + 1);
-      out += ',';
-      put_int(out, custkey);
-      out += ',';
-      put_int(out, x.partkey);
-      out += ',';
-      put_int(out, x.suppkey);
-      out += ',';
-      put_int(out, days[static_cast<size_t>(order_day)].key);
-      out += ',';
-      put_str(out, priority);
-      out += ",0,";  // lo_shippriority: always "0", as in dbgen
-      put_int(out, x.quantity);
-      out += ',';
-      put_int(out, extended);
-      out += ',';
-      put_int(out, total_price);
-      out += ',';
-      put_int(out, x.discount);
-      out += ',';
-      put_int(out, extended * (100 - x.discount) / 100);  // lo_revenue
-      out += ',';
-      put_int(out, 6 * price / 10);  // lo_supplycost
-      out += ',';
-      put_int(out, x.tax);
-      out += ',';
-      put_int(out, days[static_cast<size_t>(x.commit_day)].key);
-      out += ',';
-      put_str(out, x.shipmode);
-      out += '\n';
-    }
-    rows += static_cast<uint64_t>(lines);
   }
-  return rows;
+  out += '\n';
 }
 
-uint64_t format_customer(const Plan& p, uint64_t first, uint64_t count, std::string& out) {
-  for (uint64_t i = first; i < first + count; ++i) {
-    RowRng rng(p.seed, TableId::Customer, i);
-    const auto key = static_cast<int64_t>(i + 1);
-    put_int(out, key);
-    out += ",Customer#";
-    put_zero_padded(out, key, 9);
-    out += ',';
-    put_address(out, rng);
-    out += ',';
-    put_place_and_phone(out, rng);
-    out += ',';
-    put_str(out, rng.pick(kSegments));
-    out += '\n';
+}  // namespace
+
+// ---- Shared with the in-memory tables (ssb_rows.h) ----
+
+Plan make_plan(const SsbOptions& o) {
+  const double sf = o.scale_factor;
+  if (!(sf > 0 && sf <= kMaxScale)) {
+    char buf[32];
+    const auto end = std::to_chars(buf, buf + sizeof buf, sf).ptr;
+    throw Error(ErrorCode::InvalidQuery,
+                "SSB scale factor must be in (0, 300] (lo_orderkey is an INT), got " + std::string(buf, end));
   }
-  return count;
+  Plan p;
+  p.seed = o.seed;
+  p.orders = scaled(1'500'000, sf);
+  p.customers = scaled(30'000, sf);
+  p.suppliers = scaled(2'000, sf);
+  p.parts = sf >= 1 ? 200'000 * static_cast<uint64_t>(std::floor(1 + std::log2(sf))) : scaled(200'000, sf);
+  return p;
 }
 
-uint64_t format_supplier(const Plan& p, uint64_t first, uint64_t count, std::string& out) {
-  for (uint64_t i = first; i < first + count; ++i) {
-    RowRng rng(p.seed, TableId::Supplier, i);
-    const auto key = static_cast<int64_t>(i + 1);
-    put_int(out, key);
-    out += ",Supplier#";
-    put_zero_padded(out, key, 9);
-    out += ',';
-    put_address(out, rng);
-    out += ',';
-    put_place_and_phone(out, rng);
-    out += '\n';
+unsigned worker_count(const SsbOptions& o) {
+  if (o.threads > 4096) throw Error(ErrorCode::InvalidQuery, "SSB generator: at most 4096 threads");
+  return o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
+const std::array<TableDef, 5>& table_defs() {
+  static const std::array<TableDef, 5> defs = [] {
+    const Domains& d = domains();
+    const auto i = [](const char* name) { return ColumnDef{name, ColumnKind::Int, nullptr}; };
+    const auto s = [](const char* name, const Domain& domain) { return ColumnDef{name, ColumnKind::Domain, &domain}; };
+    const auto t = [](const char* name) { return ColumnDef{name, ColumnKind::Text, nullptr}; };
+    return std::array<TableDef, 5>{{
+        {"lineorder",
+         {i("lo_orderkey"), i("lo_linenumber"), i("lo_custkey"), i("lo_partkey"), i("lo_suppkey"), i("lo_orderdate"),
+          s("lo_orderpriority", d.priority), s("lo_shippriority", d.ship_priority), i("lo_quantity"),
+          i("lo_extendedprice"), i("lo_ordtotalprice"), i("lo_discount"), i("lo_revenue"), i("lo_supplycost"),
+          i("lo_tax"), i("lo_commitdate"), s("lo_shipmode", d.ship_mode)},
+         4096,
+         [](const Plan& p) { return p.orders; },
+         lineorder_rows},
+        {"date",
+         {i("d_datekey"), t("d_date"), t("d_dayofweek"), t("d_month"), i("d_year"), i("d_yearmonthnum"),
+          t("d_yearmonth"), i("d_daynuminweek"), i("d_daynuminmonth"), i("d_daynuminyear"), i("d_monthnuminyear"),
+          i("d_weeknuminyear"), t("d_sellingseason"), i("d_lastdayinweekfl"), i("d_lastdayinmonthfl"), i("d_holidayfl"),
+          i("d_weekdayfl")},
+         kDays,
+         [](const Plan&) { return uint64_t{kDays}; },
+         date_rows},
+        {"customer",
+         {i("c_custkey"), t("c_name"), t("c_address"), s("c_city", d.city), s("c_nation", d.nation),
+          s("c_region", d.region), t("c_phone"), s("c_mktsegment", d.segment)},
+         16384,
+         [](const Plan& p) { return p.customers; },
+         party_rows<true>},
+        {"supplier",
+         {i("s_suppkey"), t("s_name"), t("s_address"), s("s_city", d.city), s("s_nation", d.nation),
+          s("s_region", d.region), t("s_phone")},
+         16384,
+         [](const Plan& p) { return p.suppliers; },
+         party_rows<false>},
+        {"part",
+         {i("p_partkey"), s("p_name", d.name), s("p_mfgr", d.mfgr), s("p_category", d.category), s("p_brand1", d.brand),
+          s("p_color", d.color), s("p_type", d.type), i("p_size"), s("p_container", d.container)},
+         16384,
+         [](const Plan& p) { return p.parts; },
+         part_rows},
+    }};
+  }();
+  return defs;
+}
+
+uint64_t count_lines(const Plan& p, uint64_t first, uint64_t end) {
+  uint64_t lines = 0;
+  for (uint64_t i = first; i < end; ++i)
+    lines += static_cast<uint64_t>(RowRng(p.seed, TableId::Lineorder, i).uniform(1, 7));
+  return lines;
+}
+
+std::vector<std::vector<bool>> selected_columns(const SsbOptions& options) {
+  const auto& defs = table_defs();
+  std::vector<bool> tables(defs.size(), options.tables.empty());
+  for (const std::string& name : options.tables) {
+    const auto it = std::find_if(defs.begin(), defs.end(), [&](const TableDef& t) { return name == t.name; });
+    if (it == defs.end())
+      throw Error(ErrorCode::InvalidQuery,
+                  "SSB generator: unknown table '" + name + "' (lineorder, date, customer, supplier, part)");
+    tables[static_cast<size_t>(it - defs.begin())] = true;
   }
-  return count;
-}
-
-uint64_t format_part(const Plan& p, uint64_t first, uint64_t count, std::string& out) {
-  for (uint64_t i = first; i < first + count; ++i) {
-    RowRng rng(p.seed, TableId::Part, i);
-    // Three different colors: the first is p_color, the other two p_name ("lace spring").
-    int64_t color[3];
-    for (int c = 0; c < 3; ++c) {
-      do color[c] = rng.uniform(0, kColors.size() - 1);
-      while ((c > 0 && color[c] == color[0]) || (c > 1 && color[c] == color[1]));
-    }
-    const int64_t mfgr = rng.uniform(1, 5), category = rng.uniform(1, 5), brand = rng.uniform(1, 40);
-    put_int(out, static_cast<int64_t>(i + 1));
-    out += ',';
-    out += kColors[static_cast<size_t>(color[1])];
-    out += ' ';
-    out += kColors[static_cast<size_t>(color[2])];
-    out += ",MFGR#";
-    put_int(out, mfgr);
-    out += ",MFGR#";
-    put_int(out, mfgr * 10 + category);
-    out += ",MFGR#";
-    put_int(out, mfgr * 10 + category);
-    put_int(out, brand);
-    out += ',';
-    out += kColors[static_cast<size_t>(color[0])];
-    out += ',';
-    out += rng.pick(kTypeSize);
-    out += ' ';
-    out += rng.pick(kTypeFinish);
-    out += ' ';
-    out += rng.pick(kTypeMetal);
-    out += ',';
-    put_int(out, rng.uniform(1, 50));
-    out += ',';
-    out += rng.pick(kContainerSize);
-    out += ' ';
-    out += rng.pick(kContainerKind);
-    out += '\n';
+  std::vector<std::vector<bool>> keep(defs.size());
+  for (size_t t = 0; t < defs.size(); ++t) keep[t].assign(defs[t].columns.size(), tables[t] && options.columns.empty());
+  for (const std::string& name : options.columns) {
+    bool found = false;
+    for (size_t t = 0; t < defs.size() && !found; ++t)
+      for (size_t k = 0; k < defs[t].columns.size() && !found; ++k) {
+        if (name != defs[t].columns[k].name) continue;
+        if (!tables[t])
+          throw Error(ErrorCode::InvalidQuery, "SSB generator: column '" + name + "' is of table " + defs[t].name +
+                                                   ", which the selected tables leave out");
+        keep[t][k] = found = true;
+      }
+    if (!found) throw Error(ErrorCode::InvalidQuery, "SSB generator: unknown column '" + name + "'");
   }
-  return count;
+  return keep;
 }
 
-const char* selling_season(int month) {
-  if (month <= 3) return "Winter";
-  if (month == 4) return "Spring";
-  if (month <= 8) return "Summer";
-  if (month <= 10) return "Fall";
-  return "Christmas";
-}
-
-bool is_holiday(const Day& d) {
-  return (d.month == 1 && d.day == 1) || (d.month == 7 && d.day == 4) || (d.month == 12 && d.day == 25);
-}
-
-uint64_t format_date(const Plan&, uint64_t first, uint64_t count, std::string& out) {
-  const auto& days = calendar();
-  for (uint64_t i = first; i < first + count; ++i) {
-    const Day& d = days[i];
-    const int weekday = static_cast<int>((3 + i) % 7);  // 0 = Sunday; 1992-01-01 was a Wednesday
-    const char* month = kMonths[static_cast<size_t>(d.month - 1)];
-    put_int(out, d.key);
-    out += ',';
-    put_str(out, std::string(month) + " " + std::to_string(d.day) + ", " + std::to_string(d.year));
-    out += ',';
-    out += kWeekdays[static_cast<size_t>(weekday)];
-    out += ',';
-    out += month;
-    out += ',';
-    put_int(out, d.year);
-    out += ',';
-    put_int(out, d.year * 100 + d.month);
-    out += ',';
-    out.append(month, 3);
-    put_int(out, d.year);
-    out += ',';
-    put_int(out, weekday + 1);
-    out += ',';
-    put_int(out, d.day);
-    out += ',';
-    put_int(out, d.day_of_year);
-    out += ',';
-    put_int(out, d.month);
-    out += ',';
-    put_int(out, (d.day_of_year - 1) / 7 + 1);
-    out += ',';
-    out += selling_season(d.month);
-    out += ',';
-    put_int(out, weekday == 6 ? 1 : 0);
-    out += ',';
-    put_int(out, d.day == days_in_month(d.year, d.month) ? 1 : 0);
-    out += ',';
-    put_int(out, is_holiday(d) ? 1 : 0);
-    out += ',';
-    put_int(out, weekday != 0 && weekday != 6 ? 1 : 0);
-    out += '\n';
-  }
-  return count;
-}
-
-const std::array<TableDef, 5> kTables = {{
-    {"lineorder",
-     "lo_orderkey:int,lo_linenumber:int,lo_custkey:int,lo_partkey:int,lo_suppkey:int,lo_orderdate:int,"
-     "lo_orderpriority:string,lo_shippriority:string,lo_quantity:int,lo_extendedprice:int,lo_ordtotalprice:int,"
-     "lo_discount:int,lo_revenue:int,lo_supplycost:int,lo_tax:int,lo_commitdate:int,lo_shipmode:string",
-     4096, format_lineorder, [](const Plan& p) { return p.orders; }},
-    {"date",
-     "d_datekey:int,d_date:string,d_dayofweek:string,d_month:string,d_year:int,d_yearmonthnum:int,"
-     "d_yearmonth:string,d_daynuminweek:int,d_daynuminmonth:int,d_daynuminyear:int,d_monthnuminyear:int,"
-     "d_weeknuminyear:int,d_sellingseason:string,d_lastdayinweekfl:int,d_lastdayinmonthfl:int,d_holidayfl:int,"
-     "d_weekdayfl:int",
-     kDays, format_date, [](const Plan&) { return uint64_t{kDays}; }},
-    {"customer",
-     "c_custkey:int,c_name:string,c_address:string,c_city:string,c_nation:string,c_region:string,c_phone:string,"
-     "c_mktsegment:string",
-     16384, format_customer, [](const Plan& p) { return p.customers; }},
-    {"supplier",
-     "s_suppkey:int,s_name:string,s_address:string,s_city:string,s_nation:string,s_region:string,s_phone:string", 16384,
-     format_supplier, [](const Plan& p) { return p.suppliers; }},
-    {"part",
-     "p_partkey:int,p_name:string,p_mfgr:string,p_category:string,p_brand1:string,p_color:string,p_type:string,"
-     "p_size:int,p_container:string",
-     16384, format_part, [](const Plan& p) { return p.parts; }},
-}};
-
-// ---- Writing ----
+namespace {
 
 Error thread_error(const std::system_error& e) {
   return Error(ErrorCode::Internal, std::string("SSB generator: cannot start a worker thread: ") + e.what());
@@ -518,8 +611,8 @@ std::string io_message(const std::string& what, const std::string& path) {
 
 // Formats the chunks of a table on `threads` workers and writes them to `file` in order: chunk c
 // goes to slot c % slots, which it may fill once chunk c - slots has been written.
-uint64_t write_chunks(std::FILE* file, const std::string& path, const TableDef& table, const Plan& plan,
-                      uint64_t chunk_units, unsigned threads) {
+uint64_t write_chunks(std::FILE* file, const std::string& path, const TableDef& table, const std::vector<bool>& keep,
+                      const Plan& plan, uint64_t chunk_units, unsigned threads) {
   const uint64_t units = table.units(plan);
   const uint64_t chunks = (units + chunk_units - 1) / chunk_units;
   const auto workers = static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(threads, chunks)));
@@ -551,7 +644,8 @@ uint64_t write_chunks(std::FILE* file, const std::string& path, const TableDef& 
       try {
         slot.text.clear();
         const uint64_t first = c * chunk_units;
-        slot.rows = table.format(plan, first, std::min(chunk_units, units - first), slot.text);
+        CsvRows rows{&table, &keep, &slot.text};
+        slot.rows = table.rows(plan, first, std::min(chunk_units, units - first), RowSink{&rows, csv_row});
       } catch (...) {
         std::lock_guard lock(mutex);
         if (!failure) failure = std::current_exception();
@@ -611,18 +705,25 @@ uint64_t write_chunks(std::FILE* file, const std::string& path, const TableDef& 
   return rows;
 }
 
-uint64_t write_table(const std::filesystem::path& dir, const TableDef& table, const Plan& plan, uint64_t chunk_rows,
-                     unsigned threads) {
+uint64_t write_table(const std::filesystem::path& dir, const TableDef& table, const std::vector<bool>& keep,
+                     const Plan& plan, uint64_t chunk_rows, unsigned threads) {
   const std::string path = (dir / (std::string(table.name) + ".csv")).string();
   const std::string tmp = path + ".tmp";
   std::FILE* file = std::fopen(tmp.c_str(), "wb");
   if (!file) throw Error(ErrorCode::Io, io_message("create", tmp));
   uint64_t rows = 0;
   try {
-    const std::string header = std::string(table.header) + "\n";
+    std::string header;
+    for (size_t k = 0; k < table.columns.size(); ++k) {
+      if (!keep[k]) continue;
+      if (!header.empty()) header += ',';
+      header += table.columns[k].name;
+      header += table.columns[k].kind == ColumnKind::Int ? ":int" : ":string";
+    }
+    header += '\n';
     if (std::fwrite(header.data(), 1, header.size(), file) != header.size())
       throw Error(ErrorCode::Io, io_message("write", tmp));
-    rows = write_chunks(file, tmp, table, plan, chunk_rows ? chunk_rows : table.default_chunk, threads);
+    rows = write_chunks(file, tmp, table, keep, plan, chunk_rows ? chunk_rows : table.default_chunk, threads);
   } catch (...) {
     std::fclose(file);
     std::remove(tmp.c_str());
@@ -641,23 +742,32 @@ uint64_t write_table(const std::filesystem::path& dir, const TableDef& table, co
   return rows;
 }
 
-// The lineorder rows of orders [first, end): the sum of their line counts.
-uint64_t count_lines(const Plan& p, uint64_t first, uint64_t end) {
-  uint64_t lines = 0;
-  for (uint64_t i = first; i < end; ++i)
-    lines += static_cast<uint64_t>(RowRng(p.seed, TableId::Lineorder, i).uniform(1, 7));
-  return lines;
-}
-
 }  // namespace
+
+}  // namespace gfxq::detail::ssb
+
+namespace gfxq {
+
+using namespace detail::ssb;
 
 const std::vector<std::string>& ssb_table_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
-    for (const TableDef& t : kTables) v.emplace_back(t.name);
+    for (const TableDef& t : table_defs()) v.emplace_back(t.name);
     return v;
   }();
   return names;
+}
+
+std::vector<std::string> ssb_column_names(std::string_view table) {
+  for (const TableDef& t : table_defs())
+    if (table == t.name) {
+      std::vector<std::string> names;
+      for (const ColumnDef& c : t.columns) names.emplace_back(c.name);
+      return names;
+    }
+  throw Error(ErrorCode::InvalidQuery,
+              "SSB generator: unknown table '" + std::string(table) + "' (lineorder, date, customer, supplier, part)");
 }
 
 SsbCardinalities ssb_cardinalities(const SsbOptions& options) {
@@ -688,29 +798,23 @@ SsbCardinalities generate_ssb(const SsbOptions& options) {
   const Plan plan = make_plan(options);
   const unsigned threads = worker_count(options);
   if (options.out_dir.empty()) throw Error(ErrorCode::InvalidQuery, "SSB generator: no output folder given");
-  std::vector<bool> selected(kTables.size(), options.tables.empty());
-  for (const std::string& name : options.tables) {
-    const auto& names = ssb_table_names();
-    const auto it = std::find(names.begin(), names.end(), name);
-    if (it == names.end())
-      throw Error(ErrorCode::InvalidQuery,
-                  "SSB generator: unknown table '" + name + "' (lineorder, date, customer, supplier, part)");
-    selected[static_cast<size_t>(it - names.begin())] = true;
-  }
+  const std::vector<std::vector<bool>> keep = selected_columns(options);
+  const auto selected = [&](size_t t) { return std::find(keep[t].begin(), keep[t].end(), true) != keep[t].end(); };
   const std::filesystem::path dir(options.out_dir);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(ErrorCode::Io, "SSB generator: cannot create '" + options.out_dir + "': " + ec.message());
 
+  const auto& defs = table_defs();
   SsbCardinalities c;
-  c.lineorder = selected[0] ? write_table(dir, kTables[0], plan, options.chunk_rows, threads)
+  c.lineorder = selected(0) ? write_table(dir, defs[0], keep[0], plan, options.chunk_rows, threads)
                             : ssb_cardinalities(options).lineorder;
   c.date = kDays;
   c.customer = plan.customers;
   c.supplier = plan.suppliers;
   c.part = plan.parts;
-  for (size_t t = 1; t < kTables.size(); ++t)
-    if (selected[t]) write_table(dir, kTables[t], plan, options.chunk_rows, threads);
+  for (size_t t = 1; t < defs.size(); ++t)
+    if (selected(t)) write_table(dir, defs[t], keep[t], plan, options.chunk_rows, threads);
   return c;
 }
 
