@@ -16,6 +16,13 @@
 # DuckDB's library: $GFXQ_DUCKDB_LIB, else /opt/gfxq/duckdb
 # (.ci/install-deps); a path ending in .xz is unpacked first (a compressed copy carried to a machine
 # without the npm registry).
+#
+# SSB_GENERATE=1: gfxq only, the tables made in memory by gfxq_ssb_bench --generate (the columns the
+# queries name; the same tables as the files), no CSV files, no DuckDB: DATA_DIR is not used, and
+# neither ssb_sf<SF>_gen.txt nor ssb_sf<SF>_duckdb.jsonl is written (the load line of
+# ssb_sf<SF>_gfxq.jsonl has the generation time). For SF 100, whose files (62 GB) do not fit the
+# single-GPU machines' disk:
+#   SSB_GENERATE=1 OUT=out/ssb100 bash bench/ssb/run_ssb.sh build 100
 set -euo pipefail
 build=${1:?usage: run_ssb.sh BUILD_DIR SF [DATA_DIR] [REPEATS]}
 sf=${2:?usage: run_ssb.sh BUILD_DIR SF [DATA_DIR] [REPEATS]}
@@ -31,19 +38,26 @@ if [[ "${GFXQ_DUCKDB_LIB:-}" == *.xz ]]; then
   export GFXQ_DUCKDB_LIB="$unpacked"
 fi
 
-stamp="sf=$sf seed=$seed"
-if [ "$(cat "$data/GENERATED" 2>/dev/null)" != "$stamp" ]; then
-  rm -f "$data/GENERATED"
-  "$build/gfxq" gen ssb --sf "$sf" --seed "$seed" --out "$data" | tee "$out/ssb_sf${sf}_gen.txt"
-  echo "$stamp" > "$data/GENERATED"
+if [ -n "${SSB_GENERATE:-}" ]; then
+  source=(--generate --seed "$seed")
+else
+  source=(--data "$data")
+  stamp="sf=$sf seed=$seed"
+  if [ "$(cat "$data/GENERATED" 2>/dev/null)" != "$stamp" ]; then
+    rm -f "$data/GENERATED"
+    "$build/gfxq" gen ssb --sf "$sf" --seed "$seed" --out "$data" | tee "$out/ssb_sf${sf}_gen.txt"
+    echo "$stamp" > "$data/GENERATED"
+  fi
 fi
 
 # The copy bandwidth of this device in the same run: the per-query bound of plot_ssb.py.
 "$build/gfxq_bench" --cases compute.ceiling_copy --log2 28 --repeats 10 > "$out/ssb_sf${sf}_ceiling.jsonl" ||
   echo "no copy ceiling (no Vulkan device?)" >&2
-"$build/gfxq_ssb_bench" --data "$data" --sf "$sf" --repeats "$repeats" --engines duckdb |
-  tee "$out/ssb_sf${sf}_duckdb.jsonl"
+if [ -z "${SSB_GENERATE:-}" ]; then
+  "$build/gfxq_ssb_bench" --data "$data" --sf "$sf" --repeats "$repeats" --engines duckdb |
+    tee "$out/ssb_sf${sf}_duckdb.jsonl"
+fi
 rm -f "$out/ssb_sf${sf}_explain.txt"
-"$build/gfxq_ssb_bench" --data "$data" --sf "$sf" --repeats "$repeats" --engines "${SSB_ENGINES:-gfxq-auto,gfxq-compute}" \
+"$build/gfxq_ssb_bench" "${source[@]}" --sf "$sf" --repeats "$repeats" --engines "${SSB_ENGINES:-gfxq-auto,gfxq-compute}" \
   --explain "$out/ssb_sf${sf}_explain.txt" |
   tee "$out/ssb_sf${sf}_gfxq.jsonl"

@@ -1,7 +1,14 @@
 // gfxq_ssb_bench: times the 13 SSB queries on generated data (gfxq gen ssb), one JSON line each.
 //   gfxq_ssb_bench --data DIR [--sf N] [--repeats R] [--warmup S] [--threads T] [--queries DIR]
 //                  [--engines duckdb] [--devices LIST] [--explain FILE]
-// Per engine: one line {"engine", "load_s", ...} for loading DIR's five CSV files, then per query
+//   gfxq_ssb_bench --generate --sf N [--seed S] [--all-columns] [--engines gfxq-...] [...]
+// DuckDB loads DIR's five CSV files, one line {"engine": "duckdb", "load_s", ...}. gfxq's engines share one
+// catalog, loaded before the first of them, one line {"engine": "gfxq", "source", "columns", "load_s", ...}:
+// "source" "csv" reads DIR's files (read_csv_file); "generated" (--generate) makes the tables in memory
+// (generate_ssb_tables, SF N, seed S, default 1: the same tables as the files of gfxq gen ssb), "load_s" is then the
+// generation's time, and only the columns the queries name are made unless --all-columns ("columns": how many; the
+// 13 queries name 26 of 58, 9 of lineorder's 17), so SF 100 fits in memory without 62 GB of files.
+// DuckDB reads files only: --generate with --engines duckdb is an error. Then per query
 // {"engine", "query", "sf", "threads", "rows", "best_s", "median_s", "runs", "version", "date"}:
 // the query runs once untimed (hot caches), then again untimed for S seconds (default 0.5: a GPU left
 // idle lowers its clock within seconds and takes as long again to raise it, so every engine is timed
@@ -29,6 +36,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -49,6 +57,9 @@ std::string today() {
 
 struct Settings {
   std::string data, queries = GFXQ_SSB_QUERY_DIR, engines = "duckdb", sf = "null";
+  bool generate = false;             // --generate: the tables made in memory instead of read from --data
+  bool all_columns = false;          // --all-columns: with --generate, every column, not only the queries'
+  std::string seed;                  // --seed: the generator's seed (--generate only; default 1)
   std::vector<std::string> devices;  // --devices: a device set to run the gfxq engines on too
   std::string explain;               // --explain: where the timed engine's reports go ("": nowhere)
   int repeats = 5;
@@ -63,9 +74,11 @@ bool is_number(const std::string& text) {
 }
 
 int usage(const std::string& message) {
-  std::cerr << "gfxq_ssb_bench: " << message
-            << "\nusage: gfxq_ssb_bench --data DIR [--sf N] [--repeats R] [--warmup S] [--threads T] [--queries DIR] "
-               "[--engines duckdb,gfxq-auto,gfxq-compute,gfxq-joins,gfxq-cpu] [--devices LIST] [--explain FILE]\n";
+  std::cerr
+      << "gfxq_ssb_bench: " << message
+      << "\nusage: gfxq_ssb_bench (--data DIR [--sf N] | --generate --sf N [--seed S] [--all-columns]) [--repeats R] "
+         "[--warmup S] [--threads T] [--queries DIR] [--engines duckdb,gfxq-auto,gfxq-compute,gfxq-joins,gfxq-cpu] "
+         "[--devices LIST] [--explain FILE]\n";
   return 2;
 }
 
@@ -107,9 +120,8 @@ std::string json(const std::string& text) {
   return out + "\"";
 }
 
-// Bytes of the catalog's columns that `sql` names (SSB column names are unique across its tables), at
-// their storage width (4 bytes; 8 for BIGINT and DOUBLE).
-uint64_t named_column_bytes(const std::string& sql, const gfxq::Catalog& catalog) {
+// The words of `sql` (letters, digits and '_'): the names it holds.
+std::set<std::string> words_of(const std::string& sql) {
   std::set<std::string> words;
   std::string word;
   for (const char c : sql + " ") {
@@ -120,8 +132,16 @@ uint64_t named_column_bytes(const std::string& sql, const gfxq::Catalog& catalog
       word.clear();
     }
   }
+  return words;
+}
+
+// Bytes of the catalog's columns that `sql` names (SSB column names are unique across its tables), at
+// their storage width (4 bytes; 8 for BIGINT and DOUBLE).
+uint64_t named_column_bytes(const std::string& sql, const gfxq::Catalog& catalog) {
+  const std::set<std::string> words = words_of(sql);
   uint64_t bytes = 0;
   for (const std::string& t : gfxq::ssb_table_names()) {
+    if (!catalog.contains(t)) continue;
     const gfxq::Table& table = catalog.get(t);
     for (const gfxq::Column& c : table.columns)
       if (words.count(c.name))
@@ -193,13 +213,38 @@ void run_queries(const Settings& s, const std::vector<gfxq::ssb::Query>& queries
   }
 }
 
-void run_gfxq(const Settings& s, const std::vector<gfxq::ssb::Query>& queries, const std::string& engine) {
+// The catalog gfxq's engines query: DIR's files, or (--generate) the tables made in memory, with only the
+// columns some query names unless --all-columns. Prints the load line.
+gfxq::Catalog load_catalog(const Settings& s, const std::vector<gfxq::ssb::Query>& queries) {
   const auto start = std::chrono::steady_clock::now();
   gfxq::Catalog catalog;
-  for (const std::string& t : gfxq::ssb_table_names()) catalog.add(t, gfxq::read_csv_file(s.data + "/" + t + ".csv"));
+  if (s.generate) {
+    gfxq::SsbOptions options;
+    options.scale_factor = std::strtod(s.sf.c_str(), nullptr);
+    options.seed = s.seed.empty() ? 1 : std::strtoull(s.seed.c_str(), nullptr, 10);
+    options.threads = s.threads;
+    if (!s.all_columns) {
+      std::set<std::string> named;
+      for (const auto& q : queries) named.merge(words_of(q.sql));
+      for (const std::string& t : gfxq::ssb_table_names())
+        for (const std::string& c : gfxq::ssb_column_names(t))
+          if (named.count(c)) options.columns.push_back(c);
+    }
+    for (auto& [name, table] : gfxq::generate_ssb_tables(options)) catalog.add(name, std::move(table));
+  } else {
+    for (const std::string& t : gfxq::ssb_table_names()) catalog.add(t, gfxq::read_csv_file(s.data + "/" + t + ".csv"));
+  }
   const double load = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << "{\"engine\": \"" << engine << "\", \"sf\": " << s.sf << ", \"load_s\": " << load << ", \"date\": \""
-            << today() << "\"}" << std::endl;
+  size_t columns = 0;
+  for (const std::string& t : catalog.names()) columns += catalog.get(t).columns.size();
+  std::cout << "{\"engine\": \"gfxq\", \"sf\": " << s.sf << ", \"source\": \"" << (s.generate ? "generated" : "csv")
+            << "\", \"columns\": " << columns << ", \"load_s\": " << load << ", \"date\": \"" << today() << "\"}"
+            << std::endl;
+  return catalog;
+}
+
+void run_gfxq(const Settings& s, const std::vector<gfxq::ssb::Query>& queries, const std::string& engine,
+              const gfxq::Catalog& catalog) {
   // One device (the default, or the list's first), then the device set.
   std::vector<std::vector<std::string>> sets = {{}};
   if (!s.devices.empty()) sets = {{s.devices[0]}, s.devices};
@@ -220,6 +265,10 @@ int main(int argc, char** argv) {
   Settings s;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--generate" || a == "--all-columns") {
+      (a == "--generate" ? s.generate : s.all_columns) = true;
+      continue;
+    }
     if (i + 1 >= argc) return usage(a + " needs a value");
     const std::string v = argv[++i];
     if (a == "--data") {
@@ -242,6 +291,10 @@ int main(int argc, char** argv) {
     } else if (a == "--warmup") {
       if (!is_number(v)) return usage("--warmup needs seconds, got '" + v + "'");
       s.warmup_s = std::max(0.0, std::atof(v.c_str()));
+    } else if (a == "--seed") {
+      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
+        return usage("--seed needs a non-negative integer, got '" + v + "'");
+      s.seed = v;
     } else if (a == "--threads") {
       if (!is_number(v)) return usage("--threads needs a number, got '" + v + "'");
       s.threads = static_cast<unsigned>(std::max(0, std::atoi(v.c_str())));
@@ -249,22 +302,32 @@ int main(int argc, char** argv) {
       return usage("unknown argument '" + a + "'");
     }
   }
-  if (s.data.empty()) return usage("--data DIR is required (make it with: gfxq gen ssb --sf N --out DIR)");
+  if (s.generate && !s.data.empty()) return usage("--generate and --data exclude each other");
+  if (s.generate && s.sf == "null") return usage("--generate needs --sf N");
+  if (!s.generate && (s.all_columns || !s.seed.empty())) return usage("--seed and --all-columns go with --generate");
+  if (!s.generate && s.data.empty())
+    return usage("--data DIR (make it with: gfxq gen ssb --sf N --out DIR) or --generate --sf N is required");
   std::vector<std::string> engines;
   std::stringstream list(s.engines);
   for (std::string engine; std::getline(list, engine, ',');) {
     if (engine != "duckdb" && engine != "gfxq-auto" && engine != "gfxq-compute" && engine != "gfxq-joins" &&
         engine != "gfxq-cpu")
       return usage("unknown engine '" + engine + "' (duckdb, gfxq-auto, gfxq-compute, gfxq-joins, gfxq-cpu)");
+    if (engine == "duckdb" && s.generate)
+      return usage("DuckDB reads the CSV files: run --engines duckdb with --data DIR, not --generate");
     engines.push_back(engine);
   }
   try {
     const auto queries = gfxq::ssb::load_queries(s.queries);
-    for (const std::string& engine : engines)
-      if (engine == "duckdb")
+    std::optional<gfxq::Catalog> catalog;  // loaded before the first gfxq engine, shared by the others
+    for (const std::string& engine : engines) {
+      if (engine == "duckdb") {
         run_duckdb(s, queries);
-      else
-        run_gfxq(s, queries, engine);
+        continue;
+      }
+      if (!catalog) catalog = load_catalog(s, queries);
+      run_gfxq(s, queries, engine, *catalog);
+    }
   } catch (const gfxq::Error& e) {
     std::cerr << "gfxq_ssb_bench: " << gfxq::to_string(e.code()) << ": " << e.what() << "\n";
     return 1;
