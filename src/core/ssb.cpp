@@ -182,6 +182,27 @@ int64_t retail_price(int64_t partkey) {
   return 90000 + (partkey / 10) % 20001 + (partkey % 1000) * 100;
 }
 
+// ---- CSV fields ----
+
+void put_int(std::string& out, int64_t v) {
+  char buf[24];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
+// A field, quoted as in RFC 4180 only when it holds a comma, quote or line break.
+void put_str(std::string& out, std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out += s;
+    return;
+  }
+  out += '"';
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
 // ---- Domains: the fixed string sets, numbered as the rows draw them ----
 
 Domain make_domain(std::vector<std::string> text) {
@@ -192,6 +213,7 @@ Domain make_domain(std::vector<std::string> text) {
   d.rank.reserve(text.size());
   for (const std::string& s : text)
     d.rank.push_back(static_cast<int32_t>(std::lower_bound(d.sorted.begin(), d.sorted.end(), s) - d.sorted.begin()));
+  for (const std::string& s : text) put_str(d.csv.emplace_back(), s);
   d.text = std::move(text);
   return d;
 }
@@ -449,48 +471,32 @@ uint64_t date_rows(const Plan&, uint64_t first, uint64_t count, const RowSink& s
 
 // ---- Writing CSV ----
 
-void put_int(std::string& out, int64_t v) {
-  char buf[24];
-  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
-}
+// A kept column of a CSV file: its cell, and for a Domain column its strings as CSV fields.
+struct CsvColumn {
+  size_t cell;
+  ColumnKind kind;
+  const std::string* fields;
+};
 
-// A field, quoted as in RFC 4180 only when it holds a comma, quote or line break.
-void put_str(std::string& out, std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
-    out += s;
-    return;
-  }
-  out += '"';
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-}
-
-// The CSV sink: appends the selected columns of each row to `out`.
+// The CSV sink: appends the kept columns of each row to `out`.
 struct CsvRows {
-  const TableDef* table;
-  const std::vector<bool>* keep;
+  const std::vector<CsvColumn>* columns;
   std::string* out;
 };
 
 void csv_row(void* context, const Cell* cells) {
   const CsvRows& rows = *static_cast<const CsvRows*>(context);
   std::string& out = *rows.out;
-  bool first = true;
-  for (size_t k = 0; k < rows.table->columns.size(); ++k) {
-    if (!(*rows.keep)[k]) continue;
-    if (!first) out += ',';
-    first = false;
-    const ColumnDef& column = rows.table->columns[k];
+  for (const CsvColumn& column : *rows.columns) {
+    const Cell& cell = cells[column.cell];
     switch (column.kind) {
-      case ColumnKind::Int: put_int(out, cells[k].value); break;
-      case ColumnKind::Domain: put_str(out, column.domain->text[static_cast<size_t>(cells[k].value)]); break;
-      case ColumnKind::Text: put_str(out, cells[k].text); break;
+      case ColumnKind::Int: put_int(out, cell.value); break;
+      case ColumnKind::Domain: out += column.fields[cell.value]; break;
+      case ColumnKind::Text: put_str(out, cell.text); break;
     }
+    out += ',';
   }
-  out += '\n';
+  out.back() = '\n';  // the last column's comma
 }
 
 }  // namespace
@@ -617,6 +623,12 @@ uint64_t write_chunks(std::FILE* file, const std::string& path, const TableDef& 
   const uint64_t chunks = (units + chunk_units - 1) / chunk_units;
   const auto workers = static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(threads, chunks)));
   const uint64_t slots = 2ull * workers;
+  std::vector<CsvColumn> columns;
+  for (size_t k = 0; k < table.columns.size(); ++k)
+    if (keep[k]) {
+      const ColumnDef& c = table.columns[k];
+      columns.push_back({k, c.kind, c.kind == ColumnKind::Domain ? c.domain->csv.data() : nullptr});
+    }
   struct Slot {
     std::string text;
     uint64_t rows = 0;
@@ -644,7 +656,7 @@ uint64_t write_chunks(std::FILE* file, const std::string& path, const TableDef& 
       try {
         slot.text.clear();
         const uint64_t first = c * chunk_units;
-        CsvRows rows{&table, &keep, &slot.text};
+        CsvRows rows{&columns, &slot.text};
         slot.rows = table.rows(plan, first, std::min(chunk_units, units - first), RowSink{&rows, csv_row});
       } catch (...) {
         std::lock_guard lock(mutex);

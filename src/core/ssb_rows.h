@@ -31,6 +31,7 @@ struct Domain {
   std::vector<std::string> text;    //!< by raw index (repeats allowed)
   std::vector<std::string> sorted;  //!< the distinct strings of `text`, ascending byte-wise
   std::vector<int32_t> rank;        //!< by raw index: the position of text[raw] in `sorted`
+  std::vector<std::string> csv;     //!< by raw index: text[raw] as a CSV field (quoted where needed)
 };
 
 //! How a column's cells are given: INT values, raw indices into a Domain, or free text.
