@@ -13,7 +13,8 @@
 // the query runs once untimed (hot caches), then again untimed for S seconds (default 0.5: a GPU left
 // idle lowers its clock within seconds and takes as long again to raise it, so every engine is timed
 // in steady state), then R times; best and median of those R wall times.
-// DuckDB runs in-process on T threads (default: all cores). --sf only labels the lines.
+// DuckDB runs in-process, and --generate generates, on T threads (default: all cores). --sf only labels the lines
+// read from --data DIR.
 // Engines: duckdb (the CPU peer) and gfxq-auto, gfxq-compute, gfxq-cpu (gfxq's Engine with that
 // backend; gfxq-joins: compute without the star aggregate, a join fragment per join) over the tables loaded once into
 // one catalog: the untimed first run is cold, uploading the columns, which then stay resident; its wall time is

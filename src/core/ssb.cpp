@@ -146,10 +146,8 @@ class RowRng {
     return lo + static_cast<int64_t>(m >> 64);
   }
 
-  template <class T, size_t N>
-  const T& pick(const std::array<T, N>& list) {
-    return list[static_cast<size_t>(uniform(0, N - 1))];
-  }
+  // Uniform in [0, n): an index into a list of n.
+  int64_t index(size_t n) { return uniform(0, static_cast<int64_t>(n) - 1); }
 
  private:
   uint64_t state_;
@@ -282,10 +280,6 @@ const Domains& domains() {
 
 // ---- The rows ----
 
-int64_t draw(RowRng& rng, size_t count) {
-  return rng.uniform(0, static_cast<int64_t>(count) - 1);
-}
-
 // The decimal digits of v, zero-padded to `width`, at `out` (room for 20 + width); returns the end.
 char* put_zero_padded(char* out, int64_t v, int width) {
   char buf[24];
@@ -331,7 +325,7 @@ uint64_t lineorder_rows(const Plan& p, uint64_t first, uint64_t count, const Row
     const int64_t lines = rng.uniform(1, 7);  // first draw: count_lines counts with it
     const int64_t order_day = rng.uniform(0, kLastOrderDay);
     const int64_t custkey = ordering_customer(static_cast<uint64_t>(rng.uniform(0, ordering - 1)));
-    const int64_t priority = draw(rng, kPriorities.size());
+    const int64_t priority = rng.index(kPriorities.size());
     Line line[7];
     int64_t total_price = 0;
     for (int64_t l = 0; l < lines; ++l) {
@@ -342,7 +336,7 @@ uint64_t lineorder_rows(const Plan& p, uint64_t first, uint64_t count, const Row
       x.discount = rng.uniform(0, 10);
       x.tax = rng.uniform(0, 8);
       x.commit_day = order_day + rng.uniform(kCommitMin, kCommitMax);
-      x.shipmode = draw(rng, kShipModes.size());
+      x.shipmode = rng.index(kShipModes.size());
       const int64_t extended = retail_price(x.partkey) * x.quantity;
       total_price += extended * (100 - x.discount) / 100 * (100 + x.tax) / 100;
     }
@@ -386,12 +380,12 @@ uint64_t party_rows(const Plan& p, uint64_t first, uint64_t count, const RowSink
     c[0].value = key;
     c[1].text = {name, static_cast<size_t>(put_zero_padded(name + 9, key, 9) - name)};
     c[2].text = draw_address(rng, address);
-    const int64_t nation = draw(rng, kNations.size());
+    const int64_t nation = rng.index(kNations.size());
     c[3].value = nation * 10 + rng.uniform(0, 9);
     c[4].value = nation;
     c[5].value = kNations[static_cast<size_t>(nation)].region;
     c[6].text = draw_phone(rng, nation, phone);
-    if (kCustomer) c[7].value = draw(rng, kSegments.size());
+    if (kCustomer) c[7].value = rng.index(kSegments.size());
     sink.row(sink.context, c);
   }
   return count;
@@ -404,7 +398,7 @@ uint64_t part_rows(const Plan& p, uint64_t first, uint64_t count, const RowSink&
     // Three different colors: the first is p_color, the other two p_name ("lace spring").
     int64_t color[3];
     for (int k = 0; k < 3; ++k) {
-      do color[k] = draw(rng, kColors.size());
+      do color[k] = rng.index(kColors.size());
       while ((k > 0 && color[k] == color[0]) || (k > 1 && color[k] == color[1]));
     }
     const int64_t mfgr = rng.uniform(1, 5), category = rng.uniform(1, 5), brand = rng.uniform(1, 40);
@@ -415,12 +409,12 @@ uint64_t part_rows(const Plan& p, uint64_t first, uint64_t count, const RowSink&
     c[3].value = category_index;
     c[4].value = category_index * 40 + brand - 1;
     c[5].value = color[0];
-    const int64_t type_size = draw(rng, kTypeSize.size());
-    const int64_t type_finish = draw(rng, kTypeFinish.size());
-    c[6].value = (type_size * 5 + type_finish) * 5 + draw(rng, kTypeMetal.size());
+    const int64_t type_size = rng.index(kTypeSize.size());
+    const int64_t type_finish = rng.index(kTypeFinish.size());
+    c[6].value = (type_size * 5 + type_finish) * 5 + rng.index(kTypeMetal.size());
     c[7].value = rng.uniform(1, 50);
-    const int64_t container_size = draw(rng, kContainerSize.size());
-    c[8].value = container_size * 8 + draw(rng, kContainerKind.size());
+    const int64_t container_size = rng.index(kContainerSize.size());
+    c[8].value = container_size * 8 + rng.index(kContainerKind.size());
     sink.row(sink.context, c);
   }
   return count;
