@@ -20,28 +20,32 @@ struct PartPush {
 };
 //! Push constants of join_hash_global.comp (group_offset last, set by dispatch).
 struct GlobalPush {
-  uint32_t n, cap, mode, allow_direct, build, group_offset;
+  uint32_t n, cap, mode, allow_direct, build, grouped, group_offset;
 };
 //! Push constants of join_probe_tiles.comp (group_offset last, set by dispatch).
 struct ProbePush {
-  uint32_t n, has_selection, norm, cap, allow_direct, build, mode, c0_lo, c0_hi, c1_lo, c1_hi, group_offset;
+  uint32_t n, has_selection, norm, cap, allow_direct, build, mode, grouped, store, c0_lo, c0_hi, c1_lo, c1_hi,
+      group_offset;
 };
 
 //! The global hash join's table, built (join_hash_global.comp): what a probe reads.
 struct GlobalTable {
-  const Buffer* table;       //!< keys per slot
-  const Buffer* slot_count;  //!< build rows per slot
-  const Buffer* slot_start;  //!< uint64 first index into build_rid per slot
-  const Buffer* build_rid;   //!< build row ids grouped by slot
+  const Buffer* table;       //!< cap + 1 entries (key, row id), one per distinct build key
+  const Buffer* slot_count;  //!< grouped: build rows per slot
+  const Buffer* slot_start;  //!< grouped: uint64 first index into build_rid per slot
+  const Buffer* build_rid;   //!< grouped: build row ids grouped by slot
   const Buffer* range;       //!< the build keys' smallest and largest
-  uint32_t cap = 0;          //!< slots
+  uint32_t cap = 0;          //!< slots reached by hashing
   bool direct = false;       //!< direct addressing allowed
   uint64_t build = 0;        //!< build rows
+  bool grouped = false;      //!< duplicate build keys: a key's matches are a run of build_rid
 };
 
 //! Probes `table` with the probe side's key column `key` (column index, JOIN_NORM_*) read in place by
 //! tiles (join_probe_tiles.comp): a count pass with the prefix sums of the tiles' pairs and the
-//! longest run, read back in one wait, then the write passes. Returns false, having written nothing,
+//! longest run, read back in one wait, then the write passes. Unique build keys: the count pass also
+//! stores each row's match (4 bytes written and read back per row, against a second random entry read
+//! of 32 bytes), so the write pass is a sequential compaction. Returns false, having written nothing,
 //! when a run is longer than JOIN_UNIT_RUNS (the caller then takes the probe with prepared keys and
 //! the load-balanced expansion).
 bool probe_tiles(Context& ctx, std::pair<uint32_t, uint32_t> key, const GlobalTable& t) {
@@ -52,26 +56,42 @@ bool probe_tiles(Context& ctx, std::pair<uint32_t, uint32_t> key, const GlobalTa
   const Buffer tile_counts = words(device, tiles);
   const Buffer stats = words(device, 4);
   const Buffer dummy = words(device, 4);
+  const bool store = !t.grouped && !ctx.out.count_only();
+  const std::optional<Buffer> match = store ? std::optional<Buffer>(words(device, n)) : std::nullopt;
   CountScan scan(device, tiles);
-  const Pipeline& pipe = device.pipeline("join_probe_tiles", 12, sizeof(ProbePush), true);
+  const Pipeline& pipe = device.pipeline("join_probe_tiles", 13, sizeof(ProbePush), true);
   const Buffer& column = *a.keys[key.first].buffer;
+  const uint64_t runs_slots = t.grouped ? t.cap + 1 : 4;  // the grouped arrays' elements (dummies when unique)
   auto dispatch = [&](VkCommandBuffer cmd, uint32_t mode, uint64_t c0, uint64_t c1, const Buffer& out_a,
                       const Buffer& out_b) {
-    const ProbePush push{
-        uint32_t(n), a.selection ? 1u : 0u, key.second,         t.cap,        t.direct ? 1u : 0u, uint32_t(t.build),
-        mode,        uint32_t(c0),          uint32_t(c0 >> 32), uint32_t(c1), uint32_t(c1 >> 32), 0};
+    const ProbePush push{uint32_t(n),
+                         a.selection ? 1u : 0u,
+                         key.second,
+                         t.cap,
+                         t.direct ? 1u : 0u,
+                         uint32_t(t.build),
+                         mode,
+                         t.grouped ? 1u : 0u,
+                         store ? 1u : 0u,
+                         uint32_t(c0),
+                         uint32_t(c0 >> 32),
+                         uint32_t(c1),
+                         uint32_t(c1 >> 32),
+                         0};
     device.dispatch_ranges(
         cmd, pipe,
-        {a.selection ? range32(*a.selection, n) : range32(dummy, 4), range32(column, a.rows), range32(*t.table, t.cap),
-         range32(*t.slot_count, t.cap + 1), range64(*t.slot_start, t.cap + 1), range32(*t.build_rid, t.build),
+        {a.selection ? range32(*a.selection, n) : range32(dummy, 4), range32(column, a.rows),
+         range64(*t.table, t.cap + 1), range32(*t.slot_count, runs_slots),
+         range64(*t.slot_start, t.grouped ? runs_slots : 2), range32(*t.build_rid, t.grouped ? t.build : 4),
          range32(*t.range, 65), range32(tile_counts, tiles), range64(scan.offsets, tiles),
          range32(out_a, std::max<uint64_t>(1, c1 - c0)), range32(out_b, std::max<uint64_t>(1, c1 - c0)),
-         range32(stats, 4)},
+         range32(stats, 4), match ? range32(*match, n) : range32(dummy, 4)},
         &push, uint32_t(tiles));
   };
   stages.run("join-probe",
              "global table probed by " + std::to_string(JOIN_PROBE_TILE) +
-                 "-row tiles of the key column: pairs per tile, their prefix sums (64-bit) and the longest run",
+                 "-row tiles of the key column: " + (store ? "each row's match stored, " : "") +
+                 "pairs per tile, their prefix sums (64-bit) and the longest run",
              n, [&](VkCommandBuffer cmd) {
                vkCmdFillBuffer(cmd, stats.handle(), 0, VK_WHOLE_SIZE, 0);
                device.barrier(cmd);
@@ -84,17 +104,19 @@ bool probe_tiles(Context& ctx, std::pair<uint32_t, uint32_t> key, const GlobalTa
              });
   const auto [total, longest] = scan.total_and_longest(stages, "join pairs and the longest run");
   if (longest > JOIN_UNIT_RUNS) return false;
-  ctx.text +=
-      ", probed by tiles of the key column (a count pass, then each probe's run written at its "
-      "tile's offset)";
+  ctx.text += t.grouped ? ", probed by tiles of the key column (a count pass, then each probe's run written at its "
+                          "tile's offset)"
+                        : ", probed by tiles of the key column (a count pass storing each probe's match, then "
+                          "the matches compacted at the tiles' offsets)";
   if (ctx.out.count_only()) {
     ctx.out.set_count(total);
     return true;
   }
   // Pairs in probe row order; each row's run (at most one pair for unique build keys) in table order.
   ctx.out.write(total, longest <= 1 ? Natural::AB : Natural::Unordered,
-                "global table probed by tiles: each probe's run (at most " + std::to_string(longest) +
-                    " pairs) at its tile's offset",
+                t.grouped ? "global table probed by tiles: each probe's run (at most " + std::to_string(longest) +
+                                " pairs) at its tile's offset"
+                          : "global table probed by tiles: the stored matches compacted at the tiles' offsets",
                 [&](VkCommandBuffer cmd, uint64_t c0, uint64_t c1, const Buffer& out_a, const Buffer& out_b) {
                   dispatch(cmd, JOIN_PROBE_WRITE, c0, c1, out_a, out_b);
                 });
@@ -308,58 +330,93 @@ void hash_global(Context& ctx) {
   // addressing, which a dense range of at most twice the build rows fits too.
   const bool direct_allowed = !hashed;
   const uint64_t cap = std::bit_ceil(std::max<uint64_t>(64, 2 * b.count));
-  if (cap >= (uint64_t(1) << 31))
-    throw Error(ErrorCode::Unsupported, "join: a global hash table for " + std::to_string(b.count) +
-                                            " build rows is past 2^31 slots (use the partitioned hash join)");
-  ctx.text += std::string(direct_allowed ? ", direct addressing where the " + b_name +
-                                               " keys' range is at most twice its rows (decided on the device), else"
-                                         : ",") +
-              " open addressing, " + std::to_string(cap) + " slots for " + std::to_string(b.count) + " " + b_name +
-              " rows";
-  ctx.text += ", build rows grouped by key: one run per probe" +
-              (residual.empty() ? std::string() : ", " + std::to_string(residual.size()) + " residual term(s)");
-  const Buffer table = words(device, cap);
-  const Buffer slot_count = words(device, cap + 1), slot_fill = words(device, cap + 1);
-  const Buffer build_rid = words(device, b.count);
-  CountScan starts(device, cap + 1);
-  const Pipeline& pipe = device.pipeline("join_hash_global", 10, sizeof(GlobalPush), true);
-  std::optional<Buffer> unit_start, counts;  // the probe's runs (prepared probe side)
+  if (cap >= (uint64_t(1) << 31) || (cap + 1) * 8 > device.caps().max_storage_buffer_range)
+    throw Error(ErrorCode::Unsupported, "join: a global hash table of " + std::to_string(cap) + " slots for " +
+                                            std::to_string(b.count) + " build rows is past 2^31 slots or one " +
+                                            "storage binding (use the partitioned hash join or sort-merge)");
+  // 64-bit atomics claim an entry (key, row id) at once; 32-bit ones claim the key word and store
+  // the row word after it, which the probes read in later dispatches (after a barrier) only.
+  const bool a64 = device.caps().buffer_int64_atomics && !ctx.options.no_int64_atomics;
+  ctx.text +=
+      std::string(direct_allowed ? ", direct addressing where the " + b_name +
+                                       " keys' range is at most twice its rows (decided on the device), else"
+                                 : ",") +
+      " open addressing (linear probing), " + std::to_string(cap) + " slots of one 64-bit entry (key, " + b_name +
+      " row) for " + std::to_string(b.count) + " " + b_name + " rows, claimed by " +
+      (a64 ? "a 64-bit compare-and-swap" : "a 32-bit compare-and-swap of the key word, the row id stored after");
+  const Buffer table = dwords(device, cap + 1);
+  const Buffer flags = words(device, 4);
   const Buffer dummy = words(device, 4);
+  // Duplicate build keys (flagged by the build): rows per slot, their prefix sums, row ids by slot.
+  std::optional<Buffer> slot_count, slot_fill, build_rid;
+  std::optional<CountScan> starts;
+  // The prepared probe's runs and matches.
+  std::optional<Buffer> unit_start, counts, match;
+  const Pipeline& pipe =
+      device.pipeline(a64 ? "join_hash_global_a64" : "join_hash_global", 12, sizeof(GlobalPush), true);
   auto dispatch = [&](VkCommandBuffer cmd, uint32_t mode, const Prepared& side) {
-    const GlobalPush push{uint32_t(side.count), uint32_t(cap), mode, direct_allowed ? 1u : 0u, uint32_t(b.count), 0};
-    const Buffer& starts_out = unit_start ? *unit_start : dummy;
-    const Buffer& counts_out = counts ? *counts : dummy;
-    device.dispatch_ranges(cmd, pipe,
-                           {range32(side.key, side.count), range32(side.rid, side.count), range32(table, cap),
-                            range32(slot_count, cap + 1), range64(starts.offsets, cap + 1), range32(slot_fill, cap + 1),
-                            range32(build_rid, b.count), range32(starts_out, unit_start ? side.count : 4),
-                            range32(counts_out, counts ? side.count : 4), range32(range, 65)},
-                           &push, uint32_t(prim::div_up(side.count, JOIN_WG)));
+    const bool grouped = slot_count.has_value();
+    const GlobalPush push{uint32_t(side.count), uint32_t(cap),     mode, direct_allowed ? 1u : 0u,
+                          uint32_t(b.count),    grouped ? 1u : 0u, 0};
+    const uint64_t slots = grouped ? cap + 1 : 4;
+    auto per_probe = [&](const std::optional<Buffer>& buffer) {
+      return buffer ? range32(*buffer, side.count) : range32(dummy, 4);
+    };
+    device.dispatch_ranges(
+        cmd, pipe,
+        {range32(side.key, side.count), range32(side.rid, side.count), range64(table, cap + 1),
+         range32(grouped ? *slot_count : dummy, slots), range64(grouped ? starts->offsets : dummy, grouped ? slots : 2),
+         range32(grouped ? *slot_fill : dummy, slots), range32(grouped ? *build_rid : dummy, grouped ? b.count : 4),
+         per_probe(unit_start), per_probe(counts), range32(range, 65), per_probe(match), range32(flags, 4)},
+        &push, uint32_t(prim::div_up(side.count, JOIN_WG)));
   };
-  stages.run("join-build", "global table: slots per key, prefix sums, build rows grouped by slot", b.count,
+  stages.run("join-build", "global table: one entry (key, row id) per distinct key, duplicate keys flagged", b.count,
              [&](VkCommandBuffer cmd) {
                vkCmdFillBuffer(cmd, table.handle(), 0, VK_WHOLE_SIZE, JOIN_EMPTY);
-               vkCmdFillBuffer(cmd, slot_count.handle(), 0, VK_WHOLE_SIZE, 0);
-               vkCmdFillBuffer(cmd, slot_fill.handle(), 0, VK_WHOLE_SIZE, 0);
+               vkCmdFillBuffer(cmd, flags.handle(), 0, VK_WHOLE_SIZE, 0);
                device.barrier(cmd);
                dispatch(cmd, JOIN_GLOBAL_INSERT, b);
-               device.barrier(cmd);
-               starts.record(device, cmd, slot_count);
-               device.barrier(cmd);
-               dispatch(cmd, JOIN_GLOBAL_SCATTER, b);
              });
-  if (tiles && probe_tiles(ctx, a_spec.columns[0],
-                           GlobalTable{&table, &slot_count, &starts.offsets, &build_rid, &range, uint32_t(cap),
-                                       direct_allowed, b.count}))
+  const bool grouped = stages.download<uint32_t>(flags, 1, "whether build keys repeat")[0] != 0;
+  if (grouped) {
+    ctx.text += ", duplicate " + b_name + " keys: build rows grouped by key (rows per slot, prefix sums, scatter), " +
+                "one run per probe";
+    slot_count = words(device, cap + 1);
+    slot_fill = words(device, cap + 1);
+    build_rid = words(device, b.count);
+    starts.emplace(device, cap + 1);
+    stages.run("join-group", "global table: build rows per slot, prefix sums, build rows grouped by slot", b.count,
+               [&](VkCommandBuffer cmd) {
+                 vkCmdFillBuffer(cmd, slot_count->handle(), 0, VK_WHOLE_SIZE, 0);
+                 vkCmdFillBuffer(cmd, slot_fill->handle(), 0, VK_WHOLE_SIZE, 0);
+                 device.barrier(cmd);
+                 dispatch(cmd, JOIN_GLOBAL_COUNT, b);
+                 device.barrier(cmd);
+                 starts->record(device, cmd, *slot_count);
+                 device.barrier(cmd);
+                 dispatch(cmd, JOIN_GLOBAL_SCATTER, b);
+               });
+  } else {
+    ctx.text += ", unique " + b_name + " keys: a probe's match is its key's entry";
+  }
+  if (residual.size()) ctx.text += ", " + std::to_string(residual.size()) + " residual term(s)";
+  if (tiles &&
+      probe_tiles(ctx, a_spec.columns[0],
+                  GlobalTable{&table, grouped ? &*slot_count : &dummy, grouped ? &starts->offsets : &dummy,
+                              grouped ? &*build_rid : &dummy, &range, uint32_t(cap), direct_allowed, b.count, grouped}))
     return;
   if (!prepared_a) prepared_a = prepare(stages, *o.a, a_spec, a_name);
   const Prepared& a = *prepared_a;
   unit_start = words(device, a.count);
   counts = words(device, a.count);
-  stages.run("join-probe", "global table: the run of each probe's key", a.count,
-             [&](VkCommandBuffer cmd) { dispatch(cmd, JOIN_GLOBAL_PROBE, a); });
-  emit_runs(ctx.out, o, Runs{a.count, &a.rid, &*unit_start, &*counts, &build_rid, ctx.text}, residual,
-            Natural::Unordered);
+  if (!grouped) match = words(device, a.count);
+  stages.run(
+      "join-probe",
+      grouped ? "global table: the run of each probe's key" : "global table: each probe's match (its key's entry)",
+      a.count, [&](VkCommandBuffer cmd) { dispatch(cmd, JOIN_GLOBAL_PROBE, a); });
+  // Unique build keys: at most one pair per probe, probes in row order.
+  emit_runs(ctx.out, o, Runs{a.count, &a.rid, &*unit_start, &*counts, grouped ? &*build_rid : &*match, ctx.text},
+            residual, grouped ? Natural::Unordered : Natural::AB);
 }
 
 }  // namespace gfxq::vk::join
