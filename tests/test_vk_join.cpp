@@ -655,6 +655,27 @@ TEST_CASE("vk-join: the global hash join's table: duplicates, the empty word as 
                  side(ints(uniform(2000, repeat ? 50 : 100, repeat ? 1650 : 1599, rng))), side(ints(dense_dup)), equi(),
                  true);
   }
+  {
+    // Adjacent floats of both signs (+0.0 and denormals): consecutive order keys (direct addressing
+    // from the FLOAT range, reduced without flushing denormals).
+    std::vector<float> build;
+    for (uint32_t i = 0; i < 1000; ++i) {
+      build.push_back(std::bit_cast<float>(i));
+      build.push_back(std::bit_cast<float>(0x80000001u + i));
+    }
+    std::shuffle(build.begin(), build.end(), rng);
+    std::vector<float> probe(3000);
+    for (auto& x : probe)
+      x = rng() % 5 ? build[rng() % build.size()] : std::bit_cast<float>(uint32_t(990 + rng() % 20));
+    check_global("dense FLOAT order keys", side(floats(probe)), side(floats(build)), equi(), false);
+    // The build side with a selection: prepared keys (their range reduced as order keys).
+    HostSide sel = side(ints(unique_keys(2000, -1000, rng)));
+    std::vector<uint64_t> rows;
+    for (uint64_t i = 0; i < 2000; ++i)
+      if (rng() % 10) rows.push_back(i);
+    sel.selection = rows;
+    check_global("dense keys, selected build rows", side(ints(uniform(2500, -1100, 1100, rng))), sel, equi(), false);
+  }
   check_global("probe keys absent", side(ints(uniform(3000, 5000, 9000, rng))), side(ints(unique_keys(2000, 0, rng))),
                equi(), false);
   check_global("empty probe side", side(ints({})), side(ints(unique_keys(100, 0, rng))), equi(), std::nullopt);

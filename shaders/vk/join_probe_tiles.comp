@@ -18,11 +18,11 @@
 // So pairs come in probe row order, each row's build rows in the table's run order.
 // Bindings: 0 = selection (uint[]), 1 = key column (uint[]), 2 = table (uint64_t[cap + 1]), 3 =
 //   slot_count (uint[cap + 1]), 4 = slot_start (uint64_t[cap + 1]), 5 = build_rid (uint[]), 6 = range
-//   (as in join_hash_global), 7 = tile_counts (uint[tiles]), 8 = tile_offsets (uint64_t[tiles],
+//   (as in join_hash_global, read with range_norm), 7 = tile_counts (uint[tiles]), 8 = tile_offsets (uint64_t[tiles],
 //   exclusive scan of the counts), 9 = out_a (uint[]), 10 = out_b (uint[]), 11 = stats (uint[]), 12 =
 //   match (uint[n]).
-// Push constants: n, has_selection, norm, cap, allow_direct, build, mode, grouped, store, c0 (low,
-// high), c1 (low, high), group_offset (last, set by dispatch).
+// Push constants: n, has_selection, norm, cap, allow_direct, build, mode, grouped, store, range_norm,
+// c0 (low, high), c1 (low, high), group_offset (last, set by dispatch).
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_EXT_control_flow_attributes : require
@@ -47,14 +47,17 @@ layout(std430, binding = 10) writeonly buffer OutB { uint out_b[]; };
 layout(std430, binding = 11) buffer Stats { uint stats[]; };
 layout(std430, binding = 12) buffer Match { uint match[]; };
 layout(push_constant) uniform Push {
-  uint n, has_selection, norm, cap, allow_direct, build, mode, grouped, store, c0_lo, c0_hi, c1_lo, c1_hi, group_offset;
+  uint n, has_selection, norm, cap, allow_direct, build, mode, grouped, store, range_norm, c0_lo, c0_hi, c1_lo, c1_hi,
+      group_offset;
 } pc;
 #include "join_global_slot.glsl"
 
 void main() {
   const uint tile = gl_WorkGroupID.x + pc.group_offset;
   const uint first = tile * JOIN_PROBE_TILE + wg_rank() * JOIN_PROBE_ITEMS;
-  const bool direct = join_global_direct(pc.allow_direct != 0u, pc.build);
+  uint kmin, kmax;
+  join_global_range(pc.range_norm, kmin, kmax);
+  const bool direct = join_global_direct(pc.allow_direct != 0u, pc.build, kmin, kmax);
   const bool grouped = pc.grouped != 0u;
   // Per row: its id, its slot and its match (the entry's row id; grouped: slot_start of the slot).
   uint rows[JOIN_PROBE_ITEMS], slots[JOIN_PROBE_ITEMS], matches[JOIN_PROBE_ITEMS], runs[JOIN_PROBE_ITEMS];
@@ -75,7 +78,8 @@ void main() {
         const uint key = pc.norm == JOIN_NORM_ORDER_INT     ? join_key32(raw, JOIN_TYPE_INT)
                          : pc.norm == JOIN_NORM_ORDER_FLOAT ? join_key32(raw, JOIN_TYPE_FLOAT)
                                                             : raw;
-        if (join_global_find(key, pc.cap, direct, slots[k], matches[k])) runs[k] = grouped ? slot_count[slots[k]] : 1u;
+        if (join_global_find(key, pc.cap, direct, kmin, kmax, slots[k], matches[k]))
+          runs[k] = grouped ? slot_count[slots[k]] : 1u;
         if (!grouped && pc.store != 0u) match[i] = matches[k];
       }
     }

@@ -20,12 +20,12 @@ struct PartPush {
 };
 //! Push constants of join_hash_global.comp (group_offset last, set by dispatch).
 struct GlobalPush {
-  uint32_t n, cap, mode, allow_direct, build, grouped, group_offset;
+  uint32_t n, cap, mode, allow_direct, build, grouped, column, key_norm, range_norm, group_offset;
 };
 //! Push constants of join_probe_tiles.comp (group_offset last, set by dispatch).
 struct ProbePush {
-  uint32_t n, has_selection, norm, cap, allow_direct, build, mode, grouped, store, c0_lo, c0_hi, c1_lo, c1_hi,
-      group_offset;
+  uint32_t n, has_selection, norm, cap, allow_direct, build, mode, grouped, store, range_norm, c0_lo, c0_hi, c1_lo,
+      c1_hi, group_offset;
 };
 
 //! The global hash join's table, built (join_hash_global.comp): what a probe reads.
@@ -35,6 +35,7 @@ struct GlobalTable {
   const Buffer* slot_start;  //!< grouped: uint64 first index into build_rid per slot
   const Buffer* build_rid;   //!< grouped: build row ids grouped by slot
   const Buffer* range;       //!< the build keys' smallest and largest
+  uint32_t range_norm = 0;   //!< how the kernels read `range` (JOIN_NORM_*: join_global_range)
   uint32_t cap = 0;          //!< slots reached by hashing
   bool direct = false;       //!< direct addressing allowed
   uint64_t build = 0;        //!< build rows
@@ -64,20 +65,11 @@ bool probe_tiles(Context& ctx, std::pair<uint32_t, uint32_t> key, const GlobalTa
   const uint64_t runs_slots = t.grouped ? t.cap + 1 : 4;  // the grouped arrays' elements (dummies when unique)
   auto dispatch = [&](VkCommandBuffer cmd, uint32_t mode, uint64_t c0, uint64_t c1, const Buffer& out_a,
                       const Buffer& out_b) {
-    const ProbePush push{uint32_t(n),
-                         a.selection ? 1u : 0u,
-                         key.second,
-                         t.cap,
-                         t.direct ? 1u : 0u,
-                         uint32_t(t.build),
-                         mode,
-                         t.grouped ? 1u : 0u,
-                         store ? 1u : 0u,
-                         uint32_t(c0),
-                         uint32_t(c0 >> 32),
-                         uint32_t(c1),
-                         uint32_t(c1 >> 32),
-                         0};
+    const ProbePush push{uint32_t(n),  a.selection ? 1u : 0u, key.second,
+                         t.cap,        t.direct ? 1u : 0u,    uint32_t(t.build),
+                         mode,         t.grouped ? 1u : 0u,   store ? 1u : 0u,
+                         t.range_norm, uint32_t(c0),          uint32_t(c0 >> 32),
+                         uint32_t(c1), uint32_t(c1 >> 32),    0};
     device.dispatch_ranges(
         cmd, pipe,
         {a.selection ? range32(*a.selection, n) : range32(dummy, 4), range32(column, a.rows),
@@ -310,29 +302,41 @@ void hash_global(Context& ctx) {
   std::optional<Prepared> prepared_a;
   if (!tiles) prepared_a = prepare(stages, *o.a, a_spec, a_name);
   const uint64_t a_count = tiles ? o.a->count() : prepared_a->count;
-  const Prepared b = prepare(stages, *o.b, b_spec, b_name);
+  // One build key column that drops no rows, without a selection: the build reads the column in
+  // place (row i has id i), without prepared keys and row ids; else the build side is prepared.
+  const bool b_column = b_spec.columns.size() == 1 && !b_spec.filters() && !o.b->selection;
+  std::optional<Prepared> prepared_b;
+  if (!b_column) prepared_b = prepare(stages, *o.b, b_spec, b_name);
+  const uint64_t b_count = b_column ? o.b->rows : prepared_b->count;
+  // Where the build reads its keys: the column's raw values (normalised by the kernels), or prepared keys.
+  const uint32_t b_norm = b_column ? b_spec.columns[0].second : JOIN_NORM_RAW;
+  const Buffer& b_keys = b_column ? *o.b->keys[b_spec.columns[0].first].buffer : prepared_b->key;
   ctx.text = std::string("global-table hash join: ") + (hashed ? "hashed multi-column equi keys" : "equi key");
-  if (a_count == 0 || b.count == 0) {
+  if (a_count == 0 || b_count == 0) {
     emit_runs(ctx.out, o, Runs{0, nullptr, nullptr, nullptr, nullptr, ctx.text}, residual, Natural::Unordered);
     return;
   }
-  // The build keys' range: direct addressing when it is at most twice the build rows.
+  // The build keys' range: direct addressing when it is at most twice the build rows. A key column is
+  // reduced in its own type's order, which its order keys keep (join_global_range).
+  const ElemType range_type = b_norm == JOIN_NORM_ORDER_INT     ? ElemType::I32
+                              : b_norm == JOIN_NORM_ORDER_FLOAT ? ElemType::F32
+                                                                : ElemType::U32;
   const Buffer range = dwords(device, 64);  // minimum at byte 0, maximum at byte 256 (binding offsets)
-  const Buffer reduce_scratch = device.create_buffer(reduce_scratch_bytes(device, b.count), MemoryKind::Device);
-  stages.run("join-range", b_name + " keys: smallest and largest", b.count, [&](VkCommandBuffer cmd) {
-    reduce(device, cmd, ReduceOp::Min, ElemType::U32, range32(b.key, b.count), b.count, {&range, 0, 16},
+  const Buffer reduce_scratch = device.create_buffer(reduce_scratch_bytes(device, b_count), MemoryKind::Device);
+  stages.run("join-range", b_name + " keys: smallest and largest", b_count, [&](VkCommandBuffer cmd) {
+    reduce(device, cmd, ReduceOp::Min, range_type, range32(b_keys, b_count), b_count, {&range, 0, 16},
            {&reduce_scratch, 0, reduce_scratch.size()});
     device.barrier(cmd);
-    reduce(device, cmd, ReduceOp::Max, ElemType::U32, range32(b.key, b.count), b.count, {&range, 256, 16},
+    reduce(device, cmd, ReduceOp::Max, range_type, range32(b_keys, b_count), b_count, {&range, 256, 16},
            {&reduce_scratch, 0, reduce_scratch.size()});
   });
   // The device decides direct addressing from the range (no wait here): the table is sized for open
   // addressing, which a dense range of at most twice the build rows fits too.
   const bool direct_allowed = !hashed;
-  const uint64_t cap = std::bit_ceil(std::max<uint64_t>(64, 2 * b.count));
+  const uint64_t cap = std::bit_ceil(std::max<uint64_t>(64, 2 * b_count));
   if (cap >= (uint64_t(1) << 31) || (cap + 1) * 8 > device.caps().max_storage_buffer_range)
     throw Error(ErrorCode::Unsupported, "join: a global hash table of " + std::to_string(cap) + " slots for " +
-                                            std::to_string(b.count) + " build rows is past 2^31 slots or one " +
+                                            std::to_string(b_count) + " build rows is past 2^31 slots or one " +
                                             "storage binding (use the partitioned hash join or sort-merge)");
   // 64-bit atomics claim an entry (key, row id) at once; 32-bit ones claim the key word and store
   // the row word after it, which the probes read in later dispatches (after a barrier) only.
@@ -342,7 +346,8 @@ void hash_global(Context& ctx) {
                                        " keys' range is at most twice its rows (decided on the device), else"
                                  : ",") +
       " open addressing (linear probing), " + std::to_string(cap) + " slots of one 64-bit entry (key, " + b_name +
-      " row) for " + std::to_string(b.count) + " " + b_name + " rows, claimed by " +
+      " row) for " + std::to_string(b_count) + " " + b_name + " rows" + (b_column ? " read from the key column" : "") +
+      ", claimed by " +
       (a64 ? "a 64-bit compare-and-swap" : "a 32-bit compare-and-swap of the key word, the row id stored after");
   const Buffer table = dwords(device, cap + 1);
   const Buffer flags = words(device, 4);
@@ -354,28 +359,45 @@ void hash_global(Context& ctx) {
   std::optional<Buffer> unit_start, counts, match;
   const Pipeline& pipe =
       device.pipeline(a64 ? "join_hash_global_a64" : "join_hash_global", 12, sizeof(GlobalPush), true);
-  auto dispatch = [&](VkCommandBuffer cmd, uint32_t mode, const Prepared& side) {
+  // Rows a dispatch reads: the build side (its column or prepared keys) or the prepared probe side.
+  struct Rows {
+    uint64_t n;
+    const Buffer* keys;
+    const Buffer* rids;  // nullptr: row i has id i (the build's key column)
+    uint32_t norm;       // JOIN_NORM_* of keys
+  };
+  const Rows build_rows{b_count, &b_keys, b_column ? nullptr : &prepared_b->rid, b_norm};
+  auto dispatch = [&](VkCommandBuffer cmd, uint32_t mode, const Rows& rows) {
     const bool grouped = slot_count.has_value();
-    const GlobalPush push{uint32_t(side.count), uint32_t(cap),     mode, direct_allowed ? 1u : 0u,
-                          uint32_t(b.count),    grouped ? 1u : 0u, 0};
+    const GlobalPush push{uint32_t(rows.n),
+                          uint32_t(cap),
+                          mode,
+                          direct_allowed ? 1u : 0u,
+                          uint32_t(b_count),
+                          grouped ? 1u : 0u,
+                          rows.rids ? 0u : 1u,
+                          rows.norm,
+                          b_norm,
+                          0};
     const uint64_t slots = grouped ? cap + 1 : 4;
     auto per_probe = [&](const std::optional<Buffer>& buffer) {
-      return buffer ? range32(*buffer, side.count) : range32(dummy, 4);
+      return buffer ? range32(*buffer, rows.n) : range32(dummy, 4);
     };
     device.dispatch_ranges(
         cmd, pipe,
-        {range32(side.key, side.count), range32(side.rid, side.count), range64(table, cap + 1),
-         range32(grouped ? *slot_count : dummy, slots), range64(grouped ? starts->offsets : dummy, grouped ? slots : 2),
-         range32(grouped ? *slot_fill : dummy, slots), range32(grouped ? *build_rid : dummy, grouped ? b.count : 4),
-         per_probe(unit_start), per_probe(counts), range32(range, 65), per_probe(match), range32(flags, 4)},
-        &push, uint32_t(prim::div_up(side.count, JOIN_WG)));
+        {range32(*rows.keys, rows.n), rows.rids ? range32(*rows.rids, rows.n) : range32(dummy, 4),
+         range64(table, cap + 1), range32(grouped ? *slot_count : dummy, slots),
+         range64(grouped ? starts->offsets : dummy, grouped ? slots : 2), range32(grouped ? *slot_fill : dummy, slots),
+         range32(grouped ? *build_rid : dummy, grouped ? b_count : 4), per_probe(unit_start), per_probe(counts),
+         range32(range, 65), per_probe(match), range32(flags, 4)},
+        &push, uint32_t(prim::div_up(rows.n, JOIN_WG)));
   };
-  stages.run("join-build", "global table: one entry (key, row id) per distinct key, duplicate keys flagged", b.count,
+  stages.run("join-build", "global table: one entry (key, row id) per distinct key, duplicate keys flagged", b_count,
              [&](VkCommandBuffer cmd) {
                vkCmdFillBuffer(cmd, table.handle(), 0, VK_WHOLE_SIZE, JOIN_EMPTY);
                vkCmdFillBuffer(cmd, flags.handle(), 0, VK_WHOLE_SIZE, 0);
                device.barrier(cmd);
-               dispatch(cmd, JOIN_GLOBAL_INSERT, b);
+               dispatch(cmd, JOIN_GLOBAL_INSERT, build_rows);
              });
   const bool grouped = stages.download<uint32_t>(flags, 1, "whether build keys repeat")[0] != 0;
   if (grouped) {
@@ -383,27 +405,27 @@ void hash_global(Context& ctx) {
                 "one run per probe";
     slot_count = words(device, cap + 1);
     slot_fill = words(device, cap + 1);
-    build_rid = words(device, b.count);
+    build_rid = words(device, b_count);
     starts.emplace(device, cap + 1);
-    stages.run("join-group", "global table: build rows per slot, prefix sums, build rows grouped by slot", b.count,
+    stages.run("join-group", "global table: build rows per slot, prefix sums, build rows grouped by slot", b_count,
                [&](VkCommandBuffer cmd) {
                  vkCmdFillBuffer(cmd, slot_count->handle(), 0, VK_WHOLE_SIZE, 0);
                  vkCmdFillBuffer(cmd, slot_fill->handle(), 0, VK_WHOLE_SIZE, 0);
                  device.barrier(cmd);
-                 dispatch(cmd, JOIN_GLOBAL_COUNT, b);
+                 dispatch(cmd, JOIN_GLOBAL_COUNT, build_rows);
                  device.barrier(cmd);
                  starts->record(device, cmd, *slot_count);
                  device.barrier(cmd);
-                 dispatch(cmd, JOIN_GLOBAL_SCATTER, b);
+                 dispatch(cmd, JOIN_GLOBAL_SCATTER, build_rows);
                });
   } else {
     ctx.text += ", unique " + b_name + " keys: a probe's match is its key's entry";
   }
   if (residual.size()) ctx.text += ", " + std::to_string(residual.size()) + " residual term(s)";
-  if (tiles &&
-      probe_tiles(ctx, a_spec.columns[0],
-                  GlobalTable{&table, grouped ? &*slot_count : &dummy, grouped ? &starts->offsets : &dummy,
-                              grouped ? &*build_rid : &dummy, &range, uint32_t(cap), direct_allowed, b.count, grouped}))
+  if (tiles && probe_tiles(ctx, a_spec.columns[0],
+                           GlobalTable{&table, grouped ? &*slot_count : &dummy, grouped ? &starts->offsets : &dummy,
+                                       grouped ? &*build_rid : &dummy, &range, b_norm, uint32_t(cap), direct_allowed,
+                                       b_count, grouped}))
     return;
   if (!prepared_a) prepared_a = prepare(stages, *o.a, a_spec, a_name);
   const Prepared& a = *prepared_a;
@@ -413,7 +435,9 @@ void hash_global(Context& ctx) {
   stages.run(
       "join-probe",
       grouped ? "global table: the run of each probe's key" : "global table: each probe's match (its key's entry)",
-      a.count, [&](VkCommandBuffer cmd) { dispatch(cmd, JOIN_GLOBAL_PROBE, a); });
+      a.count, [&](VkCommandBuffer cmd) {
+        dispatch(cmd, JOIN_GLOBAL_PROBE, Rows{a.count, &a.key, &a.rid, JOIN_NORM_RAW});
+      });
   // Unique build keys: at most one pair per probe, probes in row order.
   emit_runs(ctx.out, o, Runs{a.count, &a.rid, &*unit_start, &*counts, grouped ? &*build_rid : &*match, ctx.text},
             residual, grouped ? Natural::Unordered : Natural::AB);
