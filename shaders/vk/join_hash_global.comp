@@ -28,6 +28,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #ifdef JOIN_ATOMIC64
 #extension GL_EXT_shader_atomic_int64 : require
+#extension GL_KHR_memory_scope_semantics : require
 #endif
 #include "join_config.glsl"
 #include "hash.glsl"
@@ -69,7 +70,8 @@ bool insert(uint k, uint rid, bool direct, uint kmin) {
   uint h = hash_fmix32(k) & (pc.cap - 1u);
   for (uint step = 0u; step < pc.cap; ++step) {
 #ifdef JOIN_ATOMIC64
-    uint64_t seen = table64[h];
+    // An atomic load: an entry is seen whole (its claim wrote both words at once) or free.
+    uint64_t seen = atomicLoad(table64[h], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
     if (seen == JOIN_EMPTY_ENTRY) {
       seen = atomicCompSwap(table64[h], JOIN_EMPTY_ENTRY, pack64(uvec2(k, rid)));
       if (seen == JOIN_EMPTY_ENTRY) return false;
