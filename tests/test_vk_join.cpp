@@ -579,6 +579,10 @@ void check_global(const std::string& what, const HostSide& l, const HostSide& r,
           CHECK(text.find(a64 && !atomics ? "a 64-bit compare-and-swap" : "a 32-bit compare-and-swap") !=
                 std::string::npos);
           if (duplicates) CHECK(text.find(*duplicates ? ", duplicate " : ", unique ") != std::string::npos);
+          // Unique keys probed by tiles: the host waits once (the total, with the duplicate flag).
+          if (duplicates == false && text.find("probed by tiles") != std::string::npos)
+            CHECK(std::count_if(g.result.passes.begin(), g.result.passes.end(),
+                                [](const gfxq::PassRecord& p) { return p.kind == "download"; }) == 1);
         }
         if (mode == 2) continue;
         if (mode == 0) {

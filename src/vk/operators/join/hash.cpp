@@ -42,14 +42,31 @@ struct GlobalTable {
   bool grouped = false;      //!< duplicate build keys: a key's matches are a run of build_rid
 };
 
+//! The text naming how the table holds a build side's matches.
+std::string layout_text(const Oriented& o, bool grouped) {
+  const std::string b_name = o.swapped ? "left" : "right";
+  return grouped ? ", duplicate " + b_name +
+                       " keys: build rows grouped by key (rows per slot, prefix sums, scatter), one run per probe"
+                 : ", unique " + b_name + " keys: a probe's match is its key's entry";
+}
+
+//! How probe_tiles ended.
+enum class TileProbe {
+  Done,        //!< the pairs (or the count) are the result
+  LongRuns,    //!< a run is longer than JOIN_UNIT_RUNS: nothing written
+  Duplicates,  //!< the build flagged duplicate keys (a table of unique keys was probed): nothing written
+};
+
 //! Probes `table` with the probe side's key column `key` (column index, JOIN_NORM_*) read in place by
 //! tiles (join_probe_tiles.comp): a count pass with the prefix sums of the tiles' pairs and the
 //! longest run, read back in one wait, then the write passes. Unique build keys: the count pass also
 //! stores each row's match (4 bytes written and read back per row, against a second random entry read
-//! of 32 bytes), so the write pass is a sequential compaction. Returns false, having written nothing,
-//! when a run is longer than JOIN_UNIT_RUNS (the caller then takes the probe with prepared keys and
-//! the load-balanced expansion).
-bool probe_tiles(Context& ctx, std::pair<uint32_t, uint32_t> key, const GlobalTable& t) {
+//! of 32 bytes), so the write pass is a sequential compaction; `flags` (the build's duplicate flag,
+//! for a table not yet grouped) is read in the same wait, so the host learns whether the keys were
+//! unique without a wait of its own. Having written nothing, returns LongRuns when a run is longer
+//! than JOIN_UNIT_RUNS (the caller then takes the probe with prepared keys and the load-balanced
+//! expansion) and Duplicates when the flag is set (the caller groups the build rows and probes again).
+TileProbe probe_tiles(Context& ctx, std::pair<uint32_t, uint32_t> key, const GlobalTable& t, const Buffer* flags) {
   Stages& stages = ctx.stages;
   Device& device = stages.device();
   const JoinSide& a = *ctx.o.a;
@@ -86,23 +103,33 @@ bool probe_tiles(Context& ctx, std::pair<uint32_t, uint32_t> key, const GlobalTa
                  "pairs per tile, their prefix sums (64-bit) and the longest run",
              n, [&](VkCommandBuffer cmd) {
                vkCmdFillBuffer(cmd, stats.handle(), 0, VK_WHOLE_SIZE, 0);
+               if (flags) {
+                 device.barrier(cmd);
+                 const VkBufferCopy flag{0, 4, 4};  // stats[1]: read with the longest run
+                 vkCmdCopyBuffer(cmd, flags->handle(), stats.handle(), 1, &flag);
+               }
                device.barrier(cmd);
                dispatch(cmd, JOIN_PROBE_COUNT, 0, 0, dummy, dummy);
                device.barrier(cmd);
                scan.record(device, cmd, tile_counts);
                device.barrier(cmd);
-               const VkBufferCopy longest{0, 256, 8};  // where total_and_longest reads the longest
+               // Where total_and_longest reads the longest run (low word) and the flag (high word).
+               const VkBufferCopy longest{0, 256, 8};
                vkCmdCopyBuffer(cmd, stats.handle(), scan.total_buffer.handle(), 1, &longest);
              });
-  const auto [total, longest] = scan.total_and_longest(stages, "join pairs and the longest run");
-  if (longest > JOIN_UNIT_RUNS) return false;
+  const auto [total, stats_word] = scan.total_and_longest(
+      stages, flags ? "join pairs, the longest run and whether build keys repeat" : "join pairs and the longest run");
+  const uint64_t longest = uint32_t(stats_word);
+  if (stats_word >> 32) return TileProbe::Duplicates;
+  if (longest > JOIN_UNIT_RUNS) return TileProbe::LongRuns;
+  if (flags) ctx.text += layout_text(ctx.o, false);
   ctx.text += t.grouped ? ", probed by tiles of the key column (a count pass, then each probe's run written at its "
                           "tile's offset)"
                         : ", probed by tiles of the key column (a count pass storing each probe's match, then "
                           "the matches compacted at the tiles' offsets)";
   if (ctx.out.count_only()) {
     ctx.out.set_count(total);
-    return true;
+    return TileProbe::Done;
   }
   // Pairs in probe row order; each row's run (at most one pair for unique build keys) in table order.
   ctx.out.write(total, longest <= 1 ? Natural::AB : Natural::Unordered,
@@ -112,7 +139,7 @@ bool probe_tiles(Context& ctx, std::pair<uint32_t, uint32_t> key, const GlobalTa
                 [&](VkCommandBuffer cmd, uint64_t c0, uint64_t c1, const Buffer& out_a, const Buffer& out_b) {
                   dispatch(cmd, JOIN_PROBE_WRITE, c0, c1, out_a, out_b);
                 });
-  return true;
+  return TileProbe::Done;
 }
 
 //! The seed of the partition hash (the shared tables hash keys without one, so partition bits and
@@ -399,10 +426,10 @@ void hash_global(Context& ctx) {
                device.barrier(cmd);
                dispatch(cmd, JOIN_GLOBAL_INSERT, build_rows);
              });
-  const bool grouped = stages.download<uint32_t>(flags, 1, "whether build keys repeat")[0] != 0;
-  if (grouped) {
-    ctx.text += ", duplicate " + b_name + " keys: build rows grouped by key (rows per slot, prefix sums, scatter), " +
-                "one run per probe";
+  bool grouped = false;
+  auto group = [&] {
+    ctx.text += layout_text(o, true);
+    grouped = true;
     slot_count = words(device, cap + 1);
     slot_fill = words(device, cap + 1);
     build_rid = words(device, b_count);
@@ -418,15 +445,28 @@ void hash_global(Context& ctx) {
                  device.barrier(cmd);
                  dispatch(cmd, JOIN_GLOBAL_SCATTER, build_rows);
                });
+  };
+  if (tiles) {
+    // The duplicate flag comes with the probe's count (one wait); when set, the rows are grouped and
+    // the table probed again.
+    TileProbe probed = probe_tiles(
+        ctx, a_spec.columns[0],
+        GlobalTable{&table, &dummy, &dummy, &dummy, &range, b_norm, uint32_t(cap), direct_allowed, b_count, false},
+        &flags);
+    if (probed == TileProbe::Duplicates) {
+      group();
+      probed = probe_tiles(ctx, a_spec.columns[0],
+                           GlobalTable{&table, &*slot_count, &starts->offsets, &*build_rid, &range, b_norm,
+                                       uint32_t(cap), direct_allowed, b_count, true},
+                           nullptr);
+    }
+    if (probed == TileProbe::Done) return;
+  } else if (stages.download<uint32_t>(flags, 1, "whether build keys repeat")[0] != 0) {
+    group();
   } else {
-    ctx.text += ", unique " + b_name + " keys: a probe's match is its key's entry";
+    ctx.text += layout_text(o, false);
   }
   if (residual.size()) ctx.text += ", " + std::to_string(residual.size()) + " residual term(s)";
-  if (tiles && probe_tiles(ctx, a_spec.columns[0],
-                           GlobalTable{&table, grouped ? &*slot_count : &dummy, grouped ? &starts->offsets : &dummy,
-                                       grouped ? &*build_rid : &dummy, &range, b_norm, uint32_t(cap), direct_allowed,
-                                       b_count, grouped}))
-    return;
   if (!prepared_a) prepared_a = prepare(stages, *o.a, a_spec, a_name);
   const Prepared& a = *prepared_a;
   unit_start = words(device, a.count);
