@@ -17,11 +17,12 @@
 //   PROBE:   probe rows: the run of their key: grouped, unit_start[i], counts[i] = slot_start and
 //            slot_count of their key's slot (0 rows when absent); else (unique build keys) counts[i]
 //            = 1 and match[i] = the entry's row id when the key is there (else 0), unit_start[i] = i.
-// Bindings: 0 = keys (uint[n]: prepared, or the raw key column), 1 = rids (uint[n]), 2 = table (uint64_t[cap + 1], also as uint[2 cap
-//   + 2]), 3 = slot_count (uint[cap + 1]), 4 = slot_start (uint64_t[cap + 1]), 5 = slot_fill (uint[cap
-//   + 1]), 6 = build_rid (uint[]), 7 = unit_start (uint[n]), 8 = counts (uint[n]), 9 = range (two
-//   ReduceResults of the build keys, read with range_norm: join_global_range), 10 = match (uint[n]),
-//   11 = flags (uint[]: 0 = duplicate build keys).
+// Bindings: 0 = keys (uint[n]: prepared, or the raw key column), 1 = rids (uint[n]), 2 = table
+//   (uint64_t[cap + 1], also as uint[2 cap + 2]), 3 = slot_count (uint[cap + 1]), 4 = slot_start
+//   (uint64_t[cap + 1]), 5 = slot_fill (uint[cap + 1]), 6 = build_rid (uint[]), 7 = unit_start
+//   (uint[n]), 8 = counts (uint[n]), 9 = range (two ReduceResults of the build keys, read with
+//   range_norm: join_global_range), 10 = match (uint[n]), 11 = flags (uint[]: 0 = duplicate build
+//   keys).
 // Push constants: n, cap (a power of two, at least twice the build rows), mode, allow_direct, build
 // (build rows), grouped, column, key_norm (JOIN_NORM_* of keys[]), range_norm, group_offset (last,
 // set by dispatch).
