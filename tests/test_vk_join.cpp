@@ -546,6 +546,178 @@ TEST_CASE("vk-join: a skewed key split into several hash work items and residual
   check_join("product case", side(ints(hot(1000, 5, 100, rng))), side(ints(hot(200, 5, 100, rng))), equi(), knobs);
 }
 
+//! The global hash join forced on a case: probing the key column by tiles and prepared keys, the
+//! build by 64-bit atomics (where the device has them) and by 32-bit ones, each in order, in its own
+//! order and as COUNT(*), against the reference. `duplicates` is whether the build side's keys
+//! repeat (the report must name the table layout the build found).
+void check_global(const std::string& what, const HostSide& l, const HostSide& r, const std::vector<JoinTerm>& terms,
+                  std::optional<bool> duplicates) {
+  const Pairs want = reference(l, r, terms);
+  const DeviceSide dl(l), dr(r);
+  const bool a64 = vk_device().caps().buffer_int64_atomics;
+  for (int atomics = 0; atomics < 2; ++atomics)
+    for (int variant = 0; variant < 2; ++variant)
+      for (int mode = 0; mode < 3; ++mode) {
+        JoinOptions o;
+        o.algorithm = JoinAlgorithm::HashGlobal;
+        o.ordered = mode == 0;
+        o.output = mode == 2 ? JoinOutputMode::Count : JoinOutputMode::Pairs;
+        o.no_tile_probe = variant == 1;
+        o.no_int64_atomics = atomics == 1;
+        INFO(what << std::string(atomics ? ", 32-bit atomics" : ", 64-bit atomics where the device has them")
+                  << std::string(variant ? ", prepared keys" : ", tile probe")
+                  << std::string(mode == 0   ? ", ordered"
+                                 : mode == 1 ? ", unordered"
+                                             : ", count")
+                  << ", " << l.rows() << " x " << r.rows() << " rows, " << want.size() << " pairs expected");
+        GpuJoin g = run_gpu(dl, dr, terms, o);
+        const std::string& text = g.result.algorithm_text;
+        INFO("ran: " << text);
+        CHECK(g.result.count == want.size());
+        if (l.rows() && r.rows() && (!l.selection || !l.selection->empty()) &&
+            (!r.selection || !r.selection->empty())) {
+          CHECK(text.find(a64 && !atomics ? "a 64-bit compare-and-swap" : "a 32-bit compare-and-swap") !=
+                std::string::npos);
+          if (duplicates) CHECK(text.find(*duplicates ? ", duplicate " : ", unique ") != std::string::npos);
+          // Unique keys probed by tiles: the host waits once (the total, with the duplicate flag).
+          if (duplicates == false && text.find("probed by tiles") != std::string::npos)
+            CHECK(std::count_if(g.result.passes.begin(), g.result.passes.end(),
+                                [](const gfxq::PassRecord& p) { return p.kind == "download"; }) == 1);
+        }
+        if (mode == 2) continue;
+        if (mode == 0) {
+          CHECK(g.result.ordered);
+        } else {
+          std::sort(g.pairs.begin(), g.pairs.end());
+        }
+        CHECK(g.pairs == want);
+      }
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+//! n unique keys: the extremes INT32_MAX (order key 0xFFFFFFFF, the table's empty word), -1 (raw
+//! 0xFFFFFFFF), INT32_MIN and 0 among full-range random ones.
+std::vector<int32_t> unique_with_extremes(uint64_t n, std::mt19937_64& rng) {
+  std::vector<int32_t> v{INT32_MAX, -1, INT32_MIN, 0};
+  v.resize(std::min<uint64_t>(n, v.size()));
+  std::vector<int32_t> more = full_range_ints(2 * n, rng);
+  std::sort(more.begin(), more.end());
+  more.erase(std::unique(more.begin(), more.end()), more.end());
+  std::shuffle(more.begin(), more.end(), rng);
+  for (int32_t x : more)
+    if (v.size() < n && std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+  std::shuffle(v.begin(), v.end(), rng);
+  return v;
+}
+
+//! n probe keys drawn from `keys` (three in four) and full-range random ones.
+std::vector<int32_t> probes_of(uint64_t n, const std::vector<int32_t>& keys, std::mt19937_64& rng) {
+  std::vector<int32_t> v = full_range_ints(n, rng);
+  for (auto& x : v)
+    if (!keys.empty() && rng() % 4 != 0) x = keys[rng() % keys.size()];
+  return v;
+}
+
+TEST_CASE("vk-join: the global hash join's table: duplicates, the empty word as a key, dense keys, high load") {
+  const uint64_t seed = seed_of("global") ^ std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  // Duplicate build keys: the rows are grouped by slot after the compact build.
+  check_global("all build keys equal", side(ints(hot(1500, 5, 40, rng))), side(ints(std::vector<int32_t>(300, 5))),
+               equi(), true);
+  check_global("Zipf build keys", side(ints(uniform(4000, 1, 1000, rng))), side(ints(zipf(3000, 1000, 1.0, rng))),
+               equi(), true);
+  check_global("Zipf on both sides", side(ints(zipf(5000, 500, 1.0, rng))), side(ints(zipf(2000, 500, 1.5, rng))),
+               equi(), true);
+  // The key whose order key is the empty word (INT32_MAX), raw 0xFFFFFFFF (-1), on both sides.
+  {
+    const std::vector<int32_t> build = unique_with_extremes(3000, rng);
+    check_global("extreme keys, unique build keys", side(ints(probes_of(5000, build, rng))), side(ints(build)), equi(),
+                 false);
+    std::vector<int32_t> twice = build;
+    twice.insert(twice.end(), {INT32_MAX, INT32_MAX, -1});
+    check_global("extreme keys, repeated build keys", side(ints(probes_of(5000, build, rng))), side(ints(twice)),
+                 equi(), true);
+  }
+  // Dense ranges (direct addressing: slot = key - smallest), ending at INT32_MAX and around the rule's
+  // bound (range at most twice the build rows).
+  for (const bool repeat : {false, true}) {
+    const int32_t top = INT32_MAX;
+    std::vector<int32_t> build = unique_keys(2000, top - 1999, rng);
+    if (repeat)
+      for (int i = 0; i < 300; ++i) build[rng() % build.size()] = top - int32_t(rng() % 50);
+    check_global(std::string("dense keys up to INT32_MAX") + (repeat ? " with duplicates" : ""),
+                 side(ints(probes_of(3000, build, rng))), side(ints(build)), equi(), repeat);
+    std::vector<int32_t> spread(1000);
+    for (int32_t i = 0; i < 1000; ++i) spread[i] = -7 + 2 * i;
+    spread[999] = -7 + 2000 - 1 + (repeat ? 1 : 0);  // range exactly twice the rows, or one past it
+    std::shuffle(spread.begin(), spread.end(), rng);
+    check_global(std::string("range ") + (repeat ? "one past" : "exactly") + " twice the build rows",
+                 side(ints(uniform(2500, -10, 2000, rng))), side(ints(spread)), equi(), false);
+    std::vector<int32_t> dense_dup = uniform(1500, 100, 1599, rng);  // about a third of the keys repeat
+    check_global(std::string("dense range with duplicates") + (repeat ? ", probes around it" : ""),
+                 side(ints(uniform(2000, repeat ? 50 : 100, repeat ? 1650 : 1599, rng))), side(ints(dense_dup)), equi(),
+                 true);
+  }
+  {
+    // Adjacent floats of both signs (+0.0 and denormals): consecutive order keys (direct addressing
+    // from the FLOAT range, reduced without flushing denormals).
+    std::vector<float> build;
+    for (uint32_t i = 0; i < 1000; ++i) {
+      build.push_back(std::bit_cast<float>(i));
+      build.push_back(std::bit_cast<float>(0x80000001u + i));
+    }
+    std::shuffle(build.begin(), build.end(), rng);
+    std::vector<float> probe(3000);
+    for (auto& x : probe)
+      x = rng() % 5 ? build[rng() % build.size()] : std::bit_cast<float>(uint32_t(990 + rng() % 20));
+    check_global("dense FLOAT order keys", side(floats(probe)), side(floats(build)), equi(), false);
+    // The build side with a selection: prepared keys (their range reduced as order keys).
+    HostSide sel = side(ints(unique_keys(2000, -1000, rng)));
+    std::vector<uint64_t> rows;
+    for (uint64_t i = 0; i < 2000; ++i)
+      if (rng() % 10) rows.push_back(i);
+    sel.selection = rows;
+    check_global("dense keys, selected build rows", side(ints(uniform(2500, -1100, 1100, rng))), sel, equi(), false);
+  }
+  check_global("probe keys absent", side(ints(uniform(3000, 5000, 9000, rng))), side(ints(unique_keys(2000, 0, rng))),
+               equi(), false);
+  check_global("empty probe side", side(ints({})), side(ints(unique_keys(100, 0, rng))), equi(), std::nullopt);
+  check_global("empty build side", side(ints(uniform(100, 0, 10, rng))), side(ints({})), equi(), std::nullopt);
+  {
+    HostSide none = side(ints(uniform(500, 0, 10, rng)));
+    none.selection = std::vector<uint64_t>{};
+    check_global("no selected build row", side(ints(uniform(800, 0, 10, rng))), none, equi(), std::nullopt);
+  }
+  // Probe sides around the tile, unique and repeated build keys.
+  for (const uint64_t n : {uint64_t(JOIN_PROBE_TILE) - 1, uint64_t(JOIN_PROBE_TILE), uint64_t(JOIN_PROBE_TILE) + 1,
+                           2 * uint64_t(JOIN_PROBE_TILE) + 1}) {
+    check_global("probe rows " + std::to_string(n), side(ints(uniform(n, 0, 1200, rng))),
+                 side(ints(unique_keys(900, 0, rng))), equi(), false);
+    check_global("probe rows " + std::to_string(n) + ", repeated build keys", side(ints(uniform(n, 0, 300, rng))),
+                 side(ints(uniform(900, 0, 300, rng))), equi(), true);
+  }
+  // High load: slots exactly twice the build rows (a power of two), full-range keys (hashing).
+  for (const uint64_t n : {uint64_t(32), uint64_t(1) << 15}) {
+    const std::vector<int32_t> build = unique_with_extremes(n, rng);
+    check_global("table at load 1/2, " + std::to_string(n) + " build rows", side(ints(probes_of(n + 100, build, rng))),
+                 side(ints(build)), equi(), false);
+  }
+  // The prepared probe: residual terms, hashed multi-column keys, INT against FLOAT.
+  HostSide l, r;
+  l.keys = {ints(uniform(3000, 0, 1999, rng)), ints(uniform(3000, 0, 50, rng))};
+  r.keys = {ints(unique_keys(2000, 0, rng)), ints(uniform(2000, 0, 50, rng))};
+  check_global("equi plus < (unique build keys)", l, r,
+               {JoinTerm{0, 0, JoinOp::Eq, 0, 0}, JoinTerm{1, 1, JoinOp::Lt, 0, 0}}, false);
+  check_global("two equi columns (hashed, unique)", l, r,
+               {JoinTerm{0, 0, JoinOp::Eq, 0, 0}, JoinTerm{1, 1, JoinOp::Eq, 0, 0}}, false);
+  r.keys[0] = ints(uniform(2000, 0, 400, rng));
+  check_global("two equi columns (hashed, repeated)", l, r,
+               {JoinTerm{0, 0, JoinOp::Eq, 0, 0}, JoinTerm{1, 1, JoinOp::Eq, 0, 0}}, true);
+  check_global("INT against FLOAT (unique)", side(floats(full_range_floats(3000, rng))),
+               side(ints(unique_keys(2000, -1000, rng))), equi(), false);
+}
+
 TEST_CASE("vk-join: errors name what and why; the next join works") {
   std::mt19937_64 rng(7);
   const HostSide l = side(ints(uniform(100, 0, 9, rng))), r = side(ints(uniform(100, 0, 9, rng)));

@@ -63,9 +63,10 @@
 // The empty marker of hash tables and chains.
 #define JOIN_EMPTY 0xFFFFFFFFu
 // Global hash join modes.
-#define JOIN_GLOBAL_INSERT 0u   // build rows: claim a slot per distinct key, count its rows
-#define JOIN_GLOBAL_SCATTER 1u  // build rows: row ids grouped by slot (after the scan of the counts)
-#define JOIN_GLOBAL_PROBE 2u    // probe rows: the run of their key
+#define JOIN_GLOBAL_INSERT 0u   // build rows: claim a slot per distinct key (key, row id); flag duplicates
+#define JOIN_GLOBAL_COUNT 1u    // (duplicate build keys) build rows: rows per slot
+#define JOIN_GLOBAL_SCATTER 2u  // (duplicate build keys) build rows: row ids grouped by slot (after the scan)
+#define JOIN_GLOBAL_PROBE 3u    // probe rows: the match (unique build keys) or the run (grouped) of their key
 
 // join_probe_tiles (the global hash join's probe of one key column, by tiles): rows per invocation
 // (consecutive) and per workgroup, and modes.

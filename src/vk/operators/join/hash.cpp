@@ -20,31 +20,53 @@ struct PartPush {
 };
 //! Push constants of join_hash_global.comp (group_offset last, set by dispatch).
 struct GlobalPush {
-  uint32_t n, cap, mode, allow_direct, build, group_offset;
+  uint32_t n, cap, mode, allow_direct, build, grouped, column, key_norm, range_norm, group_offset;
 };
 //! Push constants of join_probe_tiles.comp (group_offset last, set by dispatch).
 struct ProbePush {
-  uint32_t n, has_selection, norm, cap, allow_direct, build, mode, c0_lo, c0_hi, c1_lo, c1_hi, group_offset;
+  uint32_t n, has_selection, norm, cap, allow_direct, build, mode, grouped, store, range_norm, c0_lo, c0_hi, c1_lo,
+      c1_hi, group_offset;
 };
 
 //! The global hash join's table, built (join_hash_global.comp): what a probe reads.
 struct GlobalTable {
-  const Buffer* table;       //!< keys per slot
-  const Buffer* slot_count;  //!< build rows per slot
-  const Buffer* slot_start;  //!< uint64 first index into build_rid per slot
-  const Buffer* build_rid;   //!< build row ids grouped by slot
+  const Buffer* table;       //!< cap + 1 entries (key, row id), one per distinct build key
+  const Buffer* slot_count;  //!< grouped: build rows per slot
+  const Buffer* slot_start;  //!< grouped: uint64 first index into build_rid per slot
+  const Buffer* build_rid;   //!< grouped: build row ids grouped by slot
   const Buffer* range;       //!< the build keys' smallest and largest
-  uint32_t cap = 0;          //!< slots
+  uint32_t range_norm = 0;   //!< how the kernels read `range` (JOIN_NORM_*: join_global_range)
+  uint32_t cap = 0;          //!< slots reached by hashing
   bool direct = false;       //!< direct addressing allowed
   uint64_t build = 0;        //!< build rows
+  bool grouped = false;      //!< duplicate build keys: a key's matches are a run of build_rid
+};
+
+//! The text naming how the table holds a build side's matches.
+std::string layout_text(const Oriented& o, bool grouped) {
+  const std::string b_name = o.swapped ? "left" : "right";
+  return grouped ? ", duplicate " + b_name +
+                       " keys: build rows grouped by key (rows per slot, prefix sums, scatter), one run per probe"
+                 : ", unique " + b_name + " keys: a probe's match is its key's entry";
+}
+
+//! How probe_tiles ended.
+enum class TileProbe {
+  Done,        //!< the pairs (or the count) are the result
+  LongRuns,    //!< a run is longer than JOIN_UNIT_RUNS: nothing written
+  Duplicates,  //!< the build flagged duplicate keys (a table of unique keys was probed): nothing written
 };
 
 //! Probes `table` with the probe side's key column `key` (column index, JOIN_NORM_*) read in place by
 //! tiles (join_probe_tiles.comp): a count pass with the prefix sums of the tiles' pairs and the
-//! longest run, read back in one wait, then the write passes. Returns false, having written nothing,
-//! when a run is longer than JOIN_UNIT_RUNS (the caller then takes the probe with prepared keys and
-//! the load-balanced expansion).
-bool probe_tiles(Context& ctx, std::pair<uint32_t, uint32_t> key, const GlobalTable& t) {
+//! longest run, read back in one wait, then the write passes. Unique build keys: the count pass also
+//! stores each row's match (4 bytes written and read back per row, against a second random entry read
+//! of 32 bytes), so the write pass is a sequential compaction; `flags` (the build's duplicate flag,
+//! for a table not yet grouped) is read in the same wait, so the host learns whether the keys were
+//! unique without a wait of its own. Having written nothing, returns LongRuns when a run is longer
+//! than JOIN_UNIT_RUNS (the caller then takes the probe with prepared keys and the load-balanced
+//! expansion) and Duplicates when the flag is set (the caller groups the build rows and probes again).
+TileProbe probe_tiles(Context& ctx, std::pair<uint32_t, uint32_t> key, const GlobalTable& t, const Buffer* flags) {
   Stages& stages = ctx.stages;
   Device& device = stages.device();
   const JoinSide& a = *ctx.o.a;
@@ -52,53 +74,72 @@ bool probe_tiles(Context& ctx, std::pair<uint32_t, uint32_t> key, const GlobalTa
   const Buffer tile_counts = words(device, tiles);
   const Buffer stats = words(device, 4);
   const Buffer dummy = words(device, 4);
+  const bool store = !t.grouped && !ctx.out.count_only();
+  const std::optional<Buffer> match = store ? std::optional<Buffer>(words(device, n)) : std::nullopt;
   CountScan scan(device, tiles);
-  const Pipeline& pipe = device.pipeline("join_probe_tiles", 12, sizeof(ProbePush), true);
+  const Pipeline& pipe = device.pipeline("join_probe_tiles", 13, sizeof(ProbePush), true);
   const Buffer& column = *a.keys[key.first].buffer;
+  const uint64_t runs_slots = t.grouped ? t.cap + 1 : 4;  // the grouped arrays' elements (dummies when unique)
   auto dispatch = [&](VkCommandBuffer cmd, uint32_t mode, uint64_t c0, uint64_t c1, const Buffer& out_a,
                       const Buffer& out_b) {
-    const ProbePush push{
-        uint32_t(n), a.selection ? 1u : 0u, key.second,         t.cap,        t.direct ? 1u : 0u, uint32_t(t.build),
-        mode,        uint32_t(c0),          uint32_t(c0 >> 32), uint32_t(c1), uint32_t(c1 >> 32), 0};
+    const ProbePush push{uint32_t(n),  a.selection ? 1u : 0u, key.second,
+                         t.cap,        t.direct ? 1u : 0u,    uint32_t(t.build),
+                         mode,         t.grouped ? 1u : 0u,   store ? 1u : 0u,
+                         t.range_norm, uint32_t(c0),          uint32_t(c0 >> 32),
+                         uint32_t(c1), uint32_t(c1 >> 32),    0};
     device.dispatch_ranges(
         cmd, pipe,
-        {a.selection ? range32(*a.selection, n) : range32(dummy, 4), range32(column, a.rows), range32(*t.table, t.cap),
-         range32(*t.slot_count, t.cap + 1), range64(*t.slot_start, t.cap + 1), range32(*t.build_rid, t.build),
+        {a.selection ? range32(*a.selection, n) : range32(dummy, 4), range32(column, a.rows),
+         range64(*t.table, t.cap + 1), range32(*t.slot_count, runs_slots),
+         range64(*t.slot_start, t.grouped ? runs_slots : 2), range32(*t.build_rid, t.grouped ? t.build : 4),
          range32(*t.range, 65), range32(tile_counts, tiles), range64(scan.offsets, tiles),
          range32(out_a, std::max<uint64_t>(1, c1 - c0)), range32(out_b, std::max<uint64_t>(1, c1 - c0)),
-         range32(stats, 4)},
+         range32(stats, 4), match ? range32(*match, n) : range32(dummy, 4)},
         &push, uint32_t(tiles));
   };
   stages.run("join-probe",
              "global table probed by " + std::to_string(JOIN_PROBE_TILE) +
-                 "-row tiles of the key column: pairs per tile, their prefix sums (64-bit) and the longest run",
+                 "-row tiles of the key column: " + (store ? "each row's match stored, " : "") +
+                 "pairs per tile, their prefix sums (64-bit) and the longest run",
              n, [&](VkCommandBuffer cmd) {
                vkCmdFillBuffer(cmd, stats.handle(), 0, VK_WHOLE_SIZE, 0);
+               if (flags) {
+                 device.barrier(cmd);
+                 const VkBufferCopy flag{0, 4, 4};  // stats[1]: read with the longest run
+                 vkCmdCopyBuffer(cmd, flags->handle(), stats.handle(), 1, &flag);
+               }
                device.barrier(cmd);
                dispatch(cmd, JOIN_PROBE_COUNT, 0, 0, dummy, dummy);
                device.barrier(cmd);
                scan.record(device, cmd, tile_counts);
                device.barrier(cmd);
-               const VkBufferCopy longest{0, 256, 8};  // where total_and_longest reads the longest
+               // Where total_and_longest reads the longest run (low word) and the flag (high word).
+               const VkBufferCopy longest{0, 256, 8};
                vkCmdCopyBuffer(cmd, stats.handle(), scan.total_buffer.handle(), 1, &longest);
              });
-  const auto [total, longest] = scan.total_and_longest(stages, "join pairs and the longest run");
-  if (longest > JOIN_UNIT_RUNS) return false;
-  ctx.text +=
-      ", probed by tiles of the key column (a count pass, then each probe's run written at its "
-      "tile's offset)";
+  const auto [total, stats_word] = scan.total_and_longest(
+      stages, flags ? "join pairs, the longest run and whether build keys repeat" : "join pairs and the longest run");
+  const uint64_t longest = uint32_t(stats_word);
+  if (stats_word >> 32) return TileProbe::Duplicates;
+  if (longest > JOIN_UNIT_RUNS) return TileProbe::LongRuns;
+  if (flags) ctx.text += layout_text(ctx.o, false);
+  ctx.text += t.grouped ? ", probed by tiles of the key column (a count pass, then each probe's run written at its "
+                          "tile's offset)"
+                        : ", probed by tiles of the key column (a count pass storing each probe's match, then "
+                          "the matches compacted at the tiles' offsets)";
   if (ctx.out.count_only()) {
     ctx.out.set_count(total);
-    return true;
+    return TileProbe::Done;
   }
   // Pairs in probe row order; each row's run (at most one pair for unique build keys) in table order.
   ctx.out.write(total, longest <= 1 ? Natural::AB : Natural::Unordered,
-                "global table probed by tiles: each probe's run (at most " + std::to_string(longest) +
-                    " pairs) at its tile's offset",
+                t.grouped ? "global table probed by tiles: each probe's run (at most " + std::to_string(longest) +
+                                " pairs) at its tile's offset"
+                          : "global table probed by tiles: the stored matches compacted at the tiles' offsets",
                 [&](VkCommandBuffer cmd, uint64_t c0, uint64_t c1, const Buffer& out_a, const Buffer& out_b) {
                   dispatch(cmd, JOIN_PROBE_WRITE, c0, c1, out_a, out_b);
                 });
-  return true;
+  return TileProbe::Done;
 }
 
 //! The seed of the partition hash (the shared tables hash keys without one, so partition bits and
@@ -288,78 +329,158 @@ void hash_global(Context& ctx) {
   std::optional<Prepared> prepared_a;
   if (!tiles) prepared_a = prepare(stages, *o.a, a_spec, a_name);
   const uint64_t a_count = tiles ? o.a->count() : prepared_a->count;
-  const Prepared b = prepare(stages, *o.b, b_spec, b_name);
+  // One build key column that drops no rows, without a selection: the build reads the column in
+  // place (row i has id i), without prepared keys and row ids; else the build side is prepared.
+  const bool b_column = b_spec.columns.size() == 1 && !b_spec.filters() && !o.b->selection;
+  std::optional<Prepared> prepared_b;
+  if (!b_column) prepared_b = prepare(stages, *o.b, b_spec, b_name);
+  const uint64_t b_count = b_column ? o.b->rows : prepared_b->count;
+  // Where the build reads its keys: the column's raw values (normalised by the kernels), or prepared keys.
+  const uint32_t b_norm = b_column ? b_spec.columns[0].second : JOIN_NORM_RAW;
+  const Buffer& b_keys = b_column ? *o.b->keys[b_spec.columns[0].first].buffer : prepared_b->key;
   ctx.text = std::string("global-table hash join: ") + (hashed ? "hashed multi-column equi keys" : "equi key");
-  if (a_count == 0 || b.count == 0) {
+  if (a_count == 0 || b_count == 0) {
     emit_runs(ctx.out, o, Runs{0, nullptr, nullptr, nullptr, nullptr, ctx.text}, residual, Natural::Unordered);
     return;
   }
-  // The build keys' range: direct addressing when it is at most twice the build rows.
+  // The build keys' range: direct addressing when it is at most twice the build rows. A key column is
+  // reduced in its own type's order, which its order keys keep (join_global_range).
+  const ElemType range_type = b_norm == JOIN_NORM_ORDER_INT     ? ElemType::I32
+                              : b_norm == JOIN_NORM_ORDER_FLOAT ? ElemType::F32
+                                                                : ElemType::U32;
   const Buffer range = dwords(device, 64);  // minimum at byte 0, maximum at byte 256 (binding offsets)
-  const Buffer reduce_scratch = device.create_buffer(reduce_scratch_bytes(device, b.count), MemoryKind::Device);
-  stages.run("join-range", b_name + " keys: smallest and largest", b.count, [&](VkCommandBuffer cmd) {
-    reduce(device, cmd, ReduceOp::Min, ElemType::U32, range32(b.key, b.count), b.count, {&range, 0, 16},
+  const Buffer reduce_scratch = device.create_buffer(reduce_scratch_bytes(device, b_count), MemoryKind::Device);
+  stages.run("join-range", b_name + " keys: smallest and largest", b_count, [&](VkCommandBuffer cmd) {
+    reduce(device, cmd, ReduceOp::Min, range_type, range32(b_keys, b_count), b_count, {&range, 0, 16},
            {&reduce_scratch, 0, reduce_scratch.size()});
     device.barrier(cmd);
-    reduce(device, cmd, ReduceOp::Max, ElemType::U32, range32(b.key, b.count), b.count, {&range, 256, 16},
+    reduce(device, cmd, ReduceOp::Max, range_type, range32(b_keys, b_count), b_count, {&range, 256, 16},
            {&reduce_scratch, 0, reduce_scratch.size()});
   });
   // The device decides direct addressing from the range (no wait here): the table is sized for open
   // addressing, which a dense range of at most twice the build rows fits too.
   const bool direct_allowed = !hashed;
-  const uint64_t cap = std::bit_ceil(std::max<uint64_t>(64, 2 * b.count));
-  if (cap >= (uint64_t(1) << 31))
-    throw Error(ErrorCode::Unsupported, "join: a global hash table for " + std::to_string(b.count) +
-                                            " build rows is past 2^31 slots (use the partitioned hash join)");
-  ctx.text += std::string(direct_allowed ? ", direct addressing where the " + b_name +
-                                               " keys' range is at most twice its rows (decided on the device), else"
-                                         : ",") +
-              " open addressing, " + std::to_string(cap) + " slots for " + std::to_string(b.count) + " " + b_name +
-              " rows";
-  ctx.text += ", build rows grouped by key: one run per probe" +
-              (residual.empty() ? std::string() : ", " + std::to_string(residual.size()) + " residual term(s)");
-  const Buffer table = words(device, cap);
-  const Buffer slot_count = words(device, cap + 1), slot_fill = words(device, cap + 1);
-  const Buffer build_rid = words(device, b.count);
-  CountScan starts(device, cap + 1);
-  const Pipeline& pipe = device.pipeline("join_hash_global", 10, sizeof(GlobalPush), true);
-  std::optional<Buffer> unit_start, counts;  // the probe's runs (prepared probe side)
+  const uint64_t cap = std::bit_ceil(std::max<uint64_t>(64, 2 * b_count));
+  if (cap >= (uint64_t(1) << 31) || (cap + 1) * 8 > device.caps().max_storage_buffer_range)
+    throw Error(ErrorCode::Unsupported, "join: a global hash table of " + std::to_string(cap) + " slots for " +
+                                            std::to_string(b_count) + " build rows is past 2^31 slots or one " +
+                                            "storage binding (use the partitioned hash join or sort-merge)");
+  // 64-bit atomics claim an entry (key, row id) at once; 32-bit ones claim the key word and store
+  // the row word after it, which the probes read in later dispatches (after a barrier) only.
+  const bool a64 = device.caps().buffer_int64_atomics && !ctx.options.no_int64_atomics;
+  ctx.text +=
+      std::string(direct_allowed ? ", direct addressing where the " + b_name +
+                                       " keys' range is at most twice its rows (decided on the device), else"
+                                 : ",") +
+      " open addressing (linear probing), " + std::to_string(cap) + " slots of one 64-bit entry (key, " + b_name +
+      " row) for " + std::to_string(b_count) + " " + b_name + " rows" + (b_column ? " read from the key column" : "") +
+      ", claimed by " +
+      (a64 ? "a 64-bit compare-and-swap" : "a 32-bit compare-and-swap of the key word, the row id stored after");
+  const Buffer table = dwords(device, cap + 1);
+  const Buffer flags = words(device, 4);
   const Buffer dummy = words(device, 4);
-  auto dispatch = [&](VkCommandBuffer cmd, uint32_t mode, const Prepared& side) {
-    const GlobalPush push{uint32_t(side.count), uint32_t(cap), mode, direct_allowed ? 1u : 0u, uint32_t(b.count), 0};
-    const Buffer& starts_out = unit_start ? *unit_start : dummy;
-    const Buffer& counts_out = counts ? *counts : dummy;
-    device.dispatch_ranges(cmd, pipe,
-                           {range32(side.key, side.count), range32(side.rid, side.count), range32(table, cap),
-                            range32(slot_count, cap + 1), range64(starts.offsets, cap + 1), range32(slot_fill, cap + 1),
-                            range32(build_rid, b.count), range32(starts_out, unit_start ? side.count : 4),
-                            range32(counts_out, counts ? side.count : 4), range32(range, 65)},
-                           &push, uint32_t(prim::div_up(side.count, JOIN_WG)));
+  // Duplicate build keys (flagged by the build): rows per slot, their prefix sums, row ids by slot.
+  std::optional<Buffer> slot_count, slot_fill, build_rid;
+  std::optional<CountScan> starts;
+  // The prepared probe's runs and matches.
+  std::optional<Buffer> unit_start, counts, match;
+  const Pipeline& pipe =
+      device.pipeline(a64 ? "join_hash_global_a64" : "join_hash_global", 12, sizeof(GlobalPush), true);
+  // Rows a dispatch reads: the build side (its column or prepared keys) or the prepared probe side.
+  struct Rows {
+    uint64_t n;
+    const Buffer* keys;
+    const Buffer* rids;  // nullptr: row i has id i (the build's key column)
+    uint32_t norm;       // JOIN_NORM_* of keys
   };
-  stages.run("join-build", "global table: slots per key, prefix sums, build rows grouped by slot", b.count,
+  const Rows build_rows{b_count, &b_keys, b_column ? nullptr : &prepared_b->rid, b_norm};
+  auto dispatch = [&](VkCommandBuffer cmd, uint32_t mode, const Rows& rows) {
+    const bool grouped = slot_count.has_value();
+    const GlobalPush push{uint32_t(rows.n),
+                          uint32_t(cap),
+                          mode,
+                          direct_allowed ? 1u : 0u,
+                          uint32_t(b_count),
+                          grouped ? 1u : 0u,
+                          rows.rids ? 0u : 1u,
+                          rows.norm,
+                          b_norm,
+                          0};
+    const uint64_t slots = grouped ? cap + 1 : 4;
+    auto per_probe = [&](const std::optional<Buffer>& buffer) {
+      return buffer ? range32(*buffer, rows.n) : range32(dummy, 4);
+    };
+    device.dispatch_ranges(
+        cmd, pipe,
+        {range32(*rows.keys, rows.n), rows.rids ? range32(*rows.rids, rows.n) : range32(dummy, 4),
+         range64(table, cap + 1), range32(grouped ? *slot_count : dummy, slots),
+         range64(grouped ? starts->offsets : dummy, grouped ? slots : 2), range32(grouped ? *slot_fill : dummy, slots),
+         range32(grouped ? *build_rid : dummy, grouped ? b_count : 4), per_probe(unit_start), per_probe(counts),
+         range32(range, 65), per_probe(match), range32(flags, 4)},
+        &push, uint32_t(prim::div_up(rows.n, JOIN_WG)));
+  };
+  stages.run("join-build", "global table: one entry (key, row id) per distinct key, duplicate keys flagged", b_count,
              [&](VkCommandBuffer cmd) {
                vkCmdFillBuffer(cmd, table.handle(), 0, VK_WHOLE_SIZE, JOIN_EMPTY);
-               vkCmdFillBuffer(cmd, slot_count.handle(), 0, VK_WHOLE_SIZE, 0);
-               vkCmdFillBuffer(cmd, slot_fill.handle(), 0, VK_WHOLE_SIZE, 0);
+               vkCmdFillBuffer(cmd, flags.handle(), 0, VK_WHOLE_SIZE, 0);
                device.barrier(cmd);
-               dispatch(cmd, JOIN_GLOBAL_INSERT, b);
-               device.barrier(cmd);
-               starts.record(device, cmd, slot_count);
-               device.barrier(cmd);
-               dispatch(cmd, JOIN_GLOBAL_SCATTER, b);
+               dispatch(cmd, JOIN_GLOBAL_INSERT, build_rows);
              });
-  if (tiles && probe_tiles(ctx, a_spec.columns[0],
-                           GlobalTable{&table, &slot_count, &starts.offsets, &build_rid, &range, uint32_t(cap),
-                                       direct_allowed, b.count}))
-    return;
+  bool grouped = false;
+  auto group = [&] {
+    ctx.text += layout_text(o, true);
+    grouped = true;
+    slot_count = words(device, cap + 1);
+    slot_fill = words(device, cap + 1);
+    build_rid = words(device, b_count);
+    starts.emplace(device, cap + 1);
+    stages.run("join-group", "global table: build rows per slot, prefix sums, build rows grouped by slot", b_count,
+               [&](VkCommandBuffer cmd) {
+                 vkCmdFillBuffer(cmd, slot_count->handle(), 0, VK_WHOLE_SIZE, 0);
+                 vkCmdFillBuffer(cmd, slot_fill->handle(), 0, VK_WHOLE_SIZE, 0);
+                 device.barrier(cmd);
+                 dispatch(cmd, JOIN_GLOBAL_COUNT, build_rows);
+                 device.barrier(cmd);
+                 starts->record(device, cmd, *slot_count);
+                 device.barrier(cmd);
+                 dispatch(cmd, JOIN_GLOBAL_SCATTER, build_rows);
+               });
+  };
+  if (tiles) {
+    // The duplicate flag comes with the probe's count (one wait); when set, the rows are grouped and
+    // the table probed again.
+    TileProbe probed = probe_tiles(
+        ctx, a_spec.columns[0],
+        GlobalTable{&table, &dummy, &dummy, &dummy, &range, b_norm, uint32_t(cap), direct_allowed, b_count, false},
+        &flags);
+    if (probed == TileProbe::Duplicates) {
+      group();
+      probed = probe_tiles(ctx, a_spec.columns[0],
+                           GlobalTable{&table, &*slot_count, &starts->offsets, &*build_rid, &range, b_norm,
+                                       uint32_t(cap), direct_allowed, b_count, true},
+                           nullptr);
+    }
+    if (probed == TileProbe::Done) return;
+  } else if (stages.download<uint32_t>(flags, 1, "whether build keys repeat")[0] != 0) {
+    group();
+  } else {
+    ctx.text += layout_text(o, false);
+  }
+  if (residual.size()) ctx.text += ", " + std::to_string(residual.size()) + " residual term(s)";
   if (!prepared_a) prepared_a = prepare(stages, *o.a, a_spec, a_name);
   const Prepared& a = *prepared_a;
   unit_start = words(device, a.count);
   counts = words(device, a.count);
-  stages.run("join-probe", "global table: the run of each probe's key", a.count,
-             [&](VkCommandBuffer cmd) { dispatch(cmd, JOIN_GLOBAL_PROBE, a); });
-  emit_runs(ctx.out, o, Runs{a.count, &a.rid, &*unit_start, &*counts, &build_rid, ctx.text}, residual,
-            Natural::Unordered);
+  if (!grouped) match = words(device, a.count);
+  stages.run(
+      "join-probe",
+      grouped ? "global table: the run of each probe's key" : "global table: each probe's match (its key's entry)",
+      a.count, [&](VkCommandBuffer cmd) {
+        dispatch(cmd, JOIN_GLOBAL_PROBE, Rows{a.count, &a.key, &a.rid, JOIN_NORM_RAW});
+      });
+  // Unique build keys: at most one pair per probe, probes in row order.
+  emit_runs(ctx.out, o, Runs{a.count, &a.rid, &*unit_start, &*counts, grouped ? &*build_rid : &*match, ctx.text},
+            residual, grouped ? Natural::Unordered : Natural::AB);
 }
 
 }  // namespace gfxq::vk::join

@@ -122,6 +122,9 @@ struct JoinOptions {
   //! Tests: the global hash join probes prepared keys (join_prepare, then the load-balanced output
   //! routine) even where it would probe the key column by tiles (join_probe_tiles).
   bool no_tile_probe = false;
+  //! Tests: the global hash join's build claims slots by 32-bit atomics (key word, then row word)
+  //! even where the device has 64-bit buffer atomics.
+  bool no_int64_atomics = false;
 };
 
 //! The answer of a join, with the report of how it was computed.
