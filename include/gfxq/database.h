@@ -37,6 +37,11 @@ class Database {
   Result sql(std::string_view sql, Backend backend = Backend::Auto);
   //! Runs a query spec on `backend` (Engine::execute).
   Result execute(const Query& query, Backend backend = Backend::Auto);
+  //! `sql` parsed, bound and placed once for run() (Engine::prepare).
+  PreparedStatement prepare(std::string_view sql, Backend backend = Backend::Auto);
+  //! Runs a prepared statement (Engine::execute): prepared again first when a table it reads was
+  //! replaced since.
+  Result run(PreparedStatement& statement);
   //! The placed plan of `sql`, run nothing (Engine::explain_sql).
   ExecutionReport explain(std::string_view sql, Backend backend = Backend::Auto);
   //! The engine (capability records, say).

@@ -163,6 +163,35 @@ struct EngineOptions {
   RasterOptions raster;
 };
 
+class Engine;
+
+//! A statement parsed, bound and placed once by Engine::prepare, run any number of times by
+//! Engine::execute: a run skips the parser, the binder and the placement (its report says
+//! `prepared: plan reused`). It belongs to the engine that prepared it, and keeps the catalog it
+//! was prepared over and the versions of the tables it reads: run over another catalog, or after
+//! one of those tables was replaced (Catalog::add), it is prepared again first (the report says
+//! why). The catalog must outlive the statement's runs. Copies share one plan.
+class PreparedStatement {
+ public:
+  PreparedStatement();
+  ~PreparedStatement();
+  PreparedStatement(const PreparedStatement&);
+  PreparedStatement& operator=(const PreparedStatement&);
+  PreparedStatement(PreparedStatement&&) noexcept;
+  PreparedStatement& operator=(PreparedStatement&&) noexcept;
+
+  //! The statement's text.
+  const std::string& sql() const;
+  //! The backend it was placed on (as given to prepare).
+  Backend backend() const;
+
+  struct State;  //!< the plan and its placement; defined in src/
+
+ private:
+  friend class Engine;
+  std::shared_ptr<State> state_;
+};
+
 //! Runs queries. GPU contexts start lazily, on the first query or capability request that
 //! needs them. An Engine is not thread-safe; use one per thread. After an Error the engine
 //! stays usable and the inputs are untouched; after Error(DeviceLost) that backend keeps failing
@@ -183,6 +212,14 @@ class Engine {
   //! Parses `sql` (the language of docs/SQL.md) and executes it. `EXPLAIN query` runs nothing: its
   //! table holds the placed plan's lines (column `plan`) and its report the plan.
   Result execute_sql(std::string_view sql, const Catalog& catalog, Backend backend = Backend::Auto);
+  //! Parses, binds and places `sql` on `backend` for execute(PreparedStatement&, ...), with the
+  //! errors execute_sql would give (Error(InvalidQuery), Error(Unsupported)). `EXPLAIN` statements
+  //! are not prepared (Error(InvalidQuery)).
+  PreparedStatement prepare(std::string_view sql, const Catalog& catalog, Backend backend = Backend::Auto);
+  //! Runs `statement` over `catalog` as execute_sql would run its text; prepares it again first when
+  //! the catalog or a table it reads changed (see PreparedStatement). Error(InvalidInput) for a
+  //! statement of another engine or an empty one.
+  Result execute(PreparedStatement& statement, const Catalog& catalog);
   //! The placed plan of `sql` without running it: each node with the backend and algorithm it would
   //! run on and why (what `gfxq sql --plan` prints). Error(Unsupported) as execute_sql would.
   ExecutionReport explain_sql(std::string_view sql, const Catalog& catalog, Backend backend = Backend::Auto);

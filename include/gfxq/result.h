@@ -64,6 +64,9 @@ struct ExecutionReport {
   std::vector<PlanNodeReport> plan;  //!< the plan's nodes, root first (depth-first)
   std::vector<PassRecord> passes;    //!< in execution order
   double total_ms = 0;               //!< host wall-clock time of the whole query
+  //! A prepared statement's run (Engine::execute): "plan reused", or "prepared again: " and why;
+  //! empty for a statement run from its text.
+  std::string prepared;
   //! Command buffers the query submitted to the GPU (compute backend), and how often the host waited
   //! for them: each wait costs a round trip (0.04 ms on the H200) and lets the GPU idle, so fewer is faster.
   uint64_t gpu_submissions = 0;

@@ -33,6 +33,7 @@ std::string ms(double v) {
 std::string ExecutionReport::text() const {
   std::string s = "backend: " + std::string(to_string(backend)) + "\nalgorithm: " + algorithm + "\n";
   if (!reason.empty()) s += "reason: " + reason + "\n";
+  if (!prepared.empty()) s += "prepared: " + prepared + "\n";
   if (!plan.empty()) {
     s += "plan:\n";
     const std::string* last_reason = nullptr;

@@ -22,6 +22,14 @@ Result Database::sql(std::string_view sql, Backend backend) {
   return engine_.execute_sql(sql, catalog_, backend);
 }
 
+PreparedStatement Database::prepare(std::string_view sql, Backend backend) {
+  return engine_.prepare(sql, catalog_, backend);
+}
+
+Result Database::run(PreparedStatement& statement) {
+  return engine_.execute(statement, catalog_);
+}
+
 Result Database::execute(const Query& query, Backend backend) {
   return engine_.execute(query, catalog_, backend);
 }

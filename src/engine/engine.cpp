@@ -3,6 +3,7 @@
 
 #include "gfxq/engine.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "engine/executor.h"
@@ -14,6 +15,13 @@
 namespace gfxq {
 
 namespace {
+
+// The catalog names of the tables `node`'s plan scans, each once.
+void scanned_tables(const plan::Node& node, std::vector<std::string>& out) {
+  if (node.kind == plan::NodeKind::Scan && std::find(out.begin(), out.end(), node.table_name) == out.end())
+    out.push_back(node.table_name);
+  for (const auto& c : node.children) scanned_tables(*c, out);
+}
 
 // `options` for device 0 of `entries` (its one Vulkan device choice).
 EngineOptions first_device(EngineOptions options, const std::vector<std::string>& entries) {
@@ -44,6 +52,40 @@ struct Engine::Impl {
   engine::Backends backends;                            // device 0 (the only one without a set)
   std::unique_ptr<engine::partitioned::DeviceSet> set;  // two or more devices
 };
+
+struct PreparedStatement::State {
+  std::string sql;
+  Backend backend = Backend::Auto;
+  const Engine::Impl* engine = nullptr;
+  const Catalog* catalog = nullptr;
+  std::vector<std::pair<std::string, uint64_t>> versions;  // the tables the plan reads
+  std::unique_ptr<plan::Node> root;
+  std::shared_ptr<const engine::PlacedPlan> placed;  // null with a device set (it places per run)
+
+  // Why the statement must be prepared again before a run over `c`, or empty.
+  std::string stale(const Catalog& c) const {
+    if (&c != catalog) return "another catalog";
+    for (const auto& [name, version] : versions)
+      if (!c.contains(name) || c.version(name) != version) return "table " + name + " changed";
+    return {};
+  }
+};
+
+PreparedStatement::PreparedStatement() = default;
+PreparedStatement::~PreparedStatement() = default;
+PreparedStatement::PreparedStatement(const PreparedStatement&) = default;
+PreparedStatement& PreparedStatement::operator=(const PreparedStatement&) = default;
+PreparedStatement::PreparedStatement(PreparedStatement&&) noexcept = default;
+PreparedStatement& PreparedStatement::operator=(PreparedStatement&&) noexcept = default;
+
+const std::string& PreparedStatement::sql() const {
+  static const std::string none;
+  return state_ ? state_->sql : none;
+}
+
+Backend PreparedStatement::backend() const {
+  return state_ ? state_->backend : Backend::Auto;
+}
 
 Engine::Engine(EngineOptions options) : impl_(Impl::make(std::move(options))) {}
 
@@ -77,6 +119,46 @@ Result Engine::execute_sql(std::string_view text, const Catalog& catalog, Backen
   } else {
     result = impl_->run(*root, catalog, backend);
   }
+  result.report.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+PreparedStatement Engine::prepare(std::string_view sql, const Catalog& catalog, Backend backend) {
+  const sql::ast::Statement statement = sql::parse_statement(sql);
+  if (statement.explain)
+    throw Error(ErrorCode::InvalidQuery, "EXPLAIN statements are not prepared: run them with execute_sql");
+  auto state = std::make_shared<PreparedStatement::State>();
+  state->sql = std::string(sql);
+  state->backend = backend;
+  state->engine = impl_.get();
+  state->catalog = &catalog;
+  state->root = plan::bind(statement.query, catalog);
+  std::vector<std::string> tables;
+  scanned_tables(*state->root, tables);
+  for (std::string& t : tables) {
+    const uint64_t version = catalog.version(t);
+    state->versions.emplace_back(std::move(t), version);
+  }
+  if (!impl_->set) state->placed = engine::place_plan(*state->root, catalog, backend, impl_->backends);
+  PreparedStatement out;
+  out.state_ = std::move(state);
+  return out;
+}
+
+Result Engine::execute(PreparedStatement& statement, const Catalog& catalog) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!statement.state_) throw Error(ErrorCode::InvalidInput, "execute: the prepared statement is empty");
+  if (statement.state_->engine != impl_.get())
+    throw Error(ErrorCode::InvalidInput, "execute: the statement was prepared by another engine");
+  std::string prepared = "plan reused";
+  if (const std::string why = statement.state_->stale(catalog); !why.empty()) {
+    statement = prepare(statement.state_->sql, catalog, statement.state_->backend);
+    prepared = "prepared again (" + why + ")";
+  }
+  const PreparedStatement::State& st = *statement.state_;
+  Result result = st.placed ? engine::run_plan(*st.root, *st.placed, catalog, impl_->backends)
+                            : impl_->run(*st.root, catalog, st.backend);
+  result.report.prepared = std::move(prepared);
   result.report.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

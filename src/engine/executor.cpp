@@ -67,8 +67,6 @@ GpuSubmits Backends::submits() const noexcept {
   return sum;
 }
 
-namespace {
-
 // A fragment placed on a backend, with the placements of its inputs.
 struct Placed {
   Backend backend = Backend::Cpu;
@@ -76,6 +74,13 @@ struct Placed {
   std::string reason;
   std::vector<Placed> inputs;
 };
+
+struct PlacedPlan {
+  Placed root;
+  Backend requested = Backend::Auto;
+};
+
+namespace {
 
 // Why the compute backend takes no node under Placement::ComputeFirst, or empty: it is a GPU.
 std::string compute_unusable(Backends& backends) {
@@ -247,14 +252,21 @@ void summarise(ExecutionReport& report, Backend requested) {
 
 }  // namespace
 
-Result execute_plan(const plan::Node& root, const Catalog& catalog, Backend requested, Backends& backends) {
+std::shared_ptr<const PlacedPlan> place_plan(const plan::Node& root, const Catalog& catalog, Backend requested,
+                                             Backends& backends) {
   std::optional<AutoPlacer> placer;
   AutoPolicy policy = auto_policy(backends, catalog, requested, placer);
-  const Placed placed = place(root, catalog, requested, backends, policy);
+  auto placed = std::make_shared<PlacedPlan>();
+  placed->root = place(root, catalog, requested, backends, policy);
+  placed->requested = requested;
+  return placed;
+}
+
+Result run_plan(const plan::Node& root, const PlacedPlan& placed, const Catalog& catalog, Backends& backends) {
   std::map<const plan::Node*, Run> runs;
   Result result;
   const GpuSubmits before = backends.submits();
-  const Relation rel = to_host(run_placed(placed, catalog, backends, runs, result.report.passes), root,
+  const Relation rel = to_host(run_placed(placed.root, catalog, backends, runs, result.report.passes), root,
                                "the query's result", backends, result.report.passes);
   backends.finish();
   const GpuSubmits after = backends.submits();
@@ -264,16 +276,18 @@ Result execute_plan(const plan::Node& root, const Catalog& catalog, Backend requ
   for (size_t i = 0; i < root.schema.size() && i < result.table.columns.size(); ++i)
     result.table.columns[i].name = root.schema[i].name;
   report_nodes(root, 0, runs, result.report.plan);
-  summarise(result.report, requested);
+  summarise(result.report, placed.requested);
   return result;
 }
 
+Result execute_plan(const plan::Node& root, const Catalog& catalog, Backend requested, Backends& backends) {
+  return run_plan(root, *place_plan(root, catalog, requested, backends), catalog, backends);
+}
+
 ExecutionReport explain_plan(const plan::Node& root, const Catalog& catalog, Backend requested, Backends& backends) {
-  std::optional<AutoPlacer> placer;
-  AutoPolicy policy = auto_policy(backends, catalog, requested, placer);
-  const Placed placed = place(root, catalog, requested, backends, policy);
+  const auto placed = place_plan(root, catalog, requested, backends);
   std::map<const plan::Node*, Run> runs;
-  record_placement(placed, runs);
+  record_placement(placed->root, runs);
   ExecutionReport report;
   report_nodes(root, 0, runs, report.plan);
   summarise(report, requested);

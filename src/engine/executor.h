@@ -57,6 +57,15 @@ class Backends {
   std::array<std::unique_ptr<BackendImpl>, 3> slots_;  // by Backend: Cpu, Raster, Compute
 };
 
+//! A plan's placement: its fragments, each on its backend (place_plan), to be run by run_plan any
+//! number of times while the tables it reads keep their versions (prepared statements).
+struct PlacedPlan;
+//! Places `root` over `catalog` on `requested` (Error(Unsupported) as execute_plan). The placement
+//! refers to `root` and to the catalog's tables: both must outlive it.
+std::shared_ptr<const PlacedPlan> place_plan(const plan::Node& root, const Catalog& catalog, Backend requested,
+                                             Backends& backends);
+//! Runs `root`, placed as `placed` (place_plan of the same root and catalog), as execute_plan does.
+Result run_plan(const plan::Node& root, const PlacedPlan& placed, const Catalog& catalog, Backends& backends);
 //! Places and runs `root` over `catalog` on `requested`: the result table (named as the root's schema)
 //! and its report (plan nodes with placement, passes, algorithm summary).
 Result execute_plan(const plan::Node& root, const Catalog& catalog, Backend requested, Backends& backends);
