@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <utility>
 
 #include "gfxq/arrow.h"
 #include "gfxq/error.h"
@@ -96,6 +97,10 @@ struct Client::Api {
   bool (*value_is_null)(ResultAbi*, uint64_t, uint64_t);
   char* (*value_varchar)(ResultAbi*, uint64_t, uint64_t);
   void (*free)(void*);
+  int (*prepare)(void*, const char*, void**);
+  const char* (*prepare_error)(void*);
+  int (*execute_prepared)(void*, ResultAbi*);
+  void (*destroy_prepare)(void**);
   // The Arrow functions of the C API (nullptr when the library lacks them).
   int (*arrow_scan)(void*, const char*, void*) = nullptr;
   int (*query_arrow)(void*, const char*, void**) = nullptr;
@@ -144,6 +149,10 @@ Client::Client(const std::string& library_path) : api_(std::make_unique<Api>()) 
   bind(a.value_is_null, "duckdb_value_is_null");
   bind(a.value_varchar, "duckdb_value_varchar");
   bind(a.free, "duckdb_free");
+  bind(a.prepare, "duckdb_prepare");
+  bind(a.prepare_error, "duckdb_prepare_error");
+  bind(a.execute_prepared, "duckdb_execute_prepared");
+  bind(a.destroy_prepare, "duckdb_destroy_prepare");
   const auto bind_optional = [&](auto& fn, const char* name) {
     fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
   };
@@ -198,40 +207,92 @@ double Client::load_csv(const std::string& name, const std::string& path) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-QueryResult Client::query(const std::string& sql) {
-  ResultAbi r{};
-  const auto t0 = std::chrono::steady_clock::now();
-  const int state = api_->query(connection_, sql.c_str(), &r);
+namespace {
+
+// `r` (a result `state` says succeeded or failed, `seconds` the run's wall time) read whole and
+// destroyed; Error(InvalidQuery) with DuckDB's message, naming `sql`, when it failed.
+template <class Api>
+QueryResult read_result(const Api& api, ResultAbi& r, int state, double seconds, const std::string& sql) {
   QueryResult out;
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.seconds = seconds;
   struct Destroy {
-    Api& api;
+    const Api& api;
     ResultAbi& r;
     ~Destroy() { api.destroy_result(&r); }
-  } destroy{*api_, r};
+  } destroy{api, r};
   if (state != kDuckDbSuccess) {
-    const char* message = api_->result_error(&r);
+    const char* message = api.result_error(&r);
     throw Error(ErrorCode::InvalidQuery,
                 std::string("DuckDB: ") + (message ? message : "query failed") + "\n  in: " + sql);
   }
-  const uint64_t cols = api_->column_count(&r), rows = api_->row_count(&r);
+  const uint64_t cols = api.column_count(&r), rows = api.row_count(&r);
   for (uint64_t c = 0; c < cols; ++c) {
-    out.names.emplace_back(api_->column_name(&r, c));
-    out.types.push_back(type_name(api_->column_type(&r, c)));
+    out.names.emplace_back(api.column_name(&r, c));
+    out.types.push_back(type_name(api.column_type(&r, c)));
   }
   out.rows.resize(rows);
   for (uint64_t row = 0; row < rows; ++row) {
     out.rows[row].resize(cols);
     for (uint64_t c = 0; c < cols; ++c) {
-      if (api_->value_is_null(&r, c, row)) continue;
-      char* text = api_->value_varchar(&r, c, row);
+      if (api.value_is_null(&r, c, row)) continue;
+      char* text = api.value_varchar(&r, c, row);
       if (text) {
         out.rows[row][c] = std::string(text);
-        api_->free(text);
+        api.free(text);
       }
     }
   }
   return out;
+}
+
+}  // namespace
+
+QueryResult Client::query(const std::string& sql) {
+  ResultAbi r{};
+  const auto t0 = std::chrono::steady_clock::now();
+  const int state = api_->query(connection_, sql.c_str(), &r);
+  return read_result(*api_, r, state, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                     sql);
+}
+
+Client::Prepared::~Prepared() {
+  if (statement_) api_->destroy_prepare(&statement_);
+}
+
+Client::Prepared::Prepared(Prepared&& o) noexcept
+    : api_(o.api_), statement_(std::exchange(o.statement_, nullptr)), sql_(std::move(o.sql_)) {}
+
+Client::Prepared& Client::Prepared::operator=(Prepared&& o) noexcept {
+  if (this != &o) {
+    if (statement_) api_->destroy_prepare(&statement_);
+    api_ = o.api_;
+    statement_ = std::exchange(o.statement_, nullptr);
+    sql_ = std::move(o.sql_);
+  }
+  return *this;
+}
+
+Client::Prepared Client::prepare(const std::string& sql) {
+  Prepared p;
+  p.api_ = api_.get();
+  p.sql_ = sql;
+  const int state = api_->prepare(connection_, sql.c_str(), &p.statement_);
+  if (state != kDuckDbSuccess) {
+    const char* message = p.statement_ ? api_->prepare_error(p.statement_) : nullptr;
+    throw Error(ErrorCode::InvalidQuery,
+                std::string("DuckDB: ") + (message ? message : "prepare failed") + "\n  in: " + sql);
+  }
+  return p;
+}
+
+QueryResult Client::execute(Prepared& statement) {
+  if (!statement.statement_ || statement.api_ != api_.get())
+    throw Error(ErrorCode::InvalidInput, "DuckDB: the prepared statement is empty or another client's");
+  ResultAbi r{};
+  const auto t0 = std::chrono::steady_clock::now();
+  const int state = api_->execute_prepared(statement.statement_, &r);
+  return read_result(*api_, r, state, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                     statement.sql_);
 }
 
 void Client::scan_arrow(const std::string& name, ArrowArrayStream* stream) {

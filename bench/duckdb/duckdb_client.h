@@ -35,6 +35,8 @@ struct QueryResult {
 
 //! An in-memory DuckDB database and one connection to it.
 class Client {
+  struct Api;  // the C API's functions, loaded from the library
+
  public:
   //! Loads `library_path` and opens an in-memory database. A missing or unloadable library is
   //! Error(Io) whose message says to run .ci/install-deps (or to set GFXQ_DUCKDB_LIB).
@@ -54,6 +56,28 @@ class Client {
   double load_csv(const std::string& name, const std::string& path);
   //! Runs `sql` and returns its whole result; Error(InvalidQuery) with DuckDB's message on failure.
   QueryResult query(const std::string& sql);
+
+  //! A statement DuckDB parsed and planned once (duckdb_prepare), run by Client::execute; it
+  //! belongs to the client that made it and must not outlive it.
+  class Prepared {
+   public:
+    Prepared() = default;
+    ~Prepared();
+    Prepared(Prepared&& o) noexcept;
+    Prepared& operator=(Prepared&& o) noexcept;
+    Prepared(const Prepared&) = delete;
+    Prepared& operator=(const Prepared&) = delete;
+
+   private:
+    friend class Client;
+    const Api* api_ = nullptr;
+    void* statement_ = nullptr;
+    std::string sql_;
+  };
+  //! Prepares `sql` (duckdb_prepare); Error(InvalidQuery) with DuckDB's message on failure.
+  Prepared prepare(const std::string& sql);
+  //! Runs `statement` (duckdb_execute_prepared) and returns its whole result, as query() does.
+  QueryResult execute(Prepared& statement);
   //! Registers `stream` (the Arrow C Stream Interface, gfxq/arrow.h) as the view `name`
   //! (duckdb_arrow_scan): DuckDB reads it during the next query of the view, once. The caller keeps
   //! the stream alive until then and releases it. Error(Unsupported) when the library lacks the
@@ -64,7 +88,6 @@ class Client {
   void query_arrow(const std::string& sql, const std::function<void(const ArrowSchema&, const ArrowArray&)>& batch);
 
  private:
-  struct Api;
   std::unique_ptr<Api> api_;
   void* database_ = nullptr;
   void* connection_ = nullptr;
