@@ -1,6 +1,7 @@
 // Benchmark cases of the compute path's joins (src/vk/operators/join), data already on the device:
 //   compute.join_unique_<algorithm>: rows x rows, int32 key + int32 payload per side, unique build
-//     (right) keys, every probe (left) key one of them (each probe matches once), pairs materialised;
+//     (right) keys (JoinKeyStats::right_unique tells the chooser, as column facts do in the engine),
+//     every probe (left) key one of them (each probe matches once), pairs materialised;
 //   compute.join_zipf_<algorithm>: the same with probe keys Zipf-distributed (z = 1.0) over the build
 //     keys: the same output size, one build key matched by about 1/ln(n) of the probes;
 //   compute.join_band_<algorithm>: outer (left) rows x inner (right) rows / 16, keys uniform in
@@ -100,10 +101,12 @@ double gpu_ms(const vk::JoinResult& r) {
 //! Times the join of `left` and `right` (best sum of stage GPU times), times a copy of `input_bytes`
 //! in the same run, and checks the last run's pairs with `check` (pair keys, expected count).
 Measurement time_join(Env& env, const BenchSide& left, const BenchSide& right, const std::vector<vk::JoinTerm>& terms,
-                      JoinAlgorithm algorithm, uint64_t input_bytes, uint64_t want_pairs, const std::string& what) {
+                      JoinAlgorithm algorithm, uint64_t input_bytes, uint64_t want_pairs, const std::string& what,
+                      const vk::JoinKeyStats& stats = {}) {
   vk::Device& device = device_of(env);
   vk::JoinOptions options;
   options.algorithm = algorithm;
+  options.stats = stats;
   const CopyReference copy(device, input_bytes / 4);
   const double copy_s = best_seconds(env, [&](VkCommandBuffer cmd) { copy.record(device, cmd); });
   // Keep the device busy, then the timed runs back to back.
@@ -156,9 +159,13 @@ Measurement equi_case(Env& env, uint64_t rows, bool zipf, JoinAlgorithm algorith
     throw Error(ErrorCode::Unsupported, "the nested loop would test " + std::to_string(rows * rows) + " row pairs");
   const BenchSide right(device, unique_keys(rows, env.seed));
   const BenchSide left(device, probe_keys(right.keys, rows, zipf, env.seed));
+  // What a catalog's column facts would tell the engine's join: the build keys are distinct.
+  vk::JoinKeyStats stats;
+  stats.right_unique = true;
   return time_join(env, left, right, {vk::JoinTerm{0, 0, vk::JoinOp::Eq, 0, 0}}, algorithm, 2 * rows * 8, rows,
                    std::string(zipf ? "Zipf (z = 1) probe keys" : "uniform probe keys") +
-                       ", unique build keys, int32 key + int32 payload per side");
+                       ", unique build keys (known to the chooser), int32 key + int32 payload per side",
+                   stats);
 }
 
 //! The expected pairs of a band join (right keys sorted, two binary searches per probe).

@@ -2,6 +2,7 @@
 // the CPU engine's exactly, in (left row, right row) order; seeds are logged.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "engine_compute_support.h"
@@ -227,4 +228,39 @@ TEST_CASE("engine-compute-join: what the compute join refuses is named, and auto
   for (const auto& n : plan.plan) placed |= n.node.rfind("Join", 0) == 0 && n.backend == Backend::Compute;
   CHECK(placed);
   CHECK(engine().take_debug_messages().empty());
+}
+
+TEST_CASE("engine-compute-join: a key known to be distinct takes the global hash table past 2^20 rows") {
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  MESSAGE("engine-compute-join distinct keys: seed " << seed);
+  std::mt19937_64 rng(seed);
+  // Both sides above kGlobalHashRows (the size rule alone would partition): d's keys distinct and
+  // shuffled, e's the same keys with one repeated; f probes both, some keys missing.
+  const size_t n = (size_t(1) << 20) + 4096;
+  std::vector<int32_t> keys(n);
+  for (size_t i = 0; i < n; ++i) keys[i] = int32_t(3 * i);
+  std::shuffle(keys.begin(), keys.end(), rng);
+  std::vector<int32_t> repeated = keys;
+  repeated[7] = repeated[8];
+  Catalog c;
+  c.add("d", Table{{Column::ints("k", keys), Column::ints("y", random_ints(rng, n, 0, 9))}});
+  c.add("e", Table{{Column::ints("k", repeated), Column::ints("y", random_ints(rng, n, 0, 9))}});
+  c.add("f", Table{{Column::ints("k", random_ints(rng, n + 100, 0, int32_t(3 * n))),
+                    Column::ints("v", random_ints(rng, n + 100, -1000, 1000))}});
+  // Without the star aggregate, which would take these aggregates over one join whole.
+  Engine& joins = test::engine_with({.star_aggregate = false});
+  auto algorithm_of = [&](const std::string& sql) {
+    const Result r = check_sql(joins, sql, c, "distinct keys");
+    const auto* join = test::plan_node(r, "Join");
+    return join ? join->algorithm : std::string("no join node");
+  };
+  const std::string unique = algorithm_of("SELECT COUNT(*), SUM(f.v) FROM f JOIN d ON f.k = d.k");
+  CHECK_MESSAGE(unique.find("known to be distinct") != std::string::npos, unique);
+  CHECK_MESSAGE(unique.find("global hash table") != std::string::npos, unique);
+  const std::string filtered =
+      algorithm_of("SELECT d.y, COUNT(*), SUM(f.v) FROM f JOIN d ON f.k = d.k WHERE d.y < 9 GROUP BY d.y");
+  CHECK_MESSAGE(filtered.find("known to be distinct") != std::string::npos, filtered);
+  const std::string dup = algorithm_of("SELECT COUNT(*), SUM(f.v) FROM f JOIN e ON f.k = e.k");
+  CHECK_MESSAGE(dup.find("known to be distinct") == std::string::npos, dup);
 }

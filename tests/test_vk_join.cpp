@@ -767,6 +767,18 @@ TEST_CASE("vk-join: the chooser's rule") {
   s.stats.right_max = (int64_t(1) << 24) - 1;
   CHECK(gfxq::vk::choose_join(s, JoinAlgorithm::Auto).algorithm == JoinAlgorithm::HashGlobal);
   s.stats = {};
+  // Build keys known to be distinct: the global table up to kGlobalUniqueRows; the other side's
+  // knowledge does not count.
+  s.stats.left_unique = true;
+  CHECK(gfxq::vk::choose_join(s, JoinAlgorithm::Auto).algorithm == JoinAlgorithm::SortMerge);
+  s.stats.right_unique = true;
+  const auto distinct = gfxq::vk::choose_join(s, JoinAlgorithm::Auto);
+  CHECK(distinct.algorithm == JoinAlgorithm::HashGlobal);
+  CHECK(distinct.reason.find("known to be distinct") != std::string::npos);
+  s.left_rows = s.right_rows = gfxq::vk::kGlobalUniqueRows * 2;
+  CHECK(gfxq::vk::choose_join(s, JoinAlgorithm::Auto).algorithm == JoinAlgorithm::SortMerge);
+  s.left_rows = s.right_rows = uint64_t(1) << 24;
+  s.stats = {};
   s.right_rows = 1000;
   const auto small_build = gfxq::vk::choose_join(s, JoinAlgorithm::Auto);
   CHECK(small_build.algorithm == JoinAlgorithm::HashGlobal);

@@ -119,7 +119,7 @@ class ComputeBackend final : public engine::BackendImpl {
     std::string star_why, join_why, group_why, sort_why, set_why, project_why, aggregate_why, filter_why;
     if (options_.compute.star_aggregate)
       if (auto f = vk::claim_star(node, catalog, caps_, facts_, star_why)) return f;
-    if (auto f = vk::claim_join(node, catalog, caps_, join_why)) return f;
+    if (auto f = vk::claim_join(node, catalog, caps_, facts_, join_why)) return f;
     if (auto f = vk::claim_product(node, catalog)) return f;
     if (auto f = vk::claim_group_by(node, catalog, group_why)) return f;
     if (auto f = vk::claim_sort(node, catalog, sort_why)) return f;

@@ -71,16 +71,25 @@ struct FragmentEnv {
   uint64_t host_sort_rows = 4096;
 };
 
+class ColumnFactsCache;  // column_facts.h
+
+//! What a join fragment knows from its claim: the covered Filters' programs and, per side, whether
+//! its first key is a catalog column whose values are all distinct (column facts: a filter keeps
+//! that), which lets the join chooser take the global hash table at any size (JoinKeyStats).
+struct JoinClaim : CoveredFilters {
+  bool left_unique = false;   //!< the left side's first equi key holds no value twice
+  bool right_unique = false;  //!< the same for the right side
+};
+
 //! The join fragment rooted at `node`, or nullopt with `why` (a residual condition, no key or band,
 //! keys of 64-bit types, a band without shaderFloat64); `why` stays empty when `node` is not a Join
-//! (or a Project of columns over one).
+//! (or a Project of columns over one). A side of more than kGlobalHashRows rows whose first key is a
+//! catalog column gets that column's facts from `facts` (computed once per table version).
 std::optional<engine::Fragment> claim_join(const plan::Node& node, const Catalog& catalog, const VkCapabilities& caps,
-                                           std::string& why);
+                                           ColumnFactsCache& facts, std::string& why);
 //! Runs a claim_join fragment over its inputs' relations.
 engine::FragmentRun run_join_fragment(FragmentEnv& env, const engine::Fragment& fragment,
                                       std::vector<engine::Relation> inputs);
-
-class ColumnFactsCache;  // column_facts.h
 
 //! The star aggregate fragment rooted at `node` (vk/operators/star/star.h): an Aggregate (under
 //! Projects of columns, Sorts in the groups' key order and Limits) over a left-deep chain of inner

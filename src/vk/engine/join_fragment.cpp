@@ -20,8 +20,10 @@
 #include "cpu/exec/ops.h"
 #include "gfxq/error.h"
 #include "join_config.glsl"
+#include "vk/engine/column_facts.h"
 #include "vk/engine/fragments.h"
 #include "vk/engine/inputs.h"
+#include "vk/operators/join/chooser.h"
 #include "vk/operators/join/join.h"
 #include "vk/primitives/gather_scatter.h"
 
@@ -92,10 +94,31 @@ std::string key_text(const Node& j, size_t l, size_t r) {
   return j.schema[l].name + " = " + j.schema[lw + r].name;
 }
 
+// Whether column `c` of `n`'s rows is a catalog column whose values are all distinct (its facts),
+// through Projects of columns and Filters (a subset of distinct values is distinct). Only asked for
+// sides of more than kGlobalHashRows rows, where it can change the chooser's pick.
+bool distinct_key(const Node* n, size_t c, const Catalog& catalog, ColumnFactsCache& facts) {
+  for (;;) {
+    if (n->kind == NodeKind::Project && columns_only(*n)) {
+      c = n->exprs.at(c).column;
+      n = n->children[0].get();
+    } else if (n->kind == NodeKind::Filter) {
+      n = n->children[0].get();
+    } else {
+      break;
+    }
+  }
+  if (n->kind != NodeKind::Scan || !n->table || n->table->rows() <= kGlobalHashRows) return false;
+  const Type t = n->schema.at(c).type;
+  if (t != Type::Int32 && t != Type::Date && t != Type::String) return false;
+  const ResidentKey key{n->table_name, catalog.version(n->table_name), n->scan_columns.at(c)};
+  return facts.get(key, n->table->columns.at(key.column)).unique;
+}
+
 }  // namespace
 
 std::optional<engine::Fragment> claim_join(const Node& node, const Catalog& catalog, const VkCapabilities& caps,
-                                           std::string& why) {
+                                           ColumnFactsCache& facts, std::string& why) {
   const Node* j = join_of(node);
   if (!j) return std::nullopt;  // not of this shape: no reason of its own
   std::vector<ColumnTerm> residual;
@@ -138,10 +161,14 @@ std::optional<engine::Fragment> claim_join(const Node& node, const Catalog& cata
   f.root = &node;
   f.nodes.push_back(&node);
   if (j != &node) f.nodes.push_back(j);
-  auto filters = std::make_shared<CoveredFilters>();
-  claim_input(left, catalog, f.nodes, f.inputs, filters.get());
-  claim_input(right, catalog, f.nodes, f.inputs, filters.get());
-  if (!filters->programs.empty()) f.state = std::move(filters);
+  auto claim = std::make_shared<JoinClaim>();
+  claim_input(left, catalog, f.nodes, f.inputs, claim.get());
+  claim_input(right, catalog, f.nodes, f.inputs, claim.get());
+  if (!j->equi.empty()) {
+    claim->left_unique = distinct_key(&left, j->equi[0].first, catalog, facts);
+    claim->right_unique = distinct_key(&right, j->equi[0].second, catalog, facts);
+  }
+  f.state = std::move(claim);
   f.algorithm = "compute: join on " + std::to_string(j->equi.size()) + (j->equi.size() == 1 ? " key" : " keys") +
                 (j->band ? ", a band" : "") +
                 (residual.empty() ? "" : ", " + std::to_string(residual.size()) + " column comparisons") +
@@ -326,6 +353,10 @@ engine::FragmentRun run_join_fragment(FragmentEnv& env, const engine::Fragment& 
     JoinOptions options;
     // In (left row, right row) order unless nothing above depends on it (an Aggregate's input).
     options.ordered = !j.any_order;
+    if (const auto* claim = dynamic_cast<const JoinClaim*>(f.state.get())) {
+      options.stats.left_unique = claim->left_unique;
+      options.stats.right_unique = claim->right_unique;
+    }
     options.chunk_pairs = env.join_chunk_pairs;
     double download_ms = 0;
     options.consume = [&](const JoinChunk& c) {

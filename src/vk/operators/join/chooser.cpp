@@ -77,12 +77,14 @@ JoinChoice choose_join(const JoinShape& shape, JoinAlgorithm forced) {
   const std::optional<int64_t> kmin = right_built ? st.right_min : st.left_min;
   const std::optional<int64_t> kmax = right_built ? st.right_max : st.left_max;
   const bool dense = kmin && kmax && *kmax >= *kmin && uint64_t(*kmax - *kmin) < 2 * smaller;
-  if (smaller <= kGlobalHashRows || dense) {
+  const bool distinct = (right_built ? st.right_unique : st.left_unique) && smaller <= kGlobalUniqueRows;
+  if (smaller <= kGlobalHashRows || dense || distinct) {
     c.algorithm = JoinAlgorithm::HashGlobal;
     c.swap = swap_smaller;
     c.reason = sizes + ", equi-join, build side " + rows(smaller) + " rows" +
-               (dense ? " with dense keys (range " + std::to_string(*kmax - *kmin + 1) + ")"
-                      : " <= " + rows(kGlobalHashRows)) +
+               (dense      ? " with dense keys (range " + std::to_string(*kmax - *kmin + 1) + ")"
+                : distinct ? " whose keys are known to be distinct"
+                           : " <= " + rows(kGlobalHashRows)) +
                ": one global hash table, no partitioning passes";
     return c;
   }

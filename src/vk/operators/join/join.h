@@ -97,6 +97,8 @@ struct JoinChunk {
 struct JoinKeyStats {
   std::optional<int64_t> right_min, right_max;  //!< range of the right side's first equi key (INT)
   std::optional<int64_t> left_min, left_max;    //!< the same for the left side
+  bool right_unique = false;                    //!< the right side's first equi key holds no value twice
+  bool left_unique = false;                     //!< the same for the left side
 };
 
 //! How a join runs. Knobs for tests and benchmarks are here, never in environment variables.
