@@ -9,6 +9,7 @@
 #include <random>
 
 #include "engine_compute_support.h"
+#include "vk/operators/star/star.h"
 
 namespace {
 
@@ -175,4 +176,24 @@ TEST_CASE("engine-compute-star: empty selections, a missing group and a sum past
                       Column::ints("b", {INT32_MIN, INT32_MAX, INT32_MAX})}});
   CHECK(ran_star(check_sql(engine(), "SELECT d.g, SUM(a * b), AVG(a * b) FROM f JOIN d ON f.k = d.k GROUP BY d.g", big,
                            "near the BIGINT limits")));
+}
+
+TEST_CASE("engine-compute-star: more listed groups than the first read takes come in a second read") {
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  // Group indices 6000 x 4 = 24000 > kDirectReadDomain: listed on the device; about 6000 of them
+  // non-empty, more than kListedFirstRead.
+  const size_t dims = 6000, facts = 40000;
+  Catalog c;
+  c.add("d", Table{{Column::ints("k", unique_keys(rng, dims, 0, 1)), Column::ints("c", random_ints(rng, dims, 0, 3))}});
+  c.add("f", Table{{Column::ints("k", random_ints(rng, facts, 0, int32_t(dims) - 1)),
+                    Column::ints("v", random_ints(rng, facts, -1000, 1000))}});
+  const Result r =
+      check_sql(engine(), "SELECT d.k, d.c, COUNT(*), SUM(f.v) FROM f JOIN d ON f.k = d.k GROUP BY d.k, d.c", c,
+                "seed " + std::to_string(seed));
+  CHECK_MESSAGE(ran_star(r), r.report.text());
+  CHECK(r.table.rows() > vk::star::kListedFirstRead);
+  CHECK(test::passes_of(r, "download") >= 2);
+  CHECK(r.report.text().find("the other") != std::string::npos);
 }

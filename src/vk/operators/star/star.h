@@ -85,6 +85,9 @@ struct StarResult {
 constexpr uint32_t kMaxDomain = uint32_t(1) << 22;
 //! Group indices up to which the group words are read back whole (no collect pass, one wait).
 constexpr uint32_t kDirectReadDomain = 16384;
+//! Listed groups (above kDirectReadDomain indices) read back with their count in its wait; more
+//! take a second wait.
+constexpr uint32_t kListedFirstRead = 4096;
 
 //! Runs the star aggregate: the tables filled, the fact rows probed and the groups collected in one
 //! submission, then read back (passes appended to `passes`). Error(InvalidInput) for an input
