@@ -115,12 +115,10 @@ TEST_CASE("raster-group-by: random GROUP BY queries match the CPU reference exac
         if (i % 2 == 1) q.where = test::random_cnf(t, rng, 3, 3);
         if (rng() % 3 == 0) q.order_by = OrderBy{test::col(key), rng() % 2 == 0};
         if (rng() % 3 == 0) q.limit = rng() % 5;
-        gl::RasterOptions options =
+        const gl::RasterOptions options =
             small_options(i == 2 ? gl::GroupIds::Rank : gl::GroupIds::Auto, 1 + rng() % 9, uint32_t(rng() % 3));
-        // Copies of each group's pixel: as many as fit (0), none (1), or two.
-        options.group_replicas = uint32_t(rng() % 3);
         INFO("seed " << seed << ", " << rows << " rows, " << to_string(dist) << ", chunk " << options.group_chunk_rows
-                     << ", attachments " << options.group_attachments << ", copies " << options.group_replicas);
+                     << ", attachments " << options.group_attachments);
         INFO(q.text());
         CHECK(difference(q, catalog, options) == "");
         ++queries;
@@ -370,15 +368,6 @@ TEST_CASE("raster-group-by: WHERE FALSE, WHERE TRUE, empty tables and the report
   REQUIRE(difference(sql::parse("SELECT k, COUNT(*), SUM(v), MIN(w) FROM t WHERE j > 0 GROUP BY k"), catalog,
                      small_options(gl::GroupIds::Auto, 4), &got) == "");
   CHECK(got.report.algorithm.find("GROUP BY k: raster GROUP BY by blending (direct group ids") != std::string::npos);
-  // A 256-pixel target holds several copies of each of k's groups (auto), or one when forced.
-  CHECK_MESSAGE(got.report.algorithm.find(" copies of each group's pixel") != std::string::npos, got.report.algorithm);
-  gl::RasterOptions one_copy = small_options(gl::GroupIds::Auto, 4);
-  one_copy.group_replicas = 1;
-  Result single;
-  REQUIRE(difference(sql::parse("SELECT k, COUNT(*), SUM(v), MIN(w) FROM t WHERE j > 0 GROUP BY k"), catalog, one_copy,
-                     &single) == "");
-  CHECK_MESSAGE(single.report.algorithm.find("1 copy of each group's pixel") != std::string::npos,
-                single.report.algorithm);
   size_t blends = 0;
   uint64_t points = 0;
   for (const auto& p : got.report.passes)

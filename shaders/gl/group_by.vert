@@ -1,9 +1,8 @@
 #version 450
 // GROUP BY by blending (src/gl/group_by.cpp): one point per record of an input tile, drawn with
 // glDrawArrays(GL_POINTS, first, count) and no vertex buffer (gl_VertexID is the record's index
-// in the tile), at the pixel of its group in the group target: record r of group g blends into
-// copy c = r mod copies.x of the group's pixel, pixel p = c * copies.y + g, at (p mod target.x,
-// p / target.x); the host adds (or compares) the copies. A record the selection rejects, or whose group id is
+// in the tile), at the pixel of its group in the group target: group g is pixel
+// (g mod target.x, g / target.x). A record the selection rejects, or whose group id is
 // 0xffffffff, is moved outside the clip volume, so its point is clipped and draws nothing.
 // The raw bits of up to 8 value columns go to group_by.frag, which turns them into channels.
 // Inputs:
@@ -23,7 +22,6 @@
 //   locations 20-23, bindings 0-3: usampler2D key0..key3 - key columns (mode 0) or the ids (mode 1, key0)
 //   location 24, binding 4: usampler2D selection - the tile's selection (sel_mode 1)
 //   locations 25-32, bindings 5-12: usampler2D value0..value7 - value columns, raw bits
-//   location 67: uvec2 copies - copies of each group's pixel, and the group ids' range
 // (Single samplers, not arrays: llvmpipe read zeros from a second sampler array's elements.)
 // Outputs: location 0: flat uint vals[8] - the value columns' raw bits.
 layout(location = 0) uniform uint tile_width;
@@ -50,7 +48,6 @@ layout(location = 29, binding = 9) uniform usampler2D value4;
 layout(location = 30, binding = 10) uniform usampler2D value5;
 layout(location = 31, binding = 11) uniform usampler2D value6;
 layout(location = 32, binding = 12) uniform usampler2D value7;
-layout(location = 67) uniform uvec2 copies;
 
 layout(location = 0) flat out uint vals[8];
 
@@ -107,7 +104,6 @@ void main() {
   if (value_count > 7u) vals[7] = texelFetch(value7, p, 0).r;
   // The pixel centre (x + 0.5, y + 0.5) in normalised device coordinates; a one-pixel point
   // there covers exactly that pixel.
-  const uint pixel = (r % copies.x) * copies.y + id;
-  vec2 centre = (vec2(pixel % target.x, pixel / target.x) + 0.5) / vec2(target) * 2.0 - 1.0;
+  vec2 centre = (vec2(id % target.x, id / target.x) + 0.5) / vec2(target) * 2.0 - 1.0;
   gl_Position = vec4(centre, 0.0, 1.0);
 }

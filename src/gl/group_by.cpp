@@ -33,8 +33,6 @@ constexpr size_t kMaxValues = 8;                                      // value c
 constexpr uint32_t kMaxAttachments = 8;                               // group_by.frag's outputs
 constexpr uint32_t kPerAttachment = 4;                                // channels per RGBA32F attachment
 constexpr uint64_t kTargetBudget = uint64_t(1) << 30;                 // bytes of targets one pass may hold
-constexpr uint32_t kMaxReplicas = 64;                                 // copies of a group's pixel at most
-constexpr uint64_t kReplicaPixels = uint64_t(1) << 18;                // pixels the copies may take in all
 constexpr uint64_t kMaxPlaneCounts = uint64_t(1) << 31;               // host counts (groups x channels) at most
 constexpr uint32_t kNoGroup = 0xffffffffu;                            // id of a record outside the selection
 constexpr float kMinClear = float(kExact);                            // above every 24-bit key part
@@ -404,12 +402,12 @@ class Grouping {
     double gpu_ms = 0;
     bool timed = options_.pass_queries && context_.caps().timer_counter_bits > 0;
     for (const Pass& pass : plan) run_pass(pass, record, readback, chunks, gpu_ms, timed);
-    record.detail =
-        title + ": " + std::to_string(round.size()) + " channel(s) in " + std::to_string(plan.size()) +
-        " pass(es) of up to " + std::to_string(attachments_) + " RGBA32F attachment(s) of " + std::to_string(width_) +
-        "x" + std::to_string(height_) + ", one GL_POINTS point per record at one of its group's " +
-        std::to_string(replicas_) + " pixel(s), blending " + blend_summary(round) + ", " + std::to_string(chunks) +
-        " chunk(s) of at most " + std::to_string(chunk_) + " records per additive pass; items: points drawn";
+    record.detail = title + ": " + std::to_string(round.size()) + " channel(s) in " + std::to_string(plan.size()) +
+                    " pass(es) of up to " + std::to_string(attachments_) + " RGBA32F attachment(s) of " +
+                    std::to_string(width_) + "x" + std::to_string(height_) +
+                    ", one GL_POINTS point per record at its group's pixel, blending " + blend_summary(round) + ", " +
+                    std::to_string(chunks) + " chunk(s) of at most " + std::to_string(chunk_) +
+                    " records per additive pass; items: points drawn";
     if (timed) record.gpu_ms = gpu_ms;
     readback.detail = title +
                       ": glGetTextureSubImage of the targets after every chunk, added (or compared) on the "
@@ -429,14 +427,8 @@ class Grouping {
 
   // Sets up the group target for `range` groups.
   void make_target() {
-    // Copies of every group's pixel: copy c of group g is pixel c * range + g.
-    const uint64_t capacity = uint64_t(max_width_) * max_height_;
-    const uint64_t most = options_.group_replicas ? options_.group_replicas : kMaxReplicas;
-    const uint64_t room = options_.group_replicas ? capacity : std::min(kReplicaPixels, capacity);
-    replicas_ = uint32_t(std::clamp<uint64_t>(room / ids_.range, 1, most));
-    const uint64_t pixels = uint64_t(replicas_) * ids_.range;
-    width_ = uint32_t(std::min<uint64_t>(pixels, max_width_));
-    height_ = uint32_t((pixels + width_ - 1) / width_);
+    width_ = uint32_t(std::min<uint64_t>(ids_.range, max_width_));
+    height_ = uint32_t((ids_.range + width_ - 1) / width_);
     GLint draw_buffers = 0, color_attachments = 0;
     glGetIntegerv(GL_MAX_DRAW_BUFFERS, &draw_buffers);
     glGetIntegerv(GL_MAX_COLOR_ATTACHMENTS, &color_attachments);
@@ -463,7 +455,6 @@ class Grouping {
     glProgramUniform1ui(program_, 1, ids_.mode == GroupIds::Direct ? 0u : 1u);
     glProgramUniform1ui(program_, 2, ids_.mode == GroupIds::Direct ? uint32_t(key_slots_.size()) : 0u);
     glProgramUniform2ui(program_, 7, width_, height_);
-    glProgramUniform2ui(program_, 67, replicas_, uint32_t(ids_.range));
     if (ids_.mode == GroupIds::Direct)
       for (size_t i = 0; i < key_slots_.size(); ++i) {
         glProgramUniform1ui(program_, GLint(8 + i), input_.store().info(key_slots_[i]).type == Type::Float32);
@@ -520,9 +511,7 @@ class Grouping {
     std::vector<uint32_t> layer(uint64_t(width_) * height_, 0);
     for (size_t l = 0; l < high_channels.size(); ++l) {
       const auto& result = channels_[high_channels[l]].result;
-      for (uint64_t g = 0; g < ids_.range; ++g)
-        for (uint32_t c = 0; c < replicas_; ++c)
-          layer[c * ids_.range + g] = uint32_t(std::clamp<int64_t>(result[g], 0, kExact - 1));
+      for (uint64_t g = 0; g < ids_.range; ++g) layer[g] = uint32_t(std::clamp<int64_t>(result[g], 0, kExact - 1));
       glTextureSubImage3D(texture, 0, 0, 0, GLint(l), GLsizei(width_), GLsizei(height_), 1, GL_RED_INTEGER,
                           GL_UNSIGNED_INT, layer.data());
     }
@@ -533,7 +522,6 @@ class Grouping {
   std::vector<Channel>& channels() { return channels_; }
   const Ids& ids() const { return ids_; }
   uint32_t width() const { return width_; }
-  uint32_t replicas() const { return replicas_; }
   uint32_t height() const { return height_; }
 
  private:
@@ -591,14 +579,13 @@ class Grouping {
                              GLsizei(pixels.size() * sizeof(float)), pixels.data());
         for (size_t i = 0; i < pass.attachments[k].size(); ++i) {
           Channel& c = channels_[pass.attachments[k][i]];
-          for (uint32_t copy = 0; copy < replicas_; ++copy)
-            for (uint64_t g = 0; g < ids_.range; ++g) {
-              const auto v = int64_t(pixels[4 * (copy * ids_.range + g) + i]);
-              int64_t& r = c.result[g];
-              r = c.blend == Blend::Add ? r + v : (c.blend == Blend::Min ? std::min(r, v) : std::max(r, v));
-            }
+          for (uint64_t g = 0; g < ids_.range; ++g) {
+            const auto v = int64_t(pixels[4 * g + i]);
+            int64_t& r = c.result[g];
+            r = c.blend == Blend::Add ? r + v : (c.blend == Blend::Min ? std::min(r, v) : std::max(r, v));
+          }
         }
-        readback.items += uint64_t(replicas_) * ids_.range;
+        readback.items += ids_.range;
       }
       check_error("raster GROUP BY readback");
       readback.wall_ms += ms_since(read_start);
@@ -672,7 +659,6 @@ class Grouping {
   std::vector<Channel> channels_;
   Ids ids_;
   uint32_t width_ = 1, height_ = 1, attachments_ = 1;
-  uint32_t replicas_ = 1;  // copies of each group's pixel
   Objects gl_;
   std::vector<GLuint> targets_;
   std::vector<uint32_t> selection_textures_;
@@ -857,9 +843,7 @@ GroupByOutput group_by(Context& context, const RasterInput& input, const std::ve
     }
   }
   std::string text = "raster GROUP BY by blending (" + ids.text + "; group target " + std::to_string(grouping.width()) +
-                     "x" + std::to_string(grouping.height()) + ", " + std::to_string(out.groups()) + " groups, " +
-                     std::to_string(grouping.replicas()) + " cop" + (grouping.replicas() == 1 ? "y" : "ies") +
-                     " of each group's pixel";
+                     "x" + std::to_string(grouping.height()) + ", " + std::to_string(out.groups()) + " groups";
   for (const auto& t : texts) text += "; " + t;
   out.algorithm = text + ")";
   return out;

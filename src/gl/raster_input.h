@@ -97,10 +97,6 @@ struct RasterOptions {
   //! GROUP BY: colour attachments per blending pass at most; 0: the driver's GL_MAX_DRAW_BUFFERS,
   //! at most 8 and within 1 GiB of targets. Tests force 1 to run many passes.
   uint32_t group_attachments = 0;
-  //! GROUP BY: copies of each group's pixel at most, record r blending into copy r mod copies (fewer
-  //! points per pixel: blending to one pixel is serial), added or compared on the host at readback,
-  //! as many as the group target holds; 0: up to 64 within 2^18 pixels. Tests force 1 and 2.
-  uint32_t group_replicas = 0;
   //! WHERE: a comparison of a column with a constant whose column no neighbouring comparison
   //! reads puts the constant in the depth buffer by a clear and draws the column as the incoming
   //! side (one draw instead of a copy-to-depth and a compare); false: always copy the column.
