@@ -47,6 +47,19 @@ bool columns_only(const plan::Node& p) {
   return true;
 }
 
+const plan::Node* column_source(const plan::Node* node, size_t& c) {
+  for (;;) {
+    if (node->kind == plan::NodeKind::Project && columns_only(*node)) {
+      c = node->exprs.at(c).column;
+      node = node->children[0].get();
+    } else if (node->kind == plan::NodeKind::Filter) {
+      node = node->children[0].get();
+    } else {
+      return node;
+    }
+  }
+}
+
 Table apply_layers(Table t, uint64_t& rows, const std::vector<const plan::Node*>& layers) {
   for (auto it = layers.rbegin(); it != layers.rend(); ++it) {
     const plan::Node& l = **it;

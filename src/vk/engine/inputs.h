@@ -27,6 +27,10 @@ bool may_be_null(const plan::Node& node, size_t c);
 //! Whether every item of the Project `p` is a bare column (no computed expression).
 bool columns_only(const plan::Node& p);
 
+//! The node that column `c` of `node`'s output comes from through Projects of columns and Filters
+//! (a Scan when it is a catalog column), with `c` set to that node's column.
+const plan::Node* column_source(const plan::Node* node, size_t& c);
+
 //! `t` (the output of a fragment's core node, `rows` rows) with the layers above it applied
 //! bottom-up (`layers` top-down): a Project of columns picks and renames columns, a Limit cuts rows,
 //! a Sort the core already satisfies changes nothing. `rows` becomes the result's row count.

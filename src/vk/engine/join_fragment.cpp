@@ -98,16 +98,7 @@ std::string key_text(const Node& j, size_t l, size_t r) {
 // through Projects of columns and Filters (a subset of distinct values is distinct). Only asked for
 // sides of more than kGlobalHashRows rows, where it can change the chooser's pick.
 bool distinct_key(const Node* n, size_t c, const Catalog& catalog, ColumnFactsCache& facts) {
-  for (;;) {
-    if (n->kind == NodeKind::Project && columns_only(*n)) {
-      c = n->exprs.at(c).column;
-      n = n->children[0].get();
-    } else if (n->kind == NodeKind::Filter) {
-      n = n->children[0].get();
-    } else {
-      break;
-    }
-  }
+  n = column_source(n, c);
   if (n->kind != NodeKind::Scan || !n->table || n->table->rows() <= kGlobalHashRows) return false;
   const Type t = n->schema.at(c).type;
   if (t != Type::Int32 && t != Type::Date && t != Type::String) return false;

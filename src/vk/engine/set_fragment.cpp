@@ -55,16 +55,7 @@ struct SetState final : CoveredFilters {
 //! The range of column `c` of `n`'s rows from the facts of the catalog column under it, if any.
 std::optional<std::pair<int32_t, int32_t>> fact_range(const Node* n, size_t c, const Catalog& catalog,
                                                       ColumnFactsCache& facts) {
-  for (;;) {
-    if (n->kind == NodeKind::Project && columns_only(*n)) {
-      c = n->exprs.at(c).column;
-      n = n->children[0].get();
-    } else if (n->kind == NodeKind::Filter) {
-      n = n->children[0].get();
-    } else {
-      break;
-    }
-  }
+  n = column_source(n, c);
   if (n->kind != NodeKind::Scan || may_be_null(*n, c)) return std::nullopt;
   const Type t = n->schema.at(c).type;
   if (t != Type::Int32 && t != Type::Date) return std::nullopt;
