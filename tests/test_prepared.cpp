@@ -173,3 +173,28 @@ TEST_CASE("prepared: Database::prepare and run, and a table replaced through the
   CHECK(r.report.prepared == "prepared again (table t changed)");
   CHECK(test::table_difference(db.sql(sql, Backend::Cpu).table, r.table).empty());
 }
+
+TEST_CASE("prepared: on two logical devices a prepared statement runs partitioned as its text does") {
+  EngineOptions options;
+  options.debug = test::vk_validation_wanted();
+  options.vk_devices = {"0", "0"};
+  options.partitioning = Partitioning::Required;
+  Engine engine(options);
+  if (!engine.vk_capabilities().available) {
+    MESSAGE("no Vulkan device: the partitioned prepared statement is not checked");
+    return;
+  }
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  const Catalog catalog = test::catalog_of(test::random_table(5000, Distribution::Uniform, seed));
+  const std::string sql = "SELECT b, COUNT(*), SUM(a) FROM t WHERE b > 0 GROUP BY b ORDER BY b";
+  const Result want = engine.execute_sql(sql, catalog, Backend::Compute);
+  REQUIRE(!want.report.partitions.empty());
+  PreparedStatement statement = engine.prepare(sql, catalog, Backend::Compute);
+  for (int run = 0; run < 2; ++run) {
+    const Result got = engine.execute(statement, catalog);
+    CHECK(got.report.prepared == "plan reused");
+    CHECK(got.report.partitions.size() == want.report.partitions.size());
+    CHECK(test::table_difference(want.table, got.table).empty());
+  }
+}
