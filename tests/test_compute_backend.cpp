@@ -1208,3 +1208,32 @@ TEST_CASE("compute: operators record race-free under synchronization validation"
     GFXQ_CHECK_NO_VK_MESSAGES();
   }
 }
+
+TEST_CASE("compute: EngineOptions::pipeline_statistics gives each pipeline's compiler statistics, or says why not") {
+  const Catalog catalog = test::catalog_of(test::random_table(3000, Distribution::Uniform, 11));
+  const std::string sql = "SELECT COUNT(*), SUM(b) FROM t WHERE b > 10";
+  // Off (the default): nothing, also after a compute query.
+  Engine plain;
+  if (plain.vk_capabilities().available) plain.execute_sql(sql, catalog, Backend::Compute);
+  CHECK(plain.pipeline_statistics().empty());
+  EngineOptions options;
+  options.pipeline_statistics = true;
+  Engine engine(options);
+  const VkCapabilities& caps = engine.vk_capabilities();
+  if (!caps.available) {
+    // lavapipe lacks VK_KHR_pipeline_executable_properties: the backend says so.
+    CHECK_MESSAGE(caps.unavailable_reason.find("VK_KHR_pipeline_executable_properties") != std::string::npos,
+                  caps.unavailable_reason);
+    CHECK_THROWS_AS(engine.execute_sql(sql, catalog, Backend::Compute), Error);
+    CHECK(engine.pipeline_statistics().empty());
+    return;
+  }
+  const Result r = engine.execute_sql(sql, catalog, Backend::Compute);
+  CHECK(test::table_difference(engine.execute_sql(sql, catalog, Backend::Cpu).table, r.table).empty());
+  const auto stats = engine.pipeline_statistics();
+  REQUIRE(!stats.empty());
+  for (const auto& [name, text] : stats) {
+    CHECK(!name.empty());
+    CHECK_MESSAGE(text.find('=') != std::string::npos, name << ": " << text);
+  }
+}

@@ -29,7 +29,9 @@
 // list's first device ("devices": 1) and partitioned over the whole list (docs/MULTI_GPU.md; "devices": N, with
 // "exchange_bytes", "exchange_ms" and "partitioning" of the best run). --explain FILE: the timed engine's report of
 // each gfxq query (plan, passes with their GPU times, submissions and waits) and an untimed run's (each
-// pass's wall time without the waits timing adds) appended to FILE as text.
+// pass's wall time without the waits timing adds) appended to FILE as text. --pipeline-stats FILE: each
+// compute pipeline the untimed engine created, with its driver's statistics (registers, spills, shared memory;
+// EngineOptions::pipeline_statistics), one JSON line each appended to FILE.
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -65,6 +67,7 @@ struct Settings {
   std::string seed;                  // --seed: the generator's seed (--generate only; default 1)
   std::vector<std::string> devices;  // --devices: a device set to run the gfxq engines on too
   std::string explain;               // --explain: where the timed engine's reports go ("": nowhere)
+  std::string pipeline_stats;        // --pipeline-stats: where the untimed engine's pipelines' statistics go
   int repeats = 5;
   double warmup_s = 0.5;
   unsigned threads = 0;
@@ -81,7 +84,7 @@ int usage(const std::string& message) {
       << "gfxq_ssb_bench: " << message
       << "\nusage: gfxq_ssb_bench (--data DIR [--sf N] | --generate --sf N [--seed S] [--all-columns]) [--repeats R] "
          "[--warmup S] [--threads T] [--queries DIR] [--engines duckdb,gfxq-auto,gfxq-compute,gfxq-joins,gfxq-cpu] "
-         "[--devices LIST] [--explain FILE]\n";
+         "[--devices LIST] [--explain FILE] [--pipeline-stats FILE]\n";
   return 2;
 }
 
@@ -270,10 +273,18 @@ void run_gfxq(const Settings& s, const std::vector<gfxq::ssb::Query>& queries, c
     gfxq::EngineOptions options;
     options.vk_devices = devices;
     options.compute.star_aggregate = engine != "gfxq-joins";
+    options.pipeline_statistics = !s.pipeline_stats.empty();
     gfxq::Engine gfxq_engine(options);
     options.gpu_timing = true;
+    options.pipeline_statistics = false;
     gfxq::Engine timed_engine(options);
     run_queries(s, queries, engine, catalog, gfxq_engine, timed_engine, std::max<size_t>(1, devices.size()));
+    if (!s.pipeline_stats.empty()) {
+      std::ofstream out(s.pipeline_stats, std::ios::app);
+      for (const auto& [name, stats] : gfxq_engine.pipeline_statistics())
+        out << "{\"engine\": \"" << engine << "\", \"pipeline\": " << json(name) << ", \"statistics\": " << json(stats)
+            << "}\n";
+    }
   }
 }
 
@@ -300,6 +311,8 @@ int main(int argc, char** argv) {
       for (std::string d; std::getline(devices, d, ',');) s.devices.push_back(d);
     } else if (a == "--explain") {
       s.explain = v;
+    } else if (a == "--pipeline-stats") {
+      s.pipeline_stats = v;
     } else if (a == "--sf") {
       if (!is_number(v)) return usage("--sf needs a number, got '" + v + "'");
       s.sf = v;

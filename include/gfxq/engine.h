@@ -149,6 +149,11 @@ struct EngineOptions {
   //! gpu_ms). Timing waits for every pass to read its timestamps (a round trip each, 0.04 ms on the H200);
   //! untimed, passes are queued and the host waits only where it reads results back.
   bool gpu_timing = false;
+  //! Whether the compute backend's Vulkan device keeps its compiler's statistics of each pipeline
+  //! (registers, spills, shared memory; VK_KHR_pipeline_executable_properties) for
+  //! Engine::pipeline_statistics(). A device without the extension then makes the compute backend
+  //! unavailable, with that reason.
+  bool pipeline_statistics = false;
   //! Faults to inject (tests); none by default.
   FaultInjection faults;
   //! Bytes of catalog columns the compute backend keeps on the device between queries, and the
@@ -235,6 +240,10 @@ class Engine {
   std::vector<std::string> take_debug_messages();
   //! Turns EngineOptions::gpu_timing on or off for the queries that follow (`gfxq shell`'s .timer).
   void set_gpu_timing(bool on);
+  //! With EngineOptions::pipeline_statistics: each compute pipeline created so far (sorted by name)
+  //! with its driver's statistics ("name = value" pairs per executable); empty otherwise or before
+  //! the compute backend ran.
+  std::vector<std::pair<std::string, std::string>> pipeline_statistics();
 
   struct Impl;  //!< backend state (contexts, devices); defined in src/
 

@@ -128,6 +128,8 @@ class BackendImpl {
   virtual void set_gpu_timing(bool) {}
   //! Command buffers submitted and host waits for them since the backend was created.
   virtual GpuSubmits submits() const noexcept { return {}; }
+  //! Each pipeline created so far with its compiler statistics (EngineOptions::pipeline_statistics).
+  virtual std::vector<std::pair<std::string, std::string>> pipeline_statistics() { return {}; }
 };
 
 //! The CPU reference engine's backend.

@@ -184,6 +184,10 @@ void Engine::set_gpu_timing(bool on) {
   if (impl_->set) impl_->set->set_gpu_timing(on);
 }
 
+std::vector<std::pair<std::string, std::string>> Engine::pipeline_statistics() {
+  return impl_->backends.pipeline_statistics();
+}
+
 std::vector<std::string> Engine::take_debug_messages() {
   std::vector<std::string> all = impl_->backends.take_debug_messages();
   if (impl_->set)

@@ -80,6 +80,11 @@ struct PlacedPlan {
   Backend requested = Backend::Auto;
 };
 
+std::vector<std::pair<std::string, std::string>> Backends::pipeline_statistics() {
+  const auto& slot = slots_[size_t(Backend::Compute)];
+  return slot ? slot->pipeline_statistics() : std::vector<std::pair<std::string, std::string>>{};
+}
+
 namespace {
 
 // Why the compute backend takes no node under Placement::ComputeFirst, or empty: it is a GPU.

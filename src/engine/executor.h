@@ -43,6 +43,9 @@ class Backends {
   void set_gpu_timing(bool on);
   //! BackendImpl::submits() summed over every backend created so far.
   GpuSubmits submits() const noexcept;
+  //! The compute backend's pipelines and their statistics (BackendImpl::pipeline_statistics), if it
+  //! was created.
+  std::vector<std::pair<std::string, std::string>> pipeline_statistics();
   //! The cost models Auto compares: those set, else default_cost_table's (made on first use).
   const CostTable& costs();
   //! Replaces the cost models, and Auto places by them from then on (tests: fixed figures for

@@ -73,6 +73,7 @@ class ComputeBackend final : public engine::BackendImpl {
         device_ = vk::Device::create({.validation = options_.debug,
                                       .sync_validation = false,
                                       .choice = options_.vk_device,
+                                      .pipeline_statistics = options_.pipeline_statistics,
                                       .wait_timeout_ns = uint64_t(options_.gpu_timeout_ms) * 1000000,
                                       .faults = options_.faults});
         device_->set_pass_timing(options_.gpu_timing);
@@ -223,6 +224,13 @@ class ComputeBackend final : public engine::BackendImpl {
     if (!device_) return {};
     std::vector<std::string> out;
     for (auto& m : device_->take_debug_messages()) out.push_back("Vulkan: " + m);
+    return out;
+  }
+  std::vector<std::pair<std::string, std::string>> pipeline_statistics() override {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (!device_ || !options_.pipeline_statistics) return out;
+    for (const std::string& name : device_->pipeline_names())
+      out.emplace_back(name, device_->pipeline_statistics(name));
     return out;
   }
   void set_gpu_timing(bool on) override {
