@@ -232,32 +232,76 @@ void StringInterner::decide() {
   bypass_ = hits * 4 < lookups;
 }
 
-void StringInterner::intern_batch(const Request* requests, size_t n) {
-  for (; n > kBatch; requests += kBatch, n -= kBatch) intern_batch(requests, kBatch);
-  // The strings' hashes, and their slots fetched (a batch passing the table by hashes none).
-  uint64_t hashes[kBatch];
-  const bool look = !(in_table_ >= table_limit_ && bypass_) && !slots_.empty();
-  if (look)
-    for (size_t k = 0; k < n; ++k) {
-      hashes[k] = hash_string(requests[k].s);
-      __builtin_prefetch(&slots_[hashes[k] & (slots_.size() - 1)]);
-    }
-  // Then the copies they probably compare with (their first slots'), all requested before any
-  // lookup waits for one.
-  if (look)
-    for (size_t k = 0; k < n; ++k)
-      if (const char* record = slots_[hashes[k] & (slots_.size() - 1)].record) __builtin_prefetch(record);
+bool StringInterner::hash_batch(const Request* requests, size_t n, uint64_t* hashes) const noexcept {
+  // A batch passing the table by hashes none.
+  if ((in_table_ >= table_limit_ && bypass_) || slots_.empty()) return false;
+  const size_t mask = slots_.size() - 1;
+  for (size_t k = 0; k < n; ++k) {
+    hashes[k] = hash_string(requests[k].s);
+    __builtin_prefetch(&slots_[hashes[k] & mask]);
+  }
+  return true;
+}
+
+void StringInterner::fetch_copies(const uint64_t* hashes, size_t n) const noexcept {
+  if (slots_.empty()) return;
+  const size_t mask = slots_.size() - 1;  // the table may have grown since: the fetches only guess
+  for (size_t k = 0; k < n; ++k)
+    if (const char* record = slots_[hashes[k] & mask].record) __builtin_prefetch(record);
+}
+
+void StringInterner::intern_hashed_batch(const Request* requests, size_t n, const uint64_t* hashes) {
   for (size_t k = 0; k < n; ++k) {
     const std::string_view s = requests[k].s;
     // Passing the full table by (as intern_hashed() does), without its call.
-    if (!look && bypass_ && in_table_ >= table_limit_ && skipped_ + 1 < probe_every_ && s.size() <= UINT32_MAX) {
+    if (bypass_ && in_table_ >= table_limit_ && skipped_ + 1 < probe_every_ && s.size() <= UINT32_MAX) {
       ++skipped_;
       ++seen_;
       *requests[k].code = add(s, true);
       continue;
     }
-    *requests[k].code = intern_hashed(s, true, look ? &hashes[k] : nullptr);
+    *requests[k].code = intern_hashed(s, true, hashes ? &hashes[k] : nullptr);
   }
+}
+
+void StringInterner::intern_batch(const Request* requests, size_t n) {
+  for (; n > kBatch; requests += kBatch, n -= kBatch) intern_batch(requests, kBatch);
+  // The strings' hashes and their slots fetched, then the copies they probably compare with, all
+  // requested before any lookup waits for one.
+  uint64_t hashes[kBatch];
+  const bool hashed = hash_batch(requests, n, hashes);
+  if (hashed) fetch_copies(hashes, n);
+  intern_hashed_batch(requests, n, hashed ? hashes : nullptr);
+}
+
+void InternPipeline::advance(StringInterner& interner) {
+  Batch& filled = batches_[filling_];
+  filled.hashed = interner.hash_batch(filled.requests, filled.n, filled.hashes);
+  Batch& middle = batches_[(filling_ + 2) % 3];
+  if (middle.hashed) interner.fetch_copies(middle.hashes, middle.n);
+  Batch& oldest = batches_[(filling_ + 1) % 3];
+  interner.intern_hashed_batch(oldest.requests, oldest.n, oldest.hashed ? oldest.hashes : nullptr);
+  oldest.n = 0;
+  filling_ = (filling_ + 1) % 3;
+}
+
+void InternPipeline::finish(StringInterner& interner) {
+  // Oldest first: the batch after the one being filled, then the middle one, then the one filling.
+  for (unsigned k = 1; k <= 3; ++k) {
+    Batch& b = batches_[(filling_ + k) % 3];
+    interner.intern_hashed_batch(b.requests, b.n, b.hashed ? b.hashes : nullptr);
+    b.n = 0;
+    b.hashed = false;
+  }
+  filling_ = 0;
+}
+
+void InternPipeline::clear() noexcept {
+  for (Batch& b : batches_) {
+    b.n = 0;
+    b.hashed = false;
+  }
+  filling_ = 0;
 }
 
 namespace {

@@ -55,6 +55,15 @@ class StringInterner {
   void intern_batch(const Request* requests, size_t n);
   //! The requests intern_batch() looks up together.
   static constexpr size_t kBatch = 32;
+  //! The first step of intern_batch() for n <= kBatch requests, when the table is looked in: each
+  //! string's hash into `hashes`, and its slot fetched. Returns whether it did (else `hashes` is
+  //! not written).
+  bool hash_batch(const Request* requests, size_t n, uint64_t* hashes) const noexcept;
+  //! The second step: the copies in the slots of the n hashes fetched (they are probably compared).
+  void fetch_copies(const uint64_t* hashes, size_t n) const noexcept;
+  //! The last step: the strings interned in order and their codes written (`hashes`: from
+  //! hash_batch(), or nullptr when it did not hash them); the table may have changed since.
+  void intern_hashed_batch(const Request* requests, size_t n, const uint64_t* hashes);
   //! The number of local codes given.
   size_t size() const noexcept { return size_; }
   //! The bytes of the strings of all local codes.
@@ -121,6 +130,36 @@ class StringInterner {
   std::vector<std::unique_ptr<char[]>> blocks_;  // the copies; the last one is being filled
   std::vector<std::unique_ptr<char[]>> long_;    // one per long string
   size_t block_size_ = 0, block_used_ = 0;       // of the last block
+};
+
+//! Strings read in place interned through a pipeline of three batches of kBatch: a batch's hashes
+//! are computed and its slots fetched when it fills, the copies in those slots fetched when the next
+//! one fills, and it is interned when the one after that fills (so the lookups find their memory
+//! arrived while the caller did other work). Codes are written by finish() at the latest.
+class InternPipeline {
+ public:
+  //! Interns `s` (read in place, as intern(s, true)) and writes its code to `*code` later.
+  void add(StringInterner& interner, std::string_view s, int32_t* code) {
+    Batch& b = batches_[filling_];
+    b.requests[b.n++] = {s, code};
+    if (b.n == StringInterner::kBatch) advance(interner);
+  }
+  //! Every request waiting interned, its code written.
+  void finish(StringInterner& interner);
+  //! Every request waiting dropped (its code not written).
+  void clear() noexcept;
+
+ private:
+  struct Batch {
+    StringInterner::Request requests[StringInterner::kBatch];
+    uint64_t hashes[StringInterner::kBatch];
+    size_t n = 0;
+    bool hashed = false;
+  };
+  void advance(StringInterner& interner);  // the filled batch hashed, the one before fetched, the oldest interned
+
+  Batch batches_[3];
+  unsigned filling_ = 0;  // the batch being filled; the one after it (mod 3) is the oldest
 };
 
 //! The sorted dictionary of every interner's strings, and for each interner the dictionary code of
