@@ -3,14 +3,20 @@
 // STRING values interned through a pipeline of batches. Random tables whose quotes, commas and line
 // ends fall anywhere relative to those blocks and to the chunk cuts, checked cell by cell against
 // the values written and a std::map build of each dictionary, for many chunkings and thread counts.
+// And a mapped file's pages populated and released on several threads.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "core/mapped_file.h"
 #include "gfxq/error.h"
 #include "gfxq/table.h"
 
@@ -154,4 +160,40 @@ TEST_CASE("csv scan: an unclosed quote or a stray quote is found at the same pla
         CHECK(got == expected);
       }
   }
+}
+
+TEST_CASE("csv scan: a mapped file's pages populated and released in pieces on several threads read the same") {
+  const uint64_t seed = 99;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const auto path = std::filesystem::temp_directory_path() / ("gfxq_scan_map_" + std::to_string(::getpid()));
+  // Sizes around a page and around the 16 MiB pieces.
+  for (const uint64_t size :
+       {uint64_t{1}, uint64_t{4095}, uint64_t{4097}, (uint64_t{16} << 20) + 4099, (uint64_t{48} << 20) - 1}) {
+    CAPTURE(size);
+    std::string bytes(size, '\0');
+    for (char& c : bytes) c = static_cast<char>('a' + rng() % 26);
+    {
+      std::ofstream out(path, std::ios::binary);
+      out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    }
+    for (const unsigned threads : {1u, 3u, 8u}) {
+      CAPTURE(threads);
+      const gfxq::detail::FileBytes file(path.string(), false);
+      file.populate(threads);
+      CHECK(file.bytes() == bytes);
+      file.release(threads);
+      CHECK(file.bytes() == bytes);  // mapped again on use
+    }
+  }
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "a:string,b:int\n\"x,\ny\",1\nz,2\n";
+  }
+  gfxq::CsvReadOptions options;
+  options.threads = 3;
+  const gfxq::Table t = gfxq::read_csv_file(path.string(), options);
+  CHECK(t.columns[0].dictionary->strings() == std::vector<std::string>{"x,\ny", "z"});
+  CHECK(t.columns[1].as<int32_t>() == std::vector<int32_t>{1, 2});
+  std::filesystem::remove(path);
 }

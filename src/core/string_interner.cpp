@@ -705,6 +705,10 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
     parts[p]->for_each([&](size_t k, std::string_view s) {
       if (k + kAhead < n)  // sorted codes: scattered offsets
         __builtin_prefetch(&offsets[static_cast<uint32_t>(part_codes[k + kAhead]) & ~kFirst]);
+      if (k + kAhead / 2 < n) {  // and scattered places to write (their offsets asked for earlier)
+        const auto ahead = static_cast<uint32_t>(part_codes[k + kAhead / 2]);
+        if (ahead & kFirst) __builtin_prefetch(text.get() + offsets[ahead & ~kFirst], 1);
+      }
       const auto code = static_cast<uint32_t>(part_codes[k]);
       if (code & kFirst) {
         copy_bytes(text.get() + offsets[code & ~kFirst], s.data(), s.size());
