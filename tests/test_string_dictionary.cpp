@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -404,6 +405,70 @@ TEST_CASE("csv: long string columns read with small tables that grow or are pass
         for (size_t r = 0; r < kRows; ++r)
           cells_right = cells_right && dict.at(static_cast<size_t>(column.as<int32_t>()[r])) == (*columns[i])[r];
         CHECK(cells_right);
+      }
+    }
+  }
+}
+
+TEST_CASE(
+    "string dictionary: runs of tied keys (repeats, NUL-padded prefixes, late differences) merge as a std::map build") {
+  const uint64_t seed = 5550123;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  // Strings whose 8-byte keys tie at many depths: one base of 0 to 40 bytes, then at a random
+  // place a byte changed, NUL bytes appended (equal keys, longer strings) or nothing (a repeat).
+  const std::string base = "0123456789abcdefghijklmnopqrstuvwxyzABCD";
+  const auto draw = [&]() {
+    std::string s = base.substr(0, rng() % (base.size() + 1));
+    switch (rng() % 4) {
+      case 0:
+        if (!s.empty()) s[rng() % s.size()] = static_cast<char>(rng() % 4);
+        break;
+      case 1: s.append(rng() % 3, '\0'); break;
+      default: break;
+    }
+    return s;
+  };
+  for (const size_t parts : {1, 4, 16}) {
+    for (const size_t rows : {10, 300, 5000}) {
+      std::vector<std::vector<std::string>> strings(parts);
+      std::map<std::string, size_t> reference_map;
+      for (auto& part : strings)
+        for (size_t k = 0; k < rows; ++k) {
+          part.push_back(draw());
+          reference_map.emplace(part.back(), 0);
+        }
+      std::vector<std::string> reference;
+      for (auto& [s, code] : reference_map) {
+        code = reference.size();
+        reference.push_back(s);
+      }
+      for (const size_t limit : {1, 1 << 15}) {  // every repeat left to the merge, or found by the tables
+        std::vector<gfxq::detail::StringInterner> interners;
+        for (size_t p = 0; p < parts; ++p) interners.emplace_back(limit);
+        std::vector<std::vector<int32_t>> local(parts);
+        for (size_t p = 0; p < parts; ++p)
+          for (const std::string& s : strings[p]) local[p].push_back(interners[p].intern(s, true));
+        std::vector<const gfxq::detail::StringInterner*> pointers;
+        for (const auto& in : interners) pointers.push_back(&in);
+        for (const unsigned threads : {1u, 4u}) {
+          for (const uint64_t ranges : {0, 1, 7}) {
+            CAPTURE(parts);
+            CAPTURE(rows);
+            CAPTURE(limit);
+            CAPTURE(threads);
+            CAPTURE(ranges);
+            const gfxq::detail::MergedDictionary merged =
+                gfxq::detail::merge_dictionaries(pointers, {threads, ranges}, "c");
+            CHECK(merged.dictionary->strings() == reference);
+            size_t wrong = 0;
+            for (size_t p = 0; p < parts; ++p)
+              for (size_t k = 0; k < strings[p].size(); ++k)
+                wrong += static_cast<size_t>(merged.code_of(p)[static_cast<size_t>(local[p][k])]) !=
+                         reference_map.at(strings[p][k]);
+            CHECK(wrong == 0);
+          }
+        }
       }
     }
   }

@@ -385,35 +385,53 @@ constexpr size_t kAhead = 16;
 // Runs of at most this many entries are sorted by insertion.
 constexpr size_t kSmall = 32;
 
-// The order of two entries' strings, which agree before `depth` (negative, zero, positive).
-int compare_from(const Entry& a, const Entry& b, size_t depth, const Strings& strings) {
-  if (a.key != b.key) return a.key < b.key ? -1 : 1;
-  const std::string_view x = strings.view(a), y = strings.view(b);
-  return x.substr(std::min<size_t>(depth, x.size())).compare(y.substr(std::min<size_t>(depth, y.size())));
-}
-
 // Sets whether an entry is the first of its string.
 void mark(Entry& e, bool first) {
   e.id = (e.id & ~kFirstBit) | (first ? kFirstBit : 0);
 }
 
 // Entries whose strings agree before `depth`, by their strings from `depth` on, each marked the
-// first of its string or not (the first entry is).
+// first of its string or not (the first entry is); n <= kSmall. First by their keys alone (no
+// string read); then each run of tied keys by its strings, all of the run's strings looked up
+// before any is compared (their scattered reads overlap; a run of repeats would otherwise wait for
+// two scattered reads at every compare).
 void insertion_sort(Entry* e, size_t n, size_t depth, const Strings& strings) {
-  if (n > 0) mark(e[0], true);
   for (size_t i = 1; i < n; ++i) {
-    Entry x = e[i];
+    const Entry x = e[i];
     size_t j = i;
-    int order = 0;
-    for (; j > 0; --j) {
-      order = compare_from(x, e[j - 1], depth, strings);
-      if (order >= 0) break;
-      e[j] = e[j - 1];
-    }
-    // x is the first of its string unless it equals its left neighbour. The entry it moved past
-    // keeps its mark: x is less than it, so its old left neighbour was too.
-    mark(x, j == 0 || order != 0);
+    for (; j > 0 && x.key < e[j - 1].key; --j) e[j] = e[j - 1];
     e[j] = x;
+  }
+  std::string_view view[kSmall];
+  for (size_t begin = 0; begin < n;) {
+    size_t end = begin + 1;
+    while (end < n && e[end].key == e[begin].key) ++end;
+    mark(e[begin], true);  // its key differs from the one before
+    if (end - begin > 1) {
+      for (size_t k = begin; k < end; ++k) {
+        const std::string_view s = strings.view(e[k]);
+        view[k] = s.substr(std::min(depth, s.size()));
+      }
+      for (size_t k = begin; k < end; ++k) __builtin_prefetch(view[k].data());
+      for (size_t i = begin + 1; i < end; ++i) {
+        const Entry x = e[i];
+        const std::string_view x_view = view[i];
+        size_t j = i;
+        int order = 0;
+        for (; j > begin; --j) {
+          order = x_view.compare(view[j - 1]);
+          if (order >= 0) break;
+          e[j] = e[j - 1];
+          view[j] = view[j - 1];
+        }
+        // x is the first of its string unless it equals its left neighbour. The entry it moved
+        // past keeps its mark: x is less than it, so its old left neighbour was too.
+        e[j] = x;
+        view[j] = x_view;
+        mark(e[j], j == begin || order != 0);
+      }
+    }
+    begin = end;
   }
 }
 
