@@ -1077,14 +1077,15 @@ Table parse(const Text& text, const CsvReadOptions& options) {
       from = ChunkColumn{};  // free the chunk's memory as soon as it is used
     }
   });
-  // The interners and the merge's code tables freed on all threads: giving back that much memory
-  // is work too, which one thread would do alone.
+  // The interners, the merge's code tables and its workspace freed on all threads: giving back
+  // that much memory is work too, which one thread would do alone.
   detail::parallel_for(threads + n, threads, [&](size_t k) {
     if (k < threads)
       interners[k].clear();
     else
       merged[k - threads] = {};
   });
+  workspace.release(threads);
   return table;
 }
 

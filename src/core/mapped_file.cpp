@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -57,42 +56,16 @@ FileBytes::FileBytes(const std::string& path, bool populate) {
   owned_.resize(used);
 }
 
-namespace {
-
-// Calls madvise(`advice`) on the pages of [p, p + bytes) in pieces of at least 16 MiB on up to
-// `threads` threads, errors ignored (the advice only saves time).
-void advise_in_pieces(const char* p, uint64_t bytes, int advice, unsigned threads) noexcept {
-  constexpr uint64_t kPage = 4096, kMinPiece = 16u << 20;
-  const unsigned workers = worker_count(threads);
-  if (!p || bytes == 0) return;
-  const uint64_t pieces = std::clamp<uint64_t>(bytes / kMinPiece, 1, 4 * uint64_t{workers});
-  const uint64_t per = (bytes / pieces + kPage - 1) / kPage * kPage;
-  const auto advise = [&](size_t i) {
-    const uint64_t begin = std::min(bytes, i * per), end = std::min(bytes, begin + per);
-    if (end > begin) ::madvise(const_cast<char*>(p + begin), end - begin, advice);
-  };
-  if (pieces == 1 || workers == 1) {
-    for (size_t i = 0; i < pieces; ++i) advise(i);
-    return;
-  }
-  try {
-    parallel_for(pieces, threads, advise);
-  } catch (...) {  // no threads to be had: the pages are mapped or unmapped on use anyway
-  }
-}
-
-}  // namespace
-
 void FileBytes::populate(unsigned threads) const noexcept {
 #ifdef MADV_POPULATE_READ
-  advise_in_pieces(map_, size_, MADV_POPULATE_READ, threads);
+  advise_parallel(map_, size_, MADV_POPULATE_READ, threads);
 #else
   (void)threads;
 #endif
 }
 
 void FileBytes::release(unsigned threads) const noexcept {
-  advise_in_pieces(map_, size_, MADV_DONTNEED, threads);
+  advise_parallel(map_, size_, MADV_DONTNEED, threads);
 }
 
 FileBytes::~FileBytes() {

@@ -1,5 +1,7 @@
 #include "core/string_interner.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -515,6 +517,12 @@ std::unique_ptr<char[]> MergeWorkspace::take(size_t bytes) {
   release_pages(memory_.get() + bytes, size_ - bytes);
   size_ = 0;
   return std::move(memory_);
+}
+
+void MergeWorkspace::release(unsigned threads) noexcept {
+  advise_parallel(memory_.get(), size_, MADV_DONTNEED, threads);
+  memory_.reset();
+  size_ = 0;
 }
 
 MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& parts, const MergeOptions& options,

@@ -183,6 +183,8 @@ class MergeWorkspace {
   //! The memory, handed over, when `bytes` fill at least half of it (its pages past them given
   //! back); else nullptr.
   std::unique_ptr<char[]> take(size_t bytes);
+  //! Gives the memory back, its pages dropped on up to `threads` threads first.
+  void release(unsigned threads) noexcept;
 
  private:
   std::unique_ptr<char[]> memory_;
