@@ -473,3 +473,45 @@ TEST_CASE(
     }
   }
 }
+
+TEST_CASE("string dictionary: parts of very different sizes merged in pieces equal a std::map build") {
+  const uint64_t seed = 31337;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  // Parts of 1, 150,000 and 300,000 strings (the merge's loops split parts past 65,536 strings),
+  // half of them repeats from a pool, half new.
+  const size_t sizes[] = {1, 150000, 300000};
+  std::vector<std::vector<std::string>> strings(3);
+  std::map<std::string, size_t> reference_map;
+  for (size_t p = 0; p < 3; ++p)
+    for (size_t k = 0; k < sizes[p]; ++k) {
+      strings[p].push_back(rng() % 2 ? "pool entry " + std::to_string(rng() % 5000)
+                                     : "new " + std::to_string(rng() % 1000000000));
+      reference_map.emplace(strings[p].back(), 0);
+    }
+  std::vector<std::string> reference;
+  for (auto& [s, code] : reference_map) {
+    code = reference.size();
+    reference.push_back(s);
+  }
+  std::vector<gfxq::detail::StringInterner> interners;
+  for (size_t p = 0; p < 3; ++p) interners.emplace_back(16);  // small tables: most strings reach the merge
+  std::vector<std::vector<int32_t>> local(3);
+  for (size_t p = 0; p < 3; ++p)
+    for (const std::string& s : strings[p]) local[p].push_back(interners[p].intern(s, true));
+  const std::vector<const gfxq::detail::StringInterner*> pointers = {&interners[0], &interners[1], &interners[2]};
+  for (const unsigned threads : {1u, 2u, 5u}) {
+    for (const uint64_t ranges : {0, 3}) {
+      CAPTURE(threads);
+      CAPTURE(ranges);
+      const gfxq::detail::MergedDictionary merged = gfxq::detail::merge_dictionaries(pointers, {threads, ranges}, "c");
+      CHECK(merged.dictionary->strings() == reference);
+      size_t wrong = 0;
+      for (size_t p = 0; p < 3; ++p)
+        for (size_t k = 0; k < strings[p].size(); ++k)
+          wrong += static_cast<size_t>(merged.code_of(p)[static_cast<size_t>(local[p][k])]) !=
+                   reference_map.at(strings[p][k]);
+      CHECK(wrong == 0);
+    }
+  }
+}

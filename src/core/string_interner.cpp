@@ -589,22 +589,36 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
   for (uint64_t r = 1; r + 1 < ranges; ++r)
     depth[r] = static_cast<uint32_t>(common_prefix(splitters[r - 1].view, splitters[r].view));
 
-  // Each part's strings to their ranges: count, offsets, then write (range by range).
-  std::vector<std::vector<uint64_t>> count(parts.size(), std::vector<uint64_t>(ranges, 0));
-  parallel_for(parts.size(), threads, [&](size_t p) {
+  // The loops over the parts' strings run in pieces of one part's consecutive strings, about 16 per
+  // thread: the parts differ in size (a thread may have parsed more chunks than another), and one
+  // thread per part would leave the others waiting for the largest.
+  struct Piece {
+    size_t part, from, to;
+  };
+  std::vector<Piece> pieces;
+  const uint64_t piece_size = std::max<uint64_t>(uint64_t{1} << 16, total / (16 * uint64_t{threads}) + 1);
+  for (size_t p = 0; p < parts.size(); ++p)
+    for (size_t from = 0; from < parts[p]->size(); from += piece_size)
+      pieces.push_back({p, from, std::min<size_t>(parts[p]->size(), from + piece_size)});
+
+  // Each piece's strings to their ranges: count, offsets, then write (range by range).
+  std::vector<std::vector<uint64_t>> count(pieces.size(), std::vector<uint64_t>(ranges, 0));
+  parallel_for(pieces.size(), threads, [&](size_t i) {
+    const Piece piece = pieces[i];
     if (ranges == 1) {
-      count[p][0] = parts[p]->size();
+      count[i][0] = piece.to - piece.from;
       return;
     }
+    const size_t p = piece.part;
     uint16_t* const part_range = range + merged.starts[p];
     // The range of a string: the splitters below it by its 8 bytes after `prefix`, found by a search
     // without branches (strings in random order would mispredict them) run for kLanes strings at
     // once (one search is a chain of dependent loads); among splitters that share those bytes, by
     // the next 8 bytes likewise; only among splitters that share both are whole strings compared.
     constexpr size_t kLanes = 8;
-    const size_t n = parts[p]->size(), splitter_count = keys0.size();
-    for (size_t first = 0; first < n; first += kLanes) {
-      const size_t lanes = std::min(kLanes, n - first);
+    const size_t splitter_count = keys0.size();
+    for (size_t first = piece.from; first < piece.to; first += kLanes) {
+      const size_t lanes = std::min(kLanes, piece.to - first);
       Splitter item[kLanes] = {};
       size_t base[kLanes] = {}, r[kLanes];
       bool searched[kLanes];
@@ -637,31 +651,33 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
       }
       for (size_t j = 0; j < lanes; ++j) {
         part_range[first + j] = static_cast<uint16_t>(r[j]);
-        ++count[p][r[j]];
+        ++count[i][r[j]];
       }
     }
   });
   std::vector<uint64_t> range_start(ranges + 1, 0);
-  std::vector<std::vector<uint64_t>> at(parts.size(), std::vector<uint64_t>(ranges));
+  std::vector<std::vector<uint64_t>> at(pieces.size(), std::vector<uint64_t>(ranges));
   uint64_t offset = 0, largest = 0;
   for (uint64_t r = 0; r < ranges; ++r) {
     range_start[r] = offset;
-    for (size_t p = 0; p < parts.size(); ++p) {
-      at[p][r] = offset;
-      offset += count[p][r];
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      at[i][r] = offset;
+      offset += count[i][r];
     }
     largest = std::max(largest, offset - range_start[r]);
   }
   range_start[ranges] = offset;
   // The entries are not zeroed: every one is written below (fresh pages first touched by the threads
   // that write them).
-  parallel_for(parts.size(), threads, [&](size_t p) {
-    const uint16_t* const part_range = range + merged.starts[p];
-    const uint64_t start = merged.starts[p];
-    parts[p]->for_each([&](size_t k, std::string_view s) {
+  parallel_for(pieces.size(), threads, [&](size_t i) {
+    const Piece piece = pieces[i];
+    const uint16_t* const part_range = range + merged.starts[piece.part];
+    const uint64_t start = merged.starts[piece.part];
+    std::vector<uint64_t>& piece_at = at[i];
+    parts[piece.part]->for_each(piece.from, piece.to, [&](size_t k, std::string_view s) {
       const size_t r = ranges == 1 ? 0 : part_range[k];
-      entries[at[p][r]++] = {key_at(s.data(), s.size(), depth[r]),
-                             (start + k) << kIndexShift | std::min<uint64_t>(s.size(), kLongSize)};
+      entries[piece_at[r]++] = {key_at(s.data(), s.size(), depth[r]),
+                                (start + k) << kIndexShift | std::min<uint64_t>(s.size(), kLongSize)};
     });
   });
 
@@ -725,10 +741,11 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
   if (!text && text_bytes) {
     text = std::make_unique_for_overwrite<char[]>(text_bytes);
   }
-  parallel_for(parts.size(), threads, [&](size_t p) {
-    int32_t* const part_codes = codes + merged.starts[p];
-    const size_t n = parts[p]->size();
-    parts[p]->for_each([&](size_t k, std::string_view s) {
+  parallel_for(pieces.size(), threads, [&](size_t i) {
+    const Piece piece = pieces[i];
+    int32_t* const part_codes = codes + merged.starts[piece.part];
+    const size_t n = parts[piece.part]->size();
+    parts[piece.part]->for_each(piece.from, piece.to, [&](size_t k, std::string_view s) {
       if (k + kAhead < n)  // sorted codes: scattered offsets
         __builtin_prefetch(&offsets[static_cast<uint32_t>(part_codes[k + kAhead]) & ~kFirst]);
       if (k + kAhead / 2 < n) {  // and scattered places to write (their offsets asked for earlier)

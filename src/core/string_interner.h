@@ -72,14 +72,19 @@ class StringInterner {
   std::string_view value(size_t code) const noexcept {
     return unpack(values_[code >> kBlockBits][code & (kBlock - 1)]);
   }
+  //! Calls f(code, value(code)) for every code in [from, to) (to <= size()) in increasing order.
+  template <class F>
+  void for_each(size_t from, size_t to, F&& f) const {
+    for (size_t code = from; code < to;) {
+      const uint64_t* block = values_[code >> kBlockBits].get();
+      const size_t end = std::min(to, (code | (kBlock - 1)) + 1);
+      for (; code < end; ++code) f(code, unpack(block[code & (kBlock - 1)]));
+    }
+  }
   //! Calls f(code, value(code)) for every code in increasing order.
   template <class F>
   void for_each(F&& f) const {
-    for (size_t code = 0; code < size_;) {
-      const uint64_t* block = values_[code >> kBlockBits].get();
-      const size_t end = std::min(size_, (code | (kBlock - 1)) + 1);
-      for (; code < end; ++code) f(code, unpack(block[code & (kBlock - 1)]));
-    }
+    for_each(0, size_, f);
   }
 
  private:
