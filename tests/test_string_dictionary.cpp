@@ -515,3 +515,37 @@ TEST_CASE("string dictionary: parts of very different sizes merged in pieces equ
     }
   }
 }
+
+TEST_CASE("string dictionary: the interning pipeline finds every repeat, whatever batch a chunk ends in") {
+  const uint64_t seed = 777;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  // A pool of 40 strings drawn again and again, in "chunks" of every length from 0 to 7 batches
+  // and a bit (finish() after each): the table holds the pool, so every string has one code.
+  std::vector<std::string> pool;
+  for (int k = 0; k < 40; ++k) pool.push_back("pool string number " + std::to_string(k * 7919));
+  for (size_t chunk = 0; chunk < 8 * gfxq::detail::StringInterner::kBatch + 3; chunk += 5) {
+    CAPTURE(chunk);
+    gfxq::detail::StringInterner interner;
+    gfxq::detail::InternPipeline pipeline;
+    std::vector<size_t> drawn;
+    std::vector<int32_t> codes(4 * chunk + 1, -1);
+    for (int round = 0; round < 4; ++round) {
+      for (size_t k = 0; k < chunk; ++k) {
+        drawn.push_back(rng() % pool.size());
+        pipeline.add(interner, pool[drawn.back()], &codes[drawn.size() - 1]);
+      }
+      pipeline.finish(interner);
+    }
+    std::vector<int32_t> code_of(pool.size(), -1);
+    size_t wrong = 0;
+    for (size_t i = 0; i < drawn.size(); ++i) {
+      if (code_of[drawn[i]] < 0) code_of[drawn[i]] = codes[i];
+      wrong += codes[i] < 0 || codes[i] != code_of[drawn[i]] ||
+               interner.value(static_cast<size_t>(codes[i])) != pool[drawn[i]];
+    }
+    CHECK(wrong == 0);
+    CHECK(interner.size() ==
+          static_cast<size_t>(std::count_if(code_of.begin(), code_of.end(), [](int32_t c) { return c >= 0; })));
+  }
+}

@@ -284,10 +284,12 @@ void InternPipeline::advance(StringInterner& interner) {
   Batch& oldest = batches_[(filling_ + 1) % 3];
   interner.intern_hashed_batch(oldest.requests, oldest.n, oldest.hashed ? oldest.hashes : nullptr);
   oldest.n = 0;
+  oldest.hashed = false;
   filling_ = (filling_ + 1) % 3;
 }
 
 void InternPipeline::finish(StringInterner& interner) {
+  if (!batches_) return;
   // Oldest first: the batch after the one being filled, then the middle one, then the one filling.
   for (unsigned k = 1; k <= 3; ++k) {
     Batch& b = batches_[(filling_ + k) % 3];
@@ -299,10 +301,11 @@ void InternPipeline::finish(StringInterner& interner) {
 }
 
 void InternPipeline::clear() noexcept {
-  for (Batch& b : batches_) {
-    b.n = 0;
-    b.hashed = false;
-  }
+  if (batches_)
+    for (size_t k = 0; k < 3; ++k) {
+      batches_[k].n = 0;
+      batches_[k].hashed = false;
+    }
   filling_ = 0;
 }
 

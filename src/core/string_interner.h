@@ -145,6 +145,7 @@ class InternPipeline {
  public:
   //! Interns `s` (read in place, as intern(s, true)) and writes its code to `*code` later.
   void add(StringInterner& interner, std::string_view s, int32_t* code) {
+    if (!batches_) batches_ = std::make_unique<Batch[]>(3);
     Batch& b = batches_[filling_];
     b.requests[b.n++] = {s, code};
     if (b.n == StringInterner::kBatch) advance(interner);
@@ -163,8 +164,8 @@ class InternPipeline {
   };
   void advance(StringInterner& interner);  // the filled batch hashed, the one before fetched, the oldest interned
 
-  Batch batches_[3];
-  unsigned filling_ = 0;  // the batch being filled; the one after it (mod 3) is the oldest
+  std::unique_ptr<Batch[]> batches_;  // three, from the first add() on (a parser has a pipeline per column)
+  unsigned filling_ = 0;              // the batch being filled; the one after it (mod 3) is the oldest
 };
 
 //! The sorted dictionary of every interner's strings, and for each interner the dictionary code of
