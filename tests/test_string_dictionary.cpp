@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -406,5 +407,145 @@ TEST_CASE("csv: long string columns read with small tables that grow or are pass
         CHECK(cells_right);
       }
     }
+  }
+}
+
+TEST_CASE(
+    "string dictionary: runs of tied keys (repeats, NUL-padded prefixes, late differences) merge as a std::map build") {
+  const uint64_t seed = 5550123;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  // Strings whose 8-byte keys tie at many depths: one base of 0 to 40 bytes, then at a random
+  // place a byte changed, NUL bytes appended (equal keys, longer strings) or nothing (a repeat).
+  const std::string base = "0123456789abcdefghijklmnopqrstuvwxyzABCD";
+  const auto draw = [&]() {
+    std::string s = base.substr(0, rng() % (base.size() + 1));
+    switch (rng() % 4) {
+      case 0:
+        if (!s.empty()) s[rng() % s.size()] = static_cast<char>(rng() % 4);
+        break;
+      case 1: s.append(rng() % 3, '\0'); break;
+      default: break;
+    }
+    return s;
+  };
+  for (const size_t parts : {1, 4, 16}) {
+    for (const size_t rows : {10, 300, 5000}) {
+      std::vector<std::vector<std::string>> strings(parts);
+      std::map<std::string, size_t> reference_map;
+      for (auto& part : strings)
+        for (size_t k = 0; k < rows; ++k) {
+          part.push_back(draw());
+          reference_map.emplace(part.back(), 0);
+        }
+      std::vector<std::string> reference;
+      for (auto& [s, code] : reference_map) {
+        code = reference.size();
+        reference.push_back(s);
+      }
+      for (const size_t limit : {1, 1 << 15}) {  // every repeat left to the merge, or found by the tables
+        std::vector<gfxq::detail::StringInterner> interners;
+        for (size_t p = 0; p < parts; ++p) interners.emplace_back(limit);
+        std::vector<std::vector<int32_t>> local(parts);
+        for (size_t p = 0; p < parts; ++p)
+          for (const std::string& s : strings[p]) local[p].push_back(interners[p].intern(s, true));
+        std::vector<const gfxq::detail::StringInterner*> pointers;
+        for (const auto& in : interners) pointers.push_back(&in);
+        for (const unsigned threads : {1u, 4u}) {
+          for (const uint64_t ranges : {0, 1, 7}) {
+            CAPTURE(parts);
+            CAPTURE(rows);
+            CAPTURE(limit);
+            CAPTURE(threads);
+            CAPTURE(ranges);
+            const gfxq::detail::MergedDictionary merged =
+                gfxq::detail::merge_dictionaries(pointers, {threads, ranges}, "c");
+            CHECK(merged.dictionary->strings() == reference);
+            size_t wrong = 0;
+            for (size_t p = 0; p < parts; ++p)
+              for (size_t k = 0; k < strings[p].size(); ++k)
+                wrong += static_cast<size_t>(merged.code_of(p)[static_cast<size_t>(local[p][k])]) !=
+                         reference_map.at(strings[p][k]);
+            CHECK(wrong == 0);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("string dictionary: parts of very different sizes merged in pieces equal a std::map build") {
+  const uint64_t seed = 31337;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  // Parts of 1, 150,000 and 300,000 strings (the merge's loops split parts past 65,536 strings),
+  // half of them repeats from a pool, half new.
+  const size_t sizes[] = {1, 150000, 300000};
+  std::vector<std::vector<std::string>> strings(3);
+  std::map<std::string, size_t> reference_map;
+  for (size_t p = 0; p < 3; ++p)
+    for (size_t k = 0; k < sizes[p]; ++k) {
+      strings[p].push_back(rng() % 2 ? "pool entry " + std::to_string(rng() % 5000)
+                                     : "new " + std::to_string(rng() % 1000000000));
+      reference_map.emplace(strings[p].back(), 0);
+    }
+  std::vector<std::string> reference;
+  for (auto& [s, code] : reference_map) {
+    code = reference.size();
+    reference.push_back(s);
+  }
+  std::vector<gfxq::detail::StringInterner> interners;
+  for (size_t p = 0; p < 3; ++p) interners.emplace_back(16);  // small tables: most strings reach the merge
+  std::vector<std::vector<int32_t>> local(3);
+  for (size_t p = 0; p < 3; ++p)
+    for (const std::string& s : strings[p]) local[p].push_back(interners[p].intern(s, true));
+  const std::vector<const gfxq::detail::StringInterner*> pointers = {&interners[0], &interners[1], &interners[2]};
+  for (const unsigned threads : {1u, 2u, 5u}) {
+    for (const uint64_t ranges : {0, 3}) {
+      CAPTURE(threads);
+      CAPTURE(ranges);
+      const gfxq::detail::MergedDictionary merged = gfxq::detail::merge_dictionaries(pointers, {threads, ranges}, "c");
+      CHECK(merged.dictionary->strings() == reference);
+      size_t wrong = 0;
+      for (size_t p = 0; p < 3; ++p)
+        for (size_t k = 0; k < strings[p].size(); ++k)
+          wrong += static_cast<size_t>(merged.code_of(p)[static_cast<size_t>(local[p][k])]) !=
+                   reference_map.at(strings[p][k]);
+      CHECK(wrong == 0);
+    }
+  }
+}
+
+TEST_CASE("string dictionary: the interning pipeline finds every repeat, whatever batch a chunk ends in") {
+  const uint64_t seed = 777;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  // A pool of 40 strings drawn again and again, in "chunks" of every length from 0 to 7 batches
+  // and a bit (finish() after each): the table holds the pool, so every string has one code.
+  std::vector<std::string> pool;
+  for (int k = 0; k < 40; ++k) pool.push_back("pool string number " + std::to_string(k * 7919));
+  for (size_t chunk = 0; chunk < 8 * gfxq::detail::StringInterner::kBatch + 3; chunk += 5) {
+    CAPTURE(chunk);
+    gfxq::detail::StringInterner interner;
+    gfxq::detail::InternPipeline pipeline;
+    std::vector<size_t> drawn;
+    std::vector<int32_t> codes(4 * chunk + 1, -1);
+    for (int round = 0; round < 4; ++round) {
+      for (size_t k = 0; k < chunk; ++k) {
+        drawn.push_back(rng() % pool.size());
+        pipeline.add(interner, pool[drawn.back()], &codes[drawn.size() - 1]);
+      }
+      pipeline.finish(interner);
+    }
+    std::vector<int32_t> code_of(pool.size(), -1);
+    size_t wrong = 0;
+    for (size_t i = 0; i < drawn.size(); ++i) {
+      if (code_of[drawn[i]] < 0) code_of[drawn[i]] = codes[i];
+      wrong += codes[i] < 0 || codes[i] != code_of[drawn[i]] ||
+               interner.value(static_cast<size_t>(codes[i])) != pool[drawn[i]];
+    }
+    CHECK(wrong == 0);
+    CHECK(interner.size() ==
+          static_cast<size_t>(std::count_if(code_of.begin(), code_of.end(), [](int32_t c) { return c >= 0; })));
   }
 }

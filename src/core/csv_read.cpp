@@ -48,13 +48,16 @@
 //
 // How: the input is read whole, the header parsed, and the rest cut into chunks at record starts
 // (a line end outside quotes: the parity of the quotes before a cut tells whether it is inside
-// quotes, since in valid input every '"' opens, closes or doubles). Threads parse chunks into
+// quotes, since in valid input every '"' opens, closes or doubles); one pass over the bytes, 64 at
+// a time, gives each piece's quote parity and line ends, and so each chunk's record count (an
+// unquoted field's end is then found 16 bytes at a time). Threads parse chunks into
 // per-chunk vectors and string interners. A bare column's chunk starts as int and widens (int →
 // float, or → date, → string) when a value does not fit, reparsing the chunk; the column's type is
 // the widest over the chunks that hold values, and chunks read with another guess are parsed again
 // with it. NULLs are kept per chunk and column as a list of the chunk's NULL rows (nothing per
 // non-NULL row), turned into the column's flags at the end. Each thread interns a STRING column's
-// values into its own hash table, 32 at a time (their memory fetched together), bounded unless the
+// values into its own hash table, 32 at a time in a pipeline of three batches (a batch hashed,
+// the next step its table slots' copies fetched, the step after that looked up), bounded unless the
 // column's repeats call for a larger one (past the bound a value is a view into the input);
 // merge_dictionaries() turns the threads' strings into one sorted dictionary on all threads (key
 // ranges, each radix-sorted, repeats dropped; the columns one after the other in one workspace, which
@@ -64,7 +67,6 @@
 // few fields, found by parsing without storing values.
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <charconv>
 #include <clocale>
@@ -80,6 +82,10 @@
 #include <vector>
 
 #include <sys/stat.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/csv_names.h"
 #include "core/huge_pages.h"
@@ -105,6 +111,23 @@ bool is_blank(char c) {
 }
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
+}
+
+// The first of ',', '\n', '"' and '\r' at or after p (an unquoted field's end), or `end`: 16 bytes
+// at a time while they fit before `end`.
+const char* plain_field_end(const char* p, const char* end) noexcept {
+#if defined(__SSE2__)
+  const __m128i comma = _mm_set1_epi8(','), line_end = _mm_set1_epi8('\n'), quote = _mm_set1_epi8('"'),
+                cr = _mm_set1_epi8('\r');
+  for (; end - p >= 16; p += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, comma), _mm_cmpeq_epi8(v, line_end)),
+                                     _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, cr)));
+    if (const int mask = _mm_movemask_epi8(hit)) return p + __builtin_ctz(static_cast<unsigned>(mask));
+  }
+#endif
+  while (p < end && *p != ',' && *p != '\n' && *p != '"' && *p != '\r') ++p;
+  return p;
 }
 
 // Trims blanks and a CR (of a CRLF): for header names and error positions.
@@ -446,9 +469,7 @@ class ChunkParser {
   // `strings`: the calling thread's interner of each column, kept across the chunks it parses.
   ChunkParser(const Text& text, const std::vector<ColumnDef>& defs, const Outputs& outputs,
               std::vector<detail::StringInterner>& strings, Chunk& chunk)
-      : text_(text), defs_(defs), outputs_(outputs), strings_(strings), chunk_(chunk) {
-    for (unsigned char c : {',', '\n', '"', '\r'}) stop_[c] = true;
-  }
+      : text_(text), defs_(defs), outputs_(outputs), strings_(strings), chunk_(chunk) {}
 
   // Parses until done or failed, widening bare columns (and starting over) as values demand;
   // with `fixed`, a value that does not fit its column's kind is an Internal error.
@@ -658,12 +679,10 @@ class ChunkParser {
         return widen(i, token);
       case Kind::String:
         // A token read in place is a view into the input, which outlives the dictionary's merge: it
-        // waits to be interned with the next ones of its column. One undoubled into scratch_ is
-        // copied at once.
+        // waits in its column's pipeline to be interned with the next ones. One undoubled into
+        // scratch_ is copied at once.
         if (token.data() != scratch_.data() && row_ < capacity_) {
-          std::vector<detail::StringInterner::Request>& pending = pending_[i];
-          pending.push_back({token, &c.int_out[row_]});
-          if (pending.size() == detail::StringInterner::kBatch) flush(i);
+          pending_[i].add(strings_[i], token, &c.int_out[row_]);
           return Outcome::Done;
         }
         int_slot(c) = strings_[i].intern(token, token.data() != scratch_.data());
@@ -704,7 +723,7 @@ class ChunkParser {
           }
           if (p < end && *p != ',' && *p != '\n') return fail(p, text_after_quote());
         } else {
-          while (p < end && !stop_[static_cast<unsigned char>(*p)]) ++p;
+          p = plain_field_end(p, end);
           if (p < end && *p == '"') {
             while (p < end && *p != ',' && *p != '\n') ++p;
             return fail(start, "a '\"' inside the unquoted field " +
@@ -731,15 +750,8 @@ class ChunkParser {
       }
       ++row_;
     }
-    for (size_t i = 0; i < n; ++i) flush(i);
+    for (size_t i = 0; i < n; ++i) pending_[i].finish(strings_[i]);
     return Outcome::Done;
-  }
-
-  // Column i's waiting strings interned.
-  void flush(size_t i) {
-    std::vector<detail::StringInterner::Request>& pending = pending_[i];
-    strings_[i].intern_batch(pending.data(), pending.size());
-    pending.clear();
   }
 
   const Text& text_;
@@ -748,10 +760,9 @@ class ChunkParser {
   std::vector<detail::StringInterner>& strings_;
   Chunk& chunk_;
   uint64_t row_ = 0;  // the record being parsed, counted from the chunk's first
-  std::array<bool, 256> stop_{};
   std::string scratch_;
-  // Per column: strings read in place whose local codes are still to be written (intern_batch).
-  std::vector<std::vector<detail::StringInterner::Request>> pending_;
+  // Per column: strings read in place whose local codes are still to be written.
+  std::vector<detail::InternPipeline> pending_;
   uint64_t capacity_ = 0;  // records whose values are stored: the chunk's, or none in a dry run
   int32_t scratch_int_ = 0;
   float scratch_float_ = 0;
@@ -759,22 +770,105 @@ class ChunkParser {
   double scratch_double_ = 0;
 };
 
-// Chunk starts: about every `chunk_bytes` from `begin`, moved to the next record start.
-std::vector<const char*> cut_chunks(const char* begin, const char* end, uint64_t chunk_bytes, unsigned threads) {
+// A piece of the input's quotes and line ends: whether it holds an odd number of '"', and its
+// line ends outside quotes when it starts outside them (those inside are the rest).
+struct PieceCount {
+  bool odd = false;
+  uint64_t line_ends = 0, outside = 0;
+};
+
+// Bit i of the result: the XOR of bits 0..i of x (set where an odd number of quotes is at or before).
+uint64_t prefix_xor(uint64_t x) noexcept {
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  return x ^ (x << 32);
+}
+
+// The masks of the '"' and '\n' bytes of 64 bytes at p.
+void masks_of(const char* p, uint64_t& quotes, uint64_t& line_ends) noexcept {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"'), line_end = _mm_set1_epi8('\n');
+  quotes = line_ends = 0;
+  for (int k = 0; k < 4; ++k) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    quotes |= uint64_t{static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote)))} << (16 * k);
+    line_ends |= uint64_t{static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, line_end)))} << (16 * k);
+  }
+#else
+  quotes = line_ends = 0;
+  for (int k = 0; k < 64; ++k) {
+    quotes |= uint64_t{p[k] == '"'} << k;
+    line_ends |= uint64_t{p[k] == '\n'} << k;
+  }
+#endif
+}
+
+// The quotes and line ends of [begin, end), 64 bytes at a time: the bytes inside quotes are those
+// after an odd number of quotes (a doubled quote closes and opens again).
+// Built twice on x86-64, picked when the library is loaded: with the popcnt instruction where the
+// processor has it (the baseline has none: a call per count).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("popcnt", "default")))
+#endif
+PieceCount
+count_piece(const char* begin, const char* end) noexcept {
+  PieceCount count;
+  uint64_t inside = 0;  // all ones while the bytes so far hold an odd number of quotes
+  const auto block = [&](const char* p) {
+    uint64_t quotes = 0, line_ends = 0;
+    masks_of(p, quotes, line_ends);
+    const uint64_t quoted = prefix_xor(quotes) ^ inside;
+    count.line_ends += static_cast<uint64_t>(__builtin_popcountll(line_ends));
+    count.outside += static_cast<uint64_t>(__builtin_popcountll(line_ends & ~quoted));
+    inside = static_cast<uint64_t>(-static_cast<int64_t>(quoted >> 63));
+  };
+  const char* p = begin;
+  for (; end - p >= 64; p += 64) block(p);
+  if (p < end) {
+    char last[64] = {};  // the tail, padded with bytes that are neither
+    std::memcpy(last, p, static_cast<size_t>(end - p));
+    block(last);
+  }
+  count.odd = inside != 0;
+  return count;
+}
+
+// Chunks of the input: about every `chunk_bytes` from `begin`, each start moved to the next record
+// start (a line end outside quotes: the parity of the quotes before a cut tells whether it is
+// inside quotes, since in valid input every '"' opens, closes or doubles), and the records of each:
+// the line ends outside quotes in it, and the input's last record when it has no line end.
+struct Cuts {
+  std::vector<const char*> starts;
+  std::vector<uint64_t> records;
+};
+
+Cuts cut_chunks(const char* begin, const char* end, uint64_t chunk_bytes, unsigned threads) {
   const auto bytes = static_cast<uint64_t>(end - begin);
   const uint64_t pieces = std::max<uint64_t>(1, (bytes + chunk_bytes - 1) / chunk_bytes);
   const auto nominal = [&](uint64_t i) { return begin + std::min(bytes, i * chunk_bytes); };
-  // Whether each nominal start is inside quotes: the parity of the quotes before it.
-  std::vector<uint8_t> odd(pieces);
-  detail::parallel_for(pieces, threads, [&](size_t i) {
-    odd[i] = static_cast<uint8_t>(std::count(nominal(i), nominal(i + 1), '"') & 1);
-  });
+  // One pass over the bytes: each nominal piece's quote parity and line ends.
+  std::vector<PieceCount> counts(pieces);
+  detail::parallel_for(pieces, threads, [&](size_t i) { counts[i] = count_piece(nominal(i), nominal(i + 1)); });
+  // Whether each nominal start is inside quotes, and the line ends outside quotes before it.
   std::vector<uint8_t> inside(pieces, 0);
-  for (uint64_t i = 1; i < pieces; ++i) inside[i] = inside[i - 1] ^ odd[i - 1];
-  std::vector<const char*> starts(pieces);
+  std::vector<uint64_t> before(pieces, 0);
+  for (uint64_t i = 1; i < pieces; ++i) {
+    const PieceCount& c = counts[i - 1];
+    inside[i] = inside[i - 1] ^ static_cast<uint8_t>(c.odd);
+    before[i] = before[i - 1] + (inside[i - 1] ? c.line_ends - c.outside : c.outside);
+  }
+  const uint64_t total =
+      before[pieces - 1] +
+      (inside[pieces - 1] ? counts[pieces - 1].line_ends - counts[pieces - 1].outside : counts[pieces - 1].outside);
+  Cuts cuts{std::vector<const char*>(pieces), std::vector<uint64_t>(pieces)};
+  // `ends`: the line ends outside quotes before each chunk's start.
+  std::vector<uint64_t> ends(pieces, 0);
   detail::parallel_for(pieces, threads, [&](size_t i) {
     if (i == 0) {
-      starts[0] = begin;
+      cuts.starts[0] = begin;
       return;
     }
     bool in_quotes = inside[i] != 0;
@@ -783,28 +877,20 @@ std::vector<const char*> cut_chunks(const char* begin, const char* end, uint64_t
       if (*p == '"') in_quotes = !in_quotes;
       ++p;
     }
-    starts[i] = p < end ? p + 1 : end;
+    cuts.starts[i] = p < end ? p + 1 : end;
+    ends[i] = before[i] + (p < end ? 1 : 0);  // the line end found is the only one outside quotes passed
   });
-  for (uint64_t i = 1; i < pieces; ++i) starts[i] = std::max(starts[i], starts[i - 1]);
-  return starts;
-}
-
-// The records in [begin, end), which starts a record: line ends outside quotes, and a last record
-// without its line end (the input's last).
-uint64_t count_records(const char* begin, const char* end) {
-  if (begin == end) return 0;
-  // Line ends are counted up to each opening quote and skipped to its closing one (a doubled quote
-  // closes and opens again).
-  uint64_t records = 0;
-  for (const char* p = begin;;) {
-    const auto* quote = static_cast<const char*>(std::memchr(p, '"', static_cast<size_t>(end - p)));
-    records += static_cast<uint64_t>(std::count(p, quote ? quote : end, '\n'));
-    if (!quote) break;
-    const auto* close = static_cast<const char*>(std::memchr(quote + 1, '"', static_cast<size_t>(end - quote - 1)));
-    if (!close) break;
-    p = close + 1;
+  for (uint64_t i = 1; i < pieces; ++i)
+    if (cuts.starts[i] < cuts.starts[i - 1]) {
+      cuts.starts[i] = cuts.starts[i - 1];
+      ends[i] = ends[i - 1];
+    }
+  for (uint64_t i = 0; i < pieces; ++i) {
+    const char* chunk_end = i + 1 < pieces ? cuts.starts[i + 1] : end;
+    cuts.records[i] = (i + 1 < pieces ? ends[i + 1] : total) - ends[i] +
+                      (chunk_end > cuts.starts[i] && chunk_end[-1] != '\n' ? 1 : 0);
   }
-  return records + (end[-1] != '\n' ? 1 : 0);
+  return cuts;
 }
 
 // The earliest bare-column inference error over the chunks and columns, if any.
@@ -846,14 +932,15 @@ Table parse(const Text& text, const CsvReadOptions& options) {
   if (chunk_bytes == 0)
     chunk_bytes = bytes < (1u << 20) ? std::max<uint64_t>(bytes, 1)
                                      : std::clamp<uint64_t>(bytes / (4 * uint64_t{threads}), 256u << 10, 32u << 20);
-  const std::vector<const char*> starts = cut_chunks(data, text.end, chunk_bytes, threads);
+  const Cuts cuts = cut_chunks(data, text.end, chunk_bytes, threads);
+  const std::vector<const char*>& starts = cuts.starts;
   std::vector<Chunk> chunks(starts.size());
   std::vector<Kind> initial(n);
   for (size_t i = 0; i < n; ++i) initial[i] = defs[i].kind;
   detail::parallel_for(chunks.size(), threads, [&](size_t c) {
     chunks[c].begin = starts[c];
     chunks[c].end = c + 1 < starts.size() ? starts[c + 1] : text.end;
-    chunks[c].records = count_records(chunks[c].begin, chunks[c].end);
+    chunks[c].records = cuts.records[c];
     chunks[c].kinds = initial;
   });
   uint64_t rows = 0;
@@ -996,6 +1083,15 @@ Table parse(const Text& text, const CsvReadOptions& options) {
       from = ChunkColumn{};  // free the chunk's memory as soon as it is used
     }
   });
+  // The interners, the merge's code tables and its workspace freed on all threads: giving back
+  // that much memory is work too, which one thread would do alone.
+  detail::parallel_for(threads + n, threads, [&](size_t k) {
+    if (k < threads)
+      interners[k].clear();
+    else
+      merged[k - threads] = {};
+  });
+  workspace.release(threads);
   return table;
 }
 
@@ -1096,8 +1192,13 @@ Table read_csv_file(const std::string& path, const CsvReadOptions& options) {
     if (!in.is_open()) throw Error(ErrorCode::Io, "cannot open '" + excerpt(path, 4096) + "': " + io_reason());
     return read_csv(in, path, options);
   }
-  const detail::FileBytes file(path);
-  return read_csv_text(file.bytes(), path, options);
+  // Mapped without MAP_POPULATE: its pages are mapped on all threads, and dropped on all threads
+  // once read (each a serial step of about 60 ms per GB on one thread).
+  const detail::FileBytes file(path, /*populate=*/false);
+  file.populate(options.threads);
+  Table table = read_csv_text(file.bytes(), path, options);
+  file.release(options.threads);
+  return table;
 }
 
 }  // namespace gfxq

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/parallel.h"
 #include "gfxq/error.h"
 
 namespace gfxq::detail {
@@ -53,6 +54,18 @@ FileBytes::FileBytes(const std::string& path, bool populate) {
     used += static_cast<size_t>(got);
   }
   owned_.resize(used);
+}
+
+void FileBytes::populate(unsigned threads) const noexcept {
+#ifdef MADV_POPULATE_READ
+  advise_parallel(map_, size_, MADV_POPULATE_READ, threads);
+#else
+  (void)threads;
+#endif
+}
+
+void FileBytes::release(unsigned threads) const noexcept {
+  advise_parallel(map_, size_, MADV_DONTNEED, threads);
 }
 
 FileBytes::~FileBytes() {

@@ -21,6 +21,15 @@ class FileBytes {
   FileBytes(const FileBytes&) = delete;
   FileBytes& operator=(const FileBytes&) = delete;
 
+  //! Maps the pages of a mapped file on up to `threads` threads, a piece each (MADV_POPULATE_READ,
+  //! where the kernel has it), so that reading them takes no page faults: one thread populating a
+  //! large mapping, as MAP_POPULATE does, is a serial step of the load.
+  void populate(unsigned threads) const noexcept;
+  //! Drops the mapping's pages on up to `threads` threads, a piece each, before the destructor
+  //! unmaps what is left (unmapping a large mapping on one thread is a serial step too). The bytes
+  //! stay readable (mapped again on use).
+  void release(unsigned threads) const noexcept;
+
   //! The file's bytes.
   std::string_view bytes() const noexcept { return map_ ? std::string_view(map_, size_) : std::string_view(owned_); }
 

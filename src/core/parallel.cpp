@@ -1,5 +1,7 @@
 #include "core/parallel.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -64,6 +66,28 @@ void parallel_copy(void* to, const void* from, size_t bytes, unsigned threads) {
     const size_t begin = std::min(bytes, i * per), end = std::min(bytes, begin + per);
     std::memcpy(static_cast<char*>(to) + begin, static_cast<const char*>(from) + begin, end - begin);
   });
+}
+
+void advise_parallel(const void* p, uint64_t bytes, int advice, unsigned threads) noexcept {
+  constexpr uint64_t kPage = 4096, kMinPiece = 16u << 20;
+  const auto begin = (reinterpret_cast<uintptr_t>(p) + kPage - 1) & ~(kPage - 1);
+  const auto end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kPage - 1);
+  if (!p || end <= begin) return;
+  const uint64_t whole = end - begin, workers = worker_count(threads);
+  const uint64_t pieces = std::clamp<uint64_t>(whole / kMinPiece, 1, 4 * workers);
+  const uint64_t per = (whole / pieces + kPage - 1) / kPage * kPage;
+  const auto advise = [&](size_t i) {
+    const uint64_t from = std::min(whole, i * per), to = std::min(whole, from + per);
+    if (to > from) ::madvise(reinterpret_cast<void*>(begin + from), to - from, advice);
+  };
+  if (pieces == 1 || workers == 1) {
+    for (size_t i = 0; i < pieces; ++i) advise(i);
+    return;
+  }
+  try {
+    parallel_for(pieces, threads, advise);
+  } catch (...) {  // no thread to be had (nothing else throws): the advice only saves time
+  }
 }
 
 }  // namespace gfxq::detail

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -27,6 +28,11 @@ void parallel_for_workers(size_t count, unsigned threads, const std::function<vo
 //! memcpy of `bytes` bytes on up to `threads` threads (0: all cores), in pieces of at least 4 MiB;
 //! one thread below 8 MiB. Filling write-combined staging memory needs several threads to reach the bus.
 void parallel_copy(void* to, const void* from, size_t bytes, unsigned threads);
+
+//! madvise(`advice`) on the whole pages of [p, p + bytes) in pieces of at least 16 MiB on up to
+//! `threads` threads, errors ignored (for advice that only saves time: mapping a file's pages, or
+//! giving back memory before it is freed, each a serial step of tens of ms per GB on one thread).
+void advise_parallel(const void* p, uint64_t bytes, int advice, unsigned threads) noexcept;
 
 //! Resizes `v` to `n` elements as resize_huge() does (without huge pages unless `huge`), new
 //! storage first touched on up to `threads` threads, a piece each: the kernel zeroes a fresh page

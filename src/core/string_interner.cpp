@@ -1,5 +1,7 @@
 #include "core/string_interner.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -232,32 +234,79 @@ void StringInterner::decide() {
   bypass_ = hits * 4 < lookups;
 }
 
-void StringInterner::intern_batch(const Request* requests, size_t n) {
-  for (; n > kBatch; requests += kBatch, n -= kBatch) intern_batch(requests, kBatch);
-  // The strings' hashes, and their slots fetched (a batch passing the table by hashes none).
-  uint64_t hashes[kBatch];
-  const bool look = !(in_table_ >= table_limit_ && bypass_) && !slots_.empty();
-  if (look)
-    for (size_t k = 0; k < n; ++k) {
-      hashes[k] = hash_string(requests[k].s);
-      __builtin_prefetch(&slots_[hashes[k] & (slots_.size() - 1)]);
-    }
-  // Then the copies they probably compare with (their first slots'), all requested before any
-  // lookup waits for one.
-  if (look)
-    for (size_t k = 0; k < n; ++k)
-      if (const char* record = slots_[hashes[k] & (slots_.size() - 1)].record) __builtin_prefetch(record);
+bool StringInterner::hash_batch(const Request* requests, size_t n, uint64_t* hashes) const noexcept {
+  // A batch passing the table by hashes none.
+  if ((in_table_ >= table_limit_ && bypass_) || slots_.empty()) return false;
+  const size_t mask = slots_.size() - 1;
+  for (size_t k = 0; k < n; ++k) {
+    hashes[k] = hash_string(requests[k].s);
+    __builtin_prefetch(&slots_[hashes[k] & mask]);
+  }
+  return true;
+}
+
+void StringInterner::fetch_copies(const uint64_t* hashes, size_t n) const noexcept {
+  if (slots_.empty()) return;
+  const size_t mask = slots_.size() - 1;  // the table may have grown since: the fetches only guess
+  for (size_t k = 0; k < n; ++k)
+    if (const char* record = slots_[hashes[k] & mask].record) __builtin_prefetch(record);
+}
+
+void StringInterner::intern_hashed_batch(const Request* requests, size_t n, const uint64_t* hashes) {
   for (size_t k = 0; k < n; ++k) {
     const std::string_view s = requests[k].s;
     // Passing the full table by (as intern_hashed() does), without its call.
-    if (!look && bypass_ && in_table_ >= table_limit_ && skipped_ + 1 < probe_every_ && s.size() <= UINT32_MAX) {
+    if (bypass_ && in_table_ >= table_limit_ && skipped_ + 1 < probe_every_ && s.size() <= UINT32_MAX) {
       ++skipped_;
       ++seen_;
       *requests[k].code = add(s, true);
       continue;
     }
-    *requests[k].code = intern_hashed(s, true, look ? &hashes[k] : nullptr);
+    *requests[k].code = intern_hashed(s, true, hashes ? &hashes[k] : nullptr);
   }
+}
+
+void StringInterner::intern_batch(const Request* requests, size_t n) {
+  for (; n > kBatch; requests += kBatch, n -= kBatch) intern_batch(requests, kBatch);
+  // The strings' hashes and their slots fetched, then the copies they probably compare with, all
+  // requested before any lookup waits for one.
+  uint64_t hashes[kBatch];
+  const bool hashed = hash_batch(requests, n, hashes);
+  if (hashed) fetch_copies(hashes, n);
+  intern_hashed_batch(requests, n, hashed ? hashes : nullptr);
+}
+
+void InternPipeline::advance(StringInterner& interner) {
+  Batch& filled = batches_[filling_];
+  filled.hashed = interner.hash_batch(filled.requests, filled.n, filled.hashes);
+  Batch& middle = batches_[(filling_ + 2) % 3];
+  if (middle.hashed) interner.fetch_copies(middle.hashes, middle.n);
+  Batch& oldest = batches_[(filling_ + 1) % 3];
+  interner.intern_hashed_batch(oldest.requests, oldest.n, oldest.hashed ? oldest.hashes : nullptr);
+  oldest.n = 0;
+  oldest.hashed = false;
+  filling_ = (filling_ + 1) % 3;
+}
+
+void InternPipeline::finish(StringInterner& interner) {
+  if (!batches_) return;
+  // Oldest first: the batch after the one being filled, then the middle one, then the one filling.
+  for (unsigned k = 1; k <= 3; ++k) {
+    Batch& b = batches_[(filling_ + k) % 3];
+    interner.intern_hashed_batch(b.requests, b.n, b.hashed ? b.hashes : nullptr);
+    b.n = 0;
+    b.hashed = false;
+  }
+  filling_ = 0;
+}
+
+void InternPipeline::clear() noexcept {
+  if (batches_)
+    for (size_t k = 0; k < 3; ++k) {
+      batches_[k].n = 0;
+      batches_[k].hashed = false;
+    }
+  filling_ = 0;
 }
 
 namespace {
@@ -341,35 +390,53 @@ constexpr size_t kAhead = 16;
 // Runs of at most this many entries are sorted by insertion.
 constexpr size_t kSmall = 32;
 
-// The order of two entries' strings, which agree before `depth` (negative, zero, positive).
-int compare_from(const Entry& a, const Entry& b, size_t depth, const Strings& strings) {
-  if (a.key != b.key) return a.key < b.key ? -1 : 1;
-  const std::string_view x = strings.view(a), y = strings.view(b);
-  return x.substr(std::min<size_t>(depth, x.size())).compare(y.substr(std::min<size_t>(depth, y.size())));
-}
-
 // Sets whether an entry is the first of its string.
 void mark(Entry& e, bool first) {
   e.id = (e.id & ~kFirstBit) | (first ? kFirstBit : 0);
 }
 
 // Entries whose strings agree before `depth`, by their strings from `depth` on, each marked the
-// first of its string or not (the first entry is).
+// first of its string or not (the first entry is); n <= kSmall. First by their keys alone (no
+// string read); then each run of tied keys by its strings, all of the run's strings looked up
+// before any is compared (their scattered reads overlap; a run of repeats would otherwise wait for
+// two scattered reads at every compare).
 void insertion_sort(Entry* e, size_t n, size_t depth, const Strings& strings) {
-  if (n > 0) mark(e[0], true);
   for (size_t i = 1; i < n; ++i) {
-    Entry x = e[i];
+    const Entry x = e[i];
     size_t j = i;
-    int order = 0;
-    for (; j > 0; --j) {
-      order = compare_from(x, e[j - 1], depth, strings);
-      if (order >= 0) break;
-      e[j] = e[j - 1];
-    }
-    // x is the first of its string unless it equals its left neighbour. The entry it moved past
-    // keeps its mark: x is less than it, so its old left neighbour was too.
-    mark(x, j == 0 || order != 0);
+    for (; j > 0 && x.key < e[j - 1].key; --j) e[j] = e[j - 1];
     e[j] = x;
+  }
+  std::string_view view[kSmall];
+  for (size_t begin = 0; begin < n;) {
+    size_t end = begin + 1;
+    while (end < n && e[end].key == e[begin].key) ++end;
+    mark(e[begin], true);  // its key differs from the one before
+    if (end - begin > 1) {
+      for (size_t k = begin; k < end; ++k) {
+        const std::string_view s = strings.view(e[k]);
+        view[k] = s.substr(std::min(depth, s.size()));
+      }
+      for (size_t k = begin; k < end; ++k) __builtin_prefetch(view[k].data());
+      for (size_t i = begin + 1; i < end; ++i) {
+        const Entry x = e[i];
+        const std::string_view x_view = view[i];
+        size_t j = i;
+        int order = 0;
+        for (; j > begin; --j) {
+          order = x_view.compare(view[j - 1]);
+          if (order >= 0) break;
+          e[j] = e[j - 1];
+          view[j] = view[j - 1];
+        }
+        // x is the first of its string unless it equals its left neighbour. The entry it moved
+        // past keeps its mark: x is less than it, so its old left neighbour was too.
+        e[j] = x;
+        view[j] = x_view;
+        mark(e[j], j == begin || order != 0);
+      }
+    }
+    begin = end;
   }
 }
 
@@ -455,6 +522,12 @@ std::unique_ptr<char[]> MergeWorkspace::take(size_t bytes) {
   return std::move(memory_);
 }
 
+void MergeWorkspace::release(unsigned threads) noexcept {
+  advise_parallel(memory_.get(), size_, MADV_DONTNEED, threads);
+  memory_.reset();
+  size_ = 0;
+}
+
 MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& parts, const MergeOptions& options,
                                     std::string_view column) {
   const unsigned threads = worker_count(options.threads);
@@ -480,12 +553,16 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
   uint16_t* const range = reinterpret_cast<uint16_t*>(memory + entry_bytes);
 
   // Key ranges from a sorted sample: range r holds the strings s with splitters[r-1] < s <= splitters[r].
-  // Equal strings fall in the same range, so each range finds its repeats on its own.
+  // Equal strings fall in the same range, so each range finds its repeats on its own. One range per
+  // 32768 strings, up to 32 per thread but at least 512 (with few threads, ranges of 32 per thread
+  // outgrow the cache: sorting 2^24 unique strings on 2 threads took 13% longer in 64 than in 512).
   const uint64_t ranges =
-      total == 0 ? 1
-                 : std::min<uint64_t>(UINT16_MAX, options.ranges
-                                                      ? options.ranges
-                                                      : std::clamp<uint64_t>(total / 32768, 1, 32 * uint64_t{threads}));
+      total == 0
+          ? 1
+          : std::min<uint64_t>(UINT16_MAX, options.ranges
+                                               ? options.ranges
+                                               : std::clamp<uint64_t>(total / 32768, 1,
+                                                                      std::max<uint64_t>(512, 32 * uint64_t{threads})));
   std::vector<Splitter> splitters;
   if (ranges > 1) {
     const uint64_t step = std::max<uint64_t>(1, total / (ranges * 32));
@@ -519,22 +596,36 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
   for (uint64_t r = 1; r + 1 < ranges; ++r)
     depth[r] = static_cast<uint32_t>(common_prefix(splitters[r - 1].view, splitters[r].view));
 
-  // Each part's strings to their ranges: count, offsets, then write (range by range).
-  std::vector<std::vector<uint64_t>> count(parts.size(), std::vector<uint64_t>(ranges, 0));
-  parallel_for(parts.size(), threads, [&](size_t p) {
+  // The loops over the parts' strings run in pieces of one part's consecutive strings, about 16 per
+  // thread: the parts differ in size (a thread may have parsed more chunks than another), and one
+  // thread per part would leave the others waiting for the largest.
+  struct Piece {
+    size_t part, from, to;
+  };
+  std::vector<Piece> pieces;
+  const uint64_t piece_size = std::max<uint64_t>(uint64_t{1} << 16, total / (16 * uint64_t{threads}) + 1);
+  for (size_t p = 0; p < parts.size(); ++p)
+    for (size_t from = 0; from < parts[p]->size(); from += piece_size)
+      pieces.push_back({p, from, std::min<size_t>(parts[p]->size(), from + piece_size)});
+
+  // Each piece's strings to their ranges: count, offsets, then write (range by range).
+  std::vector<std::vector<uint64_t>> count(pieces.size(), std::vector<uint64_t>(ranges, 0));
+  parallel_for(pieces.size(), threads, [&](size_t i) {
+    const Piece piece = pieces[i];
     if (ranges == 1) {
-      count[p][0] = parts[p]->size();
+      count[i][0] = piece.to - piece.from;
       return;
     }
+    const size_t p = piece.part;
     uint16_t* const part_range = range + merged.starts[p];
     // The range of a string: the splitters below it by its 8 bytes after `prefix`, found by a search
     // without branches (strings in random order would mispredict them) run for kLanes strings at
     // once (one search is a chain of dependent loads); among splitters that share those bytes, by
     // the next 8 bytes likewise; only among splitters that share both are whole strings compared.
     constexpr size_t kLanes = 8;
-    const size_t n = parts[p]->size(), splitter_count = keys0.size();
-    for (size_t first = 0; first < n; first += kLanes) {
-      const size_t lanes = std::min(kLanes, n - first);
+    const size_t splitter_count = keys0.size();
+    for (size_t first = piece.from; first < piece.to; first += kLanes) {
+      const size_t lanes = std::min(kLanes, piece.to - first);
       Splitter item[kLanes] = {};
       size_t base[kLanes] = {}, r[kLanes];
       bool searched[kLanes];
@@ -567,31 +658,33 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
       }
       for (size_t j = 0; j < lanes; ++j) {
         part_range[first + j] = static_cast<uint16_t>(r[j]);
-        ++count[p][r[j]];
+        ++count[i][r[j]];
       }
     }
   });
   std::vector<uint64_t> range_start(ranges + 1, 0);
-  std::vector<std::vector<uint64_t>> at(parts.size(), std::vector<uint64_t>(ranges));
+  std::vector<std::vector<uint64_t>> at(pieces.size(), std::vector<uint64_t>(ranges));
   uint64_t offset = 0, largest = 0;
   for (uint64_t r = 0; r < ranges; ++r) {
     range_start[r] = offset;
-    for (size_t p = 0; p < parts.size(); ++p) {
-      at[p][r] = offset;
-      offset += count[p][r];
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      at[i][r] = offset;
+      offset += count[i][r];
     }
     largest = std::max(largest, offset - range_start[r]);
   }
   range_start[ranges] = offset;
   // The entries are not zeroed: every one is written below (fresh pages first touched by the threads
   // that write them).
-  parallel_for(parts.size(), threads, [&](size_t p) {
-    const uint16_t* const part_range = range + merged.starts[p];
-    const uint64_t start = merged.starts[p];
-    parts[p]->for_each([&](size_t k, std::string_view s) {
+  parallel_for(pieces.size(), threads, [&](size_t i) {
+    const Piece piece = pieces[i];
+    const uint16_t* const part_range = range + merged.starts[piece.part];
+    const uint64_t start = merged.starts[piece.part];
+    std::vector<uint64_t>& piece_at = at[i];
+    parts[piece.part]->for_each(piece.from, piece.to, [&](size_t k, std::string_view s) {
       const size_t r = ranges == 1 ? 0 : part_range[k];
-      entries[at[p][r]++] = {key_at(s.data(), s.size(), depth[r]),
-                             (start + k) << kIndexShift | std::min<uint64_t>(s.size(), kLongSize)};
+      entries[piece_at[r]++] = {key_at(s.data(), s.size(), depth[r]),
+                                (start + k) << kIndexShift | std::min<uint64_t>(s.size(), kLongSize)};
     });
   });
 
@@ -655,12 +748,17 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
   if (!text && text_bytes) {
     text = std::make_unique_for_overwrite<char[]>(text_bytes);
   }
-  parallel_for(parts.size(), threads, [&](size_t p) {
-    int32_t* const part_codes = codes + merged.starts[p];
-    const size_t n = parts[p]->size();
-    parts[p]->for_each([&](size_t k, std::string_view s) {
+  parallel_for(pieces.size(), threads, [&](size_t i) {
+    const Piece piece = pieces[i];
+    int32_t* const part_codes = codes + merged.starts[piece.part];
+    const size_t n = parts[piece.part]->size();
+    parts[piece.part]->for_each(piece.from, piece.to, [&](size_t k, std::string_view s) {
       if (k + kAhead < n)  // sorted codes: scattered offsets
         __builtin_prefetch(&offsets[static_cast<uint32_t>(part_codes[k + kAhead]) & ~kFirst]);
+      if (k + kAhead / 2 < n) {  // and scattered places to write (their offsets asked for earlier)
+        const auto ahead = static_cast<uint32_t>(part_codes[k + kAhead / 2]);
+        if (ahead & kFirst) __builtin_prefetch(text.get() + offsets[ahead & ~kFirst], 1);
+      }
       const auto code = static_cast<uint32_t>(part_codes[k]);
       if (code & kFirst) {
         copy_bytes(text.get() + offsets[code & ~kFirst], s.data(), s.size());

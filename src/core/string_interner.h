@@ -55,6 +55,15 @@ class StringInterner {
   void intern_batch(const Request* requests, size_t n);
   //! The requests intern_batch() looks up together.
   static constexpr size_t kBatch = 32;
+  //! The first step of intern_batch() for n <= kBatch requests, when the table is looked in: each
+  //! string's hash into `hashes`, and its slot fetched. Returns whether it did (else `hashes` is
+  //! not written).
+  bool hash_batch(const Request* requests, size_t n, uint64_t* hashes) const noexcept;
+  //! The second step: the copies in the slots of the n hashes fetched (they are probably compared).
+  void fetch_copies(const uint64_t* hashes, size_t n) const noexcept;
+  //! The last step: the strings interned in order and their codes written (`hashes`: from
+  //! hash_batch(), or nullptr when it did not hash them); the table may have changed since.
+  void intern_hashed_batch(const Request* requests, size_t n, const uint64_t* hashes);
   //! The number of local codes given.
   size_t size() const noexcept { return size_; }
   //! The bytes of the strings of all local codes.
@@ -63,14 +72,19 @@ class StringInterner {
   std::string_view value(size_t code) const noexcept {
     return unpack(values_[code >> kBlockBits][code & (kBlock - 1)]);
   }
+  //! Calls f(code, value(code)) for every code in [from, to) (to <= size()) in increasing order.
+  template <class F>
+  void for_each(size_t from, size_t to, F&& f) const {
+    for (size_t code = from; code < to;) {
+      const uint64_t* block = values_[code >> kBlockBits].get();
+      const size_t end = std::min(to, (code | (kBlock - 1)) + 1);
+      for (; code < end; ++code) f(code, unpack(block[code & (kBlock - 1)]));
+    }
+  }
   //! Calls f(code, value(code)) for every code in increasing order.
   template <class F>
   void for_each(F&& f) const {
-    for (size_t code = 0; code < size_;) {
-      const uint64_t* block = values_[code >> kBlockBits].get();
-      const size_t end = std::min(size_, (code | (kBlock - 1)) + 1);
-      for (; code < end; ++code) f(code, unpack(block[code & (kBlock - 1)]));
-    }
+    for_each(0, size_, f);
   }
 
  private:
@@ -123,6 +137,37 @@ class StringInterner {
   size_t block_size_ = 0, block_used_ = 0;       // of the last block
 };
 
+//! Strings read in place interned through a pipeline of three batches of kBatch: a batch's hashes
+//! are computed and its slots fetched when it fills, the copies in those slots fetched when the next
+//! one fills, and it is interned when the one after that fills (so the lookups find their memory
+//! arrived while the caller did other work). Codes are written by finish() at the latest.
+class InternPipeline {
+ public:
+  //! Interns `s` (read in place, as intern(s, true)) and writes its code to `*code` later.
+  void add(StringInterner& interner, std::string_view s, int32_t* code) {
+    if (!batches_) batches_ = std::make_unique<Batch[]>(3);
+    Batch& b = batches_[filling_];
+    b.requests[b.n++] = {s, code};
+    if (b.n == StringInterner::kBatch) advance(interner);
+  }
+  //! Every request waiting interned, its code written.
+  void finish(StringInterner& interner);
+  //! Every request waiting dropped (its code not written).
+  void clear() noexcept;
+
+ private:
+  struct Batch {
+    StringInterner::Request requests[StringInterner::kBatch];
+    uint64_t hashes[StringInterner::kBatch];
+    size_t n = 0;
+    bool hashed = false;
+  };
+  void advance(StringInterner& interner);  // the filled batch hashed, the one before fetched, the oldest interned
+
+  std::unique_ptr<Batch[]> batches_;  // three, from the first add() on (a parser has a pipeline per column)
+  unsigned filling_ = 0;              // the batch being filled; the one after it (mod 3) is the oldest
+};
+
 //! The sorted dictionary of every interner's strings, and for each interner the dictionary code of
 //! each of its local codes. Error(InvalidInput) naming `column` past 2^31 - 1 distinct strings.
 struct MergedDictionary {
@@ -144,6 +189,8 @@ class MergeWorkspace {
   //! The memory, handed over, when `bytes` fill at least half of it (its pages past them given
   //! back); else nullptr.
   std::unique_ptr<char[]> take(size_t bytes);
+  //! Gives the memory back, its pages dropped on up to `threads` threads first.
+  void release(unsigned threads) noexcept;
 
  private:
   std::unique_ptr<char[]> memory_;
