@@ -82,6 +82,14 @@ TEST_CASE("engine-compute-star: aggregates over star joins equal the CPU engine'
       "SELECT d1.s, COUNT(*), SUM(a) FROM f JOIN d1 ON f.k1 = d1.k JOIN d3 ON f.k3 = d3.k "
       "WHERE d1.g * 3 > d1.k AND d3.c <> 2 GROUP BY d1.s",
       "SELECT COUNT(*), SUM(a) FROM f JOIN d3 ON f.k3 = d3.k JOIN d2 ON f.k2 = d2.k WHERE d3.c = 1.5",
+      // Dimension conditions on key ranges: fact keys outside a dimension's filled bounds miss
+      // without the table; with a fact condition (the first dimension's keys read four at a time)
+      // and without, one and two dimensions.
+      "SELECT COUNT(*), SUM(a) FROM f JOIN d2 ON f.k2 = d2.k WHERE d2.k BETWEEN 1003 AND 1020 AND f.b > 0",
+      "SELECT COUNT(*), SUM(a * b) FROM f JOIN d1 ON f.k1 = d1.k JOIN d2 ON f.k2 = d2.k "
+      "WHERE d2.k < 1010 AND d1.k > 0 AND f.a > 0",
+      "SELECT d1.g, COUNT(*), SUM(b) FROM f JOIN d1 ON f.k1 = d1.k JOIN d3 ON f.k3 = d3.k "
+      "WHERE d1.k < 0 AND d3.k >= 2 GROUP BY d1.g",
   };
   // Sizes across a workgroup (256) and a subgroup, and dimensions of one row.
   const std::vector<size_t> fact_sizes = {1, 31, 255, 256, 257, 3000};

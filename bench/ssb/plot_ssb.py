@@ -37,6 +37,7 @@ def main():
     ms = {(x["engine"], x["query"]): x["best_s"] * 1e3 for x in rows if "best_s" in x}
     gpu = {(x["engine"], x["query"]): x["gpu_ms"] for x in rows if "gpu_ms" in x}
     refused = {(x["engine"], x["query"]) for x in rows if "error" in x}
+    wrong = {(x["engine"], x["query"]) for x in rows if x.get("checked") is False}
     nbytes = {x["query"]: x["bytes"] for x in rows if "bytes" in x}
     bound = {q: nbytes[q] / (copy_gbps * 1e9) * 1e3 for q in nbytes} if copy_gbps else {}
 
@@ -54,7 +55,8 @@ def main():
             if (e, q) in refused:
                 cells.append("refused")
             else:
-                cells.append(f"{ms.get((e, q), float('nan')):.2f} ({gpu.get((e, q), float('nan')):.2f})")
+                cells.append(f"{ms.get((e, q), float('nan')):.2f} ({gpu.get((e, q), float('nan')):.2f})" +
+                             (" WRONG" if (e, q) in wrong else ""))
         for e in gfxq if duckdb else []:
             ok = (e, q) in ms and ("duckdb", q) in ms
             cells.append(f"{ms[('duckdb', q)] / ms[(e, q)]:.1f}×" if ok else "")
@@ -64,6 +66,9 @@ def main():
             total[e] += ms.get((e, q), 0.0)
         print("| " + " | ".join(cells) + " |")
     print()
+    checked = [x for x in rows if "checked" in x]
+    print(f"answers checked against DuckDB: {sum(x['checked'] for x in checked)} of {len(checked)} equal"
+          if checked else "answers not checked (no --check)")
     print("sums (ms): " + ", ".join(f"{e} {total[e]:.1f}" for e in engines) +
           (f"; bound {sum(bound.values()):.2f}; copy {copy_gbps:.0f} GB/s" if copy_gbps else ""))
 

@@ -11,7 +11,7 @@
 # ${TMPDIR:-/tmp}/gfxq_ssb_sf<SF>; the CSV files take about 100 bytes per lineorder row (SF 20: 12 GB).
 # Output under $OUT (default ./out): ssb_sf<SF>_gen.txt, ssb_sf<SF>_ceiling.jsonl (the copy bandwidth,
 # gfxq_bench compute.ceiling_copy at 2^28), ssb_sf<SF>_duckdb.jsonl and ssb_sf<SF>_gfxq.jsonl (one JSON
-# line per query, see bench/ssb/ssb_bench.cpp), ssb_sf<SF>_explain.txt (each gfxq query's report with
+# line per query, see bench/ssb/ssb_bench.cpp; each gfxq answer checked against DuckDB's, --check), ssb_sf<SF>_explain.txt (each gfxq query's report with
 # its passes' GPU times); bench/ssb/plot_ssb.py makes the table and chart.
 # DuckDB's library: $GFXQ_DUCKDB_LIB, else /opt/gfxq/duckdb
 # (.ci/install-deps); a path ending in .xz is unpacked first (a compressed copy carried to a machine
@@ -58,6 +58,10 @@ if [ -z "${SSB_GENERATE:-}" ]; then
     tee "$out/ssb_sf${sf}_duckdb.jsonl"
 fi
 rm -f "$out/ssb_sf${sf}_explain.txt"
-"$build/gfxq_ssb_bench" "${source[@]}" --sf "$sf" --repeats "$repeats" --engines "${SSB_ENGINES:-gfxq-auto,gfxq-compute}" \
-  --explain "$out/ssb_sf${sf}_explain.txt" |
+# Every gfxq answer is checked against DuckDB's over the same files ("checked" in each line); the
+# generated tables have no files to check against.
+check=()
+[ -z "${SSB_GENERATE:-}" ] && check=(--check)
+"$build/gfxq_ssb_bench" "${source[@]}" "${check[@]}" --sf "$sf" --repeats "$repeats" \
+  --engines "${SSB_ENGINES:-gfxq-auto,gfxq-compute}" --explain "$out/ssb_sf${sf}_explain.txt" |
   tee "$out/ssb_sf${sf}_gfxq.jsonl"

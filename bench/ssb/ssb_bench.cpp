@@ -1,6 +1,6 @@
 // gfxq_ssb_bench: times the 13 SSB queries on generated data (gfxq gen ssb), one JSON line each.
 //   gfxq_ssb_bench --data DIR [--sf N] [--repeats R] [--warmup S] [--threads T] [--queries DIR]
-//                  [--engines duckdb] [--devices LIST] [--explain FILE]
+//                  [--engines duckdb] [--devices LIST] [--explain FILE] [--check]
 //   gfxq_ssb_bench --generate --sf N [--seed S] [--all-columns] [--engines gfxq-...] [...]
 // DuckDB loads DIR's five CSV files, one line {"engine": "duckdb", "load_s", ...}. gfxq's engines share one
 // catalog, loaded before the first of them, one line {"engine": "gfxq", "source", "columns", "load_s", ...}:
@@ -31,7 +31,10 @@
 // each gfxq query (plan, passes with their GPU times, submissions and waits) and an untimed run's (each
 // pass's wall time without the waits timing adds) appended to FILE as text. --pipeline-stats FILE: each
 // compute pipeline the untimed engine created, with its driver's statistics (registers, spills, shared memory;
-// EngineOptions::pipeline_statistics), one JSON line each appended to FILE.
+// EngineOptions::pipeline_statistics), one JSON line each appended to FILE. --check (with --data DIR): DuckDB
+// loads DIR's files (untimed) and answers each query once before the gfxq engines run; each gfxq line then
+// has "checked": true when the engine's first answer (from the text) and its last timed answer (prepared)
+// both equal DuckDB's (ssb::compare), else "checked": false and "mismatch" (the first difference).
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -68,6 +71,7 @@ struct Settings {
   std::vector<std::string> devices;  // --devices: a device set to run the gfxq engines on too
   std::string explain;               // --explain: where the timed engine's reports go ("": nowhere)
   std::string pipeline_stats;        // --pipeline-stats: where the untimed engine's pipelines' statistics go
+  bool check = false;                // --check: every gfxq answer compared with DuckDB's
   int repeats = 5;
   double warmup_s = 0.5;
   unsigned threads = 0;
@@ -84,7 +88,7 @@ int usage(const std::string& message) {
       << "gfxq_ssb_bench: " << message
       << "\nusage: gfxq_ssb_bench (--data DIR [--sf N] | --generate --sf N [--seed S] [--all-columns]) [--repeats R] "
          "[--warmup S] [--threads T] [--queries DIR] [--engines duckdb,gfxq-auto,gfxq-compute,gfxq-joins,gfxq-cpu] "
-         "[--devices LIST] [--explain FILE] [--pipeline-stats FILE]\n";
+         "[--devices LIST] [--explain FILE] [--pipeline-stats FILE] [--check]\n";
   return 2;
 }
 
@@ -160,10 +164,24 @@ uint64_t named_column_bytes(const std::string& sql, const gfxq::Catalog& catalog
   return bytes;
 }
 
+// DuckDB's answer to each query by name (--check), or empty.
+using Answers = std::map<std::string, gfxq::duckdb::QueryResult>;
+
+// DuckDB's answers to `queries` over --data's files (untimed).
+Answers duckdb_answers(const Settings& s, const std::vector<gfxq::ssb::Query>& queries) {
+  gfxq::duckdb::Client db;
+  db.set_threads(s.threads);
+  gfxq::ssb::load_tables(db, s.data);
+  Answers answers;
+  for (const auto& q : queries) answers.emplace(q.name, db.query(q.sql));
+  return answers;
+}
+
 // Runs every query on `gfxq_engine` (over `devices` devices) and prints its line; `timed_engine`
-// (the same options with gpu_timing) gives the GPU time.
+// (the same options with gpu_timing) gives the GPU time; `answers` (when not empty) the expected results.
 void run_queries(const Settings& s, const std::vector<gfxq::ssb::Query>& queries, const std::string& engine,
-                 const gfxq::Catalog& catalog, gfxq::Engine& gfxq_engine, gfxq::Engine& timed_engine, size_t devices) {
+                 const gfxq::Catalog& catalog, gfxq::Engine& gfxq_engine, gfxq::Engine& timed_engine, size_t devices,
+                 const Answers& answers) {
   const gfxq::Backend backend = gfxq::parse_backend(engine == "gfxq-joins" ? "compute" : engine.substr(5));
   for (const auto& q : queries) {
     std::cout << "{\"engine\": \"" << engine << "\", \"query\": \"" << q.name << "\", \"sf\": " << s.sf;
@@ -181,9 +199,13 @@ void run_queries(const Settings& s, const std::vector<gfxq::ssb::Query>& queries
         bool operator<(const Run& o) const { return wall < o.wall; }
       };
       std::vector<Run> runs;
+      std::string mismatch;
+      if (!answers.empty()) mismatch = gfxq::ssb::compare(answers.at(q.name), first.table, q.sql);
       for (int r = 0; r < s.repeats; ++r) {
         t0 = std::chrono::steady_clock::now();
         const gfxq::Result res = gfxq_engine.execute(statement, catalog);
+        if (!answers.empty() && r + 1 == s.repeats && mismatch.empty())
+          mismatch = gfxq::ssb::compare(answers.at(q.name), res.table, q.sql);
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         runs.push_back({wall, res.report.exchange_ms, res.report.exchange_bytes, res.report.gpu_submissions,
                         res.report.gpu_waits});
@@ -227,6 +249,10 @@ void run_queries(const Settings& s, const std::vector<gfxq::ssb::Query>& queries
                 << ", \"submissions\": " << runs.front().submissions << ", \"waits\": " << runs.front().waits
                 << ", \"nodes\": {" << placed << "}, \"bytes\": " << named_column_bytes(q.sql, catalog)
                 << ", \"runs\": " << s.repeats;
+      if (!answers.empty()) {
+        std::cout << ", \"checked\": " << (mismatch.empty() ? "true" : "false");
+        if (!mismatch.empty()) std::cout << ", \"mismatch\": " << json(mismatch);
+      }
     } catch (const gfxq::Error& e) {
       std::cout << ", \"error\": " << json(e.what());
     }
@@ -265,7 +291,7 @@ gfxq::Catalog load_catalog(const Settings& s, const std::vector<gfxq::ssb::Query
 }
 
 void run_gfxq(const Settings& s, const std::vector<gfxq::ssb::Query>& queries, const std::string& engine,
-              const gfxq::Catalog& catalog) {
+              const gfxq::Catalog& catalog, const Answers& answers) {
   // One device (the default, or the list's first), then the device set.
   std::vector<std::vector<std::string>> sets = {{}};
   if (!s.devices.empty()) sets = {{s.devices[0]}, s.devices};
@@ -278,7 +304,7 @@ void run_gfxq(const Settings& s, const std::vector<gfxq::ssb::Query>& queries, c
     options.gpu_timing = true;
     options.pipeline_statistics = false;
     gfxq::Engine timed_engine(options);
-    run_queries(s, queries, engine, catalog, gfxq_engine, timed_engine, std::max<size_t>(1, devices.size()));
+    run_queries(s, queries, engine, catalog, gfxq_engine, timed_engine, std::max<size_t>(1, devices.size()), answers);
     if (!s.pipeline_stats.empty()) {
       std::ofstream out(s.pipeline_stats, std::ios::app);
       for (const auto& [name, stats] : gfxq_engine.pipeline_statistics())
@@ -294,8 +320,8 @@ int main(int argc, char** argv) {
   Settings s;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--generate" || a == "--all-columns") {
-      (a == "--generate" ? s.generate : s.all_columns) = true;
+    if (a == "--generate" || a == "--all-columns" || a == "--check") {
+      (a == "--generate" ? s.generate : a == "--check" ? s.check : s.all_columns) = true;
       continue;
     }
     if (i + 1 >= argc) return usage(a + " needs a value");
@@ -335,6 +361,7 @@ int main(int argc, char** argv) {
   }
   if (s.generate && !s.data.empty()) return usage("--generate and --data exclude each other");
   if (s.generate && s.sf == "null") return usage("--generate needs --sf N");
+  if (s.check && s.generate) return usage("--check compares with DuckDB over --data DIR's files, not --generate");
   if (!s.generate && (s.all_columns || !s.seed.empty())) return usage("--seed and --all-columns go with --generate");
   if (!s.generate && s.data.empty())
     return usage("--data DIR (make it with: gfxq gen ssb --sf N --out DIR) or --generate --sf N is required");
@@ -351,13 +378,15 @@ int main(int argc, char** argv) {
   try {
     const auto queries = gfxq::ssb::load_queries(s.queries);
     std::optional<gfxq::Catalog> catalog;  // loaded before the first gfxq engine, shared by the others
+    Answers answers;                       // --check: DuckDB's, before the first gfxq engine
     for (const std::string& engine : engines) {
       if (engine == "duckdb") {
         run_duckdb(s, queries);
         continue;
       }
+      if (s.check && answers.empty()) answers = duckdb_answers(s, queries);
       if (!catalog) catalog = load_catalog(s, queries);
-      run_gfxq(s, queries, engine, *catalog);
+      run_gfxq(s, queries, engine, *catalog, answers);
     }
   } catch (const gfxq::Error& e) {
     std::cerr << "gfxq_ssb_bench: " << gfxq::to_string(e.code()) << ": " << e.what() << "\n";

@@ -2,30 +2,31 @@
 // star: the kernels of the star aggregate (src/vk/operators/star/star.h), one per define.
 // STAR_FILL:    one dimension's direct-address table: for each selected dimension row,
 //               table[key - kmin] = its group code, the sum over its group columns of
-//               (value - min) * stride (slots of unselected keys keep STAR_EMPTY).
+//               (value - min) * stride (slots of unselected keys keep STAR_EMPTY); it also
+//               narrows the dimension's bounds to the smallest and largest slot it filled.
 // STAR_FILL_CNF: STAR_FILL over every dimension row, four per invocation, with the dimension's
 //               condition evaluated on their uvec4 words first (cnf_eval.glsl): no selection pass.
-// STAR_PROBE:   each fact row taking part looks its key up in every dimension's table; a row that
+// STAR_PROBE:   each fact row taking part looks its key up in every dimension's table (a key outside
+//               the dimension's filled bounds misses without reading the table); a row that
 //               finds all of them belongs to the group whose index is the sum of their codes, and
 //               adds 1 to the group's count and each aggregate's value (an int64 x, x + y, x - y or
 //               x * y of int32 operands) to the group's sums. A value v is added as its low word
 //               (unsigned) and its high word (signed) to two 64-bit sums, so that with fewer than
 //               2^32 rows neither sum can wrap and the host adds them exactly as high * 2^32 + low.
-//               Rows of a subgroup that belong to one group are added by one lane (the others'
-//               values by subgroup adds of 16-bit pieces); with one group (domain 1) every lane
+//               Each row adds with its own atomics (no subgroup operations: see add_row); with
+//               one group (domain 1) every lane
 //               sums its rows privately and the workgroup reduces them once.
 // STAR_CNF:     STAR_PROBE over every fact row, four per invocation, with the fact's condition
-//               evaluated on their uvec4 words first (cnf_eval.glsl): no selection pass.
+//               evaluated on their uvec4 words first (cnf_eval.glsl): no selection pass; the key
+//               column probed first is read as uvec4 words too.
 // STAR_COLLECT: the groups whose count is not zero, appended (in any order) to a list of group
 //               indices with a copy of their words.
+// Bounds (binding Counts): counts[d] = selected rows of dimension d, counts[4 + d] and counts[8 + d]
+//              = the smallest and largest slot (key - kmin) filled (0xffffffff and 0 when none).
 // Group words: acc[g * stride] = count, then per aggregate a: acc[.. + 1 + 2a] = sum of low words,
 //              acc[.. + 2 + 2a] = sum of high words (as uint64, two's complement).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_atomic_int64 : require
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_ballot : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
-#extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
 #include "star_config.glsl"
 
@@ -33,8 +34,8 @@ layout(local_size_x = STAR_WG) in;
 
 #if defined(STAR_FILL) || defined(STAR_FILL_CNF)
 // Bindings: 0 = selected row ids of the dimension (any buffer when not selected), 1 = key column,
-// 2 = table, 3..6 = group columns (unused ones bound to any buffer), 7 = selected rows per
-// dimension (counts[pc.dim] grows by the rows this pass fills); STAR_FILL_CNF: 8 = the dimension
+// 2 = table, 3..6 = group columns (unused ones bound to any buffer), 7 = the bounds (counts[pc.dim]
+// grows by the rows this pass fills, its slot bounds narrow to them); STAR_FILL_CNF: 8 = the dimension
 // condition's term table, 9..16 = its slot columns (uvec4[]).
 layout(std430, binding = 0) readonly buffer Sel { uint sel[]; };
 layout(std430, binding = 1) readonly buffer Key { int key[]; };
@@ -85,15 +86,27 @@ int group_value(uint c, uint row) {
   }
 }
 
+// This invocation's smallest and largest slot filled, and the workgroup's.
+uint low = 0xffffffffu, high = 0u;
+shared uint s_low, s_high;
+
 void fill(uint row) {
   uint code = 0u;
   for (uint c = 0u; c < pc.columns; ++c) code += uint(group_value(c, row) - pc.mins[c]) * pc.strides[c];
-  table[uint(key[row]) - uint(pc.kmin)] = code;
+  const uint slot = uint(key[row]) - uint(pc.kmin);
+  table[slot] = code;
+  low = min(low, slot);
+  high = max(high, slot);
 }
 
 void main() {
   const uint step = gl_NumWorkGroups.x * STAR_WG;
   uint filled = 0u;
+  if (gl_LocalInvocationIndex == 0u) {
+    s_low = 0xffffffffu;
+    s_high = 0u;
+  }
+  barrier();
 #if defined(STAR_FILL_CNF)
   // Four rows per invocation: the condition on their slot columns' uvec4 words, then the rows that pass.
   cnf_load_intervals();
@@ -117,13 +130,23 @@ void main() {
   }
 #endif
   if (filled != 0u) atomicAdd(counts[pc.dim], filled);
+  // The bounds: the workgroup's in shared memory, then one atomic each.
+  if (low <= high) {
+    atomicMin(s_low, low);
+    atomicMax(s_high, high);
+  }
+  barrier();
+  if (gl_LocalInvocationIndex == 0u && s_low <= s_high) {
+    atomicMin(counts[4u + pc.dim], s_low);
+    atomicMax(counts[8u + pc.dim], s_high);
+  }
 }
 #endif
 
 #if defined(STAR_PROBE) || defined(STAR_CNF)
 // Bindings: 0 = selected fact row ids (any buffer when not selected), 1..4 = the fact's key column
 // of each dimension, 5..8 = each dimension's table, 9..12 = value columns (unused ones bound to any
-// buffer), 13 = group words, 14 = each dimension's selected rows (star_fill's counts).
+// buffer), 13 = group words, 14 = the dimensions' bounds (star_fill's counts).
 layout(std430, binding = 0) readonly buffer Sel { uint sel[]; };
 layout(std430, binding = 1) readonly buffer K0 { uint k0[]; };
 layout(std430, binding = 2) readonly buffer K1 { uint k1[]; };
@@ -140,7 +163,8 @@ layout(std430, binding = 12) readonly buffer V3 { int v3[]; };
 layout(std430, binding = 13) buffer Acc { uint64_t acc[]; };
 layout(std430, binding = 14) readonly buffer Counts { uint counts[]; };
 #if defined(STAR_CNF)
-// 15 = the fact condition's term table, 16..23 = its slot columns (uvec4[]; unused ones any buffer).
+// 15 = the fact condition's term table, 16..23 = its slot columns (uvec4[]; unused ones any buffer),
+// 24..27 = bindings 1..4 again, as uvec4 words.
 #ifndef SLOTS
 #define SLOTS 8
 #endif
@@ -153,6 +177,10 @@ layout(std430, binding = 20) readonly buffer Slot4 { uvec4 slot4[]; };
 layout(std430, binding = 21) readonly buffer Slot5 { uvec4 slot5[]; };
 layout(std430, binding = 22) readonly buffer Slot6 { uvec4 slot6[]; };
 layout(std430, binding = 23) readonly buffer Slot7 { uvec4 slot7[]; };
+layout(std430, binding = 24) readonly buffer KQ0 { uvec4 kq0[]; };
+layout(std430, binding = 25) readonly buffer KQ1 { uvec4 kq1[]; };
+layout(std430, binding = 26) readonly buffer KQ2 { uvec4 kq2[]; };
+layout(std430, binding = 27) readonly buffer KQ3 { uvec4 kq3[]; };
 #endif
 layout(push_constant) uniform Push {
   uint rows;      // fact rows taking part (STAR_CNF: every fact row)
@@ -162,7 +190,6 @@ layout(push_constant) uniform Push {
   uint stride;    // words per group: 1 + 2 * aggs
   uint domain;    // groups
   uint kmin[4];   // each dimension's smallest key (as uint)
-  uint range[4];  // each dimension's table size
   uint code[4];   // each aggregate: op | x operand << 4 | y operand << 8
   int literal[4];
   // STAR_CNF: the fact's condition (cnf_eval.glsl; intervals: 0, or its raw-bit interval tests).
@@ -174,6 +201,8 @@ layout(push_constant) uniform Push {
 } pc;
 
 shared uint64_t s_red[STAR_WG];
+// Each dimension's filled slot bounds: s_bounds[d] smallest, s_bounds[4 + d] largest.
+shared uint s_bounds[8];
 #if defined(STAR_CNF)
 #include "cnf_eval.glsl"
 #endif
@@ -186,6 +215,17 @@ uint fact_key(uint d, uint row) {
     default: return k3[row];
   }
 }
+
+#if defined(STAR_CNF)
+uvec4 fact_key4(uint d, uint q) {
+  switch (d) {
+    case 0u: return kq0[q];
+    case 1u: return kq1[q];
+    case 2u: return kq2[q];
+    default: return kq3[q];
+  }
+}
+#endif
 
 uint table_at(uint d, uint slot) {
   switch (d) {
@@ -231,8 +271,6 @@ uint64_t workgroup_sum(uint64_t v) {
   return total;
 }
 
-// The dimensions in the order probed: the smallest selected share first (a row stops at its first
-// miss, so later key columns are read for fewer rows).
 // The dimensions in the order probed, two bits each (the j-th at bits 2j): the smallest selected
 // share first (a row stops at its first miss, so later key columns are read for fewer rows).
 uint order = 0u;
@@ -242,83 +280,39 @@ uint64_t p_count = 0ul;
 uint64_t p_lo[STAR_MAX_AGGS];
 uint64_t p_hi[STAR_MAX_AGGS];
 
-// Adds fact row `row` when `live` (it passed the fact's condition) and it finds every dimension.
-// Called in uniform control flow: the subgroup operations need every lane. The loops over the
-// aggregates have a constant bound and are unrolled, so the small arrays stay in registers.
-void add_row(bool live, uint row) {
+// Adds fact row `row` when `live` (it passed the fact's condition) and it finds every dimension;
+// `first_key` is its key in the dimension probed first. No subgroup operations: a row's lanes need
+// not be converged (on the H200 a ballot loop here after the divergent dimension loop lost rows).
+// The loop over the aggregates has a constant bound and is unrolled.
+void add_row(bool live, uint row, uint first_key) {
+  if (!live) return;
   uint g = 0u;
-  if (live) {
-    for (uint j = 0u; j < pc.dims; ++j) {
-      const uint d = (order >> (2u * j)) & 3u;
-      const uint slot = fact_key(d, row) - pc.kmin[d];
-      const uint c = slot < pc.range[d] ? table_at(d, slot) : STAR_EMPTY;
-      if (c == STAR_EMPTY) {
-        live = false;
-        break;
-      }
-      g += c;
-    }
-  }
-  uint lo[STAR_MAX_AGGS];
-  int hi[STAR_MAX_AGGS];
-  [[unroll]] for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
-    lo[a] = 0u;
-    hi[a] = 0;
-    if (live && a < pc.aggs) {
-      const int64_t v = value_of(a, row);
-      lo[a] = uint(uint64_t(v) & 0xfffffffful);
-      hi[a] = int(v >> 32);
-    }
+  for (uint j = 0u; j < pc.dims; ++j) {
+    const uint d = (order >> (2u * j)) & 3u;
+    const uint slot = (j == 0u ? first_key : fact_key(d, row)) - pc.kmin[d];
+    const uint c = slot >= s_bounds[d] && slot <= s_bounds[4u + d] ? table_at(d, slot) : STAR_EMPTY;
+    if (c == STAR_EMPTY) return;
+    g += c;
   }
   if (pc.domain == 1u) {
-    if (live) {
-      p_count += 1ul;
-      [[unroll]] for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
-        p_lo[a] += uint64_t(lo[a]);
-        p_hi[a] += uint64_t(int64_t(hi[a]));
+    p_count += 1ul;
+    [[unroll]] for (uint a = 0u; a < STAR_MAX_AGGS; ++a)
+      if (a < pc.aggs) {
+        const int64_t v = value_of(a, row);
+        p_lo[a] += uint64_t(v) & 0xfffffffful;
+        p_hi[a] += uint64_t(v >> 32);
       }
-    }
     return;
   }
-  for (uvec4 ballot = subgroupBallot(live); ballot != uvec4(0u); ballot = subgroupBallot(live)) {
-    if (subgroupBallotBitCount(ballot) == 1u) {  // one row left (selective joins): no reduction
-      if (live) {
-        const uint at = g * pc.stride;
-        atomicAdd(acc[at], 1ul);
-        [[unroll]] for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
-          if (a < pc.aggs && lo[a] != 0u) atomicAdd(acc[at + 1u + 2u * a], uint64_t(lo[a]));
-          if (a < pc.aggs && hi[a] != 0) atomicAdd(acc[at + 2u + 2u * a], uint64_t(int64_t(hi[a])));
-        }
-      }
-      break;
+  const uint at = g * pc.stride;
+  atomicAdd(acc[at], 1ul);
+  [[unroll]] for (uint a = 0u; a < STAR_MAX_AGGS; ++a)
+    if (a < pc.aggs) {
+      const int64_t v = value_of(a, row);
+      const uint64_t lo = uint64_t(v) & 0xfffffffful, hi = uint64_t(v >> 32);
+      if (lo != 0ul) atomicAdd(acc[at + 1u + 2u * a], lo);
+      if (hi != 0ul) atomicAdd(acc[at + 2u + 2u * a], hi);
     }
-    const uint first = subgroupBallotFindLSB(ballot);
-    const uint lg = subgroupShuffle(g, first);
-    const bool mine = live && g == lg;
-    const uint n = subgroupAdd(mine ? 1u : 0u);
-    uint64_t add_lo[STAR_MAX_AGGS], add_hi[STAR_MAX_AGGS];
-    [[unroll]] for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
-      add_lo[a] = add_hi[a] = 0ul;
-      if (a < pc.aggs) {  // uniform
-        // 16-bit pieces: a subgroup's sum of each fits 32 bits.
-        const uint lo_l = subgroupAdd(mine ? lo[a] & 0xffffu : 0u);
-        const uint lo_h = subgroupAdd(mine ? lo[a] >> 16 : 0u);
-        const uint hi_l = subgroupAdd(mine ? uint(hi[a]) & 0xffffu : 0u);
-        const int hi_h = subgroupAdd(mine ? hi[a] >> 16 : 0);
-        add_lo[a] = uint64_t(lo_l) + (uint64_t(lo_h) << 16);
-        add_hi[a] = uint64_t(int64_t(hi_h) * 65536l + int64_t(hi_l));
-      }
-    }
-    if (gl_SubgroupInvocationID == first) {
-      const uint at = lg * pc.stride;
-      atomicAdd(acc[at], uint64_t(n));
-      [[unroll]] for (uint a = 0u; a < STAR_MAX_AGGS; ++a) {
-        if (add_lo[a] != 0ul) atomicAdd(acc[at + 1u + 2u * a], add_lo[a]);
-        if (add_hi[a] != 0ul) atomicAdd(acc[at + 2u + 2u * a], add_hi[a]);
-      }
-    }
-    live = live && !mine;
-  }
 }
 
 void main() {
@@ -333,7 +327,9 @@ void main() {
     }
     if (d < pc.dims) order |= d << (2u * rank);
   }
-  // `base` is the same for the whole workgroup, so add_row runs in uniform control flow.
+  if (lane < 8u) s_bounds[lane] = counts[4u + lane];
+  barrier();
+  const uint first_dim = order & 3u;
 #if defined(STAR_CNF)
   // Four rows per lane: the fact's condition on their slot columns' uvec4 words, then each row.
   cnf_load_intervals();
@@ -345,13 +341,15 @@ void main() {
     uvec4 raw[SLOTS];
     for (uint s = 0u; s < SLOTS; ++s) raw[s] = q < quads && s < pc.slot_count ? load_slot(s, q) : uvec4(0u);
     const bvec4 pass = q < quads ? cnf_test(raw, valid) : bvec4(false);
-    for (uint r = 0u; r < 4u; ++r) add_row(pass[r], first + r);
+    const uvec4 keys = any(pass) ? fact_key4(first_dim, q) : uvec4(0u);
+    for (uint r = 0u; r < 4u; ++r) add_row(pass[r], first + r, keys[r]);
   }
 #else
   for (uint base = gl_WorkGroupID.x * STAR_WG; base < pc.rows; base += gl_NumWorkGroups.x * STAR_WG) {
     const uint i = base + lane;
     const bool live = i < pc.rows;
-    add_row(live, live ? (pc.selected != 0u ? sel[i] : i) : 0u);
+    const uint row = live ? (pc.selected != 0u ? sel[i] : i) : 0u;
+    add_row(live, row, live ? fact_key(first_dim, row) : 0u);
   }
 #endif
   if (pc.domain == 1u) {

@@ -302,8 +302,7 @@ std::optional<engine::Fragment> claim_star(const Node& node, const Catalog& cata
     why = "star aggregate: " + reason;
     return std::nullopt;
   };
-  if (!caps.buffer_int64_atomics || !caps.subgroup_arithmetic || !caps.subgroup_ballot || !caps.subgroup_shuffle)
-    return refuse("the device lacks 64-bit buffer atomics or subgroup arithmetic, ballot or shuffle");
+  if (!caps.buffer_int64_atomics) return refuse("the device lacks 64-bit buffer atomics");
   if (!agg.group_keys.empty())
     if (const std::string bad = layers_keep_order(agg, st->layers); !bad.empty()) return refuse(bad);
 

@@ -22,7 +22,7 @@ struct FillPush {
 
 struct ProbePush {
   uint32_t rows, selected, dims, aggs, stride, domain;
-  uint32_t kmin[4], range[4], code[4];
+  uint32_t kmin[4], code[4];
   int32_t literal[4];
   uint32_t terms, float_slots, slot_count, intervals;
   uint32_t drows[4];
@@ -62,10 +62,9 @@ void check(const Device& device, const StarInput& in) {
   for (const StarAgg& a : in.aggs)
     for (uint32_t o : {a.x, a.y})
       if (o != STAR_OPERAND_LITERAL && o >= in.values.size()) bad("an aggregate reads a value column it was not given");
-  if (!device.caps().buffer_int64_atomics || !device.caps().subgroup_arithmetic || !device.caps().subgroup_ballot ||
-      !device.caps().subgroup_shuffle)
-    throw Error(ErrorCode::Unsupported, "star aggregate: " + device.caps().device_name +
-                                            " lacks 64-bit buffer atomics or subgroup arithmetic, ballot or shuffle");
+  if (!device.caps().buffer_int64_atomics)
+    throw Error(ErrorCode::Unsupported,
+                "star aggregate: " + device.caps().device_name + " lacks 64-bit buffer atomics");
 }
 
 }  // namespace
@@ -80,7 +79,8 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
   for (const StarDim& d : in.dims)
     tables.push_back(device.create_buffer(padded_bytes(d.key_range), MemoryKind::Device));
   Buffer acc = device.create_buffer(words * sizeof(uint64_t), MemoryKind::Device);
-  Buffer counts = device.create_buffer(16, MemoryKind::Device);  // selected rows per dimension
+  // Per dimension: selected rows, then the smallest and the largest slot filled (star.comp).
+  Buffer counts = device.create_buffer(48, MemoryKind::Device);
   uint64_t dim_rows = 0;
   for (const StarDim& d : in.dims) dim_rows += d.rows;
   stages.run("star-fill",
@@ -88,7 +88,9 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
              [&](VkCommandBuffer cmd) {
                for (const Buffer& t : tables) vkCmdFillBuffer(cmd, t.handle(), 0, VK_WHOLE_SIZE, STAR_EMPTY);
                vkCmdFillBuffer(cmd, acc.handle(), 0, VK_WHOLE_SIZE, 0);
-               vkCmdFillBuffer(cmd, counts.handle(), 0, VK_WHOLE_SIZE, 0);
+               vkCmdFillBuffer(cmd, counts.handle(), 0, 16, 0);
+               vkCmdFillBuffer(cmd, counts.handle(), 16, 16, STAR_EMPTY);
+               vkCmdFillBuffer(cmd, counts.handle(), 32, 16, 0);
                device.barrier(cmd);
                for (size_t i = 0; i < in.dims.size(); ++i) {
                  const StarDim& d = in.dims[i];
@@ -131,7 +133,6 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
                  {},
                  {},
                  {},
-                 {},
                  in.cnf.terms,
                  in.cnf.float_slots,
                  uint32_t(in.cnf.slots.size()),
@@ -146,10 +147,10 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
   if (in.cnf.words) {
     b.push_back(in.cnf.words);
     for (size_t c = 0; c < 8; ++c) b.push_back(c < in.cnf.slots.size() ? in.cnf.slots[c] : in.cnf.slots[0]);
+    for (size_t d = 0; d < 4; ++d) b.push_back(b[1 + d]);  // the key columns as uvec4 words
   }
   for (size_t d = 0; d < in.dims.size(); ++d) {
     push.kmin[d] = uint32_t(in.dims[d].key_min);
-    push.range[d] = in.dims[d].key_range;
     push.drows[d] = uint32_t(std::max<uint64_t>(1, in.dims[d].table_rows));
   }
   for (size_t a = 0; a < in.aggs.size(); ++a) {
@@ -167,7 +168,7 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
              in.fact_rows, [&](VkCommandBuffer cmd) {
                if (!in.fact_rows) return;
                const Pipeline& p = in.cnf.words
-                                       ? device.pipeline("star_probe_cnf" + slots_suffix(in.cnf), 24, sizeof(ProbePush))
+                                       ? device.pipeline("star_probe_cnf" + slots_suffix(in.cnf), 28, sizeof(ProbePush))
                                        : device.pipeline("star_probe", 15, sizeof(ProbePush));
                device.dispatch(cmd, p, b, &push, grid(in.cnf.words ? prim::div_up(in.fact_rows, 4) : in.fact_rows));
              });
