@@ -13,7 +13,7 @@
 //               x * y of int32 operands) to the group's sums. A value v is added as its low word
 //               (unsigned) and its high word (signed) to two 64-bit sums, so that with fewer than
 //               2^32 rows neither sum can wrap and the host adds them exactly as high * 2^32 + low.
-//               Each row adds with its own atomics (no subgroup operations: see add_row); with
+//               Each row adds with its own atomics (no subgroup operations: see group_of); with
 //               one group (domain 1) every lane
 //               sums its rows privately and the workgroup reduces them once.
 // STAR_CNF:     STAR_PROBE over every fact row, four per invocation, with the fact's condition
@@ -164,7 +164,7 @@ layout(std430, binding = 13) buffer Acc { uint64_t acc[]; };
 layout(std430, binding = 14) readonly buffer Counts { uint counts[]; };
 #if defined(STAR_CNF)
 // 15 = the fact condition's term table, 16..23 = its slot columns (uvec4[]; unused ones any buffer),
-// 24..27 = bindings 1..4 again, as uvec4 words.
+// 24..27 = bindings 1..4 again, as uvec4 words, 28..31 = bindings 9..12 again, as ivec4 words.
 #ifndef SLOTS
 #define SLOTS 8
 #endif
@@ -181,6 +181,10 @@ layout(std430, binding = 24) readonly buffer KQ0 { uvec4 kq0[]; };
 layout(std430, binding = 25) readonly buffer KQ1 { uvec4 kq1[]; };
 layout(std430, binding = 26) readonly buffer KQ2 { uvec4 kq2[]; };
 layout(std430, binding = 27) readonly buffer KQ3 { uvec4 kq3[]; };
+layout(std430, binding = 28) readonly buffer VQ0 { ivec4 vq0[]; };
+layout(std430, binding = 29) readonly buffer VQ1 { ivec4 vq1[]; };
+layout(std430, binding = 30) readonly buffer VQ2 { ivec4 vq2[]; };
+layout(std430, binding = 31) readonly buffer VQ3 { ivec4 vq3[]; };
 #endif
 layout(push_constant) uniform Push {
   uint rows;      // fact rows taking part (STAR_CNF: every fact row)
@@ -198,6 +202,7 @@ layout(push_constant) uniform Push {
   uint slot_count;
   uint intervals;
   uint drows[4];  // each dimension's rows (its selected share orders the probes)
+  uint values;    // value columns bound (0..4)
 } pc;
 
 shared uint64_t s_red[STAR_WG];
@@ -280,40 +285,74 @@ uint64_t p_count = 0ul;
 uint64_t p_lo[STAR_MAX_AGGS];
 uint64_t p_hi[STAR_MAX_AGGS];
 
-// Adds fact row `row` when `live` (it passed the fact's condition) and it finds every dimension;
-// `first_key` is its key in the dimension probed first. No subgroup operations: a row's lanes need
-// not be converged (on the H200 a ballot loop here after the divergent dimension loop lost rows).
-// The loop over the aggregates has a constant bound and is unrolled.
-void add_row(bool live, uint row, uint first_key) {
-  if (!live) return;
+// The group of fact row `row` when it finds every dimension (`first_key`: its key in the dimension
+// probed first), else STAR_EMPTY. No subgroup operations here or after it: a row's lanes need not
+// be converged (on the H200 a ballot loop after this divergent loop lost rows).
+uint group_of(uint row, uint first_key) {
   uint g = 0u;
   for (uint j = 0u; j < pc.dims; ++j) {
     const uint d = (order >> (2u * j)) & 3u;
     const uint slot = (j == 0u ? first_key : fact_key(d, row)) - pc.kmin[d];
     const uint c = slot >= s_bounds[d] && slot <= s_bounds[4u + d] ? table_at(d, slot) : STAR_EMPTY;
-    if (c == STAR_EMPTY) return;
+    if (c == STAR_EMPTY) return STAR_EMPTY;
     g += c;
   }
+  return g;
+}
+
+// Adds aggregate a's value v to group g: its low word (unsigned) and high word (signed) to the two
+// sums; with one group (domain 1) to this lane's private sums, else by 64-bit atomics.
+void add_value(uint g, uint a, int64_t v) {
+  const uint64_t lo = uint64_t(v) & 0xfffffffful, hi = uint64_t(v >> 32);
   if (pc.domain == 1u) {
-    p_count += 1ul;
-    [[unroll]] for (uint a = 0u; a < STAR_MAX_AGGS; ++a)
-      if (a < pc.aggs) {
-        const int64_t v = value_of(a, row);
-        p_lo[a] += uint64_t(v) & 0xfffffffful;
-        p_hi[a] += uint64_t(v >> 32);
-      }
+    p_lo[a] += lo;
+    p_hi[a] += hi;
     return;
   }
-  const uint at = g * pc.stride;
-  atomicAdd(acc[at], 1ul);
-  [[unroll]] for (uint a = 0u; a < STAR_MAX_AGGS; ++a)
-    if (a < pc.aggs) {
-      const int64_t v = value_of(a, row);
-      const uint64_t lo = uint64_t(v) & 0xfffffffful, hi = uint64_t(v >> 32);
-      if (lo != 0ul) atomicAdd(acc[at + 1u + 2u * a], lo);
-      if (hi != 0ul) atomicAdd(acc[at + 2u + 2u * a], hi);
-    }
+  const uint at = g * pc.stride + 1u + 2u * a;
+  if (lo != 0ul) atomicAdd(acc[at], lo);
+  if (hi != 0ul) atomicAdd(acc[at + 1u], hi);
 }
+
+// Adds 1 to group g's count.
+void add_count(uint g) {
+  if (pc.domain == 1u)
+    p_count += 1ul;
+  else
+    atomicAdd(acc[g * pc.stride], 1ul);
+}
+
+#if defined(STAR_CNF)
+ivec4 value_quad(uint c, uint q) {
+  switch (c) {
+    case 0u: return vq0[q];
+    case 1u: return vq1[q];
+    case 2u: return vq2[q];
+    default: return vq3[q];
+  }
+}
+
+// An operand of row r of a quad whose value columns are `vals`.
+int64_t quad_operand(uint which, uint r, const ivec4 vals[STAR_MAX_VALUES], int literal) {
+  return which == 0u ? int64_t(vals[0][r])
+       : which == 1u ? int64_t(vals[1][r])
+       : which == 2u ? int64_t(vals[2][r])
+       : which == 3u ? int64_t(vals[3][r])
+                     : int64_t(literal);
+}
+
+// Aggregate a's value for row r of the quad.
+int64_t quad_value(uint a, uint r, const ivec4 vals[STAR_MAX_VALUES]) {
+  const uint c = pc.code[a];
+  const int64_t x = quad_operand((c >> 4) & 15u, r, vals, pc.literal[a]);
+  const uint op = c & 15u;
+  if (op == STAR_OP_X) return x;
+  const int64_t y = quad_operand((c >> 8) & 15u, r, vals, pc.literal[a]);
+  if (op == STAR_OP_ADD) return x + y;
+  if (op == STAR_OP_SUB) return x - y;
+  return x * y;
+}
+#endif
 
 void main() {
   const uint lane = gl_LocalInvocationIndex;
@@ -341,15 +380,32 @@ void main() {
     uvec4 raw[SLOTS];
     for (uint s = 0u; s < SLOTS; ++s) raw[s] = q < quads && s < pc.slot_count ? load_slot(s, q) : uvec4(0u);
     const bvec4 pass = q < quads ? cnf_test(raw, valid) : bvec4(false);
-    const uvec4 keys = any(pass) ? fact_key4(first_dim, q) : uvec4(0u);
-    for (uint r = 0u; r < 4u; ++r) add_row(pass[r], first + r, keys[r]);
+    if (!any(pass)) continue;
+    // The quad's rows that find every dimension, then their value columns as ivec4 words (loads
+    // in flight together), then their values.
+    const uvec4 keys = fact_key4(first_dim, q);
+    uvec4 groups;
+    [[unroll]] for (uint r = 0u; r < 4u; ++r) groups[r] = pass[r] ? group_of(first + r, keys[r]) : STAR_EMPTY;
+    if (all(equal(groups, uvec4(STAR_EMPTY)))) continue;
+    ivec4 vals[STAR_MAX_VALUES];
+    [[unroll]] for (uint c = 0u; c < STAR_MAX_VALUES; ++c) vals[c] = c < pc.values ? value_quad(c, q) : ivec4(0);
+    [[unroll]] for (uint r = 0u; r < 4u; ++r) {
+      if (groups[r] == STAR_EMPTY) continue;
+      add_count(groups[r]);
+      [[unroll]] for (uint a = 0u; a < STAR_MAX_AGGS; ++a)
+        if (a < pc.aggs) add_value(groups[r], a, quad_value(a, r, vals));
+    }
   }
 #else
   for (uint base = gl_WorkGroupID.x * STAR_WG; base < pc.rows; base += gl_NumWorkGroups.x * STAR_WG) {
     const uint i = base + lane;
-    const bool live = i < pc.rows;
-    const uint row = live ? (pc.selected != 0u ? sel[i] : i) : 0u;
-    add_row(live, row, live ? fact_key(first_dim, row) : 0u);
+    if (i >= pc.rows) break;
+    const uint row = pc.selected != 0u ? sel[i] : i;
+    const uint g = group_of(row, fact_key(first_dim, row));
+    if (g == STAR_EMPTY) continue;
+    add_count(g);
+    [[unroll]] for (uint a = 0u; a < STAR_MAX_AGGS; ++a)
+      if (a < pc.aggs) add_value(g, a, value_of(a, row));
   }
 #endif
   if (pc.domain == 1u) {

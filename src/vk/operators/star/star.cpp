@@ -26,6 +26,7 @@ struct ProbePush {
   int32_t literal[4];
   uint32_t terms, float_slots, slot_count, intervals;
   uint32_t drows[4];
+  uint32_t values;
 };
 
 struct CollectPush {
@@ -137,7 +138,8 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
                  in.cnf.float_slots,
                  uint32_t(in.cnf.slots.size()),
                  in.cnf.intervals,
-                 {}};
+                 {},
+                 0};
   std::vector<const Buffer*> b{in.fact_selection ? in.fact_selection : &acc};
   for (size_t d = 0; d < 4; ++d) b.push_back(d < in.dims.size() ? in.dims[d].fact_key : in.dims[0].fact_key);
   for (size_t d = 0; d < 4; ++d) b.push_back(d < in.dims.size() ? &tables[d] : &tables[0]);
@@ -148,7 +150,9 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
     b.push_back(in.cnf.words);
     for (size_t c = 0; c < 8; ++c) b.push_back(c < in.cnf.slots.size() ? in.cnf.slots[c] : in.cnf.slots[0]);
     for (size_t d = 0; d < 4; ++d) b.push_back(b[1 + d]);  // the key columns as uvec4 words
+    for (size_t v = 0; v < 4; ++v) b.push_back(b[9 + v]);  // the value columns as ivec4 words
   }
+  push.values = uint32_t(in.values.size());
   for (size_t d = 0; d < in.dims.size(); ++d) {
     push.kmin[d] = uint32_t(in.dims[d].key_min);
     push.drows[d] = uint32_t(std::max<uint64_t>(1, in.dims[d].table_rows));
@@ -168,7 +172,7 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
              in.fact_rows, [&](VkCommandBuffer cmd) {
                if (!in.fact_rows) return;
                const Pipeline& p = in.cnf.words
-                                       ? device.pipeline("star_probe_cnf" + slots_suffix(in.cnf), 28, sizeof(ProbePush))
+                                       ? device.pipeline("star_probe_cnf" + slots_suffix(in.cnf), 32, sizeof(ProbePush))
                                        : device.pipeline("star_probe", 15, sizeof(ProbePush));
                device.dispatch(cmd, p, b, &push, grid(in.cnf.words ? prim::div_up(in.fact_rows, 4) : in.fact_rows));
              });
