@@ -18,7 +18,8 @@
 //               sums its rows privately and the workgroup reduces them once.
 // STAR_CNF:     STAR_PROBE over every fact row, four per invocation, with the fact's condition
 //               evaluated on their uvec4 words first (cnf_eval.glsl): no selection pass; the key
-//               column probed first is read as uvec4 words too.
+//               column probed first is read as uvec4 words with them and its bounds tested with
+//               the condition, and the value columns as ivec4 words for four rows at once.
 // STAR_COLLECT: the groups whose count is not zero, appended (in any order) to a list of group
 //               indices with a copy of their words.
 // Bounds (binding Counts): counts[d] = selected rows of dimension d, counts[4 + d] and counts[8 + d]
@@ -377,13 +378,18 @@ void main() {
     const uint q = base + lane;
     const uint first = 4u * q;
     const bvec4 valid = bvec4(first < pc.rows, first + 1u < pc.rows, first + 2u < pc.rows, first + 3u < pc.rows);
+    // The condition's columns and the first dimension's keys in flight together; a row passes the
+    // condition and that dimension's bounds.
     uvec4 raw[SLOTS];
     for (uint s = 0u; s < SLOTS; ++s) raw[s] = q < quads && s < pc.slot_count ? load_slot(s, q) : uvec4(0u);
-    const bvec4 pass = q < quads ? cnf_test(raw, valid) : bvec4(false);
+    const uvec4 keys = q < quads ? fact_key4(first_dim, q) : uvec4(0u);
+    const uvec4 slots = keys - pc.kmin[first_dim];
+    const bvec4 in_bounds = bvec4(uvec4(greaterThanEqual(slots, uvec4(s_bounds[first_dim]))) &
+                                  uvec4(lessThanEqual(slots, uvec4(s_bounds[4u + first_dim]))));
+    const bvec4 pass = q < quads ? bvec4(uvec4(cnf_test(raw, valid)) & uvec4(in_bounds)) : bvec4(false);
     if (!any(pass)) continue;
     // The quad's rows that find every dimension, then their value columns as ivec4 words (loads
     // in flight together), then their values.
-    const uvec4 keys = fact_key4(first_dim, q);
     uvec4 groups;
     [[unroll]] for (uint r = 0u; r < 4u; ++r) groups[r] = pass[r] ? group_of(first + r, keys[r]) : STAR_EMPTY;
     if (all(equal(groups, uvec4(STAR_EMPTY)))) continue;
