@@ -186,6 +186,38 @@ TEST_CASE("engine-compute-star: empty selections, a missing group and a sum past
                            "near the BIGINT limits")));
 }
 
+TEST_CASE("engine-compute-star: a dimension over more than 2^16 key values tests a bitmap of its filled keys") {
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  // d: 3,000 keys 71 apart (a key range of about 213,000 slots: a bitmap); e: 40 dense keys (none).
+  const size_t dims = 3000, facts = 6000;
+  const std::vector<int32_t> dk = unique_keys(rng, dims, -5000, 71);
+  std::vector<int32_t> fk(facts);
+  for (auto& k : fk)  // nine in ten fact keys are d's, the others mostly fall between them
+    k = rng() % 10 ? dk[rng() % dims] : std::uniform_int_distribution<int32_t>(-5100, 220000)(rng);
+  Catalog c;
+  c.add("d", Table{{Column::ints("k", dk), Column::ints("c", random_ints(rng, dims, 0, 15))}});
+  c.add("e", Table{{Column::ints("k", unique_keys(rng, 40, 0, 1)), Column::ints("g", random_ints(rng, 40, 0, 4))}});
+  c.add("f", Table{{Column::ints("k", fk), Column::ints("ke", random_ints(rng, facts, 0, 41)),
+                    Column::ints("a", random_ints(rng, facts, -1000, 1000))}});
+  // Selective (1/16 and 1/8 of d: the probe tests the bitmap first) and not (1/2: the table only);
+  // the condition in the fill pass, by an expression program's selection, with a fact condition.
+  for (const std::string& q : {
+           "SELECT d.c, COUNT(*), SUM(f.a) FROM f JOIN d ON f.k = d.k WHERE d.c = 3 GROUP BY d.c",
+           "SELECT e.g, COUNT(*), SUM(a) FROM f JOIN d ON f.k = d.k JOIN e ON f.ke = e.k "
+           "WHERE d.c = 1 OR d.c = 2 GROUP BY e.g",
+           "SELECT d.c, e.g, COUNT(*), SUM(a) FROM f JOIN d ON f.k = d.k JOIN e ON f.ke = e.k WHERE d.c < 8 "
+           "GROUP BY d.c, e.g",
+           "SELECT e.g, SUM(a) FROM f JOIN d ON f.k = d.k JOIN e ON f.ke = e.k WHERE d.c * 2 = 6 GROUP BY e.g",
+           "SELECT COUNT(*), SUM(a) FROM f JOIN d ON f.k = d.k WHERE d.c = 5 AND f.a > 0",
+       }) {
+    const Result r = check_sql(engine(), q, c, "seed " + std::to_string(seed));
+    CHECK_MESSAGE(ran_star(r), q << "\n" << r.report.text());
+    CHECK_MESSAGE(r.report.text().find("1 with a bitmap of their filled keys") != std::string::npos, r.report.text());
+  }
+}
+
 TEST_CASE("engine-compute-star: more listed groups than the first read takes come in a second read") {
   const uint64_t seed = std::random_device{}();
   INFO("seed " << seed);

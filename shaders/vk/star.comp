@@ -37,7 +37,8 @@ layout(local_size_x = STAR_WG) in;
 // Bindings: 0 = selected row ids of the dimension (any buffer when not selected), 1 = key column,
 // 2 = table, 3..6 = group columns (unused ones bound to any buffer), 7 = the bounds (counts[pc.dim]
 // grows by the rows this pass fills, its slot bounds narrow to them); STAR_FILL_CNF: 8 = the dimension
-// condition's term table, 9..16 = its slot columns (uvec4[]).
+// condition's term table, 9..16 = its slot columns (uvec4[]); then (8, STAR_FILL_CNF 17) the bitmaps
+// of the dimensions' filled slots (pc.bits: this dimension's first word, STAR_EMPTY: none).
 layout(std430, binding = 0) readonly buffer Sel { uint sel[]; };
 layout(std430, binding = 1) readonly buffer Key { int key[]; };
 layout(std430, binding = 2) writeonly buffer Table { uint table[]; };
@@ -59,6 +60,9 @@ layout(std430, binding = 13) readonly buffer Slot4 { uvec4 slot4[]; };
 layout(std430, binding = 14) readonly buffer Slot5 { uvec4 slot5[]; };
 layout(std430, binding = 15) readonly buffer Slot6 { uvec4 slot6[]; };
 layout(std430, binding = 16) readonly buffer Slot7 { uvec4 slot7[]; };
+layout(std430, binding = 17) buffer Bits { uint bits[]; };
+#else
+layout(std430, binding = 8) buffer Bits { uint bits[]; };
 #endif
 layout(push_constant) uniform Push {
   uint count;     // rows taking part (STAR_FILL_CNF: every row of the dimension)
@@ -72,7 +76,8 @@ layout(push_constant) uniform Push {
   uint float_slots;
   uint slot_count;
   uint intervals;
-  uint dim;  // this dimension's index in counts
+  uint dim;   // this dimension's index in counts
+  uint bits;  // its bitmap's first word in Bits, or STAR_EMPTY
 } pc;
 #if defined(STAR_FILL_CNF)
 #include "cnf_eval.glsl"
@@ -96,6 +101,7 @@ void fill(uint row) {
   for (uint c = 0u; c < pc.columns; ++c) code += uint(group_value(c, row) - pc.mins[c]) * pc.strides[c];
   const uint slot = uint(key[row]) - uint(pc.kmin);
   table[slot] = code;
+  if (pc.bits != STAR_EMPTY) atomicOr(bits[pc.bits + (slot >> 5)], 1u << (slot & 31u));
   low = min(low, slot);
   high = max(high, slot);
 }
@@ -147,7 +153,8 @@ void main() {
 #if defined(STAR_PROBE) || defined(STAR_CNF)
 // Bindings: 0 = selected fact row ids (any buffer when not selected), 1..4 = the fact's key column
 // of each dimension, 5..8 = each dimension's table, 9..12 = value columns (unused ones bound to any
-// buffer), 13 = group words, 14 = the dimensions' bounds (star_fill's counts).
+// buffer), 13 = group words, 14 = the dimensions' bounds (star_fill's counts); STAR_PROBE: 15 = the
+// dimensions' bitmaps (star_fill's Bits).
 layout(std430, binding = 0) readonly buffer Sel { uint sel[]; };
 layout(std430, binding = 1) readonly buffer K0 { uint k0[]; };
 layout(std430, binding = 2) readonly buffer K1 { uint k1[]; };
@@ -163,6 +170,9 @@ layout(std430, binding = 11) readonly buffer V2 { int v2[]; };
 layout(std430, binding = 12) readonly buffer V3 { int v3[]; };
 layout(std430, binding = 13) buffer Acc { uint64_t acc[]; };
 layout(std430, binding = 14) readonly buffer Counts { uint counts[]; };
+#if defined(STAR_PROBE)
+layout(std430, binding = 15) readonly buffer Bits { uint bits[]; };
+#endif
 #if defined(STAR_CNF)
 // 15 = the fact condition's term table, 16..23 = its slot columns (uvec4[]; unused ones any buffer),
 // 24..27 = bindings 1..4 again, as uvec4 words, 28..31 = bindings 9..12 again, as ivec4 words.
@@ -204,6 +214,7 @@ layout(push_constant) uniform Push {
   uint intervals;
   uint drows[4];  // each dimension's rows (its selected share orders the probes)
   uint values;    // value columns bound (0..4)
+  uint bits[4];   // STAR_PROBE: each dimension's bitmap's first word in Bits, or STAR_EMPTY
 } pc;
 
 shared uint64_t s_red[STAR_WG];
@@ -280,6 +291,11 @@ uint64_t workgroup_sum(uint64_t v) {
 // The dimensions in the order probed, two bits each (the j-th at bits 2j): the smallest selected
 // share first (a row stops at its first miss, so later key columns are read for fewer rows).
 uint order = 0u;
+#if defined(STAR_PROBE)
+// Dimensions whose bitmap is tested before their table (bit d): those with a bitmap that keep at
+// most 1/8 of their rows (most fact rows miss them: the bitmap, 1/32 of the table, stays in L1).
+uint bitmapped = 0u;
+#endif
 
 // Domain 1: this lane's rows, summed privately.
 uint64_t p_count = 0ul;
@@ -294,7 +310,15 @@ uint group_of(uint row, uint first_key) {
   for (uint j = 0u; j < pc.dims; ++j) {
     const uint d = (order >> (2u * j)) & 3u;
     const uint slot = (j == 0u ? first_key : fact_key(d, row)) - pc.kmin[d];
-    const uint c = slot >= s_bounds[d] && slot <= s_bounds[4u + d] ? table_at(d, slot) : STAR_EMPTY;
+    const bool inside = slot >= s_bounds[d] && slot <= s_bounds[4u + d];
+#if defined(STAR_PROBE)
+    const bool hit = inside && (bitmapped & (1u << d)) != 0u
+                         ? (bits[pc.bits[d] + (slot >> 5)] & (1u << (slot & 31u))) != 0u
+                         : inside;
+#else
+    const bool hit = inside;
+#endif
+    const uint c = hit ? table_at(d, slot) : STAR_EMPTY;
     if (c == STAR_EMPTY) return STAR_EMPTY;
     g += c;
   }
@@ -366,6 +390,10 @@ void main() {
       if (d < pc.dims && e < pc.dims && (se < sd || (se == sd && e < d))) ++rank;
     }
     if (d < pc.dims) order |= d << (2u * rank);
+#if defined(STAR_PROBE)
+    if (d < pc.dims && pc.bits[d] != STAR_EMPTY && uint64_t(counts[d]) * 8ul <= uint64_t(pc.drows[d]))
+      bitmapped |= 1u << d;
+#endif
   }
   if (lane < 8u) s_bounds[lane] = counts[4u + lane];
   barrier();

@@ -17,7 +17,7 @@ struct FillPush {
   uint32_t columns;
   int32_t mins[4];
   uint32_t strides[4];
-  uint32_t terms, float_slots, slot_count, intervals, dim;
+  uint32_t terms, float_slots, slot_count, intervals, dim, bits;
 };
 
 struct ProbePush {
@@ -27,6 +27,7 @@ struct ProbePush {
   uint32_t terms, float_slots, slot_count, intervals;
   uint32_t drows[4];
   uint32_t values;
+  uint32_t bits[4];
 };
 
 struct CollectPush {
@@ -37,6 +38,11 @@ struct CollectPush {
 std::string slots_suffix(const StarCnf& cnf) {
   return cnf.slots.size() <= 2 ? "_s2" : cnf.slots.size() <= 4 ? "_s4" : "_s8";
 }
+
+// Dimensions whose table spans more slots get a bitmap of their filled slots (1/32 of the table's
+// bytes), which the probe tests first where the dimension keeps few of its rows: a table of 2^16
+// 32-bit slots fills an SM's L1 cache.
+constexpr uint32_t kBitmapSlots = uint32_t(1) << 16;
 
 // Workgroups of a grid-stride kernel over `n` items.
 uint32_t grid(uint64_t n) {
@@ -79,16 +85,28 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
   std::vector<Buffer> tables;
   for (const StarDim& d : in.dims)
     tables.push_back(device.create_buffer(padded_bytes(d.key_range), MemoryKind::Device));
+  // Each large dimension's bitmap: its first word in `bits` (STAR_EMPTY: none).
+  std::vector<uint32_t> bit_words;
+  uint64_t bits_size = 0;
+  for (const StarDim& d : in.dims) {
+    bit_words.push_back(d.key_range > kBitmapSlots ? uint32_t(bits_size) : STAR_EMPTY);
+    if (d.key_range > kBitmapSlots) bits_size += prim::div_up(d.key_range, 32);
+  }
+  Buffer bits = device.create_buffer(padded_bytes(std::max<uint64_t>(bits_size, 1)), MemoryKind::Device);
   Buffer acc = device.create_buffer(words * sizeof(uint64_t), MemoryKind::Device);
   // Per dimension: selected rows, then the smallest and the largest slot filled (star.comp).
   Buffer counts = device.create_buffer(48, MemoryKind::Device);
   uint64_t dim_rows = 0;
   for (const StarDim& d : in.dims) dim_rows += d.rows;
+  const size_t bitmaps =
+      size_t(std::count_if(bit_words.begin(), bit_words.end(), [](uint32_t w) { return w != STAR_EMPTY; }));
   stages.run("star-fill",
-             std::to_string(in.dims.size()) + " dimension tables (direct addressing by key) of group codes", dim_rows,
-             [&](VkCommandBuffer cmd) {
+             std::to_string(in.dims.size()) + " dimension tables (direct addressing by key) of group codes" +
+                 (bitmaps ? ", " + std::to_string(bitmaps) + " with a bitmap of their filled keys" : ""),
+             dim_rows, [&](VkCommandBuffer cmd) {
                for (const Buffer& t : tables) vkCmdFillBuffer(cmd, t.handle(), 0, VK_WHOLE_SIZE, STAR_EMPTY);
                vkCmdFillBuffer(cmd, acc.handle(), 0, VK_WHOLE_SIZE, 0);
+               vkCmdFillBuffer(cmd, bits.handle(), 0, VK_WHOLE_SIZE, 0);
                vkCmdFillBuffer(cmd, counts.handle(), 0, 16, 0);
                vkCmdFillBuffer(cmd, counts.handle(), 16, 16, STAR_EMPTY);
                vkCmdFillBuffer(cmd, counts.handle(), 32, 16, 0);
@@ -107,7 +125,8 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
                                cnf.float_slots,
                                uint32_t(cnf.slots.size()),
                                cnf.intervals,
-                               uint32_t(i)};
+                               uint32_t(i),
+                               bit_words[i]};
                  std::vector<const Buffer*> b{d.selection ? d.selection : d.key, d.key, &tables[i]};
                  for (size_t c = 0; c < 4; ++c) {
                    b.push_back(c < d.group_columns.size() ? d.group_columns[c] : d.key);
@@ -117,10 +136,12 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
                  if (cnf.words) {
                    b.push_back(cnf.words);
                    for (size_t c = 0; c < 8; ++c) b.push_back(c < cnf.slots.size() ? cnf.slots[c] : cnf.slots[0]);
-                   device.dispatch(cmd, device.pipeline("star_fill_cnf" + slots_suffix(cnf), 17, sizeof(FillPush)), b,
+                   b.push_back(&bits);
+                   device.dispatch(cmd, device.pipeline("star_fill_cnf" + slots_suffix(cnf), 18, sizeof(FillPush)), b,
                                    &push, grid(prim::div_up(d.rows, 4)));
                  } else {
-                   device.dispatch(cmd, device.pipeline("star_fill", 8, sizeof(FillPush)), b, &push, grid(d.rows));
+                   b.push_back(&bits);
+                   device.dispatch(cmd, device.pipeline("star_fill", 9, sizeof(FillPush)), b, &push, grid(d.rows));
                  }
                }
              });
@@ -139,6 +160,7 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
                  uint32_t(in.cnf.slots.size()),
                  in.cnf.intervals,
                  {},
+                 0,
                  0};
   std::vector<const Buffer*> b{in.fact_selection ? in.fact_selection : &acc};
   for (size_t d = 0; d < 4; ++d) b.push_back(d < in.dims.size() ? in.dims[d].fact_key : in.dims[0].fact_key);
@@ -151,11 +173,14 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
     for (size_t c = 0; c < 8; ++c) b.push_back(c < in.cnf.slots.size() ? in.cnf.slots[c] : in.cnf.slots[0]);
     for (size_t d = 0; d < 4; ++d) b.push_back(b[1 + d]);  // the key columns as uvec4 words
     for (size_t v = 0; v < 4; ++v) b.push_back(b[9 + v]);  // the value columns as ivec4 words
+  } else {
+    b.push_back(&bits);
   }
   push.values = uint32_t(in.values.size());
   for (size_t d = 0; d < in.dims.size(); ++d) {
     push.kmin[d] = uint32_t(in.dims[d].key_min);
     push.drows[d] = uint32_t(std::max<uint64_t>(1, in.dims[d].table_rows));
+    push.bits[d] = bit_words[d];
   }
   for (size_t a = 0; a < in.aggs.size(); ++a) {
     push.code[a] = in.aggs[a].op | in.aggs[a].x << 4 | in.aggs[a].y << 8;
@@ -167,13 +192,12 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
                                       : "") +
                  "fact rows probed in " + std::to_string(in.dims.size()) + " dimension tables, " +
                  std::to_string(in.aggs.size()) + " sums and a count added per group (" + std::to_string(in.domain) +
-                 " group indices" +
-                 (in.domain == 1 ? ", summed per workgroup)" : ", one atomic add per group and subgroup)"),
+                 " group indices" + (in.domain == 1 ? ", summed per workgroup)" : ", 64-bit atomic adds per row)"),
              in.fact_rows, [&](VkCommandBuffer cmd) {
                if (!in.fact_rows) return;
                const Pipeline& p = in.cnf.words
                                        ? device.pipeline("star_probe_cnf" + slots_suffix(in.cnf), 32, sizeof(ProbePush))
-                                       : device.pipeline("star_probe", 15, sizeof(ProbePush));
+                                       : device.pipeline("star_probe", 16, sizeof(ProbePush));
                device.dispatch(cmd, p, b, &push, grid(in.cnf.words ? prim::div_up(in.fact_rows, 4) : in.fact_rows));
              });
 
