@@ -417,6 +417,18 @@ Registrar cnf_limit{{"raster.cnf_at_limit", "raster", kCeiling, true, [](Env& en
                                         uint64_t(std::get<int64_t>(want.table.columns[0].value(0))));
                      }}};
 
+Registrar range_counts{{"raster.range_count_fused", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                          // The same range as two one-pass counts without stencil (records <= hi minus
+                          // records < lo: two clears, two fused-count draws), RasterOptions::range_by_counts.
+                          const auto& t = data_for(env, rows).table;
+                          gl::RasterOptions options = bench_options();
+                          options.range_by_counts = true;
+                          return run_where(
+                              env, rows, "k BETWEEN 3000000 AND 11000000", {},
+                              host_count(t, [](int32_t k, int32_t, float) { return k >= 3000000 && k <= 11000000; }),
+                              options);
+                        }}};
+
 Registrar range_two{{"raster.range_two_pass", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
                        const auto& t = data_for(env, rows).table;
                        gl::RasterOptions options = bench_options();

@@ -110,6 +110,11 @@ struct RasterOptions {
   //! (scissored), its passing fragments counted. Not with an observer (its snapshots follow the
   //! stencil states); false: stencil-init, depth-clear and the counted compare pass.
   bool single_pass_count = true;
+  //! COUNT whose WHERE is one range (`c >= lo AND c <= hi`, BETWEEN) on a 24-bit-window column, with
+  //! single_pass_count's conditions: two draws without stencil, the records <= hi minus the records
+  //! < lo, each a clear and a `fused-count` draw; false (the default until it is measured against
+  //! the depth-bounds pass): the stencil plan (depth bounds or two comparisons).
+  bool range_by_counts = false;
   //! When set, sees each pass of each tile with the tile's buffers read back (a GPU stall per
   //! pass: for demos and tests). Null (the default): no readback, nothing else changes.
   PassObserver* observer = nullptr;

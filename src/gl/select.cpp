@@ -128,6 +128,7 @@ struct Pass {
   GLint satisfied = 1;         // state of the records satisfying this pass's clause so far (PassSnapshot)
   bool counts = false;         // its passing fragments are qualifying records (a satisfying pass of the last clause)
   bool clear_stencil = false;  // DepthClear: depth and stencil in one clear (no stencil in the plan)
+  bool subtracts = false;      // FusedCount: its passing fragments are taken off the count
 };
 
 // Two single-comparison clauses `c >= lo`, `c <= hi` on one 24-bit-window column, merged.
@@ -152,6 +153,7 @@ struct Plan {
   // A one-pass COUNT (RasterOptions::single_pass_count): passes are a depth-and-stencil clear and
   // a fused-count draw over the records only, without stencil test or stencil-init.
   bool single_pass = false;
+  bool range_counts = false;  // single_pass of a range: records <= hi minus records < lo
   size_t ranges_by_bounds = 0;
   size_t ranges_as_pairs = 0;
   std::vector<std::string> encodings;  // one line per column (pair) and encoding
@@ -458,6 +460,52 @@ void make_single_pass(Plan& plan, const PlanInput& input) {
                 ", no stencil test; drawn over the tile's records only (scissored), its passing fragments counted";
 }
 
+// Makes `plan` a COUNT of two draws without stencil when it is two clauses bounding one
+// 24-bit-window column from both sides (a range, as BETWEEN gives): the records <= hi minus the
+// records < lo, each counted as the one-pass COUNT's clear and draw. Exact: with lo <= hi every
+// record below lo is also at most hi. Returns whether it did (an empty range: WHERE FALSE).
+bool make_range_counts(Plan& plan, const PlanInput& input) {
+  if (plan.clauses.size() != 2) return false;
+  const auto a = as_bound(plan.clauses[0]);
+  const auto b = as_bound(plan.clauses[1]);
+  if (!a || !b || !(a->stored == b->stored) || a->lower == b->lower) return false;
+  const Bound& lo = a->lower ? *a : *b;
+  const Bound& hi = a->lower ? *b : *a;
+  const std::string text = plan.clauses[0].texts[0] + " AND " + plan.clauses[1].texts[0];
+  if (lo.value > hi.value) {
+    plan.notes.push_back(note("range " + text + " is empty: WHERE is FALSE for every row"));
+    plan.constant = false;
+    return true;
+  }
+  plan.notes.push_back(note("range " + text + ": two counts without stencil (records <= hi minus records < lo)"));
+  const std::string column = describe(lo.stored, input.info(lo.stored.slot));
+  for (const bool below : {false, true}) {
+    const uint32_t k = below ? lo.value : hi.value;
+    Pass c;
+    c.kind = PassKind::DepthClear;
+    c.constant = k;
+    c.depth_test = false;
+    c.depth_write = true;
+    c.clear_stencil = true;
+    c.detail = "depth <- k*2^-24, k=" + hex(k, 6) + " by glClearBufferfi, stencil 0 (the range's " +
+               (below ? "lower" : "upper") + " bound)";
+    plan.passes.push_back(std::move(c));
+    Pass d;
+    d.kind = PassKind::FusedCount;
+    d.value = lo.stored;
+    d.depth = below ? GL_LESS : GL_LEQUAL;
+    d.counts = true;
+    d.subtracts = below;
+    d.detail = text + ": depth " + func_name(d.depth) + " incoming " + column + " vs stored constant k=" + hex(k, 6) +
+               ", no stencil test; drawn over the tile's records only (scissored), its passing fragments " +
+               (below ? "subtracted (below the range)" : "counted (at most the upper bound)");
+    plan.passes.push_back(std::move(d));
+  }
+  plan.single_pass = true;
+  plan.range_counts = true;
+  return true;
+}
+
 // The plan of `where`; `extension`: the driver has GL_EXT_depth_bounds_test. Host only, so
 // plan_where makes the plans of drivers with the extension on drivers without it.
 Plan make_plan(const PlanInput& input, const BoundCnf& where, WhereOutput output, const RasterOptions& options,
@@ -465,12 +513,14 @@ Plan make_plan(const PlanInput& input, const BoundCnf& where, WhereOutput output
   Plan plan;
   lower_where(plan, input, where);
   if (plan.constant) return plan;
+  const bool count_alone = output == WhereOutput::Count && options.single_pass_count && options.fuse_count &&
+                           options.constant_by_clear && !options.observer;
+  if (count_alone && options.range_by_counts && make_range_counts(plan, input)) return plan;
   merge_ranges(plan, extension && options.depth_bounds,
                extension ? "depth bounds turned off" : "no GL_EXT_depth_bounds_test on this driver");
   if (plan.constant) return plan;
   emit_passes(plan, input, options.vertex_constant_depth, options.constant_by_clear);
-  if (output == WhereOutput::Count && options.single_pass_count && options.fuse_count && !options.observer)
-    make_single_pass(plan, input);
+  if (count_alone) make_single_pass(plan, input);
   return plan;
 }
 
@@ -478,6 +528,13 @@ std::string algorithm_text(const Plan& plan, WhereOutput output) {
   if (plan.constant)
     return std::string("raster: WHERE is ") + (*plan.constant ? "TRUE" : "FALSE") +
            " for every row (decided on the host, no GPU pass)";
+  if (plan.range_counts) {
+    std::string s =
+        "raster: range COUNT by two passes (records <= hi minus records < lo, each the constant cleared into "
+        "depth and the column drawn against it inside occlusion queries, no stencil)";
+    for (const auto& e : plan.encodings) s += "; " + e;
+    return s;
+  }
   if (plan.single_pass) {
     std::string s =
         "raster: one-pass COUNT (the constant cleared into depth, the column drawn against it inside "
@@ -742,7 +799,11 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
                      std::any_of(plan.passes.begin(), plan.passes.end(), [](const Pass& p) { return p.counts; });
   const std::string counters = std::to_string(caps.occlusion_counter_bits) + "-bit counters, at most " +
                                std::to_string(cap) + " fragments each, 64-bit host total";
-  if (plan.single_pass)
+  if (plan.range_counts)
+    labels.emplace_back("count", "occlusion queries (" + counters +
+                                     ") around the fused-count draws: the first's passing fragments minus the "
+                                     "second's (no stencil, no count pass)");
+  else if (plan.single_pass)
     labels.emplace_back("count", "occlusion queries (" + counters +
                                      ") around the fused-count draw, whose passing fragments are the qualifying "
                                      "records (no stencil, no count pass)");
@@ -760,6 +821,7 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
   QueryBatch batch(context);
   std::vector<Timing> timing(labels.size());
   std::vector<GLuint> count_queries;
+  std::vector<GLuint> subtracted_queries;  // fused-count draws whose fragments are taken off
   for (uint64_t t = 0; t < layout.tiles(); ++t) {
     const uint32_t h = layout.pixel_rows(t);
     const uint64_t pixels = uint64_t(layout.width) * h;
@@ -818,7 +880,8 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
       const Pass& pass = plan.passes[p];
       if (fused && pass.counts) {
         // Counted in bands of at most `cap` fragments, each its own query (also the trace's `passed`).
-        const size_t tile_queries = count_queries.size();
+        std::vector<GLuint>& into = pass.subtracts ? subtracted_queries : count_queries;
+        const size_t tile_queries = into.size();
         timed_pass(p + first, false, [&] {
           // Without a stencil, only the records' pixels may be drawn: bands of the records alone.
           const std::vector<Band> bands =
@@ -827,13 +890,13 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
           if (scissored) glEnable(GL_SCISSOR_TEST);
           for (const Band& b : bands) {
             if (scissored) glScissor(b.x, b.y, b.width, b.height);
-            count_queries.push_back(batch.make(GL_SAMPLES_PASSED));
-            ScopedQuery counted_band(GL_SAMPLES_PASSED, count_queries.back());
+            into.push_back(batch.make(GL_SAMPLES_PASSED));
+            ScopedQuery counted_band(GL_SAMPLES_PASSED, into.back());
             draw_pass(pass, store, t, programs, options.vertex_constant_depth);
           }
           if (scissored) glDisable(GL_SCISSOR_TEST);
         });
-        const std::span<const GLuint> queries = std::span<const GLuint>(count_queries).subspan(tile_queries);
+        const std::span<const GLuint> queries = std::span<const GLuint>(into).subspan(tile_queries);
         timing[p + first].samples.insert(timing[p + first].samples.end(), queries.begin(), queries.end());
         observe(p + first, queries);
         continue;
@@ -868,6 +931,13 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
   batch.wait(output != WhereOutput::Rows ? "raster WHERE: occlusion counts" : "raster WHERE: stencil readback");
   if (output != WhereOutput::Rows) {
     for (GLuint q : count_queries) result.count += batch.result(q);
+    uint64_t below = 0;
+    for (GLuint q : subtracted_queries) below += batch.result(q);
+    if (below > result.count)
+      throw Error(ErrorCode::Internal, "raster: a range COUNT found " + std::to_string(below) +
+                                           " records below the range but only " + std::to_string(result.count) +
+                                           " at most its upper bound");
+    result.count -= below;
   } else {
     const auto* stencil = static_cast<const uint8_t*>(
         glMapNamedBufferRange(gl.readback, 0, GLsizeiptr(readback_tile * layout.tiles()), GL_MAP_READ_BIT));
