@@ -417,6 +417,18 @@ Registrar cnf_limit{{"raster.cnf_at_limit", "raster", kCeiling, true, [](Env& en
                                         uint64_t(std::get<int64_t>(want.table.columns[0].value(0))));
                      }}};
 
+Registrar range_counts{{"raster.range_count_fused", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                          // The same range as two one-pass counts without stencil (records <= hi minus
+                          // records < lo: two clears, two fused-count draws), RasterOptions::range_by_counts.
+                          const auto& t = data_for(env, rows).table;
+                          gl::RasterOptions options = bench_options();
+                          options.range_by_counts = true;
+                          return run_where(
+                              env, rows, "k BETWEEN 3000000 AND 11000000", {},
+                              host_count(t, [](int32_t k, int32_t, float) { return k >= 3000000 && k <= 11000000; }),
+                              options);
+                        }}};
+
 Registrar range_two{{"raster.range_two_pass", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
                        const auto& t = data_for(env, rows).table;
                        gl::RasterOptions options = bench_options();
@@ -444,8 +456,9 @@ Registrar count{{"raster.count", "raster", kCeiling, true, [](Env& env, uint64_t
                  }}};
 
 Registrar count_query{{"raster.count_query", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
-                         // A one-clause COUNT as the path runs it: stencil-init, the constant cleared
-                         // into depth, k drawn against it with the occlusion count fused; rows/s.
+                         // A one-clause COUNT as the path runs it: the one-pass COUNT (the constant
+                         // cleared into depth, k drawn against it over the records inside the
+                         // occlusion queries, no stencil); rows/s.
                          const auto& t = data_for(env, rows).table;
                          return predicted(
                              env,
@@ -469,6 +482,18 @@ Registrar count_query_calibrated{
                  ", vertex-z constant " + (options.vertex_constant_depth ? "on" : "off");
        return m;
      }}};
+
+Registrar count_query_stencil{{"raster.count_query_stencil", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
+                                 // The same COUNT without the one-pass form: stencil-init, the constant cleared into
+                                 // depth, k drawn against it under the stencil with the occlusion count fused (the plan
+                                 // before it).
+                                 const auto& t = data_for(env, rows).table;
+                                 gl::RasterOptions options = bench_options();
+                                 options.single_pass_count = false;
+                                 return run_where(env, rows, "k < 8000000", {},
+                                                  host_count(t, [](int32_t k, int32_t, float) { return k < 8000000; }),
+                                                  options, true);
+                               }}};
 
 Registrar count_query_unfused{{"raster.count_query_unfused", "raster", kCeiling, true, [](Env& env, uint64_t rows) {
                                  // The same COUNT with the passes of before: stencil-init, copy-to-depth, compare,

@@ -75,6 +75,19 @@ std::vector<Band> count_bands(uint32_t width, uint32_t height, uint64_t cap) {
   return bands;
 }
 
+std::vector<Band> record_bands(uint32_t width, uint64_t records, uint64_t cap) {
+  std::vector<Band> bands;
+  const auto full = static_cast<uint32_t>(records / width);
+  const auto rest = static_cast<uint32_t>(records % width);
+  if (full > 0) bands = count_bands(width, full, cap);
+  if (rest > 0)
+    for (Band b : count_bands(rest, 1, cap)) {
+      b.y = GLint(full);
+      bands.push_back(b);
+    }
+  return bands;
+}
+
 std::vector<GLuint> issue_count(QueryBatch& batch, GLuint program, uint32_t width, uint32_t height, GLint ref,
                                 GLuint mask, uint64_t cap) {
   glUseProgram(program);

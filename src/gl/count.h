@@ -71,6 +71,10 @@ struct Band {
 };
 //! The bands of a width x height viewport for occlusion queries of at most `cap` fragments.
 std::vector<Band> count_bands(uint32_t width, uint32_t height, uint64_t cap);
+//! The bands covering exactly the first `records` pixels (row-major, row 0 at the bottom) of a
+//! viewport `width` pixels wide, each of at most `cap` pixels: the whole pixel rows, then the
+//! partial last row. Empty when `records` is 0.
+std::vector<Band> record_bands(uint32_t width, uint64_t records, uint64_t cap);
 
 //! Issues the count pass over the current framebuffer's width x height viewport: a full-screen
 //! draw of `program` (a constant-depth pass) per band under the stencil test

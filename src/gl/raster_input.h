@@ -104,6 +104,17 @@ struct RasterOptions {
   //! WHERE with a count (COUNT, aggregates): the occlusion queries go around the last clause's
   //! satisfying passes instead of a count pass after them; false: a stencil-only count pass.
   bool fuse_count = true;
+  //! COUNT whose WHERE is one comparison of a 24-bit-window column with a constant (with
+  //! constant_by_clear and fuse_count): no stencil at all, per tile one clear of the constant
+  //! into depth and one `fused-count` draw of the column over the tile's records only
+  //! (scissored), its passing fragments counted. Not with an observer (its snapshots follow the
+  //! stencil states); false: stencil-init, depth-clear and the counted compare pass.
+  bool single_pass_count = true;
+  //! COUNT whose WHERE is one range (`c >= lo AND c <= hi`, BETWEEN) on a 24-bit-window column, with
+  //! single_pass_count's conditions: two draws without stencil, the records <= hi minus the records
+  //! < lo, each a clear and a `fused-count` draw; false (the default until it is measured against
+  //! the depth-bounds pass): the stencil plan (depth bounds or two comparisons).
+  bool range_by_counts = false;
   //! When set, sees each pass of each tile with the tile's buffers read back (a GPU stall per
   //! pass: for demos and tests). Null (the default): no readback, nothing else changes.
   PassObserver* observer = nullptr;

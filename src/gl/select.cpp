@@ -70,7 +70,7 @@ PlanInput plan_input(const RasterInput& input) {
 // ---------------------------------------------------------------------------------------------
 // The plan: GPU passes of one WHERE, the same for every tile.
 
-enum class PassKind { CopyToDepth, DepthClear, Compare, DepthBounds, StencilResolve };
+enum class PassKind { CopyToDepth, DepthClear, Compare, DepthBounds, StencilResolve, FusedCount };
 
 const char* kind_name(PassKind kind) {
   switch (kind) {
@@ -79,6 +79,7 @@ const char* kind_name(PassKind kind) {
     case PassKind::Compare: return "compare";
     case PassKind::DepthBounds: return "depth-bounds";
     case PassKind::StencilResolve: return "stencil-resolve";
+    case PassKind::FusedCount: return "fused-count";
   }
   return "?";
 }
@@ -124,8 +125,10 @@ struct Pass {
   bool depth_write = false;
   uint32_t bounds_lo = 0, bounds_hi = 0;  // DepthBounds: stored values kept, inclusive
   StencilState stencil;
-  GLint satisfied = 1;  // state of the records satisfying this pass's clause so far (PassSnapshot)
-  bool counts = false;  // its passing fragments are qualifying records (a satisfying pass of the last clause)
+  GLint satisfied = 1;         // state of the records satisfying this pass's clause so far (PassSnapshot)
+  bool counts = false;         // its passing fragments are qualifying records (a satisfying pass of the last clause)
+  bool clear_stencil = false;  // DepthClear: depth and stencil in one clear (no stencil in the plan)
+  bool subtracts = false;      // FusedCount: its passing fragments are taken off the count
 };
 
 // Two single-comparison clauses `c >= lo`, `c <= hi` on one 24-bit-window column, merged.
@@ -147,6 +150,10 @@ struct Plan {
   std::vector<GpuClause> clauses;
   std::vector<Pass> passes;
   GLint final_state = 1;  // stencil state (bits 0-1) of the qualifying records
+  // A one-pass COUNT (RasterOptions::single_pass_count): passes are a depth-and-stencil clear and
+  // a fused-count draw over the records only, without stencil test or stencil-init.
+  bool single_pass = false;
+  bool range_counts = false;  // single_pass of a range: records <= hi minus records < lo
   size_t ranges_by_bounds = 0;
   size_t ranges_as_pairs = 0;
   std::vector<std::string> encodings;  // one line per column (pair) and encoding
@@ -432,16 +439,88 @@ void emit_passes(Plan& plan, const PlanInput& input, bool vertex_constant_depth,
   plan.final_state = cur;
 }
 
+// Makes `plan` a one-pass COUNT where it is one comparison of a column with a constant cleared
+// into depth (a depth-clear and one counted compare): the compare's passing fragments are then
+// the qualifying records by the depth test alone, when it covers the tile's records and no other
+// pixel. So the stencil is neither initialised nor tested; the clear takes the stencil along
+// (one clear of the whole packed buffer), and the draw is scissored to the records.
+void make_single_pass(Plan& plan, const PlanInput& input) {
+  if (plan.clauses.size() != 1 || plan.clauses[0].range || plan.clauses[0].terms.size() != 1) return;
+  if (plan.passes.size() != 2 || plan.passes[0].kind != PassKind::DepthClear) return;
+  Pass& draw = plan.passes[1];
+  if (draw.kind != PassKind::Compare || !draw.counts || !draw.value) return;
+  plan.single_pass = true;
+  plan.passes[0].clear_stencil = true;
+  plan.passes[0].detail += "; stencil 0 in the same clear (no stencil pass follows)";
+  draw.kind = PassKind::FusedCount;
+  draw.stencil = StencilState{};
+  draw.detail = plan.clauses[0].texts[0] + ": depth " + func_name(draw.depth) + " incoming " +
+                describe(*draw.value, input.info(draw.value->slot)) +
+                " vs stored constant k=" + hex(plan.passes[0].constant, 6) +
+                ", no stencil test; drawn over the tile's records only (scissored), its passing fragments counted";
+}
+
+// Makes `plan` a COUNT of two draws without stencil when it is two clauses bounding one
+// 24-bit-window column from both sides (a range, as BETWEEN gives): the records <= hi minus the
+// records < lo, each counted as the one-pass COUNT's clear and draw. Exact: with lo <= hi every
+// record below lo is also at most hi. Returns whether it did (an empty range: WHERE FALSE).
+bool make_range_counts(Plan& plan, const PlanInput& input) {
+  if (plan.clauses.size() != 2) return false;
+  const auto a = as_bound(plan.clauses[0]);
+  const auto b = as_bound(plan.clauses[1]);
+  if (!a || !b || !(a->stored == b->stored) || a->lower == b->lower) return false;
+  const Bound& lo = a->lower ? *a : *b;
+  const Bound& hi = a->lower ? *b : *a;
+  const std::string text = plan.clauses[0].texts[0] + " AND " + plan.clauses[1].texts[0];
+  if (lo.value > hi.value) {
+    plan.notes.push_back(note("range " + text + " is empty: WHERE is FALSE for every row"));
+    plan.constant = false;
+    return true;
+  }
+  plan.notes.push_back(note("range " + text + ": two counts without stencil (records <= hi minus records < lo)"));
+  const std::string column = describe(lo.stored, input.info(lo.stored.slot));
+  for (const bool below : {false, true}) {
+    const uint32_t k = below ? lo.value : hi.value;
+    Pass c;
+    c.kind = PassKind::DepthClear;
+    c.constant = k;
+    c.depth_test = false;
+    c.depth_write = true;
+    c.clear_stencil = true;
+    c.detail = "depth <- k*2^-24, k=" + hex(k, 6) + " by glClearBufferfi, stencil 0 (the range's " +
+               (below ? "lower" : "upper") + " bound)";
+    plan.passes.push_back(std::move(c));
+    Pass d;
+    d.kind = PassKind::FusedCount;
+    d.value = lo.stored;
+    d.depth = below ? GL_LESS : GL_LEQUAL;
+    d.counts = true;
+    d.subtracts = below;
+    d.detail = text + ": depth " + func_name(d.depth) + " incoming " + column + " vs stored constant k=" + hex(k, 6) +
+               ", no stencil test; drawn over the tile's records only (scissored), its passing fragments " +
+               (below ? "subtracted (below the range)" : "counted (at most the upper bound)");
+    plan.passes.push_back(std::move(d));
+  }
+  plan.single_pass = true;
+  plan.range_counts = true;
+  return true;
+}
+
 // The plan of `where`; `extension`: the driver has GL_EXT_depth_bounds_test. Host only, so
 // plan_where makes the plans of drivers with the extension on drivers without it.
-Plan make_plan(const PlanInput& input, const BoundCnf& where, const RasterOptions& options, bool extension) {
+Plan make_plan(const PlanInput& input, const BoundCnf& where, WhereOutput output, const RasterOptions& options,
+               bool extension) {
   Plan plan;
   lower_where(plan, input, where);
   if (plan.constant) return plan;
+  const bool count_alone = output == WhereOutput::Count && options.single_pass_count && options.fuse_count &&
+                           options.constant_by_clear && !options.observer;
+  if (count_alone && options.range_by_counts && make_range_counts(plan, input)) return plan;
   merge_ranges(plan, extension && options.depth_bounds,
                extension ? "depth bounds turned off" : "no GL_EXT_depth_bounds_test on this driver");
   if (plan.constant) return plan;
   emit_passes(plan, input, options.vertex_constant_depth, options.constant_by_clear);
+  if (count_alone) make_single_pass(plan, input);
   return plan;
 }
 
@@ -449,6 +528,20 @@ std::string algorithm_text(const Plan& plan, WhereOutput output) {
   if (plan.constant)
     return std::string("raster: WHERE is ") + (*plan.constant ? "TRUE" : "FALSE") +
            " for every row (decided on the host, no GPU pass)";
+  if (plan.range_counts) {
+    std::string s =
+        "raster: range COUNT by two passes (records <= hi minus records < lo, each the constant cleared into "
+        "depth and the column drawn against it inside occlusion queries, no stencil)";
+    for (const auto& e : plan.encodings) s += "; " + e;
+    return s;
+  }
+  if (plan.single_pass) {
+    std::string s =
+        "raster: one-pass COUNT (the constant cleared into depth, the column drawn against it inside "
+        "occlusion queries, no stencil)";
+    for (const auto& e : plan.encodings) s += "; " + e;
+    return s;
+  }
   std::string s = "raster: copy-to-depth + stencil CNF (" + std::to_string(plan.clauses.size()) + " clause" +
                   (plan.clauses.size() == 1 ? "" : "s");
   if (plan.ranges_by_bounds) s += ", " + std::to_string(plan.ranges_by_bounds) + " range(s) by depth bounds";
@@ -561,7 +654,12 @@ void draw_pass(const Pass& pass, const TextureStore& store, uint64_t tile, const
     // k * 2^-24 (k < 2^24) is exact in float32, and a GL_DEPTH32F_STENCIL8 buffer stores it unchanged.
     const GLfloat depth = depth_of(pass.constant);
     glDepthMask(GL_TRUE);
-    glClearBufferfv(GL_DEPTH, 0, &depth);
+    if (pass.clear_stencil) {
+      glStencilMask(0xff);
+      glClearBufferfi(GL_DEPTH_STENCIL, 0, depth, 0);
+    } else {
+      glClearBufferfv(GL_DEPTH, 0, &depth);
+    }
     return;
   }
   if (pass.depth_test) {
@@ -684,13 +782,16 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
   }
   glBindVertexArray(gl.vertex_array);
   glClipControl(GL_LOWER_LEFT, GL_ZERO_TO_ONE);  // depth = NDC z: k * 2^-24 lands in the buffer unchanged
-  glEnable(GL_STENCIL_TEST);
+  // A one-pass COUNT has no stencil pass: the depth test alone decides, over the records only.
+  const bool stencil = !plan.single_pass;
+  const size_t first = stencil ? 1 : 0;  // the label of the plan's first pass
+  if (stencil) glEnable(GL_STENCIL_TEST);
   check_error("raster pass setup");
 
   // Kind and detail of each recorded pass: stencil init, the plan's passes, count or readback.
   const std::string final_text = "stencil EQUAL " + hex(GLuint(plan.final_state)) + "/" + hex(GLuint(kStateMask));
-  std::vector<std::pair<std::string, std::string>> labels{
-      {"stencil-init", "stencil 1 on each tile's records, 0 past the last"}};
+  std::vector<std::pair<std::string, std::string>> labels;
+  if (stencil) labels.emplace_back("stencil-init", "stencil 1 on each tile's records, 0 past the last");
   for (const Pass& p : plan.passes) labels.emplace_back(kind_name(p.kind), p.detail);
   // The count: occlusion queries around the last clause's satisfying passes (fused), or a
   // stencil-only count pass testing the final state.
@@ -698,7 +799,15 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
                      std::any_of(plan.passes.begin(), plan.passes.end(), [](const Pass& p) { return p.counts; });
   const std::string counters = std::to_string(caps.occlusion_counter_bits) + "-bit counters, at most " +
                                std::to_string(cap) + " fragments each, 64-bit host total";
-  if (fused)
+  if (plan.range_counts)
+    labels.emplace_back("count", "occlusion queries (" + counters +
+                                     ") around the fused-count draws: the first's passing fragments minus the "
+                                     "second's (no stencil, no count pass)");
+  else if (plan.single_pass)
+    labels.emplace_back("count", "occlusion queries (" + counters +
+                                     ") around the fused-count draw, whose passing fragments are the qualifying "
+                                     "records (no stencil, no count pass)");
+  else if (fused)
     labels.emplace_back("count", "occlusion queries (" + counters +
                                      ") around the last clause's satisfying passes, whose passing fragments are the "
                                      "records reaching " +
@@ -712,6 +821,7 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
   QueryBatch batch(context);
   std::vector<Timing> timing(labels.size());
   std::vector<GLuint> count_queries;
+  std::vector<GLuint> subtracted_queries;  // fused-count draws whose fragments are taken off
   for (uint64_t t = 0; t < layout.tiles(); ++t) {
     const uint32_t h = layout.pixel_rows(t);
     const uint64_t pixels = uint64_t(layout.width) * h;
@@ -755,40 +865,45 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
       s.width = layout.width;
       s.height = h;
       s.records = layout.records(t);
-      s.satisfied = uint8_t(index == 0                    ? 1
-                            : index <= plan.passes.size() ? plan.passes[index - 1].satisfied
-                                                          : plan.final_state);
+      s.satisfied = uint8_t(index < first                        ? 1
+                            : index < first + plan.passes.size() ? plan.passes[index - first].satisfied
+                                                                 : plan.final_state);
       read_buffers(s);
       options.observer->on_pass(s);
     };
     const size_t tile_counts = count_queries.size();  // this tile's first count query
-    timed_pass(0, false, [&] { init_stencil(framebuffer, layout.width, h, layout.records(t)); });
-    observe(0, {});
+    if (stencil) {
+      timed_pass(0, false, [&] { init_stencil(framebuffer, layout.width, h, layout.records(t)); });
+      observe(0, {});
+    }
     for (size_t p = 0; p < plan.passes.size(); ++p) {
       const Pass& pass = plan.passes[p];
       if (fused && pass.counts) {
         // Counted in bands of at most `cap` fragments, each its own query (also the trace's `passed`).
-        const size_t tile_queries = count_queries.size();
-        timed_pass(p + 1, false, [&] {
-          const std::vector<Band> bands = count_bands(layout.width, h, cap);
-          const bool scissored = bands.size() > 1;
+        std::vector<GLuint>& into = pass.subtracts ? subtracted_queries : count_queries;
+        const size_t tile_queries = into.size();
+        timed_pass(p + first, false, [&] {
+          // Without a stencil, only the records' pixels may be drawn: bands of the records alone.
+          const std::vector<Band> bands =
+              stencil ? count_bands(layout.width, h, cap) : record_bands(layout.width, layout.records(t), cap);
+          const bool scissored = bands.size() > 1 || (!stencil && layout.records(t) < pixels);
           if (scissored) glEnable(GL_SCISSOR_TEST);
           for (const Band& b : bands) {
             if (scissored) glScissor(b.x, b.y, b.width, b.height);
-            count_queries.push_back(batch.make(GL_SAMPLES_PASSED));
-            ScopedQuery counted_band(GL_SAMPLES_PASSED, count_queries.back());
+            into.push_back(batch.make(GL_SAMPLES_PASSED));
+            ScopedQuery counted_band(GL_SAMPLES_PASSED, into.back());
             draw_pass(pass, store, t, programs, options.vertex_constant_depth);
           }
           if (scissored) glDisable(GL_SCISSOR_TEST);
         });
-        const std::span<const GLuint> queries = std::span<const GLuint>(count_queries).subspan(tile_queries);
-        timing[p + 1].samples.insert(timing[p + 1].samples.end(), queries.begin(), queries.end());
-        observe(p + 1, queries);
+        const std::span<const GLuint> queries = std::span<const GLuint>(into).subspan(tile_queries);
+        timing[p + first].samples.insert(timing[p + first].samples.end(), queries.begin(), queries.end());
+        observe(p + first, queries);
         continue;
       }
-      const GLuint samples = timed_pass(p + 1, counted && pass.kind != PassKind::DepthClear,
+      const GLuint samples = timed_pass(p + first, counted && pass.kind != PassKind::DepthClear,
                                         [&] { draw_pass(pass, store, t, programs, options.vertex_constant_depth); });
-      observe(p + 1, std::span<const GLuint>(&samples, samples ? 1 : 0));
+      observe(p + first, std::span<const GLuint>(&samples, samples ? 1 : 0));
     }
     const size_t last = labels.size() - 1;
     if (fused) {
@@ -816,6 +931,13 @@ WhereResult run_plan(Context& context, const RasterInput& input, const Plan& pla
   batch.wait(output != WhereOutput::Rows ? "raster WHERE: occlusion counts" : "raster WHERE: stencil readback");
   if (output != WhereOutput::Rows) {
     for (GLuint q : count_queries) result.count += batch.result(q);
+    uint64_t below = 0;
+    for (GLuint q : subtracted_queries) below += batch.result(q);
+    if (below > result.count)
+      throw Error(ErrorCode::Internal, "raster: a range COUNT found " + std::to_string(below) +
+                                           " records below the range but only " + std::to_string(result.count) +
+                                           " at most its upper bound");
+    result.count -= below;
   } else {
     const auto* stencil = static_cast<const uint8_t*>(
         glMapNamedBufferRange(gl.readback, 0, GLsizeiptr(readback_tile * layout.tiles()), GL_MAP_READ_BIT));
@@ -866,7 +988,7 @@ WhereResult plan_where(const Table& table, const BoundCnf& where, WhereOutput ou
       throw Error(ErrorCode::Internal, "raster: column " + std::to_string(c) + " is not in the table");
     input.infos.push_back(column_info(table.columns[c]));
   }
-  const Plan plan = make_plan(input, where, options, depth_bounds_test);
+  const Plan plan = make_plan(input, where, output, options, depth_bounds_test);
   WhereResult result;
   result.algorithm = where_algorithm(plan, output, table.rows(), where);
   result.passes = plan.notes;
@@ -883,7 +1005,7 @@ WhereResult plan_where(const Table& table, const BoundCnf& where, WhereOutput ou
 WhereResult evaluate_where(Context& context, const RasterInput& input, const BoundCnf& where, WhereOutput output,
                            const RasterOptions& options, std::optional<uint64_t> limit) {
   const uint64_t rows = input.store().layout().rows;
-  const Plan plan = make_plan(plan_input(input), where, options, context.caps().depth_bounds_test);
+  const Plan plan = make_plan(plan_input(input), where, output, options, context.caps().depth_bounds_test);
   if (output == WhereOutput::Keep && plan.constant && *plan.constant && rows > 0) {
     // Every row qualifies: the kept stencil is the stencil-init of each tile (no plan pass).
     WhereResult result = run_plan(context, input, plan, output, options, limit);
