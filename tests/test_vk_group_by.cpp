@@ -590,6 +590,50 @@ TEST_CASE("vk-group-by: two key columns, INT and FLOAT, with empty-word keys") {
   }
 }
 
+TEST_CASE("vk-group-by: the partitioned variant moves two keys and four value columns in the same passes") {
+  const uint64_t seed = test_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  // Two key columns and four value columns: five payloads with key 0 through each digit pass, over
+  // several sort blocks (16384 keys) and a partial last tile.
+  for (uint64_t n : {uint64_t(1), uint64_t(4097), uint64_t(3 * 16384 + 17)}) {
+    for (uint64_t groups : {uint64_t(2), uint64_t(3000), n}) {
+      Data d;
+      const std::vector<int32_t> pool = int_pool(std::max<uint64_t>(2, groups / 8 + 1), rng, true);
+      std::vector<int32_t> a;
+      std::vector<float> b;
+      for (uint64_t i : indices(n, groups, rng, groups == 3000)) {
+        a.push_back(pool[i % pool.size()]);
+        b.push_back(i % 5 == 0 ? -0.0f : i % 13 == 0 ? test::kNaN : float(i / pool.size()));
+      }
+      d.keys.push_back(Column::ints("a", a));
+      d.keys.push_back(Column::floats("b", b));
+      d.values.push_back(int_values("v", n, rng));
+      d.values.push_back(float_values("x", n, rng, true));
+      d.values.push_back(int_values("w", n, rng, 3));
+      d.values.push_back(float_values("y", n, rng, false));
+      d.aggs = {agg(AggKind::Count, -1, "COUNT(*)"), agg(AggKind::Sum, 0, "SUM(v)"), agg(AggKind::Sum, 1, "SUM(x)"),
+                agg(AggKind::Min, 2, "MIN(w)"),      agg(AggKind::Max, 3, "MAX(y)"), agg(AggKind::Avg, 3, "AVG(y)")};
+      const std::string what = std::to_string(n) + " rows, " + std::to_string(groups) + " groups";
+      GroupByOptions o;
+      o.variant = GroupByVariant::Partitioned;
+      {
+        OnDevice on(d);
+        const GroupByResult r = vk::group_by(device(), on.input, o);
+        check(d, r, "partitioned, " + what);
+        CHECK(r.algorithm.find("with 5 payload column(s) in the same passes") != std::string::npos);
+      }
+      o.stride_rows = 2048;
+      std::vector<uint32_t> sel;
+      for (uint32_t r = 0; r < n; ++r)
+        if (rng() % 4) sel.push_back(r);
+      d.selection = sel;
+      OnDevice on(d);
+      check(d, vk::group_by(device(), on.input, o), "partitioned, strides of 2048 selected rows, " + what);
+    }
+  }
+}
+
 TEST_CASE("vk-group-by: three and four key columns by the sort variant") {
   const uint64_t seed = test_seed();
   INFO("seed " << seed);

@@ -25,6 +25,8 @@
 // windows of one binding each (a whole number of SORT_BLOCKs, all but the last full); a digit
 // pass reads one input window per dispatch and scatters into all output windows, bound at once.
 #define SORT_OUT_WINDOWS 8
+// Value columns a counting pass moves besides the first (radix_downsweep's MORE_VALUES).
+#define SORT_MORE_VALUES 4
 
 // Onesweep radix sort: one histogram pass for all four 8-bit digits (ONESWEEP_HIST_GROUPS
 // workgroups of ONESWEEP_HIST_WG invocations, ONESWEEP_HIST_TILE-key tiles), then one pass per

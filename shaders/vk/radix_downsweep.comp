@@ -5,7 +5,9 @@
 // peer matching and a shuffle), stages them in digit order and writes them to
 //   keys_out[digit start + keys of this digit in earlier blocks and tiles + rank in the tile].
 // Keys move with their bits unchanged; KEY_VALUE also moves a uint32 value per key (flags bit 0:
-// values are generated as the keys' input positions instead of read).
+// values are generated as the keys' input positions instead of read). MORE_VALUES (with
+// KEY_VALUE, without OUT_WINDOWS) moves up to SORT_MORE_VALUES further value columns with the
+// same keys in the same pass (flags >> 8 of them; none generated), each staged like the first.
 // OUT_WINDOWS (a sort over several binding windows, dispatched once per input window): keys_in and
 // values_in are the window (n keys, its first block is block block_base of all), output position p
 // goes to output window p / window_keys at p % window_keys; windows 1..SORT_OUT_WINDOWS-1 are
@@ -14,7 +16,8 @@
 // 2 = block_hist (uint[], read: radix_scan's exclusive sums), 3 = totals (uint[], read),
 // KEY_VALUE: 4 = values_in (uint[], read unless generated), 5 = values_out (uint[], written;
 // OUT_WINDOWS: window 0). OUT_WINDOWS: then keys_out windows 1..7, then (KEY_VALUE) values_out
-// windows 1..7, at the next bindings (4..10, or 6..19 with KEY_VALUE).
+// windows 1..7, at the next bindings (4..10, or 6..19 with KEY_VALUE). MORE_VALUES: 6..9 = value
+// columns 1..4 in, 10..13 = value columns 1..4 out (columns past flags >> 8 never touched).
 // Push constants: as radix_upsweep (n, nblocks, key_type, descending, hash, shift, mask, fanout,
 // seed, flags, block_base, window_keys, group_offset).
 #extension GL_KHR_shader_subgroup_basic : require
@@ -34,6 +37,22 @@ layout(std430, binding = 3) readonly buffer Totals { uint totals[]; };
 layout(std430, binding = 4) readonly buffer ValuesIn { uint values_in[]; };
 layout(std430, binding = 5) writeonly buffer ValuesOut { uint values_out[]; };
 #define OUT_BASE 6
+#ifdef MORE_VALUES
+#ifdef OUT_WINDOWS
+#error "MORE_VALUES binds one output window"
+#endif
+#if SORT_MORE_VALUES != 4
+#error "radix_downsweep binds exactly 4 more value columns"
+#endif
+layout(std430, binding = 6) readonly buffer ValuesIn1 { uint more_in1[]; };
+layout(std430, binding = 7) readonly buffer ValuesIn2 { uint more_in2[]; };
+layout(std430, binding = 8) readonly buffer ValuesIn3 { uint more_in3[]; };
+layout(std430, binding = 9) readonly buffer ValuesIn4 { uint more_in4[]; };
+layout(std430, binding = 10) writeonly buffer MoreOut1 { uint more_out1[]; };
+layout(std430, binding = 11) writeonly buffer MoreOut2 { uint more_out2[]; };
+layout(std430, binding = 12) writeonly buffer MoreOut3 { uint more_out3[]; };
+layout(std430, binding = 13) writeonly buffer MoreOut4 { uint more_out4[]; };
+#endif
 #else
 #define OUT_BASE 4
 #endif
@@ -97,6 +116,25 @@ void store_value(uint p, uint v) {
 #else
   values_out[p] = v;
 #endif
+}
+#endif
+#ifdef MORE_VALUES
+// Value column c (1..4) at input position i / to output position p.
+uint load_more(uint c, uint i) {
+  switch (c) {
+    case 1u: return more_in1[i];
+    case 2u: return more_in2[i];
+    case 3u: return more_in3[i];
+    default: return more_in4[i];
+  }
+}
+void store_more(uint c, uint p, uint v) {
+  switch (c) {
+    case 1u: more_out1[p] = v; break;
+    case 2u: more_out2[p] = v; break;
+    case 3u: more_out3[p] = v; break;
+    default: more_out4[p] = v; break;
+  }
 }
 #endif
 
@@ -213,6 +251,20 @@ void main() {
     for (uint j = 0u; j < SORT_KPT; ++j) {
       const uint i = j * SORT_WG + tid;
       if (i < valid) store_value(dst[j], s_mem[i]);
+    }
+#endif
+#ifdef MORE_VALUES
+    for (uint c = 1u; c <= (pc.flags >> 8); ++c) {
+      barrier();
+      for (uint j = 0u; j < SORT_KPT; ++j) {
+        const uint li = seg + j * sgs + lane;
+        s_mem[slot[j]] = li < valid ? load_more(c, tile_base + li) : 0u;
+      }
+      barrier();
+      for (uint j = 0u; j < SORT_KPT; ++j) {
+        const uint i = j * SORT_WG + tid;
+        if (i < valid) store_more(c, dst[j], s_mem[i]);
+      }
     }
 #endif
     barrier();

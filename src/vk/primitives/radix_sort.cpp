@@ -131,6 +131,10 @@ void record_digit_pass(Device& device, VkCommandBuffer cmd, const DigitPass& pas
   if (windows > SORT_OUT_WINDOWS || (windows > 1 && window % SORT_BLOCK != 0))
     throw Error(ErrorCode::Internal,
                 "digit pass over " + std::to_string(windows) + " windows of " + std::to_string(window) + " keys");
+  const uint32_t more = uint32_t(pass.more_values.size());
+  if (more > SORT_MORE_VALUES || (more && (generate || !with_values || windows > 1)))
+    throw Error(ErrorCode::Internal, "digit pass with " + std::to_string(more) + " more value columns (at most " +
+                                         std::to_string(SORT_MORE_VALUES) + ", after read values, in one window)");
   PassPush push{uint32_t(pass.n),
                 nblocks,
                 uint32_t(pass.key_type),
@@ -140,7 +144,7 @@ void record_digit_pass(Device& device, VkCommandBuffer cmd, const DigitPass& pas
                 pass.mask,
                 pass.fanout,
                 pass.seed,
-                generate ? 1u : 0u,
+                (generate ? 1u : 0u) | more << 8,
                 0u,
                 uint32_t(window),
                 0u};
@@ -178,13 +182,22 @@ void record_digit_pass(Device& device, VkCommandBuffer cmd, const DigitPass& pas
       ranges.push_back(generate ? keys_in : win(pass.values_in, w));
       ranges.push_back(win(pass.values_out, 0));
     }
+    if (more) {
+      // Columns past `more` repeat the first column as valid bindings the shader never touches.
+      for (uint32_t c = 0; c < SORT_MORE_VALUES; ++c)
+        ranges.push_back(c < more ? pass.more_values[c].first : pass.values_in);
+      for (uint32_t c = 0; c < SORT_MORE_VALUES; ++c)
+        ranges.push_back(c < more ? pass.more_values[c].second : pass.values_out);
+    }
     if (windows > 1) {
       for (uint32_t o = 1; o < SORT_OUT_WINDOWS; ++o) ranges.push_back(win(pass.keys_out, o));
       if (with_values)
         for (uint32_t o = 1; o < SORT_OUT_WINDOWS; ++o) ranges.push_back(win(pass.values_out, o));
     }
-    const char* name = windows > 1 ? (with_values ? "radix_downsweep_kvw" : "radix_downsweep_kw")
-                                   : (with_values ? "radix_downsweep_kv" : "radix_downsweep_k");
+    const char* name = windows > 1   ? (with_values ? "radix_downsweep_kvw" : "radix_downsweep_kw")
+                       : more        ? "radix_downsweep_kvm"
+                       : with_values ? "radix_downsweep_kv"
+                                     : "radix_downsweep_k";
     device.dispatch_ranges(cmd, device.pipeline(name, uint32_t(ranges.size()), sizeof(PassPush), true), ranges, &push,
                            groups);
   }

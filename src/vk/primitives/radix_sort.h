@@ -43,6 +43,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "cpu/primitives_sort.h"
 #include "vk/device.h"
@@ -132,9 +134,12 @@ struct DigitPass {
   uint32_t seed = 0;                        //!< hash: seed
   BufferRange keys_in, keys_out;            //!< n keys each; must not overlap
   BufferRange values_in, values_out;        //!< optional, as in RadixSortArgs
-  BufferRange block_hist;                   //!< pass_hist_bytes(n)
-  BufferRange totals;                       //!< 256 words: per-digit key counts after the pass
-  uint64_t window_keys = 0;                 //!< keys per binding window; 0: one binding holds all
+  //! Up to SORT_MORE_VALUES further value columns moved with the same keys in the same pass
+  //! (pairs in/out, n values each; needs values_in and values_out and one binding window).
+  std::vector<std::pair<BufferRange, BufferRange>> more_values;
+  BufferRange block_hist;    //!< pass_hist_bytes(n)
+  BufferRange totals;        //!< 256 words: per-digit key counts after the pass
+  uint64_t window_keys = 0;  //!< keys per binding window; 0: one binding holds all
 };
 
 //! Bytes of DigitPass::block_hist for n keys.

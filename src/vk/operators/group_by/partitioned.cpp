@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "gfxq/error.h"
+#include "sort_config.glsl"
 #include "vk/primitives/gather_scatter.h"
 #include "vk/primitives/radix_sort.h"
 
@@ -25,8 +27,12 @@ StridePartitioner::StridePartitioner(Device& device, const GroupByInput& input, 
   key0_ = device_buffer(device, bytes);
   tmp_key_ = device_buffer(device, bytes);
   const size_t payloads = (layout.keys == 2 ? 1 : 0) + layout.bindings.size();
-  if (payloads) tmp_value_ = device_buffer(device, bytes);
-  for (size_t p = 0; p < payloads; ++p) payloads_.push_back(device_buffer(device, bytes));
+  if (payloads > 1 + SORT_MORE_VALUES)
+    throw Error(ErrorCode::Internal, "GROUP BY partitioning of " + std::to_string(payloads) + " payload columns");
+  for (size_t p = 0; p < payloads; ++p) {
+    tmp_values_.push_back(device_buffer(device, bytes));
+    payloads_.push_back(device_buffer(device, bytes));
+  }
   hist_ = device_buffer(device, detail::pass_hist_bytes(capacity_));
   totals_ = device_buffer(device, 256 * 4);
   if (input.selection)
@@ -55,26 +61,29 @@ RowSource StridePartitioner::record(VkCommandBuffer cmd, const RowSource& source
   pass.fanout = kFanout;
   pass.block_hist = {&hist_, 0, 0};
   pass.totals = {&totals_, 0, 0};
+  // Key 0 and every payload (key 1, value bindings) move together through both stable passes.
   const size_t payloads = columns.size() - 1;
-  // Each payload travels with key 0 through the same two stable passes, so every column lands in
-  // the same order (the passes are deterministic); without payloads key 0 travels alone.
-  for (size_t p = 0; p < std::max<size_t>(1, payloads); ++p) {
-    const bool with_value = payloads > 0;
-    pass.shift = 0;
-    pass.keys_in = columns[0];
-    pass.keys_out = {&tmp_key_, 0, bytes};
-    pass.values_in = with_value ? columns[1 + p] : BufferRange{};
-    pass.values_out = with_value ? BufferRange{&tmp_value_, 0, bytes} : BufferRange{};
+  const auto passes = [&](const std::vector<BufferRange>& in, const std::vector<BufferRange>& out) {
+    pass.values_in = payloads ? in[0] : BufferRange{};
+    pass.values_out = payloads ? out[0] : BufferRange{};
+    pass.more_values.clear();
+    for (size_t p = 1; p < payloads; ++p) pass.more_values.emplace_back(in[p], out[p]);
     detail::record_digit_pass(device_, cmd, pass);
     device_.barrier(cmd);
-    pass.shift = 8;
-    pass.keys_in = {&tmp_key_, 0, bytes};
-    pass.keys_out = {&key0_, 0, bytes};
-    pass.values_in = with_value ? BufferRange{&tmp_value_, 0, bytes} : BufferRange{};
-    pass.values_out = with_value ? BufferRange{&payloads_[p], 0, bytes} : BufferRange{};
-    detail::record_digit_pass(device_, cmd, pass);
-    device_.barrier(cmd);
+  };
+  std::vector<BufferRange> tmp, clustered;
+  for (size_t p = 0; p < payloads; ++p) {
+    tmp.push_back({&tmp_values_[p], 0, bytes});
+    clustered.push_back({&payloads_[p], 0, bytes});
   }
+  pass.shift = 0;
+  pass.keys_in = columns[0];
+  pass.keys_out = {&tmp_key_, 0, bytes};
+  passes(std::vector<BufferRange>(columns.begin() + 1, columns.end()), tmp);
+  pass.shift = 8;
+  pass.keys_in = {&tmp_key_, 0, bytes};
+  pass.keys_out = {&key0_, 0, bytes};
+  passes(tmp, clustered);
   RowSource out;
   out.count = n;
   out.first = source.first;
@@ -86,11 +95,10 @@ RowSource StridePartitioner::record(VkCommandBuffer cmd, const RowSource& source
 }
 
 std::string StridePartitioner::describe() const {
-  const std::string each = payloads_.empty()
-                               ? "of the key"
-                               : "of the key with each of " + std::to_string(payloads_.size()) + " payload column(s)";
-  return "2 stable 8-bit digit passes " + each + " into " + std::to_string(kFanout) + " partitions by the key's hash" +
-         (input_.selection ? " (selected rows gathered first)" : "");
+  const std::string with =
+      payloads_.empty() ? "" : " with " + std::to_string(payloads_.size()) + " payload column(s) in the same passes";
+  return "2 stable 8-bit digit passes of the key" + with + " into " + std::to_string(kFanout) +
+         " partitions by the key's hash" + (input_.selection ? " (selected rows gathered first)" : "");
 }
 
 }  // namespace gfxq::vk::gb

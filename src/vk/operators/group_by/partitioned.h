@@ -2,8 +2,8 @@
 // The partition-then-aggregate variant (Karnagel et al., for group counts whose table does not fit
 // in cache): each stride's rows are radix-partitioned by the hash of their first key column into
 // 2^16 partitions (two stable 8-bit digit passes of the split primitive's counting pass over
-// hi16(fmix32(order key)), each moving the key and one payload column: the second key column or a
-// value column), so all rows of a group lie in one partition; then the shared-table kernel runs
+// hi16(fmix32(order key)), each moving the key and every payload column (the second key column,
+// the value columns) at once), so all rows of a group lie in one partition; then the shared-table kernel runs
 // over the clustered rows with workgroup runs sized so that a run holds about half its shared
 // table's groups (optimizer.h), and merges them into the global table: about one global update
 // per group instead of one per row. With a selection the stride's rows are first gathered into
@@ -34,9 +34,10 @@ class StridePartitioner {
   const GroupByInput& input_;
   const Layout& layout_;
   uint64_t capacity_;
-  Buffer key0_, tmp_key_, tmp_value_, hist_, totals_;
-  std::vector<Buffer> payloads_;  //!< clustered key 1 (two key columns) then value bindings
-  std::vector<Buffer> dense_;     //!< with a selection: the stride's rows of key 0, key 1, values
+  Buffer key0_, tmp_key_, hist_, totals_;
+  std::vector<Buffer> tmp_values_;  //!< the payloads between the two passes
+  std::vector<Buffer> payloads_;    //!< clustered key 1 (two key columns) then value bindings
+  std::vector<Buffer> dense_;       //!< with a selection: the stride's rows of key 0, key 1, values
 };
 
 }  // namespace gfxq::vk::gb
