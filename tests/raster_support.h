@@ -15,6 +15,8 @@ namespace gfxq::test {
 constexpr gl::RasterOptions kSmallTiles{.tile_width = 7, .tile_height = 5};
 //! Records per small tile.
 constexpr uint64_t kSmallTile = 35;
+//! The six comparison operators.
+constexpr CmpOp kCmpOps[] = {CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge, CmpOp::Eq, CmpOp::Ne};
 
 //! Empty when the raster backend answers `q` exactly as the CPU reference does and its report
 //! names the raster backend; otherwise what differs. `raster` receives the raster result.

@@ -13,6 +13,7 @@
 #include "core/order_key.h"
 #include "gl/depth_encode.h"
 #include "gl/key_compare.h"
+#include "raster_support.h"
 
 using gfxq::CmpOp;
 using gfxq::Type;
@@ -20,7 +21,7 @@ namespace gl = gfxq::gl;
 
 namespace {
 
-constexpr CmpOp kOps[] = {CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge, CmpOp::Eq, CmpOp::Ne};
+using gfxq::test::kCmpOps;
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr float kFloatInf = std::numeric_limits<float>::infinity();
@@ -170,7 +171,7 @@ TEST_CASE("raster: INT literals translate to exact key tests") {
   const auto lits = literals(rng, around);
   uint64_t checked = 0;
   for (double d : lits)
-    for (CmpOp op : kOps) {
+    for (CmpOp op : kCmpOps) {
       const gl::KeyTest t = gfxq::literal_predicate(Type::Int32, op, d);
       for (int32_t v : values) {
         CAPTURE(v);
@@ -201,7 +202,7 @@ TEST_CASE("raster: FLOAT literals translate to exact key tests in the total orde
   const auto lits = literals(rng, around);
   uint64_t checked = 0;
   for (double d : lits)
-    for (CmpOp op : kOps) {
+    for (CmpOp op : kCmpOps) {
       const gl::KeyTest t = gfxq::literal_predicate(Type::Float32, op, d);
       for (float v : values) {
         CAPTURE(std::bit_cast<uint32_t>(v));
@@ -223,7 +224,8 @@ TEST_CASE("raster: FLOAT literals translate to exact key tests in the total orde
   CHECK(gfxq::literal_predicate(Type::Float32, CmpOp::Le, kNan) ==
         gl::KeyTest::compare(CmpOp::Le, gfxq::float_key(std::numeric_limits<float>::quiet_NaN())));
   CHECK(gfxq::float_key(std::numeric_limits<float>::quiet_NaN()) == 0xffc00000u);
-  CHECK(gfxq::literal_predicate(Type::Float32, CmpOp::Eq, -0.0) == gfxq::literal_predicate(Type::Float32, CmpOp::Eq, 0.0));
+  CHECK(gfxq::literal_predicate(Type::Float32, CmpOp::Eq, -0.0) ==
+        gfxq::literal_predicate(Type::Float32, CmpOp::Eq, 0.0));
 }
 
 TEST_CASE("raster: folding with key ranges agrees with every key in the range") {
@@ -231,7 +233,7 @@ TEST_CASE("raster: folding with key ranges agrees with every key in the range") 
   for (int i = 0; i < 3000; ++i) {
     const uint32_t a = uint32_t(rng() % 64), b = uint32_t(rng() % 64);
     const gl::KeyRange range{std::min(a, b), std::max(a, b)};
-    const gl::KeyTest test = gl::KeyTest::compare(kOps[rng() % 6], uint32_t(rng() % 70));
+    const gl::KeyTest test = gl::KeyTest::compare(kCmpOps[rng() % 6], uint32_t(rng() % 70));
     const gl::KeyTest folded = gl::fold(test, range);
     const uint32_t c = uint32_t(rng() % 64), e = uint32_t(rng() % 64);
     const gl::KeyRange other{std::min(c, e), std::max(c, e)};
@@ -321,7 +323,7 @@ TEST_CASE("raster: lowered comparisons evaluate like the CPU on every row") {
   size_t by_parts[4] = {0, 0, 0, 0};  // lowered comparisons by number of parts (0: folded)
   for (int q = 0; q < 4000; ++q) {
     const size_t lhs = rng() % columns.size();
-    const CmpOp op = kOps[rng() % 6];
+    const CmpOp op = kCmpOps[rng() % 6];
     const bool column_rhs = rng() % 3 == 0;
     const size_t rhs = rng() % columns.size();
     double literal = as_double(types[lhs], columns[lhs].bits[rng() % rows]);

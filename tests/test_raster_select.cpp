@@ -33,9 +33,9 @@ using gfxq::test::table_difference;
 
 namespace {
 
+using test::kCmpOps;
 using test::kSmallTile;
 using test::kSmallTiles;
-constexpr CmpOp kOps[] = {CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge, CmpOp::Eq, CmpOp::Ne};
 constexpr float kFloatInf = std::numeric_limits<float>::infinity();
 
 // The raster plan of `q` (host only), with or without GL_EXT_depth_bounds_test.
@@ -81,7 +81,7 @@ void check_literals(const Catalog& catalog, const std::string& column, const std
     options.vertex_constant_depth = vertex;
     CAPTURE(vertex);
     for (double d : literals)
-      for (CmpOp op : kOps) {
+      for (CmpOp op : kCmpOps) {
         Query q = count_query(single(column, op, d));
         CAPTURE(q.text());
         CHECK(difference(q, catalog, options) == "");
@@ -175,7 +175,7 @@ TEST_CASE("raster: INT encodings are exact at 2^24, INT32 min and max and around
   std::vector<double> around(values.begin(), values.end());
   around.insert(around.end(), {0x1p31, -0x1p31 - 1, 1e12, -1e12, -0.0});
   check_literals(catalog, "a", literals_around(around), kSmallTiles);
-  for (CmpOp op : kOps) {
+  for (CmpOp op : kCmpOps) {
     const Query q = count_query(single("a", op, ColumnRef{"", "x"}));
     CAPTURE(q.text());
     CHECK(difference(q, catalog, kSmallTiles) == "");
@@ -214,7 +214,7 @@ TEST_CASE("raster: FLOAT encodings are exact for -0.0, NaN, denormals and infini
   Result r;
   CHECK(difference(star, catalog, kSmallTiles, &r) == "");
   CHECK(r.table.rows() == 3);
-  for (CmpOp op : kOps) {
+  for (CmpOp op : kCmpOps) {
     const Query q = count_query(single("x", op, ColumnRef{"", "a"}));
     CAPTURE(q.text());
     CHECK(difference(q, catalog, kSmallTiles) == "");
@@ -267,7 +267,7 @@ TEST_CASE("raster: INT against FLOAT columns compare the mathematical values") {
     }
   }
   const Catalog catalog = catalog_of(Table{{Column::ints("a", ints), Column::floats("x", floats)}});
-  for (CmpOp op : kOps)
+  for (CmpOp op : kCmpOps)
     for (const auto& [lhs, rhs] : {std::pair{"a", "x"}, std::pair{"x", "a"}}) {
       Query q = count_query(single(lhs, op, ColumnRef{"", rhs}));
       CAPTURE(q.text());
@@ -286,7 +286,7 @@ TEST_CASE("raster: column against column for every type pair") {
     const Catalog catalog = catalog_of(test::random_table(3 * kSmallTile + 4, dist, 5));
     for (const char* lhs : {"a", "b", "x", "y"})
       for (const char* rhs : {"a", "b", "x", "y"})
-        for (CmpOp op : kOps) {
+        for (CmpOp op : kCmpOps) {
           const Query q = count_query(single(lhs, op, ColumnRef{"", rhs}));
           CAPTURE(q.text());
           CHECK(difference(q, catalog, kSmallTiles) == "");

@@ -29,9 +29,9 @@ using gfxq::test::gl_context;
 
 namespace {
 
+using test::kCmpOps;
 using test::kSmallTile;
 using test::kSmallTiles;
-constexpr CmpOp kOps[] = {CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge, CmpOp::Eq, CmpOp::Ne};
 constexpr const char* kOnePass = "raster: one-pass COUNT";
 
 Query count_of(const std::string& column, CmpOp op, double literal) {
@@ -153,7 +153,7 @@ TEST_CASE("raster: one-pass COUNT matches the CPU for random window columns, eve
       const uint64_t row = rng() % run.rows;
       double literal = on_int ? double(ints[row]) : double(floats[row]);
       if (i % 3 == 1) literal += on_int ? 0.5 : 0x1p-30;  // between values
-      check_one_pass(count_of(on_int ? "a" : "x", kOps[i % 6], literal), catalog, run.options);
+      check_one_pass(count_of(on_int ? "a" : "x", kCmpOps[i % 6], literal), catalog, run.options);
     }
   }
   GFXQ_CHECK_NO_GL_MESSAGES();
@@ -171,7 +171,7 @@ TEST_CASE("raster: one-pass COUNT is exact at INT extremes, FLOAT +-0, denormals
     const Catalog catalog = catalog_of(Table{{Column::ints("a", values)}});
     for (int32_t v : values)
       for (double d : {double(v), double(v) - 0.5, double(v) + 0.5})
-        for (CmpOp op : kOps) check_one_pass(count_of("a", op, d), catalog, kSmallTiles);
+        for (CmpOp op : kCmpOps) check_one_pass(count_of("a", op, d), catalog, kSmallTiles);
   }
   const std::vector<std::vector<float>> float_columns = {
       {0.0f, -0.0f, denorm, -denorm, 2 * denorm, std::numeric_limits<float>::min(), -0.0f, 0.0f},
@@ -181,7 +181,7 @@ TEST_CASE("raster: one-pass COUNT is exact at INT extremes, FLOAT +-0, denormals
     const Catalog catalog = catalog_of(Table{{Column::floats("x", values)}});
     for (float v : values)
       for (double d : {double(v), std::nextafter(double(v), INFINITY), std::nextafter(double(v), -INFINITY)})
-        for (CmpOp op : kOps) check_one_pass(count_of("x", op, d), catalog, kSmallTiles);
+        for (CmpOp op : kCmpOps) check_one_pass(count_of("x", op, d), catalog, kSmallTiles);
   }
   GFXQ_CHECK_NO_GL_MESSAGES();
 }
