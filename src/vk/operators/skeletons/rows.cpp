@@ -461,10 +461,7 @@ std::vector<uint32_t> hash_distinct(Device& device, const RowsInput& input, std:
                       device.dispatch_ranges(cmd, device.pipeline("distinct_hash_mark", 7, sizeof(HashPush), true),
                                              bindings(flags), &mark, groups_of(slots));
                       device.barrier(cmd);
-                      CompactOutputs out;
-                      out.ids = {&ids, 0, n * 4};
-                      out.count = {&status, 16, 8};
-                      out.capacity = n;
+                      const CompactOutputs out{.ids = {&ids, 0, n * 4}, .count = {&status, 16, 8}, .capacity = n};
                       compact(device, cmd, ElemType::U32, {&flags, 0, all_rows * 4}, all_rows, Predicate::nonzero(), {},
                               out, {&scratch, 0, 0});
                     });
@@ -505,26 +502,23 @@ std::vector<uint32_t> dense_set(Device& device, RowSorter& rows, SetKind kind, c
            std::to_string(slots) + ", the first row of each key by atomicMin into a table of one word per key" +
            (two_sided ? " (right rows set a seen word)" : "") +
            ", the kept first rows marked in a bitmap, the bitmap compacted in row order";
-  rows.stages().run("set-dense",
-                    std::string(to_string(kind)) + ": " + std::to_string(n) + " rows, " + std::to_string(slots) +
-                        " slots: packed keys and insert (fused for the last plane), mark, compaction",
-                    n, [&](VkCommandBuffer cmd) {
-                      vkCmdFillBuffer(cmd, first.handle(), 0, VK_WHOLE_SIZE, DISTINCT_HASH_EMPTY);
-                      if (two_sided) vkCmdFillBuffer(cmd, seen.handle(), 0, VK_WHOLE_SIZE, 0);
-                      vkCmdFillBuffer(cmd, bits.handle(), 0, VK_WHOLE_SIZE, 0);
-                      device.barrier(cmd);  // the fills before the atomics
-                      rows.record_dense_insert(cmd, packing, keys, first, two_sided ? seen : first, op);
-                      device.barrier(cmd);
-                      device.dispatch_ranges(cmd, device.pipeline("set_dense_mark", 3, sizeof(DensePush), true),
-                                             {whole(first), whole(two_sided ? seen : first), whole(bits)}, &mark,
-                                             groups_of(slots));
-                      device.barrier(cmd);
-                      CompactOutputs out;
-                      out.ids = {&ids, 0, capacity * 4};
-                      out.count = {&counts, 0, 8};
-                      out.capacity = capacity;
-                      compact_bits(device, cmd, {&bits, 0, 0}, total_rows, out, {&scratch, 0, 0});
-                    });
+  rows.stages().run(
+      "set-dense",
+      std::string(to_string(kind)) + ": " + std::to_string(n) + " rows, " + std::to_string(slots) +
+          " slots: packed keys and insert (fused for the last plane), mark, compaction",
+      n, [&](VkCommandBuffer cmd) {
+        vkCmdFillBuffer(cmd, first.handle(), 0, VK_WHOLE_SIZE, DISTINCT_HASH_EMPTY);
+        if (two_sided) vkCmdFillBuffer(cmd, seen.handle(), 0, VK_WHOLE_SIZE, 0);
+        vkCmdFillBuffer(cmd, bits.handle(), 0, VK_WHOLE_SIZE, 0);
+        device.barrier(cmd);  // the fills before the atomics
+        rows.record_dense_insert(cmd, packing, keys, first, two_sided ? seen : first, op);
+        device.barrier(cmd);
+        device.dispatch_ranges(cmd, device.pipeline("set_dense_mark", 3, sizeof(DensePush), true),
+                               {whole(first), whole(two_sided ? seen : first), whole(bits)}, &mark, groups_of(slots));
+        device.barrier(cmd);
+        const CompactOutputs out{.ids = {&ids, 0, capacity * 4}, .count = {&counts, 0, 8}, .capacity = capacity};
+        compact_bits(device, cmd, {&bits, 0, 0}, total_rows, out, {&scratch, 0, 0});
+      });
   const std::vector<uint64_t> count = rows.stages().download<uint64_t>(counts, 1, "kept row count");
   return rows.stages().download<uint32_t>(ids, count[0], "kept row ids");
 }
@@ -701,10 +695,7 @@ std::vector<uint32_t> set_rows(Device& device, const RowsInput& input, SetKind k
         device.dispatch_ranges(cmd, device.pipeline("set_mark", 4, sizeof(SetPush), true),
                                {whole(sorter.perm()), whole(gid), whole(runs), whole(bits)}, &push, groups_of(n));
         device.barrier(cmd);
-        CompactOutputs out;
-        out.ids = {&ids, 0, n * 4};
-        out.count = {&counts, 16, 8};
-        out.capacity = n;
+        const CompactOutputs out{.ids = {&ids, 0, n * 4}, .count = {&counts, 16, 8}, .capacity = n};
         compact_bits(device, cmd, {&bits, 0, 0}, total_rows, out, {&compact_scratch, 0, 0});
       });
   // The run count at byte 0 (the scan's total), the kept rows' at byte 16 (the compaction's).
