@@ -40,6 +40,28 @@ struct CompactScratch {
   }
 };
 
+//! What compact() and compact_bits() share: the checks of the row ids, the count and the ids
+//! output, and the tile grid with its partials and carries in `scratch`.
+struct CompactSetup {
+  prim::TileGrid grid;
+  CompactScratch layout;
+  BufferRange partials, carries;
+  CompactSetup(Device& device, const std::string& what, uint64_t n, uint64_t id_base, const CompactOutputs& out,
+               const BufferRange& scratch, const PrimTuning& tuning)
+      : grid(prim::TileGrid::make(device, n, tuning, 4)), layout(grid) {
+    prim::require_features(device, what.c_str(), true);
+    constexpr uint64_t kIds = uint64_t(1) << 32;
+    if (id_base > kIds || n > kIds - id_base)
+      throw Error(ErrorCode::ResultTooLarge, what + ": row ids are uint32, but rows " + std::to_string(id_base) +
+                                                 " to " + std::to_string(id_base + n) + " exceed 2^32");
+    prim::check_range(out.count, 1, 8, (what + " count").c_str());
+    if (out.ids.buffer) prim::check_range(out.ids, std::min(out.capacity, n), 4, (what + " ids").c_str());
+    prim::check_range(scratch, layout.bytes, 1, (what + " scratch").c_str());
+    partials = {scratch.buffer, scratch.offset, layout.partials_bytes};
+    carries = {scratch.buffer, scratch.offset + layout.carries_offset, layout.carries_bytes};
+  }
+};
+
 //! Records the spine over the partials and pass 3 (compact_write): the selected rows' ids and values
 //! at their offsets. `bits(c)` is chunk c's bitmap.
 template <class Bits>
@@ -93,24 +115,13 @@ uint64_t compact_scratch_bytes(const Device& device, uint64_t n, const PrimTunin
 void compact(Device& device, VkCommandBuffer cmd, ElemType type, const BufferRange& in, uint64_t n,
              const Predicate& pred, const BufferRange& values_in, const CompactOutputs& out, const BufferRange& scratch,
              uint64_t id_base, const PrimTuning& tuning) {
-  prim::require_features(device, "compact", true);
   prim::check_predicate(pred, type, "compact");
-  constexpr uint64_t kIds = uint64_t(1) << 32;
-  if (id_base > kIds || n > kIds - id_base)
-    throw Error(ErrorCode::ResultTooLarge, "compact: row ids are uint32, but rows " + std::to_string(id_base) + " to " +
-                                               std::to_string(id_base + n) + " exceed 2^32");
-  prim::check_range(out.count, 1, 8, "compact count");
-  const bool want_ids = out.ids.buffer != nullptr, want_values = out.values.buffer != nullptr;
-  const uint64_t capacity = std::min(out.capacity, n);
-  if (want_ids) prim::check_range(out.ids, capacity, 4, "compact ids");
-  if (want_values) prim::check_range(out.values, capacity, 4, "compact values");
-  const prim::TileGrid grid = prim::TileGrid::make(device, n, tuning, 4);
-  const CompactScratch layout(grid);
-  prim::check_range(scratch, layout.bytes, 1, "compact scratch");
-  const BufferRange partials{scratch.buffer, scratch.offset, layout.partials_bytes};
-  const BufferRange carries{scratch.buffer, scratch.offset + layout.carries_offset, layout.carries_bytes};
+  const CompactSetup setup(device, "compact", n, id_base, out, scratch, tuning);
+  const prim::TileGrid& grid = setup.grid;
+  const bool want_values = out.values.buffer != nullptr;
+  if (want_values) prim::check_range(out.values, std::min(out.capacity, n), 4, "compact values");
   const auto bits = [&](uint64_t c) {
-    return BufferRange{scratch.buffer, scratch.offset + layout.bits_offset + grid.first(c) / 8,
+    return BufferRange{scratch.buffer, scratch.offset + setup.layout.bits_offset + grid.first(c) / 8,
                        prim::div_up(grid.count(c), GFXQ_PRIM_TILE) * GFXQ_PRIM_TILE_WORDS * 4};
   };
 
@@ -122,12 +133,12 @@ void compact(Device& device, VkCommandBuffer cmd, ElemType type, const BufferRan
       if (c > 0) device.barrier(cmd);  // every chunk writes partials through the same binding
       const MarkPush push{static_cast<uint32_t>(grid.count(c)), static_cast<uint32_t>(grid.tiles_per_group),
                           static_cast<uint32_t>(grid.partial_base(c)), pred.accept, pred.key};
-      device.dispatch_ranges(cmd, mark, {prim::sub_range(in, grid.first(c), grid.count(c), 4), bits(c), partials},
+      device.dispatch_ranges(cmd, mark, {prim::sub_range(in, grid.first(c), grid.count(c), 4), bits(c), setup.partials},
                              &push, static_cast<uint32_t>(grid.groups(c)));
     }
     device.barrier(cmd);
   }
-  record_write(device, cmd, grid, partials, carries, bits, out, values_in, id_base);
+  record_write(device, cmd, grid, setup.partials, setup.carries, bits, out, values_in, id_base);
 }
 
 uint64_t compact_bitmap_words(uint64_t n) {
@@ -136,19 +147,9 @@ uint64_t compact_bitmap_words(uint64_t n) {
 
 void compact_bits(Device& device, VkCommandBuffer cmd, const BufferRange& bits, uint64_t n, const CompactOutputs& out,
                   const BufferRange& scratch, uint64_t id_base, const PrimTuning& tuning) {
-  prim::require_features(device, "compact_bits", true);
-  constexpr uint64_t kIds = uint64_t(1) << 32;
-  if (id_base > kIds || n > kIds - id_base)
-    throw Error(ErrorCode::ResultTooLarge, "compact_bits: row ids are uint32, but rows " + std::to_string(id_base) +
-                                               " to " + std::to_string(id_base + n) + " exceed 2^32");
-  prim::check_range(out.count, 1, 8, "compact_bits count");
   if (out.values.buffer) throw Error(ErrorCode::Internal, "compact_bits: writes ids only");
-  if (out.ids.buffer) prim::check_range(out.ids, std::min(out.capacity, n), 4, "compact_bits ids");
-  const prim::TileGrid grid = prim::TileGrid::make(device, n, tuning, 4);
-  const CompactScratch layout(grid);
-  prim::check_range(scratch, layout.bytes, 1, "compact_bits scratch");
-  const BufferRange partials{scratch.buffer, scratch.offset, layout.partials_bytes};
-  const BufferRange carries{scratch.buffer, scratch.offset + layout.carries_offset, layout.carries_bytes};
+  const CompactSetup setup(device, "compact_bits", n, id_base, out, scratch, tuning);
+  const prim::TileGrid& grid = setup.grid;
   const auto chunk_bits = [&](uint64_t c) {
     return prim::sub_range(bits, grid.first(c) / 32, compact_bitmap_words(grid.count(c)), 4);
   };
@@ -159,11 +160,11 @@ void compact_bits(Device& device, VkCommandBuffer cmd, const BufferRange& bits, 
       if (c > 0) device.barrier(cmd);  // every chunk writes partials through the same binding
       const CountPush push{static_cast<uint32_t>(grid.count(c)), static_cast<uint32_t>(grid.tiles_per_group),
                            static_cast<uint32_t>(grid.partial_base(c))};
-      device.dispatch_ranges(cmd, count, {chunk_bits(c), partials}, &push, static_cast<uint32_t>(grid.groups(c)));
+      device.dispatch_ranges(cmd, count, {chunk_bits(c), setup.partials}, &push, static_cast<uint32_t>(grid.groups(c)));
     }
     device.barrier(cmd);
   }
-  record_write(device, cmd, grid, partials, carries, chunk_bits, out, {}, id_base);
+  record_write(device, cmd, grid, setup.partials, setup.carries, chunk_bits, out, {}, id_base);
 }
 
 }  // namespace gfxq::vk
