@@ -6,8 +6,17 @@
 // block `pc` with the fields terms, float_slots, slot_count and intervals; it calls
 // cnf_load_intervals() once, then cnf_test() for each four rows.
 // Requires GL_EXT_shader_explicit_arithmetic_types_int64 and GL_EXT_control_flow_attributes.
+// CNF_UNIFORM_EXIT (defined by an includer that runs subgroup operations after cnf_test, with
+// GL_KHR_shader_subgroup_vote): the term loop and the no-row return are left only when the whole
+// subgroup leaves them, so every lane comes out of cnf_test together (COMPUTE.md, "Subgroup
+// operations"); otherwise each lane leaves as soon as its rows are decided.
 #ifndef GFXQ_CNF_EVAL_GLSL
 #define GFXQ_CNF_EVAL_GLSL
+#if defined(CNF_UNIFORM_EXIT)
+#define CNF_ALL(c) subgroupAll(c)
+#else
+#define CNF_ALL(c) (c)
+#endif
 #include "cnf_interval_config.glsl"
 
 // Single-column programs of literal comparisons only accept a union of at most 4 intervals of the
@@ -189,7 +198,7 @@ bvec4 cnf_evaluate(bvec4 valid) {
     if (((w >> 16) & 1u) != 0u) {
       pass = bvec4(uvec4(pass) & uvec4(clause));
       clause = bvec4(false);
-      if (!any(pass)) break;
+      if (CNF_ALL(!any(pass))) break;
     }
   }
   return pass;
@@ -210,7 +219,7 @@ bvec4 cnf_test(const uvec4 raw[SLOTS], bvec4 valid) {
 #else
   if (pc.intervals != 0u) return bvec4(uvec4(valid) & uvec4(cnf_in_slot_intervals(raw)));
 #endif
-  if (!any(valid)) return valid;
+  if (CNF_ALL(!any(valid))) return valid;
   [[unroll]] for (uint s = 0u; s < SLOTS; ++s)
     keys[s] = s < pc.slot_count ? to_key(raw[s], ((pc.float_slots >> s) & 1u) != 0u) : uvec4(0u);
   return cnf_evaluate(valid);

@@ -90,7 +90,8 @@ void main() {
       [[unroll]] for (uint g = 0u; g < LANE_ROWS; ++g) {
         const bool bit = ((words[g] >> (((g * lanes) & 127u) / 4u + quad)) & 1u) != 0u;
         const uvec4 ballot = subgroupBallot(bit);
-        if (bit) s_rows[region + marked + subgroupBallotExclusiveBitCount(ballot)] = row + g * lanes;
+        const uint rank = subgroupBallotExclusiveBitCount(ballot);  // outside the branch
+        if (bit) s_rows[region + marked + rank] = row + g * lanes;
         marked += subgroupBallotBitCount(ballot);
       }
       // Blocks come in row order along a subgroup's walk: past the limit, nothing more to write.

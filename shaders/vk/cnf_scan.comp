@@ -54,6 +54,8 @@
 #include "gfxq_constants.h"
 #if defined(MODE_FLAGS)
 #include "cnf_mask_config.glsl"
+// mark_step's ballots follow cnf_test: its loop is left by the whole subgroup at once.
+#define CNF_UNIFORM_EXIT
 #endif
 
 #if GFXQ_WORKGROUP_SIZE != 256
@@ -451,8 +453,8 @@ void main() {
     const uint block = base / BLOCK + (lid >> 5);
     const bool block_here = block * BLOCK < end;
     if (linear) {
+      const uint block_count = group_add(bitCount(kept.x) + bitCount(kept.y));  // before any branch
       if (block_here) mask[block * 32u + lane] = kept;
-      const uint block_count = group_add(bitCount(kept.x) + bitCount(kept.y));
       if (lane == 0u && block_here) counts[pc.group_base + block] = block_count;
     } else {
       barrier();

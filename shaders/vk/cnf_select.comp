@@ -90,6 +90,8 @@ layout(push_constant) uniform Params {
   uint group_offset;
 } pc;
 
+// select_tile's subgroup sums follow cnf_test: its loop is left by the whole subgroup at once.
+#define CNF_UNIFORM_EXIT
 #include "cnf_eval.glsl"
 
 layout(constant_id = 1) const uint CNF_SELECT_LAUNCH_TILES = 0u;

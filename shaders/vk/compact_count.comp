@@ -25,8 +25,13 @@ void main() {
   const uint first = gl_WorkGroupID.x * pc.tiles_per_group;
   const uint last = min(first + pc.tiles_per_group, tiles);
   uint set = 0u;
-  for (uint w = first * GFXQ_PRIM_TILE_WORDS + rank; w < last * GFXQ_PRIM_TILE_WORDS; w += GFXQ_PRIM_WG_SIZE)
-    set += bitCount(bits[w]);
+  // Steps uniform in the workgroup (every lane leaves the loop together before wg_add_u64's
+  // subgroup sums); the lanes past the range add nothing.
+  const uint end = last * GFXQ_PRIM_TILE_WORDS;
+  for (uint w0 = first * GFXQ_PRIM_TILE_WORDS; w0 < end; w0 += GFXQ_PRIM_WG_SIZE) {
+    const uint w = w0 + rank;
+    set += w < end ? bitCount(bits[min(w, end - 1u)]) : 0u;
+  }
   const uint64_t total = wg_add_u64(uint64_t(set));
   if (rank == 0u) partials[pc.partial_base + gl_WorkGroupID.x] = u64vec2(total, total);
 }

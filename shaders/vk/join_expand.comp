@@ -135,6 +135,10 @@ void main() {
     }
   }
   if (pc.mode == JOIN_EXPAND_WRITE) return;
+  // find_unit's search and the pair terms leave their loops lane by lane: the barrier brings the
+  // subgroups back together before the scan's subgroup operations (COMPUTE.md, "Subgroup
+  // operations").
+  barrier();
   uvec4 sum;
   const uint before = wg_exclusive_add_u32x4(uvec4(passing, 0u, 0u, 0u), sum).x;
   if (pc.mode == JOIN_EXPAND_COUNT) {

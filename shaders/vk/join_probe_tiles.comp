@@ -86,11 +86,14 @@ void main() {
     pairs += min(runs[k], JOIN_UNIT_RUNS + 1u);
     longest = max(longest, runs[k]);
   }
+  // The probes above leave their loops lane by lane: the barrier brings the subgroups back
+  // together before the scan's subgroup operations (COMPUTE.md, "Subgroup operations").
+  barrier();
   uvec4 total;
   const uint before = wg_exclusive_add_u32x4(uvec4(pairs, 0u, 0u, 0u), total).x;
   if (pc.mode == JOIN_PROBE_COUNT) {
+    longest = subgroupMax(longest);  // before any branch
     if (gl_LocalInvocationIndex == 0u) tile_counts[tile] = total.x;
-    longest = subgroupMax(longest);
     if (subgroupElect() && longest != 0u) atomicMax(stats[0], longest);
     return;
   }

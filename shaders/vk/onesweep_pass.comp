@@ -225,14 +225,34 @@ void sort_tile(uint tid, uint rows, uint waves, uint tile, uint valid, const boo
   }
   barrier();
 
+  // Key j's position in the tile: 16 bits, half j % 2 of slot[j / 2] (fewer registers). Subgroups
+  // sharing a row rank in turn, in tile order. With one wave the loop is not compiled at all: on
+  // the H200 at 2^28 int32 keys the loop with a constant count of 1 took 7.30 ms per sort against
+  // 7.22 without it.
+  uint slot[OS_KPT / 2];
+  [[unroll]] for (uint q = 0u; q < OS_KPT / 2; ++q) slot[q] = 0u;
+  if (ONESWEEP_WAVES == 1u) {
+    [[unroll]] for (uint j = 0u; j < OS_KPT; ++j)
+      slot[j / 2u] |= position(row, (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu) << ((j % 2u) * 16u);
+  } else {
+    for (uint w = 0u; w < waves; ++w) {
+      if (w > 0u) barrier();  // the previous wave's positions are taken
+      if (sg % waves == w) {
+        [[unroll]] for (uint j = 0u; j < OS_KPT; ++j)
+          slot[j / 2u] |= position(row, (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu) << ((j % 2u) * 16u);
+      }
+    }
+  }
+
   // Look-back: keys of this digit in all earlier tiles, ONESWEEP_LOOKBACK_BATCH descriptors (tiles
   // next - 1, next - 2, ...) per step. Descriptor reads are volatile loads (the block is
   // volatile), so a spinning reader does not contend with the writer's atomics. Reads below
-  // tile 0 are never needed (tile 0 is a PREFIX) and are skipped. The owners look back before
-  // they rank, while the other subgroups rank (on the H200 at 2^28 int32 keys 7.12 ms per sort
-  // against 7.63 with the look-back after the ranking). Each lane leaves the loop when it is done;
-  // the subgroup reconverges where the if ends, before the ranking's ballots (a loop that ran
-  // until every lane of the subgroup was done, testing that by a vote per step, took 8.65 ms).
+  // tile 0 are never needed (tile 0 is a PREFIX) and are skipped. Each lane leaves the loop when it
+  // is done, so the look-back comes after the ranking's ballots: no subgroup operation follows it
+  // before the barrier (COMPUTE.md, "Subgroup operations"). Before the ranking it was faster on
+  // the H200 (at 2^28 int32 keys 7.12 ms per sort against 7.63 after it, an earlier version of
+  // this kernel) but relied on the subgroup reconverging where the loop's if ends; a loop run
+  // until every lane was done, tested by a vote per step, took 8.65 ms.
   if (tile > 0u && OWNER) {
     const uint desc_row = ONESWEEP_DESC + (pc.pass % ONESWEEP_DESC_REGIONS) * pc.ntiles * SORT_BINS + tid;
     uint next = tile;  // the descriptors of tiles < next remain to be added
@@ -266,25 +286,6 @@ void sort_tile(uint tid, uint rows, uint waves, uint tile, uint valid, const boo
     }
   }
   IF_OWNER s_delta[tid] = before - loff;
-
-  // Key j's position in the tile: 16 bits, half j % 2 of slot[j / 2] (fewer registers). Subgroups
-  // sharing a row rank in turn, in tile order. With one wave the loop is not compiled at all: on
-  // the H200 at 2^28 int32 keys the loop with a constant count of 1 took 7.30 ms per sort against
-  // 7.22 without it.
-  uint slot[OS_KPT / 2];
-  [[unroll]] for (uint q = 0u; q < OS_KPT / 2; ++q) slot[q] = 0u;
-  if (ONESWEEP_WAVES == 1u) {
-    [[unroll]] for (uint j = 0u; j < OS_KPT; ++j)
-      slot[j / 2u] |= position(row, (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu) << ((j % 2u) * 16u);
-  } else {
-    for (uint w = 0u; w < waves; ++w) {
-      if (w > 0u) barrier();  // the previous wave's positions are taken
-      if (sg % waves == w) {
-        [[unroll]] for (uint j = 0u; j < OS_KPT; ++j)
-          slot[j / 2u] |= position(row, (kd[j / 4u] >> ((j % 4u) * 8u)) & 0xffu) << ((j % 2u) * 16u);
-      }
-    }
-  }
   barrier();
   if (s_failed != 0u) return;
 

@@ -26,16 +26,20 @@ void main() {
   uint acc = 0u;
 #endif
   uint64_t count = 0;
-  for (uint i = rank; i < pc.partial_count; i += GFXQ_PRIM_WG_SIZE) {
-    const u64vec2 p = partials[i];
+  // Steps uniform in the workgroup (every lane leaves the loop together before the subgroup
+  // reductions); the lanes past the partials keep their values.
+  for (uint i0 = 0u; i0 < pc.partial_count; i0 += GFXQ_PRIM_WG_SIZE) {
+    const uint i = i0 + rank;
+    const bool here = i < pc.partial_count;
+    const u64vec2 p = partials[min(i, pc.partial_count - 1u)];
 #if defined(OP_SUM)
-    acc += p.x;
+    acc += here ? p.x : 0ul;
 #elif defined(OP_MIN)
-    acc = min(acc, uint(p.x));
+    acc = here ? min(acc, uint(p.x)) : acc;
 #elif defined(OP_MAX)
-    acc = max(acc, uint(p.x));
+    acc = here ? max(acc, uint(p.x)) : acc;
 #endif
-    count += p.y;
+    count += here ? p.y : 0ul;
   }
   count = wg_add_u64(count);
 #if defined(OP_SUM)

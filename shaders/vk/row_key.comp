@@ -128,12 +128,15 @@ shared uint wg_lo[SKELETON_WG / 8u], wg_hi[SKELETON_WG / 8u];
 void main() {
   const uint base = (gl_WorkGroupID.x + pc.group_offset) * (SKELETON_WG * ROW_RANGE_ROWS) + gl_LocalInvocationIndex;
   uint lo = 0xffffffffu, hi = 0u;
-  for (uint j = 0u; j < ROW_RANGE_ROWS; ++j) {
+  // Left by the whole workgroup at once (the subgroup reductions below need every lane); the lanes
+  // past n read row n - 1 and keep their values.
+  const uint wg_base = base - gl_LocalInvocationIndex;
+  for (uint j = 0u; j < ROW_RANGE_ROWS && wg_base + j * SKELETON_WG < pc.n; ++j) {
     const uint i = base + j * SKELETON_WG;
-    if (i >= pc.n) break;
-    const uint k = plane_key(pc.identity != 0u ? i : perm[i]);
-    lo = min(lo, k);
-    hi = max(hi, k);
+    const uint r = min(i, pc.n - 1u);
+    const uint k = plane_key(pc.identity != 0u ? r : perm[r]);
+    lo = i < pc.n ? min(lo, k) : lo;
+    hi = i < pc.n ? max(hi, k) : hi;
   }
   lo = subgroupMin(lo);
   hi = subgroupMax(hi);
