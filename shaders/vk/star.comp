@@ -25,9 +25,7 @@
 // Bounds (binding Counts): counts[d] = selected rows of dimension d, counts[4 + d] and counts[8 + d]
 //              = the smallest and largest slot (key - kmin) filled (0xffffffff and 0 when none).
 // Group words: acc[g * stride] = count, then per aggregate a: acc[.. + 1 + 2a] = sum of low words,
-//              acc[.. + 2 + 2a] = sum of high words (as uint64, two's complement). STAR_PROBE and
-//              STAR_CNF keep pc.copies copies of them (workgroup w adds to copy w % copies, so rows
-//              of one group contend for fewer words), which the host sums.
+//              acc[.. + 2 + 2a] = sum of high words (as uint64, two's complement).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_atomic_int64 : require
 #extension GL_EXT_control_flow_attributes : require
@@ -217,7 +215,6 @@ layout(push_constant) uniform Push {
   uint drows[4];  // each dimension's rows (its selected share orders the probes)
   uint values;    // value columns bound (0..4)
   uint bits[4];   // STAR_PROBE: each dimension's bitmap's first word in Bits, or STAR_EMPTY
-  uint copies;    // copies of the group words
 } pc;
 
 shared uint64_t s_red[STAR_WG];
@@ -328,9 +325,6 @@ uint group_of(uint row, uint first_key) {
   return g;
 }
 
-// The first word of this workgroup's copy of the group words.
-uint copy_base = 0u;
-
 // Adds aggregate a's value v to group g: its low word (unsigned) and high word (signed) to the two
 // sums; with one group (domain 1) to this lane's private sums, else by 64-bit atomics.
 void add_value(uint g, uint a, int64_t v) {
@@ -340,7 +334,7 @@ void add_value(uint g, uint a, int64_t v) {
     p_hi[a] += hi;
     return;
   }
-  const uint at = copy_base + g * pc.stride + 1u + 2u * a;
+  const uint at = g * pc.stride + 1u + 2u * a;
   if (lo != 0ul) atomicAdd(acc[at], lo);
   if (hi != 0ul) atomicAdd(acc[at + 1u], hi);
 }
@@ -350,7 +344,7 @@ void add_count(uint g) {
   if (pc.domain == 1u)
     p_count += 1ul;
   else
-    atomicAdd(acc[copy_base + g * pc.stride], 1ul);
+    atomicAdd(acc[g * pc.stride], 1ul);
 }
 
 #if defined(STAR_CNF)
@@ -401,7 +395,6 @@ void main() {
       bitmapped |= 1u << d;
 #endif
   }
-  copy_base = (gl_WorkGroupID.x % pc.copies) * pc.domain * pc.stride;
   if (lane < 8u) s_bounds[lane] = counts[4u + lane];
   barrier();
   const uint first_dim = order & 3u;

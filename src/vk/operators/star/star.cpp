@@ -28,7 +28,6 @@ struct ProbePush {
   uint32_t drows[4];
   uint32_t values;
   uint32_t bits[4];
-  uint32_t copies;
 };
 
 struct CollectPush {
@@ -44,10 +43,6 @@ std::string slots_suffix(const StarCnf& cnf) {
 // bytes), which the probe tests first where the dimension keeps few of its rows: a table of 2^16
 // 32-bit slots fills an SM's L1 cache.
 constexpr uint32_t kBitmapSlots = uint32_t(1) << 16;
-
-// Copies of the group words (each workgroup adds to one) where they are read back whole: rows of one
-// group then contend for kAccCopies words instead of one (SSB Q3.1 adds 4 M rows to 150 groups).
-constexpr uint32_t kAccCopies = 8;
 
 // Workgroups of a grid-stride kernel over `n` items.
 uint32_t grid(uint64_t n) {
@@ -98,8 +93,7 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
     if (d.key_range > kBitmapSlots) bits_size += prim::div_up(d.key_range, 32);
   }
   Buffer bits = device.create_buffer(padded_bytes(std::max<uint64_t>(bits_size, 1)), MemoryKind::Device);
-  const uint32_t copies = in.domain > 1 && in.domain <= kDirectReadDomain ? kAccCopies : 1;
-  Buffer acc = device.create_buffer(copies * words * sizeof(uint64_t), MemoryKind::Device);
+  Buffer acc = device.create_buffer(words * sizeof(uint64_t), MemoryKind::Device);
   // Per dimension: selected rows, then the smallest and the largest slot filled (star.comp).
   Buffer counts = device.create_buffer(48, MemoryKind::Device);
   uint64_t dim_rows = 0;
@@ -167,8 +161,7 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
                  in.cnf.intervals,
                  {},
                  0,
-                 {},
-                 copies};
+                 0};
   std::vector<const Buffer*> b{in.fact_selection ? in.fact_selection : &acc};
   for (size_t d = 0; d < 4; ++d) b.push_back(d < in.dims.size() ? in.dims[d].fact_key : in.dims[0].fact_key);
   for (size_t d = 0; d < 4; ++d) b.push_back(d < in.dims.size() ? &tables[d] : &tables[0]);
@@ -212,11 +205,7 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
   std::vector<uint32_t> index;
   std::vector<uint64_t> values;
   if (in.domain <= kDirectReadDomain) {
-    values = stages.download<uint64_t>(
-        acc, copies * words, copies > 1 ? std::to_string(copies) + " copies of the group words" : "group words");
-    for (uint32_t c = 1; c < copies; ++c)  // wrapping 64-bit adds, as the atomics into one word would be
-      for (uint64_t w = 0; w < words; ++w) values[w] += values[c * words + w];
-    values.resize(words);
+    values = stages.download<uint64_t>(acc, words, "group words");
     for (uint32_t g = 0; g < in.domain; ++g)
       if (values[uint64_t(g) * stride] != 0) index.push_back(g);
     r.algorithm = "star aggregate: " + std::to_string(in.dims.size()) +
