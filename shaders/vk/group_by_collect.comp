@@ -32,8 +32,8 @@ void main() {
   uint base = 0u;
   if (subgroupElect()) base = atomicAdd(ctrl[GB_CTRL_COLLECTED], n);
   base = subgroupBroadcastFirst(base);
+  const uint p = base + subgroupBallotExclusiveBitCount(ballot);  // before the lanes part
   if (!used) return;
-  const uint p = base + subgroupBallotExclusiveBitCount(ballot);
   keys0[p] = table[s * sw];
   if (GB_TWO_KEYS) keys1[p] = table[s * sw + 1u];
   slot_ids[p] = s;
