@@ -263,15 +263,19 @@ int64_t operand(uint which, uint row, int literal) {
   }
 }
 
+// x + y, x - y or x * y by the binary op (STAR_OP_ADD, _SUB, _MUL).
+int64_t combine(uint op, int64_t x, int64_t y) {
+  if (op == STAR_OP_ADD) return x + y;
+  if (op == STAR_OP_SUB) return x - y;
+  return x * y;
+}
+
 int64_t value_of(uint a, uint row) {
   const uint c = pc.code[a];
   const int64_t x = operand((c >> 4) & 15u, row, pc.literal[a]);
   const uint op = c & 15u;
   if (op == STAR_OP_X) return x;
-  const int64_t y = operand((c >> 8) & 15u, row, pc.literal[a]);
-  if (op == STAR_OP_ADD) return x + y;
-  if (op == STAR_OP_SUB) return x - y;
-  return x * y;
+  return combine(op, x, operand((c >> 8) & 15u, row, pc.literal[a]));
 }
 
 // Sum over the workgroup of every lane's `v` (uniform control flow; lane 0 reads the result).
@@ -372,10 +376,7 @@ int64_t quad_value(uint a, uint r, const ivec4 vals[STAR_MAX_VALUES]) {
   const int64_t x = quad_operand((c >> 4) & 15u, r, vals, pc.literal[a]);
   const uint op = c & 15u;
   if (op == STAR_OP_X) return x;
-  const int64_t y = quad_operand((c >> 8) & 15u, r, vals, pc.literal[a]);
-  if (op == STAR_OP_ADD) return x + y;
-  if (op == STAR_OP_SUB) return x - y;
-  return x * y;
+  return combine(op, x, quad_operand((c >> 8) & 15u, r, vals, pc.literal[a]));
 }
 #endif
 

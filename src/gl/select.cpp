@@ -528,25 +528,20 @@ std::string algorithm_text(const Plan& plan, WhereOutput output) {
   if (plan.constant)
     return std::string("raster: WHERE is ") + (*plan.constant ? "TRUE" : "FALSE") +
            " for every row (decided on the host, no GPU pass)";
+  std::string s;
   if (plan.range_counts) {
-    std::string s =
-        "raster: range COUNT by two passes (records <= hi minus records < lo, each the constant cleared into "
+    s = "raster: range COUNT by two passes (records <= hi minus records < lo, each the constant cleared into "
         "depth and the column drawn against it inside occlusion queries, no stencil)";
-    for (const auto& e : plan.encodings) s += "; " + e;
-    return s;
-  }
-  if (plan.single_pass) {
-    std::string s =
-        "raster: one-pass COUNT (the constant cleared into depth, the column drawn against it inside "
+  } else if (plan.single_pass) {
+    s = "raster: one-pass COUNT (the constant cleared into depth, the column drawn against it inside "
         "occlusion queries, no stencil)";
-    for (const auto& e : plan.encodings) s += "; " + e;
-    return s;
+  } else {
+    s = "raster: copy-to-depth + stencil CNF (" + std::to_string(plan.clauses.size()) + " clause" +
+        (plan.clauses.size() == 1 ? "" : "s");
+    if (plan.ranges_by_bounds) s += ", " + std::to_string(plan.ranges_by_bounds) + " range(s) by depth bounds";
+    if (plan.ranges_as_pairs) s += ", " + std::to_string(plan.ranges_as_pairs) + " range(s) as two comparisons";
+    s += output != WhereOutput::Rows ? ") + occlusion count" : ") + stencil readback";
   }
-  std::string s = "raster: copy-to-depth + stencil CNF (" + std::to_string(plan.clauses.size()) + " clause" +
-                  (plan.clauses.size() == 1 ? "" : "s");
-  if (plan.ranges_by_bounds) s += ", " + std::to_string(plan.ranges_by_bounds) + " range(s) by depth bounds";
-  if (plan.ranges_as_pairs) s += ", " + std::to_string(plan.ranges_as_pairs) + " range(s) as two comparisons";
-  s += output != WhereOutput::Rows ? ") + occlusion count" : ") + stencil readback";
   for (const auto& e : plan.encodings) s += "; " + e;
   return s;
 }
