@@ -506,10 +506,11 @@ void sort_entries(Entry* e, Entry* other, size_t n, size_t depth, bool home, con
 
 }  // namespace
 
-void* MergeWorkspace::bytes(size_t bytes) {
+void* MergeWorkspace::bytes(size_t bytes, bool huge) {
   if (bytes > size_) {
     memory_.reset();
     memory_ = std::make_unique_for_overwrite<char[]>(bytes);
+    if (huge) advise_huge_pages(memory_.get(), bytes);
     size_ = bytes;
   }
   return memory_.get();
@@ -531,6 +532,7 @@ void MergeWorkspace::release(unsigned threads) noexcept {
 MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& parts, const MergeOptions& options,
                                     std::string_view column) {
   const unsigned threads = worker_count(options.threads);
+  const bool huge = threads >= kHugePageThreads;  // for the codes, the workspace, the offsets and the bytes
   MergedDictionary merged;
   uint64_t total = 0, total_bytes = 0;
   for (const StringInterner* part : parts) {
@@ -541,14 +543,14 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
   if (total >= (uint64_t{1} << (64 - kIndexShift)))
     throw Error(ErrorCode::Internal, "string merge: more than 2^39 strings");
   const Strings strings{parts, merged.starts};
-  resize_parallel(merged.codes, total, threads, false);
+  resize_parallel(merged.codes, total, threads, huge);
   // The entries, then each string's range (by its index), in memory kept between merges; as large as
   // the strings' bytes at least, so that the dictionary's bytes can be written there at the end.
   MergeWorkspace own;
   MergeWorkspace& workspace = options.workspace ? *options.workspace : own;
   const uint64_t entry_bytes = std::max<uint64_t>(total, 1) * sizeof(Entry);
   auto* const memory =
-      static_cast<unsigned char*>(workspace.bytes(std::max(entry_bytes + total * sizeof(uint16_t), total_bytes)));
+      static_cast<unsigned char*>(workspace.bytes(std::max(entry_bytes + total * sizeof(uint16_t), total_bytes), huge));
   Entry* const entries = reinterpret_cast<Entry*>(memory);
   uint16_t* const range = reinterpret_cast<uint16_t*>(memory + entry_bytes);
 
@@ -722,7 +724,7 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
   // after the ranges before it (the code of a string's first entry flagged by kFirst), and each
   // distinct string its place in the dictionary's bytes (offsets, in code order).
   std::vector<uint64_t> offsets;
-  resize_parallel(offsets, distinct + 1, threads, false);
+  resize_parallel(offsets, distinct + 1, threads, huge);
   offsets[distinct] = text_bytes;
   int32_t* const codes = merged.codes.data();
   parallel_for(ranges, threads, [&](size_t r) {
@@ -747,6 +749,7 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
   std::unique_ptr<char[]> text = text_bytes ? workspace.take(text_bytes) : nullptr;
   if (!text && text_bytes) {
     text = std::make_unique_for_overwrite<char[]>(text_bytes);
+    if (huge) advise_huge_pages(text.get(), text_bytes);
   }
   parallel_for(pieces.size(), threads, [&](size_t i) {
     const Piece piece = pieces[i];

@@ -185,7 +185,8 @@ struct MergedDictionary {
 class MergeWorkspace {
  public:
   //! At least `bytes` bytes (16-byte aligned), kept for the next call; earlier contents are lost.
-  void* bytes(size_t bytes);
+  //! New memory is asked for in huge pages when `huge`.
+  void* bytes(size_t bytes, bool huge);
   //! The memory, handed over, when `bytes` fill at least half of it (its pages past them given
   //! back); else nullptr.
   std::unique_ptr<char[]> take(size_t bytes);
