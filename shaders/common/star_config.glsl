@@ -10,6 +10,8 @@
 #define STAR_MAX_VALUES 4u
 #define STAR_MAX_AGGS 4u
 #define STAR_MAX_DIM_KEYS 4u
+// Copies of the group words the probe adds into when there are few groups (star.h kCopiesDomain).
+#define STAR_ACC_COPIES 8u
 // A dimension table slot no selected row filled.
 #define STAR_EMPTY 0xffffffffu
 // What an aggregate adds per row (StarAgg::op): x, x + y, x - y, x * y in int64 (int32 operands).

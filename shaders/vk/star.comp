@@ -20,11 +20,13 @@
 //               evaluated on their uvec4 words first (cnf_eval.glsl): no selection pass; the key
 //               column probed first is read as uvec4 words with them and its bounds tested with
 //               the condition, and the value columns as ivec4 words for four rows at once.
+// STAR_FOLD:    the copies of the group words (pc.copies of them) added into the first.
 // STAR_COLLECT: the groups whose count is not zero, appended (in any order) to a list of group
 //               indices with a copy of their words.
 // Bounds (binding Counts): counts[d] = selected rows of dimension d, counts[4 + d] and counts[8 + d]
 //              = the smallest and largest slot (key - kmin) filled (0xffffffff and 0 when none).
-// Group words: acc[g * stride] = count, then per aggregate a: acc[.. + 1 + 2a] = sum of low words,
+// Group words (in each copy: the probe adds into copy gl_WorkGroupID.x % copies, domain * stride words
+//              apart): acc[g * stride] = count, then per aggregate a: acc[.. + 1 + 2a] = sum of low words,
 //              acc[.. + 2 + 2a] = sum of high words (as uint64, two's complement).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_atomic_int64 : require
@@ -215,6 +217,7 @@ layout(push_constant) uniform Push {
   uint drows[4];  // each dimension's rows (its selected share orders the probes)
   uint values;    // value columns bound (0..4)
   uint bits[4];   // STAR_PROBE: each dimension's bitmap's first word in Bits, or STAR_EMPTY
+  uint copies;    // copies of the group words (1 or STAR_ACC_COPIES)
 } pc;
 
 shared uint64_t s_red[STAR_WG];
@@ -301,6 +304,9 @@ uint order = 0u;
 uint bitmapped = 0u;
 #endif
 
+// The first word of this workgroup's copy of the group words.
+uint acc_base = 0u;
+
 // Domain 1: this lane's rows, summed privately.
 uint64_t p_count = 0ul;
 uint64_t p_lo[STAR_MAX_AGGS];
@@ -338,7 +344,7 @@ void add_value(uint g, uint a, int64_t v) {
     p_hi[a] += hi;
     return;
   }
-  const uint at = g * pc.stride + 1u + 2u * a;
+  const uint at = acc_base + g * pc.stride + 1u + 2u * a;
   if (lo != 0ul) atomicAdd(acc[at], lo);
   if (hi != 0ul) atomicAdd(acc[at + 1u], hi);
 }
@@ -348,7 +354,7 @@ void add_count(uint g) {
   if (pc.domain == 1u)
     p_count += 1ul;
   else
-    atomicAdd(acc[g * pc.stride], 1ul);
+    atomicAdd(acc[acc_base + g * pc.stride], 1ul);
 }
 
 #if defined(STAR_CNF)
@@ -382,6 +388,7 @@ int64_t quad_value(uint a, uint r, const ivec4 vals[STAR_MAX_VALUES]) {
 
 void main() {
   const uint lane = gl_LocalInvocationIndex;
+  acc_base = (gl_WorkGroupID.x % pc.copies) * pc.domain * pc.stride;
   for (uint a = 0u; a < STAR_MAX_AGGS; ++a) p_lo[a] = p_hi[a] = 0ul;
   // Each dimension's rank by selected share counts[d] / drows[d] (cross-multiplied; ties by index).
   [[unroll]] for (uint d = 0u; d < STAR_MAX_DIMS; ++d) {
@@ -457,6 +464,24 @@ void main() {
         atomicAdd(acc[2u + 2u * a], s_hi[a]);
       }
     }
+  }
+}
+#endif
+
+#if defined(STAR_FOLD)
+// Bindings: 0 = group words, `copies` copies of `words` words each.
+layout(std430, binding = 0) buffer Acc { uint64_t acc[]; };
+layout(push_constant) uniform Push {
+  uint words;
+  uint copies;
+} pc;
+
+void main() {
+  const uint step = gl_NumWorkGroups.x * STAR_WG;
+  for (uint w = gl_GlobalInvocationID.x; w < pc.words; w += step) {
+    uint64_t sum = 0ul;
+    for (uint c = 1u; c < pc.copies; ++c) sum += acc[c * pc.words + w];
+    if (sum != 0ul) acc[w] += sum;
   }
 }
 #endif

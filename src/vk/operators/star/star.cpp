@@ -28,6 +28,11 @@ struct ProbePush {
   uint32_t drows[4];
   uint32_t values;
   uint32_t bits[4];
+  uint32_t copies;
+};
+
+struct FoldPush {
+  uint32_t words, copies;
 };
 
 struct CollectPush {
@@ -80,6 +85,7 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
   check(device, in);
   const uint32_t stride = 1 + 2 * uint32_t(in.aggs.size());
   const uint64_t words = uint64_t(in.domain) * stride;
+  const uint32_t copies = in.domain > 1 && in.domain <= kCopiesDomain ? STAR_ACC_COPIES : 1;
   join::Stages stages(device, passes);
 
   std::vector<Buffer> tables;
@@ -93,7 +99,7 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
     if (d.key_range > kBitmapSlots) bits_size += prim::div_up(d.key_range, 32);
   }
   Buffer bits = device.create_buffer(padded_bytes(std::max<uint64_t>(bits_size, 1)), MemoryKind::Device);
-  Buffer acc = device.create_buffer(words * sizeof(uint64_t), MemoryKind::Device);
+  Buffer acc = device.create_buffer(copies * words * sizeof(uint64_t), MemoryKind::Device);
   // Per dimension: selected rows, then the smallest and the largest slot filled (star.comp).
   Buffer counts = device.create_buffer(48, MemoryKind::Device);
   uint64_t dim_rows = 0;
@@ -161,7 +167,8 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
                  in.cnf.intervals,
                  {},
                  0,
-                 0};
+                 {},
+                 copies};
   std::vector<const Buffer*> b{in.fact_selection ? in.fact_selection : &acc};
   for (size_t d = 0; d < 4; ++d) b.push_back(d < in.dims.size() ? in.dims[d].fact_key : in.dims[0].fact_key);
   for (size_t d = 0; d < 4; ++d) b.push_back(d < in.dims.size() ? &tables[d] : &tables[0]);
@@ -192,13 +199,23 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
                                       : "") +
                  "fact rows probed in " + std::to_string(in.dims.size()) + " dimension tables, " +
                  std::to_string(in.aggs.size()) + " sums and a count added per group (" + std::to_string(in.domain) +
-                 " group indices" + (in.domain == 1 ? ", summed per workgroup)" : ", 64-bit atomic adds per row)"),
+                 " group indices" +
+                 (in.domain == 1 ? ", summed per workgroup)"
+                                 : ", 64-bit atomic adds per row" +
+                                       (copies > 1 ? " into " + std::to_string(copies) +
+                                                         " copies of the group words, one per workgroup index modulo " +
+                                                         std::to_string(copies) + ", folded into the first)"
+                                                   : std::string(")"))),
              in.fact_rows, [&](VkCommandBuffer cmd) {
                if (!in.fact_rows) return;
                const Pipeline& p = in.cnf.words
                                        ? device.pipeline("star_probe_cnf" + slots_suffix(in.cnf), 32, sizeof(ProbePush))
                                        : device.pipeline("star_probe", 16, sizeof(ProbePush));
                device.dispatch(cmd, p, b, &push, grid(in.cnf.words ? prim::div_up(in.fact_rows, 4) : in.fact_rows));
+               if (copies == 1) return;
+               device.barrier(cmd);
+               const FoldPush fp{uint32_t(words), copies};
+               device.dispatch(cmd, device.pipeline("star_fold", 1, sizeof(FoldPush)), {&acc}, &fp, grid(words));
              });
 
   StarResult r;

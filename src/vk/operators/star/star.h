@@ -85,6 +85,10 @@ struct StarResult {
 constexpr uint32_t kMaxDomain = uint32_t(1) << 22;
 //! Group indices up to which the group words are read back whole (no collect pass, one wait).
 constexpr uint32_t kDirectReadDomain = 16384;
+//! Group indices up to which the probe adds into STAR_ACC_COPIES copies of the group words (a
+//! workgroup's copy by its index, folded into the first copy on the device before the read): few
+//! groups, many rows each, and every copy's atomics wait on fewer others.
+constexpr uint32_t kCopiesDomain = kDirectReadDomain;
 //! Listed groups (above kDirectReadDomain indices) read back with their count in its wait; more
 //! take a second wait.
 constexpr uint32_t kListedFirstRead = 4096;
