@@ -22,6 +22,9 @@
 #define SET_OP_EXCEPT_ALL 4u     // the left rows after the first r
 
 #define SKELETON_WG 256u
+// set_mark.comp: positions per invocation and per workgroup (its tile).
+#define SET_ITEMS 8u
+#define SET_TILE (SET_ITEMS * SKELETON_WG)
 // row_key.comp's ROW_RANGE: positions per invocation (a workgroup takes SKELETON_WG times as many).
 #define ROW_RANGE_ROWS 16u
 

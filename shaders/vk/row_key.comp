@@ -12,7 +12,9 @@
 // atomicMin, so every key's word ends with the first row that has it; for INTERSECT and EXCEPT (op) only the left rows
 // do, a right row sets seen[key] = 1; a subgroup whose rows all have one key and all go to `first`
 // makes one atomicMin, and a row whose word is already at or below its id makes none, as words only
-// fall). With `identity` the order is 0, 1, ... (perm is not read).
+// fall); only rows whose packed key lies in [slice_lo, slice_hi) insert, so that the table can be
+// filled one key slice per pass, each slice's words staying in the cache. With `identity` the order
+// is 0, 1, ... (perm is not read).
 // A row id below left_n reads the left columns, others the right ones at id - left_n
 // (set operations sort both operands as one relation). The key of a NULL cell is 0 in its value
 // planes (all NULLs equal); its ROW_KEY_NULL plane orders it. `descending` inverts the key.
@@ -24,7 +26,8 @@
 // Push constants: n, left_n, kind (ROW_KEY_*), descending, has_nulls, first, identity, lo, stride, op
 //                 (ROW_INSERT: SET_OP_DISTINCT for DISTINCT and UNION, SET_OP_INTERSECT, SET_OP_EXCEPT),
 //                 two (ROW_INSERT: a second plane follows, so the last two planes' terms are added in
-//                 one pass), kind2, has_nulls2, lo2, stride2 (the second plane's), group_offset.
+//                 one pass), kind2, has_nulls2, lo2, stride2 (the second plane's), slice_lo, slice_hi
+//                 (ROW_INSERT's key slice), group_offset.
 #extension GL_ARB_gpu_shader_int64 : require
 #if defined(ROW_RANGE) || defined(ROW_INSERT)
 #extension GL_KHR_shader_subgroup_basic : require
@@ -71,6 +74,8 @@ layout(push_constant) uniform Push {
   uint has_nulls2;
   uint lo2;
   uint stride2;
+  uint slice_lo;
+  uint slice_hi;
   uint group_offset;
 } pc;
 
@@ -169,6 +174,9 @@ void main() {
 #elif defined(ROW_INSERT)
   uint key = (pc.first != 0u ? 0u : out_words[i]) + (plane_key(row) - pc.lo) * pc.stride;
   if (pc.two != 0u) key += (plane_key2(row) - pc.lo2) * pc.stride2;
+  // Outside the slice: no insert (the subgroup operations below are right for any set of lanes:
+  // each lane's row reaches the table by its own atomic or by its group's elected one).
+  if (key - pc.slice_lo >= pc.slice_hi - pc.slice_lo) return;
   const bool to_first = pc.op == SET_OP_DISTINCT || row < pc.left_n;
   if (subgroupAllEqual(key) && subgroupAll(to_first)) {
     const uint m = subgroupMin(row);
