@@ -19,11 +19,12 @@
 //   row (value: its position) or, in a run without right rows, its last row (value: position + 1).
 //   Each invocation reduces its positions to these three, one workgroup scan in shared memory
 //   (Hillis-Steele: max from the left for s, min from the right for e and p) gives each invocation
-//   the values of the positions before and after its own, and runs crossing the tile's edges take
-//   theirs from the sorted arrays: invocation 0 finds the start of the run holding the tile's first
-//   position, invocation SKELETON_WG - 1 the end of the run holding its last and that run's first
-//   right row past the tile (a galloping then binary search in keys, a binary search in perm: at
-//   most 64 and 32 loads, a few for short runs, and only for runs that cross the edge).
+//   the values of the positions before and after its own. Runs crossing the tile's edges take theirs
+//   from halos of SKELETON_WG positions loaded with the tile (after it: keys and row ids; before it,
+//   ALL variants only: keys), each invocation testing one halo position (shared atomicMin), and from
+//   the sorted arrays when an edge run is longer than its halo: invocation 0 finds the start of the
+//   tile's first run, invocation SKELETON_WG - 1 the end of its last run and that run's first right
+//   row (galloping then binary search in keys, binary search in perm: at most 64 and 32 loads).
 // No subgroup operation: the workgroup shares through shared memory and barriers in uniform
 // control flow (docs/COMPUTE.md, "Subgroup operations").
 // Bindings: 0 = keys, 1 = perm, 2 = bits; all uint[].
@@ -60,14 +61,21 @@ void main() {
 #define PAD(k) ((k) + ((k) >> 5u))
 shared uint s_key[PAD(SET_TILE)];
 shared uint s_perm[PAD(SET_TILE)];
+// The halos: keys and row ids of the SKELETON_WG positions after the tile, keys of those before it
+// (ALL variants; else only the last) and the row id of the last one.
+shared uint s_after_key[SKELETON_WG], s_after_perm[SKELETON_WG], s_before_key[SKELETON_WG];
+shared uint s_before_perm;
+// Where the halos end the tile's edge runs (SKELETON_WG: not within them): 0 = the first position of
+// the before-halo in the tile's first run, 1 = the first of the after-halo past its last run, 2 = the
+// first right row of the after-halo in its last run.
+shared uint s_halo[3];
+// The edge runs' facts: 0 = the first run's start (ALL variants), 1 = the last run's end, 2 = its
+// first right row at or past the tile's end (or its end).
+shared uint s_edge[3];
 shared uint s_start[SKELETON_WG], s_end[SKELETON_WG], s_split[SKELETON_WG];
-// The tile's edges: 0 = whether the run of its first position starts before it, 1 = whether the row
-// before it is a right row, 2 = the start of its first run; 3 = whether the run of its last position
-// goes on past it, 4 = that run's end, 5 = its first right row at or past the tile's end (or its end).
-shared uint s_edge[6];
 
-// The first position of the run holding q (keys[q - 1] == keys[q]): gallop back by 1, 2, 4, ... while
-// the key holds, then a binary search in the last step.
+// The first position of the run holding q: gallop back by 1, 2, 4, ... while the key holds, then a
+// binary search in the last step.
 uint run_start(uint q) {
   const uint key = keys[q];
   uint hi = q, d = 1u;
@@ -86,7 +94,7 @@ uint run_start(uint q) {
   return lo;
 }
 
-// One past the last position of the run holding q (keys[q + 1] == keys[q]).
+// One past the last position of the run holding q (galloping forward).
 uint run_end(uint q) {
   const uint key = keys[q];
   uint lo = q, d = 1u;
@@ -121,7 +129,7 @@ uint first_right(uint lo, uint hi) {
 void main() {
   const uint t = gl_LocalInvocationIndex;
   const uint tile = (gl_WorkGroupID.x + pc.group_offset) * SET_TILE;
-  const uint count = min(SET_TILE, pc.n - tile);
+  const uint count = min(SET_TILE, pc.n - tile), tile_end = tile + count;
   const bool all_variant = pc.op == SET_OP_INTERSECT_ALL || pc.op == SET_OP_EXCEPT_ALL;
   for (uint j = 0u; j < SET_ITEMS; ++j) {
     const uint k = j * SKELETON_WG + t;
@@ -130,21 +138,30 @@ void main() {
       s_perm[PAD(k)] = perm[tile + k];
     }
   }
-  if (t == 0u) {
-    const bool joined = tile > 0u && keys[tile - 1u] == keys[tile];
-    s_edge[0] = joined ? 1u : 0u;
-    s_edge[1] = tile > 0u && perm[tile - 1u] >= pc.left_n ? 1u : 0u;
-    s_edge[2] = joined && all_variant ? run_start(tile) : tile;
+  const bool after = tile_end + t < pc.n;
+  if (after) {
+    s_after_key[t] = keys[tile_end + t];
+    s_after_perm[t] = perm[tile_end + t];
   }
-  if (t == SKELETON_WG - 1u) {
-    const uint last = tile + count - 1u;
-    const bool goes_on = last + 1u < pc.n && keys[last + 1u] == keys[last];
-    const uint e = goes_on ? run_end(last) : last + 1u;
-    s_edge[3] = goes_on ? 1u : 0u;
-    s_edge[4] = e;
-    s_edge[5] = goes_on ? first_right(last + 1u, e) : e;
+  // A tile but the first starts at SET_TILE or later: its before-halo is whole.
+  if (tile > 0u && (all_variant || t == SKELETON_WG - 1u)) s_before_key[t] = keys[tile - SKELETON_WG + t];
+  if (tile > 0u && t == SKELETON_WG - 1u) s_before_perm = perm[tile - 1u];
+  if (t == 0u) {
+    s_halo[0] = SKELETON_WG;
+    s_halo[1] = SKELETON_WG;
+    s_halo[2] = SKELETON_WG;
   }
   barrier();
+
+  // Whether the tile's first run starts before it and its last one goes on past it.
+  const uint first_key = s_key[PAD(0u)], last_key = s_key[PAD(count - 1u)];
+  const bool joined = tile > 0u && s_before_key[SKELETON_WG - 1u] == first_key;
+  const bool goes_on = tile_end < pc.n && s_after_key[0] == last_key;
+  // Keys ascend, so the halo positions in an edge run are a suffix (before) or a prefix (after) of
+  // the halo, and row ids ascend within a run.
+  if (all_variant && joined && s_before_key[t] == first_key) atomicMin(s_halo[0], t);
+  if (goes_on && (!after || s_after_key[t] != last_key)) atomicMin(s_halo[1], t);
+  if (goes_on && after && s_after_key[t] == last_key && s_after_perm[t] >= pc.left_n) atomicMin(s_halo[2], t);
 
   // This invocation's positions: c0 .. c0 + SET_ITEMS - 1 of the tile (those below count).
   const uint c0 = t * SET_ITEMS;
@@ -159,9 +176,9 @@ void main() {
     if (k >= count) continue;
     const uint key = s_key[PAD(k)];
     const bool right = s_perm[PAD(k)] >= pc.left_n;
-    head[j] = k == 0u ? s_edge[0] == 0u : key != s_key[PAD(k - 1u)];
-    tail[j] = k + 1u == count ? s_edge[3] == 0u : key != s_key[PAD(k + 1u)];
-    const bool prev_right = k == 0u ? s_edge[1] != 0u : s_perm[PAD(k - 1u)] >= pc.left_n;
+    head[j] = k == 0u ? !joined : key != s_key[PAD(k - 1u)];
+    tail[j] = k + 1u == count ? !goes_on : key != s_key[PAD(k + 1u)];
+    const bool prev_right = k == 0u ? tile > 0u && s_before_perm >= pc.left_n : s_perm[PAD(k - 1u)] >= pc.left_n;
     if (right && (head[j] || !prev_right))
       marker[j] = g;
     else if (!right && tail[j])
@@ -174,6 +191,21 @@ void main() {
   s_end[t] = tail_pos;
   s_split[t] = marker_pos;
   barrier();
+
+  // The edge runs past the halos: searched in the sorted arrays (before the scan's first barrier).
+  if (t == 0u) {
+    const uint h = s_halo[0];
+    s_edge[0] = !all_variant || !joined ? tile : h > 0u ? tile - SKELETON_WG + h : run_start(tile - SKELETON_WG);
+  }
+  if (t == SKELETON_WG - 1u) {
+    const uint h_end = s_halo[1], h_right = s_halo[2];
+    const uint e = !goes_on ? tile_end : h_end < SKELETON_WG ? tile_end + h_end : run_end(tile_end + SKELETON_WG - 1u);
+    s_edge[1] = e;
+    s_edge[2] = !goes_on                 ? e
+                : h_right < SKELETON_WG  ? tile_end + h_right
+                : h_end < SKELETON_WG    ? e
+                                         : first_right(tile_end + SKELETON_WG, e);
+  }
   for (uint d = 1u; d < SKELETON_WG; d <<= 1u) {
     const uint a = t >= d ? s_start[t - d] : 0u;
     const uint b = t + d < SKELETON_WG ? s_end[t + d] : NONE;
@@ -188,8 +220,8 @@ void main() {
   const uint before = t > 0u ? s_start[t - 1u] : 0u;
   uint e = t + 1u < SKELETON_WG ? s_end[t + 1u] : NONE;
   uint p = t + 1u < SKELETON_WG ? s_split[t + 1u] : NONE;
-  if (e == NONE) e = s_edge[4];
-  if (p == NONE) p = s_edge[5];
+  if (e == NONE) e = s_edge[1];
+  if (p == NONE) p = s_edge[2];
   uint ends[SET_ITEMS], splits[SET_ITEMS];
   for (uint jj = SET_ITEMS; jj-- > 0u;) {
     if (tail[jj]) e = tile + c0 + jj + 1u;
@@ -197,7 +229,7 @@ void main() {
     ends[jj] = e;
     splits[jj] = p;
   }
-  uint s = before != 0u ? before - 1u : s_edge[2];
+  uint s = before != 0u ? before - 1u : s_edge[0];
   for (uint j = 0u; j < SET_ITEMS; ++j) {
     const uint k = c0 + j, g = tile + k;
     if (k >= count) break;

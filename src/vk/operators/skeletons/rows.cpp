@@ -20,7 +20,7 @@ namespace {
 //! Push constants of row_key.comp (group_offset last, set by dispatch).
 struct KeyPush {
   uint32_t n, left_n, kind, descending, has_nulls, first, identity, lo, stride, op, two, kind2, has_nulls2, lo2,
-      stride2, slice_lo, slice_hi, group_offset;
+      stride2, key_io, slice_lo, slice_hi, group_offset;
 };
 //! Push constants of set_dense.comp.
 struct DensePush {
@@ -201,7 +201,8 @@ class RowSorter {
   //! `seen` (op: SET_OP_*): the terms of the planes before the last two packed into `keys`, then the
   //! last two planes' terms and the insert in one pass per key slice: `slices` (at least 1) equal
   //! parts of the packed keys' range (some empty when there are more slices than keys), each pass
-  //! inserting only the rows whose keys fall in its slice.
+  //! inserting only the rows whose keys fall in its slice; with several, the first pass stores the
+  //! whole packed keys in `keys` and the later ones read them there.
   void record_dense_insert(VkCommandBuffer cmd, const Packing& packing, const Buffer& keys, const Buffer& first,
                            const Buffer& seen, uint32_t op, uint32_t slices) {
     const size_t planes = planes_.size(), a = planes >= 2 ? planes - 2 : 0;
@@ -217,6 +218,9 @@ class RowSorter {
                           op,
                           planes >= 2 ? &planes_[planes - 1] : nullptr,
                           packing.digits[planes - 1],
+                          k            ? ROW_INSERT_KEYS_READ
+                          : slices > 1 ? ROW_INSERT_KEYS_STORE
+                                       : ROW_INSERT_KEYS_COMPUTE,
                           uint32_t(packing.slots * k / slices),
                           uint32_t(packing.slots * (k + 1) / slices)};
       record_plane(cmd, planes_[a], KeyMode::Insert, false, keys, a == 0, packing.digits[a], &insert);
@@ -321,13 +325,15 @@ class RowSorter {
     return args;
   }
 
-  //! ROW_INSERT's tables, operation, second plane (none: one plane) and key slice [slice_lo, slice_hi).
+  //! ROW_INSERT's tables, operation, second plane (none: one plane), where its keys come from
+  //! (ROW_INSERT_KEYS_*) and key slice [slice_lo, slice_hi).
   struct Insert {
     const Buffer* first = nullptr;
     const Buffer* seen = nullptr;
     uint32_t op = 0;
     const Plane* second = nullptr;
     Digit digit;
+    uint32_t key_io = ROW_INSERT_KEYS_COMPUTE;
     uint32_t slice_lo = 0, slice_hi = 0;
   };
 
@@ -360,15 +366,25 @@ class RowSorter {
     const bool nulls2 = ins.second && has_nulls(input_.columns[ins.second->column]);
     // Before any sort of every row, the order is the identity (perm is not read).
     const bool identity = input_.all && mode != KeyMode::Keys && mode != KeyMode::Heads;
-    const KeyPush push{uint32_t(n_),         uint32_t(input_.left_rows),
-                       plane.kind,           descending ? 1u : 0u,
-                       nulls ? 1u : 0u,      first,
-                       identity ? 1u : 0u,   digit.lo,
-                       digit.stride,         ins.op,
-                       ins.second ? 1u : 0u, ins.second ? ins.second->kind : 0u,
-                       nulls2 ? 1u : 0u,     ins.digit.lo,
-                       ins.digit.stride,     ins.slice_lo,
-                       ins.slice_hi,         0};
+    const KeyPush push{uint32_t(n_),
+                       uint32_t(input_.left_rows),
+                       plane.kind,
+                       descending ? 1u : 0u,
+                       nulls ? 1u : 0u,
+                       first,
+                       identity ? 1u : 0u,
+                       digit.lo,
+                       digit.stride,
+                       ins.op,
+                       ins.second ? 1u : 0u,
+                       ins.second ? ins.second->kind : 0u,
+                       nulls2 ? 1u : 0u,
+                       ins.digit.lo,
+                       ins.digit.stride,
+                       ins.key_io,
+                       ins.slice_lo,
+                       ins.slice_hi,
+                       0};
     static constexpr const char* kNames[] = {"row_key", "row_heads", "row_range", "row_pack", "row_insert"};
     std::vector<BufferRange> ranges{whole(perm_)};
     for (const BufferRange& r : column_ranges(plane)) ranges.push_back(r);
@@ -553,7 +569,8 @@ std::vector<uint32_t> dense_set(Device& device, RowSorter& rows, SetKind kind, c
   detail = std::to_string(rows.planes()) + " key plane(s) packed by their ranges into keys below " +
            std::to_string(slots) + ", the first row of each key by atomicMin into a table of one word per key" +
            (two_sided ? " (right rows set a seen word)" : "") + ", inserted in " + std::to_string(slices) +
-           " key slice(s) (" + slices_why + (slices > 1 ? ": every row read once per slice" : "") +
+           " key slice(s) (" + slices_why +
+           (slices > 1 ? ": the first pass stores the packed keys, the later ones read them" : "") +
            "), the kept first rows marked in a bitmap, the bitmap compacted in row order";
   rows.stages().run(
       "set-dense",

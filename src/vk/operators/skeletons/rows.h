@@ -102,7 +102,7 @@ struct SkeletonOptions {
   //! Key slices of the dense table's insert (1 .. 1024; InvalidInput past it): each slice is one pass
   //! over every row that inserts the rows whose packed keys fall in its part of the range, so that
   //! the atomics of a table larger than the cache go to words the cache holds. 0: the rule (as many
-  //! slices as 24 MiB parts of the table, up to 8; else one).
+  //! slices as 24 MiB parts of the table, up to 16; else one).
   uint32_t dense_slices = 0;
 };
 
@@ -110,15 +110,15 @@ struct SkeletonOptions {
 //! (H100, H200: 50 MB; Vulkan does not report the L2's size), so that the words of the slice being
 //! inserted stay in the cache while its rows' atomics go to them.
 inline constexpr uint64_t kDenseSliceBytes = uint64_t(24) << 20;
-//! The most slices the rule takes: each slice rereads every row's keys (4 bytes per plane) while a
-//! miss that slicing saves costs one or two 32-byte sectors at random, so past about 8 slices the
-//! rereading costs more than it saves.
-inline constexpr uint32_t kDenseMaxSlices = 8;
+//! The most slices the rule takes: each slice after the first rereads every row's packed key (4
+//! bytes, stored by the first) while a miss that slicing saves costs one or two 32-byte sectors at
+//! random, so past about 16 slices the rereading costs more than it saves.
+inline constexpr uint32_t kDenseMaxSlices = 16;
 
 //! The key slices the rule gives the dense table's insert for a table of `table_bytes` (4 bytes per
 //! packed key; 8 for INTERSECT and EXCEPT, whose `seen` words are sliced with it): one per
 //! kDenseSliceBytes of it, or 1 when that is more than kDenseMaxSlices.
-//! Example: 16 MiB -> 1, 64 MiB -> 3, 200 MiB (9 parts) -> 1
+//! Example: 16 MiB -> 1, 64 MiB -> 3, 400 MiB (17 parts) -> 1
 uint32_t dense_slices_rule(uint64_t table_bytes) noexcept;
 
 //! Why the hash DISTINCT cannot take `input` (more than DISTINCT_HASH_PLANES key planes, a table
