@@ -632,18 +632,20 @@ TEST_CASE("vk-skeletons: known value ranges (column statistics) replace the rang
 namespace {
 
 // One INT column over two operands made of runs of equal rows: run v has runs[v].first left rows and
-// runs[v].second right rows (DISTINCT: all of them left), its value random and distinct, the rows of
-// each side shuffled (seeded), so that runs cross set_mark.comp's tiles where their lengths say.
+// runs[v].second right rows (DISTINCT: all of them left), its value distinct and in the runs' order
+// when `ordered`, else random, the rows of each side shuffled (seeded), so that runs cross
+// set_mark.comp's tiles where their lengths say.
 struct RunRows {
   Rows left, right;
   std::vector<std::vector<uint64_t>> keys;  // by row id, as cpu_set_rule reads them
   size_t nl = 0, nr = 0;
 };
 
-RunRows run_rows(std::mt19937_64& rng, const std::vector<std::pair<uint32_t, uint32_t>>& runs, bool one_side) {
+RunRows run_rows(std::mt19937_64& rng, const std::vector<std::pair<uint32_t, uint32_t>>& runs, bool one_side,
+                 bool ordered) {
   std::vector<int32_t> values(runs.size());
   for (size_t v = 0; v < runs.size(); ++v) values[v] = int32_t(v) * 3 - 1000;
-  std::shuffle(values.begin(), values.end(), rng);
+  if (!ordered) std::shuffle(values.begin(), values.end(), rng);
   std::vector<int32_t> l, r;
   for (size_t v = 0; v < runs.size(); ++v) {
     l.insert(l.end(), runs[v].first + (one_side ? runs[v].second : 0), values[v]);
@@ -701,12 +703,21 @@ TEST_CASE("vk-skeletons: the fused set marks resolve runs across tiles, one-side
     if (len) mixed.push_back({l, len - l});
   }
   shapes.emplace_back("mixed runs", mixed);
+  // In this order (sorted positions as listed), with tiles edges at multiples of `tile` and halos of
+  // SKELETON_WG positions each side: runs crossing an edge that start 100 and 300 before it, whose
+  // left rows end 100, 200, 0 and 300 after it and that end 150, 400, 600 and 700 after it, and a
+  // right-only run across one.
+  const std::vector<std::pair<uint32_t, uint32_t>> edges{{tile - 100, 0}, {200, 50},  {tile - 450, 0}, {500, 200},
+                                                         {tile - 500, 0}, {100, 600}, {tile - 900, 0}, {600, 400},
+                                                         {500, 0},        {0, 1348},  {300, 0}};
+  shapes.emplace_back("edge runs against the halos", edges);
   for (const auto& [name, runs] : shapes) {
     CAPTURE(name);
+    const bool ordered = name == "edge runs against the halos";
     for (const SetKind kind : {SetKind::Distinct, SetKind::Union, SetKind::Intersect, SetKind::IntersectAll,
                                SetKind::Except, SetKind::ExceptAll}) {
       const bool distinct = kind == SetKind::Distinct;
-      const RunRows rr = run_rows(rng, runs, distinct);
+      const RunRows rr = run_rows(rng, runs, distinct, ordered);
       for (const bool all : {true, false}) {
         vk::skel::RowsInput in;
         in.columns = row_columns(rr.left, distinct ? nullptr : &rr.right, {0}, {false});
@@ -745,7 +756,7 @@ TEST_CASE("vk-skeletons: the dense table inserted in forced key slices equals th
   using vk::skel::SetKind;
   // One INT column whose values span `span` (both ends present), either spread over it or clustered at
   // its two ends (so that the middle slices hold no key); or three INT columns of a few values each (3
-  // planes: the packed pre-pass of the first before the insert).
+  // planes: the packed pre-pass of the first before the insert); all rows and a selection.
   struct Case {
     size_t nl, nr;
     uint32_t span;
@@ -803,27 +814,34 @@ TEST_CASE("vk-skeletons: the dense table inserted in forced key slices equals th
     }
     for (const SetKind kind : {SetKind::Distinct, SetKind::Union, SetKind::Intersect, SetKind::Except}) {
       const bool distinct = kind == SetKind::Distinct;
-      vk::skel::RowsInput in;
-      in.columns = row_columns(l, distinct ? nullptr : &r, pick, std::vector<bool>(pick.size(), false));
-      in.left_rows = k.nl;
-      in.right_rows = distinct ? 0 : k.nr;
-      std::vector<uint32_t> taking(in.left_rows + in.right_rows);
-      std::iota(taking.begin(), taking.end(), 0u);
-      const std::vector<uint32_t> want = cpu_set_rule(keys, k.nl, taking, kind);
-      for (const uint32_t slices : {0u, 1u, 2u, 3u, 7u}) {
-        const std::string kind_name = vk::skel::to_string(kind);
-        CAPTURE(kind_name);
-        CAPTURE(slices);
-        vk::skel::SkeletonOptions options;
-        (distinct ? options.distinct : options.set) = DistinctAlgorithm::Dense;
-        options.dense_slices = slices;
-        std::vector<PassRecord> passes;
-        std::string how;
-        CHECK(vk::skel::set_rows(vk_device(), in, kind, passes, how, options) == want);
-        CAPTURE(how);
-        // The rule keeps these small tables in one slice.
-        CHECK(how.find("inserted in " + std::to_string(slices ? slices : 1) + " key slice(s) (" +
-                       (slices ? "forced" : "rule: ")) != std::string::npos);
+      for (const bool all : {true, false}) {
+        vk::skel::RowsInput in;
+        in.columns = row_columns(l, distinct ? nullptr : &r, pick, std::vector<bool>(pick.size(), false));
+        in.left_rows = k.nl;
+        in.right_rows = distinct ? 0 : k.nr;
+        in.all = all;
+        std::vector<uint32_t> taking;
+        for (uint32_t id = 0; id < in.left_rows + in.right_rows; ++id)
+          if (all || id % 4 != 2) taking.push_back(id);
+        if (!all) in.ids = taking;
+        const std::vector<uint32_t> want = cpu_set_rule(keys, k.nl, taking, kind);
+        for (const uint32_t slices : {0u, 1u, 2u, 3u, 7u}) {
+          const std::string kind_name = vk::skel::to_string(kind);
+          CAPTURE(kind_name);
+          CAPTURE(all);
+          CAPTURE(slices);
+          vk::skel::SkeletonOptions options;
+          (distinct ? options.distinct : options.set) = DistinctAlgorithm::Dense;
+          options.dense_slices = slices;
+          std::vector<PassRecord> passes;
+          std::string how;
+          CHECK(vk::skel::set_rows(vk_device(), in, kind, passes, how, options) == want);
+          CAPTURE(how);
+          if (taking.empty()) continue;
+          // The rule keeps these small tables in one slice.
+          CHECK(how.find("inserted in " + std::to_string(slices ? slices : 1) + " key slice(s) (" +
+                         (slices ? "forced" : "rule: ")) != std::string::npos);
+        }
       }
     }
   }
