@@ -31,9 +31,9 @@
 // Push constants: n (< 2^31), left_n, op (SET_OP_*), group_offset.
 #include "skeleton_config.glsl"
 layout(local_size_x = SKELETON_WG) in;
-layout(std430, binding = 0) readonly buffer Keys { uint keys[]; };
-layout(std430, binding = 1) readonly buffer Perm { uint perm[]; };
-layout(std430, binding = 2) buffer Bits { uint bits[]; };
+layout(std430, binding = 0) restrict readonly buffer Keys { uint keys[]; };
+layout(std430, binding = 1) restrict readonly buffer Perm { uint perm[]; };
+layout(std430, binding = 2) restrict buffer Bits { uint bits[]; };
 layout(push_constant) uniform Push {
   uint n;
   uint left_n;
@@ -46,13 +46,19 @@ void mark(uint row) {
 }
 
 #if defined(SET_HEADS)
+// The loads in phases (keys, then the heads' row ids, then the atomics), so that each invocation
+// has all its loads of a phase in flight at once.
 void main() {
   const uint base = (gl_WorkGroupID.x + pc.group_offset) * SET_TILE + gl_LocalInvocationIndex;
+  bool head[SET_ITEMS];
   for (uint j = 0u; j < SET_ITEMS; ++j) {
     const uint i = base + j * SKELETON_WG;
-    if (i >= pc.n) break;
-    if (i == 0u || keys[i] != keys[i - 1u]) mark(perm[i]);
+    head[j] = i < pc.n && (i == 0u || keys[i] != keys[i - 1u]);
   }
+  uint row[SET_ITEMS];
+  for (uint j = 0u; j < SET_ITEMS; ++j) row[j] = head[j] ? perm[base + j * SKELETON_WG] : 0u;
+  for (uint j = 0u; j < SET_ITEMS; ++j)
+    if (head[j]) mark(row[j]);
 }
 #else
 #define NONE 0xffffffffu
