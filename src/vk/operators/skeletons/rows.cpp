@@ -438,8 +438,10 @@ std::string marks_text(SetKind kind, bool packed) {
     return "fused marks: one pass over " + keys + " marks each run's head (key unlike its neighbour's) in a bitmap";
   return "fused marks: one pass over " + keys +
          " and row ids resolves each run's start, end and first right row in tiles of " + std::to_string(SET_TILE) +
-         " positions (a workgroup scan in shared memory; runs crossing a tile's edge searched in the sorted arrays) "
-         "and marks the kept rows in a bitmap";
+         " positions (a workgroup scan in shared memory; a run crossing a tile's edge from halos of " +
+         std::to_string(SKELETON_WG) +
+         " positions, searched in the sorted arrays past them) and marks the kept rows "
+         "in a bitmap";
 }
 
 //! Slots of the hash DISTINCT's table for n rows: a power of two of at least 2n (and 256).
