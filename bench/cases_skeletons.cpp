@@ -8,7 +8,10 @@
 //     row (the gather primitive): reads ids and values, writes the two output columns;
 //   compute.sort_rows_2keys: ORDER BY a, b DESC of the two int32 columns below (multi-column row
 //     sort: 2 key planes, two radix sorts of pairs); compare with compute.sort_pairs (one plane);
-//   compute.distinct_rows (the rule's pick: the dense table), compute.distinct_rows_nostats (the same without
+//   compute.distinct_rows (the rule's pick: the dense table, in as many key slices as its rule gives: the note
+//     says how many), compute.distinct_rows_1slice and compute.intersect_rows_1slice (the dense table forced
+//     to one slice: its insert's atomics go to a table larger than the L2 past 2^24 rows, the path before the
+//     slices), compute.distinct_rows_nostats (the same without
 //     column statistics: the key ranges' pass and its download run first), compute.distinct_rows_hash (hash forced),
 //     compute.distinct_rows_sort (sort-based forced: one sort of packed keys), compute.union_rows,
 //     compute.intersect_rows (the rule's pick: dense), compute.intersect_rows_nostats, compute.intersect_rows_sort
@@ -18,7 +21,8 @@
 //     cases. Time = the sum of the
 //     stages' GPU timestamps (the key ranges' stage included), best of env.repeats after 1 s of back-to-back runs; the
 //     note gives the share of the copy bandwidth of the input + output bytes including and excluding the sort (the
-//     row-ids and row-sort stages; the dense and hash variants have none) (goal >= 0.72 excluding it) and each stage.
+//     row-ids and row-sort stages; the dense and hash variants have none) (goal >= 0.72 excluding it) and each stage
+//     (set-marks: the fused marks and the compaction after the sort; set-dense: the dense table's one stage).
 //     The kept row ids are checked against a host set.
 // Peers: bench/peers.py's peer.torch.distinct_rows / intersect_rows (torch.unique, torch.isin) on the
 // same distribution.
@@ -132,7 +136,7 @@ void check_size(uint64_t rows) {
 }
 
 Measurement set_case(Env& env, uint64_t rows, vk::skel::SetKind kind, vk::skel::DistinctAlgorithm algorithm,
-                     bool statistics) {
+                     bool statistics, uint32_t dense_slices) {
   check_size(rows);
   vk::Device& device = device_of(env);
   const bool distinct = kind == vk::skel::SetKind::Distinct;
@@ -169,6 +173,7 @@ Measurement set_case(Env& env, uint64_t rows, vk::skel::SetKind kind, vk::skel::
     std::string how;
     vk::skel::SkeletonOptions options;
     (distinct ? options.distinct : options.set) = algorithm;
+    options.dense_slices = dense_slices;
     ids = vk::skel::set_rows(device, in, kind, passes, how, options);
     return how;
   };
@@ -274,19 +279,22 @@ const bool registered = [] {
   Registrar{{"compute.project_columns", "compute", "compute.ceiling_copy", false, project_case}};
   using vk::skel::SetKind;
   using vk::skel::DistinctAlgorithm;
-  for (const auto& [name, kind, algorithm, statistics] :
-       {std::tuple{"compute.distinct_rows", SetKind::Distinct, DistinctAlgorithm::Auto, true},
-        std::tuple{"compute.distinct_rows_nostats", SetKind::Distinct, DistinctAlgorithm::Auto, false},
-        std::tuple{"compute.distinct_rows_hash", SetKind::Distinct, DistinctAlgorithm::Hash, false},
-        std::tuple{"compute.distinct_rows_sort", SetKind::Distinct, DistinctAlgorithm::Sort, true},
-        std::tuple{"compute.union_rows", SetKind::Union, DistinctAlgorithm::Auto, true},
-        std::tuple{"compute.intersect_rows", SetKind::Intersect, DistinctAlgorithm::Auto, true},
-        std::tuple{"compute.intersect_rows_nostats", SetKind::Intersect, DistinctAlgorithm::Auto, false},
-        std::tuple{"compute.intersect_rows_sort", SetKind::Intersect, DistinctAlgorithm::Sort, true},
-        std::tuple{"compute.except_all_rows", SetKind::ExceptAll, DistinctAlgorithm::Auto, true}})
-    Registrar{{name, "compute", "compute.ceiling_copy", false, [kind, algorithm, statistics](Env& e, uint64_t n) {
-                 return set_case(e, n, kind, algorithm, statistics);
-               }}};
+  for (const auto& [name, kind, algorithm, statistics, slices] :
+       {std::tuple{"compute.distinct_rows", SetKind::Distinct, DistinctAlgorithm::Auto, true, 0u},
+        std::tuple{"compute.distinct_rows_1slice", SetKind::Distinct, DistinctAlgorithm::Dense, true, 1u},
+        std::tuple{"compute.distinct_rows_nostats", SetKind::Distinct, DistinctAlgorithm::Auto, false, 0u},
+        std::tuple{"compute.distinct_rows_hash", SetKind::Distinct, DistinctAlgorithm::Hash, false, 0u},
+        std::tuple{"compute.distinct_rows_sort", SetKind::Distinct, DistinctAlgorithm::Sort, true, 0u},
+        std::tuple{"compute.union_rows", SetKind::Union, DistinctAlgorithm::Auto, true, 0u},
+        std::tuple{"compute.intersect_rows", SetKind::Intersect, DistinctAlgorithm::Auto, true, 0u},
+        std::tuple{"compute.intersect_rows_1slice", SetKind::Intersect, DistinctAlgorithm::Dense, true, 1u},
+        std::tuple{"compute.intersect_rows_nostats", SetKind::Intersect, DistinctAlgorithm::Auto, false, 0u},
+        std::tuple{"compute.intersect_rows_sort", SetKind::Intersect, DistinctAlgorithm::Sort, true, 0u},
+        std::tuple{"compute.except_all_rows", SetKind::ExceptAll, DistinctAlgorithm::Auto, true, 0u}})
+    Registrar{
+        {name, "compute", "compute.ceiling_copy", false, [kind, algorithm, statistics, slices](Env& e, uint64_t n) {
+           return set_case(e, n, kind, algorithm, statistics, slices);
+         }}};
   return true;
 }();
 

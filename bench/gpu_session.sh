@@ -77,10 +77,10 @@ for part in $parts; do
       run io_column.jsonl 120 "$bench" --cases io.column --log2 28 --repeats 3 ;;
     skeletons)
       s=compute.product_columns,compute.project_columns,compute.sort_rows_2keys,compute.distinct_rows
-      s=$s,compute.distinct_rows_nostats,compute.distinct_rows_hash,compute.distinct_rows_sort,compute.union_rows
-      s=$s,compute.intersect_rows,compute.intersect_rows_nostats,compute.intersect_rows_sort,compute.except_all_rows
-      s=$s,compute.sort_pairs
-      run skeletons.jsonl 300 "$bench" --cases "$s" --log2 24,26 --repeats 5
+      s=$s,compute.distinct_rows_1slice,compute.distinct_rows_nostats,compute.distinct_rows_hash
+      s=$s,compute.distinct_rows_sort,compute.union_rows,compute.intersect_rows,compute.intersect_rows_1slice
+      s=$s,compute.intersect_rows_nostats,compute.intersect_rows_sort,compute.except_all_rows,compute.sort_pairs
+      run skeletons.jsonl 360 "$bench" --cases "$s" --log2 24,26 --repeats 5
       run skeletons_tests.txt 120 "$build/tests/gfxq_tests" -tc='vk-skeletons*,engine-compute-sort*,engine-compute-distinct*,engine-compute-set-ops*,engine-compute-product*'
       run skeletons_peers.jsonl 150 python3 "$(dirname "$0")/peers.py" --cases distinct_rows,intersect_rows,sort_pairs --log2 24,26 --repeats 5 ;;
     expressions) run expressions.jsonl 240 "$bench" --cases expr --log2 24,28 --repeats 10 ;;

@@ -12,6 +12,7 @@
 
 #include "cpu/exec/ops.h"
 #include "gpu_support.h"
+#include "skeleton_config.glsl"
 #include "test_support.h"
 #include "vk/operators/skeletons/product.h"
 #include "vk/operators/skeletons/rows.h"
@@ -626,4 +627,245 @@ TEST_CASE("vk-skeletons: known value ranges (column statistics) replace the rang
     }
   }
   GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+namespace {
+
+// One INT column over two operands made of runs of equal rows: run v has runs[v].first left rows and
+// runs[v].second right rows (DISTINCT: all of them left), its value distinct and in the runs' order
+// when `ordered`, else random, the rows of each side shuffled (seeded), so that runs cross
+// set_mark.comp's tiles where their lengths say.
+struct RunRows {
+  Rows left, right;
+  std::vector<std::vector<uint64_t>> keys;  // by row id, as cpu_set_rule reads them
+  size_t nl = 0, nr = 0;
+};
+
+RunRows run_rows(std::mt19937_64& rng, const std::vector<std::pair<uint32_t, uint32_t>>& runs, bool one_side,
+                 bool ordered) {
+  std::vector<int32_t> values(runs.size());
+  for (size_t v = 0; v < runs.size(); ++v) values[v] = int32_t(v) * 3 - 1000;
+  if (!ordered) std::shuffle(values.begin(), values.end(), rng);
+  std::vector<int32_t> l, r;
+  for (size_t v = 0; v < runs.size(); ++v) {
+    l.insert(l.end(), runs[v].first + (one_side ? runs[v].second : 0), values[v]);
+    if (!one_side) r.insert(r.end(), runs[v].second, values[v]);
+  }
+  std::shuffle(l.begin(), l.end(), rng);
+  std::shuffle(r.begin(), r.end(), rng);
+  RunRows out;
+  out.nl = l.size();
+  out.nr = r.size();
+  for (const int32_t v : l) out.keys.push_back({0, uint64_t(uint32_t(v))});
+  for (const int32_t v : r) out.keys.push_back({0, uint64_t(uint32_t(v))});
+  out.left = device_rows({Column::ints("v", l)});
+  out.right = device_rows({Column::ints("v", r)});
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("vk-skeletons: the fused set marks resolve runs across tiles, one-sided runs, empty sides, single rows") {
+  using vk::skel::DistinctAlgorithm;
+  using vk::skel::SetKind;
+  const uint32_t tile = SET_TILE;
+  const uint64_t seed = 1300;
+  std::mt19937_64 rng(seed);
+  CAPTURE(seed);
+  // Runs as (left rows, right rows).
+  std::vector<std::pair<std::string, std::vector<std::pair<uint32_t, uint32_t>>>> shapes{
+      {"single left row", {{1, 0}}},
+      {"single right row", {{0, 1}}},
+      {"one row each side", {{1, 1}}},
+      {"all equal, left only, several tiles", {{3 * tile + 5, 0}}},
+      {"all equal, right only", {{0, tile + 1}}},
+      {"all equal, both sides, several tiles", {{2 * tile + 1, tile + 3}}},
+      {"all equal, the left side ending at a tile's edge", {{tile, tile - 1}}},
+      {"runs around the tile's length",
+       {{tile - 1, 0},
+        {1, 0},
+        {tile, 1},
+        {0, tile + 1},
+        {tile - 1, tile},
+        {2, 2},
+        {0, 1},
+        {1, tile + 1},
+        {tile + 1, 3}}},
+      {"empty left side", {{0, 5}, {0, 300}, {0, 1}}},
+      {"empty right side", {{7, 0}, {300, 0}, {1, 0}}},
+  };
+  // Many short runs and some long ones, each side sometimes empty.
+  std::vector<std::pair<uint32_t, uint32_t>> mixed;
+  for (int v = 0; v < 400; ++v) {
+    const uint32_t len = v % 50 == 0 ? tile + uint32_t(rng() % tile) : uint32_t(rng() % 9);
+    const uint32_t kind = uint32_t(rng() % 4);  // left only, right only, both, both (split at random)
+    const uint32_t l = kind == 0 ? len : kind == 1 ? 0 : uint32_t(rng() % (len + 1));
+    if (len) mixed.push_back({l, len - l});
+  }
+  shapes.emplace_back("mixed runs", mixed);
+  // In this order (sorted positions as listed), with tiles edges at multiples of `tile` and halos of
+  // SKELETON_WG positions each side: runs crossing an edge that start 100 and 300 before it, whose
+  // left rows end 100, 200, 0 and 300 after it and that end 150, 400, 600 and 700 after it, and a
+  // right-only run across one.
+  const std::vector<std::pair<uint32_t, uint32_t>> edges{{tile - 100, 0}, {200, 50},  {tile - 450, 0}, {500, 200},
+                                                         {tile - 500, 0}, {100, 600}, {tile - 900, 0}, {600, 400},
+                                                         {500, 0},        {0, 1348},  {300, 0}};
+  shapes.emplace_back("edge runs against the halos", edges);
+  for (const auto& [name, runs] : shapes) {
+    CAPTURE(name);
+    const bool ordered = name == "edge runs against the halos";
+    for (const SetKind kind : {SetKind::Distinct, SetKind::Union, SetKind::Intersect, SetKind::IntersectAll,
+                               SetKind::Except, SetKind::ExceptAll}) {
+      const bool distinct = kind == SetKind::Distinct;
+      const RunRows rr = run_rows(rng, runs, distinct, ordered);
+      for (const bool all : {true, false}) {
+        vk::skel::RowsInput in;
+        in.columns = row_columns(rr.left, distinct ? nullptr : &rr.right, {0}, {false});
+        in.left_rows = rr.nl;
+        in.right_rows = rr.nr;
+        in.all = all;
+        std::vector<uint32_t> taking;
+        for (uint32_t id = 0; id < rr.nl + rr.nr; ++id)
+          if (all || id % 3 != 1) taking.push_back(id);
+        if (!all) in.ids = taking;
+        const std::vector<uint32_t> want = cpu_set_rule(rr.keys, rr.nl, taking, kind);
+        for (const bool pack : {true, false}) {
+          const std::string kind_name = vk::skel::to_string(kind);
+          CAPTURE(kind_name);
+          CAPTURE(all);
+          CAPTURE(pack);
+          vk::skel::SkeletonOptions options;
+          (distinct ? options.distinct : options.set) = DistinctAlgorithm::Sort;
+          options.pack = pack;
+          std::vector<PassRecord> passes;
+          std::string how;
+          CHECK(vk::skel::set_rows(vk_device(), in, kind, passes, how, options) == want);
+          CAPTURE(how);
+          if (taking.empty()) continue;
+          CHECK(how.find("fused marks: one pass over " +
+                         std::string(pack ? "the sorted packed keys" : "the run numbers")) != std::string::npos);
+        }
+      }
+    }
+  }
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk-skeletons: the dense table inserted in forced key slices equals the CPU rule") {
+  using vk::skel::DistinctAlgorithm;
+  using vk::skel::SetKind;
+  // One INT column whose values span `span` (both ends present), either spread over it or clustered at
+  // its two ends (so that the middle slices hold no key); or three INT columns of a few values each (3
+  // planes: the packed pre-pass of the first before the insert); all rows and a selection.
+  struct Case {
+    size_t nl, nr;
+    uint32_t span;
+    bool clustered;
+    bool planes3;
+  };
+  const std::vector<Case> cases{{1, 0, 1, false, false},           {1, 1, 1, false, false},
+                                {3000, 2000, 3, false, false},     {5000, 4000, 65536, true, false},
+                                {6000, 3000, 20000, false, false}, {4097, 4095, 0, false, true}};
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const uint64_t seed = 1310 + c;
+    std::mt19937_64 rng(seed);
+    CAPTURE(seed);
+    const Case& k = cases[c];
+    std::vector<size_t> pick{0};
+    Rows l, r;
+    if (k.planes3) {
+      auto three = [&](size_t n) {
+        std::vector<int32_t> a(n), b(n), d(n);
+        for (size_t i = 0; i < n; ++i)
+          a[i] = int32_t(rng() % 5), b[i] = int32_t(rng() % 7) - 3, d[i] = int32_t(rng() % 11);
+        return device_rows({Column::ints("a", a), Column::ints("b", b), Column::ints("d", d)});
+      };
+      l = three(k.nl);
+      r = three(k.nr);
+      pick = {0, 1, 2};
+    } else {
+      auto values = [&](size_t n) {
+        std::vector<int32_t> v(n);
+        for (size_t i = 0; i < n; ++i) {
+          const uint32_t x = uint32_t(rng() % (k.clustered ? std::min<uint32_t>(k.span, 20) : k.span));
+          v[i] = int32_t(k.clustered && rng() % 2 ? k.span - 1 - x : x) - 5;
+        }
+        return v;
+      };
+      std::vector<int32_t> lv = values(k.nl), rv = values(k.nr);
+      if (k.nl) lv[0] = -5;                                      // the range's low end
+      (k.nr ? rv.back() : lv.back()) = int32_t(k.span - 1) - 5;  // and its high end
+      l = device_rows({Column::ints("v", lv)});
+      r = device_rows({Column::ints("v", rv)});
+    }
+    std::vector<cpu::CellKeys> lkeys, rkeys;
+    for (size_t col : pick)
+      lkeys.push_back(cpu::cell_keys(l.columns[col])), rkeys.push_back(cpu::cell_keys(r.columns[col]));
+    std::vector<std::vector<uint64_t>> keys;
+    for (size_t id = 0; id < k.nl + k.nr; ++id) {
+      std::vector<uint64_t> key;
+      for (size_t p = 0; p < pick.size(); ++p) {
+        const cpu::CellKeys& ck = (id < k.nl ? lkeys : rkeys)[p];
+        const size_t row = id < k.nl ? id : id - k.nl;
+        key.push_back(ck.is_null(row));
+        key.push_back(ck.is_null(row) ? 0 : ck.key[row]);
+      }
+      keys.push_back(key);
+    }
+    for (const SetKind kind : {SetKind::Distinct, SetKind::Union, SetKind::Intersect, SetKind::Except}) {
+      const bool distinct = kind == SetKind::Distinct;
+      for (const bool all : {true, false}) {
+        vk::skel::RowsInput in;
+        in.columns = row_columns(l, distinct ? nullptr : &r, pick, std::vector<bool>(pick.size(), false));
+        in.left_rows = k.nl;
+        in.right_rows = distinct ? 0 : k.nr;
+        in.all = all;
+        std::vector<uint32_t> taking;
+        for (uint32_t id = 0; id < in.left_rows + in.right_rows; ++id)
+          if (all || id % 4 != 2) taking.push_back(id);
+        if (!all) in.ids = taking;
+        const std::vector<uint32_t> want = cpu_set_rule(keys, k.nl, taking, kind);
+        for (const uint32_t slices : {0u, 1u, 2u, 3u, 7u}) {
+          const std::string kind_name = vk::skel::to_string(kind);
+          CAPTURE(kind_name);
+          CAPTURE(all);
+          CAPTURE(slices);
+          vk::skel::SkeletonOptions options;
+          (distinct ? options.distinct : options.set) = DistinctAlgorithm::Dense;
+          options.dense_slices = slices;
+          std::vector<PassRecord> passes;
+          std::string how;
+          CHECK(vk::skel::set_rows(vk_device(), in, kind, passes, how, options) == want);
+          CAPTURE(how);
+          if (taking.empty()) continue;
+          // The rule keeps these small tables in one slice.
+          CHECK(how.find("inserted in " + std::to_string(slices ? slices : 1) + " key slice(s) (" +
+                         (slices ? "forced" : "rule: ")) != std::string::npos);
+        }
+      }
+    }
+  }
+  // More slices than one may force.
+  const Rows rows = device_rows({Column::ints("v", {1, 2, 2})});
+  vk::skel::RowsInput in;
+  in.columns = row_columns(rows, nullptr, {0}, {false});
+  in.left_rows = 3;
+  vk::skel::SkeletonOptions options;
+  options.dense_slices = 1025;
+  std::vector<PassRecord> passes;
+  std::string how;
+  CHECK_THROWS_AS(vk::skel::set_rows(vk_device(), in, SetKind::Distinct, passes, how, options), Error);
+  GFXQ_CHECK_NO_VK_MESSAGES();
+}
+
+TEST_CASE("vk-skeletons: the dense slices' rule takes one slice per cache budget of the table, up to its most") {
+  using vk::skel::kDenseMaxSlices;
+  using vk::skel::kDenseSliceBytes;
+  CHECK(vk::skel::dense_slices_rule(0) == 1);
+  for (uint64_t parts = 1; parts <= kDenseMaxSlices + 2; ++parts) {
+    CAPTURE(parts);
+    const uint32_t want = parts > kDenseMaxSlices ? 1 : uint32_t(parts);
+    CHECK(vk::skel::dense_slices_rule(parts * kDenseSliceBytes) == want);
+    CHECK(vk::skel::dense_slices_rule((parts - 1) * kDenseSliceBytes + 1) == want);
+  }
 }

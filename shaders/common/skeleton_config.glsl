@@ -21,7 +21,15 @@
 #define SET_OP_EXCEPT 3u         // the first row when l > 0 and r == 0
 #define SET_OP_EXCEPT_ALL 4u     // the left rows after the first r
 
+// row_key.comp's ROW_INSERT: where the packed keys come from (the dense table's key slices).
+#define ROW_INSERT_KEYS_COMPUTE 0u  // from the planes (and the packed terms before them): one slice
+#define ROW_INSERT_KEYS_STORE 1u    // from the planes, stored whole for the later slices (the first)
+#define ROW_INSERT_KEYS_READ 2u     // the stored whole keys (the later slices)
+
 #define SKELETON_WG 256u
+// set_mark.comp: positions per invocation and per workgroup (its tile).
+#define SET_ITEMS 8u
+#define SET_TILE (SET_ITEMS * SKELETON_WG)
 // row_key.comp's ROW_RANGE: positions per invocation (a workgroup takes SKELETON_WG times as many).
 #define ROW_RANGE_ROWS 16u
 

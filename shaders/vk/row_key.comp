@@ -12,19 +12,25 @@
 // atomicMin, so every key's word ends with the first row that has it; for INTERSECT and EXCEPT (op) only the left rows
 // do, a right row sets seen[key] = 1; a subgroup whose rows all have one key and all go to `first`
 // makes one atomicMin, and a row whose word is already at or below its id makes none, as words only
-// fall). With `identity` the order is 0, 1, ... (perm is not read).
+// fall); only rows whose packed key lies in [slice_lo, slice_hi) insert, so that the table can be
+// filled one key slice per pass, each slice's words staying in the cache: the first slice's pass
+// stores every row's whole packed key in `out` (key_io ROW_INSERT_KEYS_STORE) and the later ones read
+// it from there (ROW_INSERT_KEYS_READ: no plane is read). With `identity` the order is 0, 1, ...
+// (perm is not read).
 // A row id below left_n reads the left columns, others the right ones at id - left_n
 // (set operations sort both operands as one relation). The key of a NULL cell is 0 in its value
 // planes (all NULLs equal); its ROW_KEY_NULL plane orders it. `descending` inverts the key.
 // Bindings: 0 = perm (uint[]), 1 = left word 0, 2 = left word 1 (high word of 64-bit types; else
 //           unused), 3 = left NULL flags (uint per row; unused without has_nulls), 4, 5, 6 = the
 //           same for the right rows, 7 = keys out or heads in/out (uint[]); ROW_INSERT: 7 = the
-//           packed keys of the planes before (read unless `first`), 8 = first, 9 = seen (uint[]),
+//           packed keys of the planes before (read unless `first`; the whole packed keys with
+//           key_io), 8 = first, 9 = seen (uint[]),
 //           10..15 = a second plane's words as 1..6 (read with `two`).
 // Push constants: n, left_n, kind (ROW_KEY_*), descending, has_nulls, first, identity, lo, stride, op
 //                 (ROW_INSERT: SET_OP_DISTINCT for DISTINCT and UNION, SET_OP_INTERSECT, SET_OP_EXCEPT),
 //                 two (ROW_INSERT: a second plane follows, so the last two planes' terms are added in
-//                 one pass), kind2, has_nulls2, lo2, stride2 (the second plane's), group_offset.
+//                 one pass), kind2, has_nulls2, lo2, stride2 (the second plane's), key_io
+//                 (ROW_INSERT_KEYS_*), slice_lo, slice_hi (ROW_INSERT's key slice), group_offset.
 #extension GL_ARB_gpu_shader_int64 : require
 #if defined(ROW_RANGE) || defined(ROW_INSERT)
 #extension GL_KHR_shader_subgroup_basic : require
@@ -41,7 +47,7 @@ layout(std430, binding = 4) readonly buffer R0 { uint r0[]; };
 layout(std430, binding = 5) readonly buffer R1 { uint r1[]; };
 layout(std430, binding = 6) readonly buffer RN { uint rnull[]; };
 #if defined(ROW_INSERT)
-layout(std430, binding = 7) readonly buffer Out { uint out_words[]; };
+layout(std430, binding = 7) buffer Out { uint out_words[]; };
 layout(std430, binding = 8) buffer First { uint first_row[]; };
 layout(std430, binding = 9) buffer Seen { uint seen[]; };
 layout(std430, binding = 10) readonly buffer L0B { uint l0b[]; };
@@ -71,6 +77,9 @@ layout(push_constant) uniform Push {
   uint has_nulls2;
   uint lo2;
   uint stride2;
+  uint key_io;
+  uint slice_lo;
+  uint slice_hi;
   uint group_offset;
 } pc;
 
@@ -167,8 +176,17 @@ void main() {
   const uint term = (plane_key(row) - pc.lo) * pc.stride;
   out_words[i] = pc.first != 0u ? term : out_words[i] + term;
 #elif defined(ROW_INSERT)
-  uint key = (pc.first != 0u ? 0u : out_words[i]) + (plane_key(row) - pc.lo) * pc.stride;
-  if (pc.two != 0u) key += (plane_key2(row) - pc.lo2) * pc.stride2;
+  uint key;
+  if (pc.key_io == ROW_INSERT_KEYS_READ) {
+    key = out_words[i];
+  } else {
+    key = (pc.first != 0u ? 0u : out_words[i]) + (plane_key(row) - pc.lo) * pc.stride;
+    if (pc.two != 0u) key += (plane_key2(row) - pc.lo2) * pc.stride2;
+    if (pc.key_io == ROW_INSERT_KEYS_STORE) out_words[i] = key;
+  }
+  // Outside the slice: no insert (the subgroup operations below are right for any set of lanes:
+  // each lane's row reaches the table by its own atomic or by its group's elected one).
+  if (key - pc.slice_lo >= pc.slice_hi - pc.slice_lo) return;
   const bool to_first = pc.op == SET_OP_DISTINCT || row < pc.left_n;
   if (subgroupAllEqual(key) && subgroupAll(to_first)) {
     const uint m = subgroupMin(row);

@@ -20,7 +20,7 @@ namespace {
 //! Push constants of row_key.comp (group_offset last, set by dispatch).
 struct KeyPush {
   uint32_t n, left_n, kind, descending, has_nulls, first, identity, lo, stride, op, two, kind2, has_nulls2, lo2,
-      stride2, group_offset;
+      stride2, key_io, slice_lo, slice_hi, group_offset;
 };
 //! Push constants of set_dense.comp.
 struct DensePush {
@@ -199,16 +199,32 @@ class RowSorter {
 
   //! Records the dense insert of the rows' packed keys (row_key.comp's ROW_INSERT) into `first` and
   //! `seen` (op: SET_OP_*): the terms of the planes before the last two packed into `keys`, then the
-  //! last two planes' terms and the insert in one pass.
+  //! last two planes' terms and the insert in one pass per key slice: `slices` (at least 1) equal
+  //! parts of the packed keys' range (some empty when there are more slices than keys), each pass
+  //! inserting only the rows whose keys fall in its slice; with several, the first pass stores the
+  //! whole packed keys in `keys` and the later ones read them there.
   void record_dense_insert(VkCommandBuffer cmd, const Packing& packing, const Buffer& keys, const Buffer& first,
-                           const Buffer& seen, uint32_t op) {
+                           const Buffer& seen, uint32_t op, uint32_t slices) {
     const size_t planes = planes_.size(), a = planes >= 2 ? planes - 2 : 0;
     for (size_t p = 0; p < a; ++p) {
       record_plane(cmd, planes_[p], KeyMode::Pack, false, keys, p == 0, packing.digits[p]);
       device_.barrier(cmd);
     }
-    Insert insert{&first, &seen, op, planes >= 2 ? &planes_[planes - 1] : nullptr, packing.digits[planes - 1]};
-    record_plane(cmd, planes_[a], KeyMode::Insert, false, keys, a == 0, packing.digits[a], &insert);
+    for (uint32_t k = 0; k < slices; ++k) {
+      // Each slice after the last one's atomics, so that only one slice's words are touched at a time.
+      if (k) device_.barrier(cmd);
+      const Insert insert{&first,
+                          &seen,
+                          op,
+                          planes >= 2 ? &planes_[planes - 1] : nullptr,
+                          packing.digits[planes - 1],
+                          k            ? ROW_INSERT_KEYS_READ
+                          : slices > 1 ? ROW_INSERT_KEYS_STORE
+                                       : ROW_INSERT_KEYS_COMPUTE,
+                          uint32_t(packing.slots * k / slices),
+                          uint32_t(packing.slots * (k + 1) / slices)};
+      record_plane(cmd, planes_[a], KeyMode::Insert, false, keys, a == 0, packing.digits[a], &insert);
+    }
   }
 
   //! Sorts perm by the packed keys (one radix sort of (packed key, row id) pairs); keys() then holds
@@ -309,13 +325,16 @@ class RowSorter {
     return args;
   }
 
-  //! ROW_INSERT's tables, operation and second plane (none: one plane).
+  //! ROW_INSERT's tables, operation, second plane (none: one plane), where its keys come from
+  //! (ROW_INSERT_KEYS_*) and key slice [slice_lo, slice_hi).
   struct Insert {
     const Buffer* first = nullptr;
     const Buffer* seen = nullptr;
     uint32_t op = 0;
     const Plane* second = nullptr;
     Digit digit;
+    uint32_t key_io = ROW_INSERT_KEYS_COMPUTE;
+    uint32_t slice_lo = 0, slice_hi = 0;
   };
 
   //! The bindings of a plane's column words: left word 0, word 1, NULL flags, then the right ones.
@@ -347,14 +366,25 @@ class RowSorter {
     const bool nulls2 = ins.second && has_nulls(input_.columns[ins.second->column]);
     // Before any sort of every row, the order is the identity (perm is not read).
     const bool identity = input_.all && mode != KeyMode::Keys && mode != KeyMode::Heads;
-    const KeyPush push{uint32_t(n_),         uint32_t(input_.left_rows),
-                       plane.kind,           descending ? 1u : 0u,
-                       nulls ? 1u : 0u,      first,
-                       identity ? 1u : 0u,   digit.lo,
-                       digit.stride,         ins.op,
-                       ins.second ? 1u : 0u, ins.second ? ins.second->kind : 0u,
-                       nulls2 ? 1u : 0u,     ins.digit.lo,
-                       ins.digit.stride,     0};
+    const KeyPush push{uint32_t(n_),
+                       uint32_t(input_.left_rows),
+                       plane.kind,
+                       descending ? 1u : 0u,
+                       nulls ? 1u : 0u,
+                       first,
+                       identity ? 1u : 0u,
+                       digit.lo,
+                       digit.stride,
+                       ins.op,
+                       ins.second ? 1u : 0u,
+                       ins.second ? ins.second->kind : 0u,
+                       nulls2 ? 1u : 0u,
+                       ins.digit.lo,
+                       ins.digit.stride,
+                       ins.key_io,
+                       ins.slice_lo,
+                       ins.slice_hi,
+                       0};
     static constexpr const char* kNames[] = {"row_key", "row_heads", "row_range", "row_pack", "row_insert"};
     std::vector<BufferRange> ranges{whole(perm_)};
     for (const BufferRange& r : column_ranges(plane)) ranges.push_back(r);
@@ -398,6 +428,20 @@ uint32_t set_op_code(SetKind kind) {
     case SetKind::ExceptAll: return SET_OP_EXCEPT_ALL;
     default: return SET_OP_DISTINCT;
   }
+}
+
+//! What set_mark.comp does for `kind` over sorted keys (`packed`: the packed keys; else the runs'
+//! numbers), for the report.
+std::string marks_text(SetKind kind, bool packed) {
+  const std::string keys = packed ? "the sorted packed keys" : "the run numbers";
+  if (set_op_code(kind) == SET_OP_DISTINCT)
+    return "fused marks: one pass over " + keys + " marks each run's head (key unlike its neighbour's) in a bitmap";
+  return "fused marks: one pass over " + keys +
+         " and row ids resolves each run's start, end and first right row in tiles of " + std::to_string(SET_TILE) +
+         " positions (a workgroup scan in shared memory; a run crossing a tile's edge from halos of " +
+         std::to_string(SKELETON_WG) +
+         " positions, searched in the sorted arrays past them) and marks the kept rows "
+         "in a bitmap";
 }
 
 //! Slots of the hash DISTINCT's table for n rows: a power of two of at least 2n (and 256).
@@ -476,13 +520,39 @@ uint64_t dense_slots_limit(const Device& device, uint64_t n) {
   return std::min<uint64_t>(std::max<uint64_t>(uint64_t(1) << 16, 2 * n), device.max_binding_elements());
 }
 
+//! The most slices SkeletonOptions::dense_slices may force.
+constexpr uint32_t kDenseForcedSlicesMax = 1024;
+
+//! The dense table's key slices: forced (SkeletonOptions::dense_slices) or dense_slices_rule(); `why`
+//! says which and why.
+uint32_t dense_slices(uint64_t table_bytes, uint32_t forced, std::string& why) {
+  if (forced) {
+    why = "forced";
+    return forced;
+  }
+  const uint32_t slices = dense_slices_rule(table_bytes);
+  const uint64_t parts = prim::div_up(table_bytes, kDenseSliceBytes);
+  const std::string budget = " the " + std::to_string(kDenseSliceBytes >> 20) + " MiB cache budget";
+  why = "rule: a table of " + std::to_string(table_bytes) + " bytes, ";
+  if (parts <= 1)
+    why += "within" + budget;
+  else if (slices > 1)
+    why += "over" + budget;
+  else
+    why += std::to_string(parts) + " times" + budget + ", past the " + std::to_string(kDenseMaxSlices) +
+           " slices worth their rereads of the keys";
+  return slices;
+}
+
 //! DISTINCT, UNION, INTERSECT or EXCEPT of the sorter's rows (not sorted) by a dense table of
 //! packing.slots words indexed by the packed key (set_dense.comp), in one stage; `detail` says what ran.
 std::vector<uint32_t> dense_set(Device& device, RowSorter& rows, SetKind kind, const Packing& packing,
-                                std::string& detail) {
+                                uint32_t forced_slices, std::string& detail) {
   const RowsInput& input = rows.input();
   const uint64_t n = rows.n(), total_rows = input.left_rows + input.right_rows, slots = packing.slots;
   const bool two_sided = kind == SetKind::Intersect || kind == SetKind::Except;
+  std::string slices_why;
+  const uint32_t slices = dense_slices(slots * (two_sided ? 8 : 4), forced_slices, slices_why);
   const uint32_t op = kind == SetKind::Intersect ? SET_OP_INTERSECT
                       : kind == SetKind::Except  ? SET_OP_EXCEPT
                                                  : SET_OP_DISTINCT;
@@ -500,18 +570,20 @@ std::vector<uint32_t> dense_set(Device& device, RowSorter& rows, SetKind kind, c
   const DensePush mark{uint32_t(slots), op, 0};
   detail = std::to_string(rows.planes()) + " key plane(s) packed by their ranges into keys below " +
            std::to_string(slots) + ", the first row of each key by atomicMin into a table of one word per key" +
-           (two_sided ? " (right rows set a seen word)" : "") +
-           ", the kept first rows marked in a bitmap, the bitmap compacted in row order";
+           (two_sided ? " (right rows set a seen word)" : "") + ", inserted in " + std::to_string(slices) +
+           " key slice(s) (" + slices_why +
+           (slices > 1 ? ": the first pass stores the packed keys, the later ones read them" : "") +
+           "), the kept first rows marked in a bitmap, the bitmap compacted in row order";
   rows.stages().run(
       "set-dense",
-      std::string(to_string(kind)) + ": " + std::to_string(n) + " rows, " + std::to_string(slots) +
-          " slots: packed keys and insert (fused for the last plane), mark, compaction",
+      std::string(to_string(kind)) + ": " + std::to_string(n) + " rows, " + std::to_string(slots) + " slots in " +
+          std::to_string(slices) + " key slice(s): packed keys and insert (fused for the last plane), mark, compaction",
       n, [&](VkCommandBuffer cmd) {
         vkCmdFillBuffer(cmd, first.handle(), 0, VK_WHOLE_SIZE, DISTINCT_HASH_EMPTY);
         if (two_sided) vkCmdFillBuffer(cmd, seen.handle(), 0, VK_WHOLE_SIZE, 0);
         vkCmdFillBuffer(cmd, bits.handle(), 0, VK_WHOLE_SIZE, 0);
         device.barrier(cmd);  // the fills before the atomics
-        rows.record_dense_insert(cmd, packing, keys, first, two_sided ? seen : first, op);
+        rows.record_dense_insert(cmd, packing, keys, first, two_sided ? seen : first, op, slices);
         device.barrier(cmd);
         device.dispatch_ranges(cmd, device.pipeline("set_dense_mark", 3, sizeof(DensePush), true),
                                {whole(first), whole(two_sided ? seen : first), whole(bits)}, &mark, groups_of(slots));
@@ -523,6 +595,11 @@ std::vector<uint32_t> dense_set(Device& device, RowSorter& rows, SetKind kind, c
   return rows.stages().download<uint32_t>(ids, count[0], "kept row ids");
 }
 }  // namespace
+
+uint32_t dense_slices_rule(uint64_t table_bytes) noexcept {
+  const uint64_t parts = std::max<uint64_t>(1, prim::div_up(table_bytes, kDenseSliceBytes));
+  return parts > kDenseMaxSlices ? 1 : uint32_t(parts);
+}
 
 std::string distinct_hash_refusal(const Device& device, const RowsInput& input) {
   const uint32_t planes = key_planes(input.columns);
@@ -568,6 +645,9 @@ std::vector<uint32_t> sort_rows(Device& device, const RowsInput& input, uint64_t
 std::vector<uint32_t> set_rows(Device& device, const RowsInput& input, SetKind kind, std::vector<PassRecord>& passes,
                                std::string& how, const SkeletonOptions& options) {
   check_columns(input);
+  if (options.dense_slices > kDenseForcedSlicesMax)
+    throw Error(ErrorCode::InvalidInput, "dense_slices " + std::to_string(options.dense_slices) + ": at most " +
+                                             std::to_string(kDenseForcedSlicesMax) + " (0: the rule)");
   const uint64_t total_rows = input.left_rows + input.right_rows;
   if (kind == SetKind::UnionAll) {
     how = "UNION ALL: both operands' rows in order (no GPU work)";
@@ -611,7 +691,7 @@ std::vector<uint32_t> set_rows(Device& device, const RowsInput& input, SetKind k
     const bool fits = packs(*packing) && packing->slots <= dense_limit;
     if (fits) {
       std::string detail;
-      std::vector<uint32_t> ids = dense_set(device, sorter, kind, *packing, detail);
+      std::vector<uint32_t> ids = dense_set(device, sorter, kind, *packing, options.dense_slices, detail);
       how = std::string("dense ") + to_string(kind) + " (" +
             (forced == DistinctAlgorithm::Dense ? std::string("forced")
                                                 : "rule: " + std::to_string(packing->slots) + " possible rows within " +
@@ -660,47 +740,46 @@ std::vector<uint32_t> set_rows(Device& device, const RowsInput& input, SetKind k
                       std::to_string(sorter.planes()) + " key plane(s) packed into one 32-bit key by their ranges"
                 : "stable LSD sort of " + std::to_string(n) + " row ids by " + std::to_string(sorter.planes()) +
                       " key plane(s)" + (packing ? " (their ranges do not pack into 32 bits)" : "")) +
-        " (" + (sorter.sort_text().empty() ? "no sort needed" : sorter.sort_text()) + "), run heads by adjacent " +
-        (packed ? "packed keys" : "difference") +
-        ", runs numbered by a scan, kept rows marked in a bitmap, the bitmap compacted in row order";
-  Buffer heads = device.create_buffer(padded_bytes(n), MemoryKind::Device);
-  Buffer gid = device.create_buffer(padded_bytes(n), MemoryKind::Device);
-  Buffer runs = device.create_buffer(padded_bytes(3 * n), MemoryKind::Device);
+        " (" + (sorter.sort_text().empty() ? "no sort needed" : sorter.sort_text()) + "), " +
+        (packed ? std::string() : "run heads by adjacent difference numbered by a scan, ") + marks_text(kind, packed) +
+        ", the bitmap compacted in row order";
+  // Unpacked: the runs' numbers (an inclusive scan of the heads) stand for the keys.
+  Buffer heads = device.create_buffer(packed ? 16 : padded_bytes(n), MemoryKind::Device);
+  Buffer gid = device.create_buffer(packed ? 16 : padded_bytes(n), MemoryKind::Device);
   Buffer bits = device.create_buffer(std::max<uint64_t>(16, compact_bitmap_words(total_rows) * 4), MemoryKind::Device);
   Buffer ids = device.create_buffer(padded_bytes(n), MemoryKind::Device);
   Buffer counts = device.create_buffer(256, MemoryKind::Device);
-  Buffer scan_scratch = device.create_buffer(scan_scratch_bytes(device, n), MemoryKind::Device);
+  Buffer scan_scratch = device.create_buffer(packed ? 16 : scan_scratch_bytes(device, n), MemoryKind::Device);
   Buffer compact_scratch =
       device.create_buffer(std::max<uint64_t>(16, compact_scratch_bytes(device, total_rows)), MemoryKind::Device);
-  const SetPush push{uint32_t(n), uint32_t(input.left_rows), set_op_code(kind), 0};
+  const uint32_t op = set_op_code(kind);
+  const SetPush push{uint32_t(n), uint32_t(input.left_rows), op, 0};
+  const bool by_heads = op == SET_OP_DISTINCT;
   sorter.stages().run(
       "set-marks",
-      std::string(to_string(kind)) + ": heads of runs over " +
-          (packed ? std::string("the packed keys") : std::to_string(sorter.planes()) + " plane(s)") +
-          ", scan, runs, marks and compaction",
+      std::string(to_string(kind)) + ": " +
+          (packed ? std::string() : "heads of runs over " + std::to_string(sorter.planes()) + " plane(s), scan, ") +
+          "fused marks (" + (by_heads ? "run heads" : "runs resolved in tiles") + ") and compaction",
       n, [&](VkCommandBuffer cmd) {
         vkCmdFillBuffer(cmd, bits.handle(), 0, VK_WHOLE_SIZE, 0);
-        if (packed)
-          device.dispatch_ranges(cmd, device.pipeline("set_heads", 4, sizeof(SetPush), true),
-                                 {whole(sorter.keys()), whole(gid), whole(runs), whole(heads)}, &push, groups_of(n));
-        else
+        if (!packed) {
           sorter.record_heads(cmd, heads);
+          device.barrier(cmd);
+          scan(device, cmd, ScanKind::Inclusive, ScanWidth::U32, {&heads, 0, n * 4}, n, {&gid, 0, n * 4},
+               {&counts, 0, 8}, {&scan_scratch, 0, 0});
+        }
         device.barrier(cmd);
-        scan(device, cmd, ScanKind::Inclusive, ScanWidth::U32, {&heads, 0, n * 4}, n, {&gid, 0, n * 4}, {&counts, 0, 8},
-             {&scan_scratch, 0, 0});
-        device.barrier(cmd);
-        device.dispatch_ranges(cmd, device.pipeline("set_runs", 4, sizeof(SetPush), true),
-                               {whole(sorter.perm()), whole(gid), whole(heads), whole(runs)}, &push, groups_of(n));
-        device.barrier(cmd);
-        device.dispatch_ranges(cmd, device.pipeline("set_mark", 4, sizeof(SetPush), true),
-                               {whole(sorter.perm()), whole(gid), whole(runs), whole(bits)}, &push, groups_of(n));
+        device.dispatch_ranges(cmd,
+                               device.pipeline(by_heads ? "set_mark_heads" : "set_mark_runs", 3, sizeof(SetPush), true),
+                               {whole(packed ? sorter.keys() : gid), whole(sorter.perm()), whole(bits)}, &push,
+                               uint32_t(prim::div_up(n, SET_TILE)));
         device.barrier(cmd);
         const CompactOutputs out{.ids = {&ids, 0, n * 4}, .count = {&counts, 16, 8}, .capacity = n};
         compact_bits(device, cmd, {&bits, 0, 0}, total_rows, out, {&compact_scratch, 0, 0});
       });
-  // The run count at byte 0 (the scan's total), the kept rows' at byte 16 (the compaction's).
-  const std::vector<uint64_t> c = sorter.stages().download<uint64_t>(counts, 3, "run and row counts");
-  how += " (" + std::to_string(c[0]) + " distinct rows)" + rule;
+  // The kept rows' count at byte 16 (the compaction's).
+  const std::vector<uint64_t> c = sorter.stages().download<uint64_t>(counts, 3, "kept row count");
+  how += " (" + std::to_string(c[2]) + " kept rows)" + rule;
   return sorter.stages().download<uint32_t>(ids, c[2], "kept row ids");
 }
 

@@ -20,12 +20,15 @@
 //! distinct row's slot ends with its first appearance; occupied slots mark their row ids and a
 //! compaction gives them in row order. The rule picks it for rows of at most 4 key planes.
 //!
-//! DISTINCT and the set operations sort the concatenation of the operands (left row ids first), find
-//! the heads of runs of equal rows (row_heads: adjacent difference over every plane), number the
-//! runs (an inclusive scan of the heads), find where each run starts, where its right rows start and
-//! where it ends (set_runs) and mark the rows the operation keeps at their row id (set_mark); a
-//! compaction of the marks gives the kept row ids in row order, left rows first: the CPU engine's
-//! output order (first appearances; ALL keeps the first copies).
+//! DISTINCT and the set operations sort the concatenation of the operands (left row ids first), by
+//! packed keys when the planes' ranges pack into 32 bits, and mark the rows the operation keeps at
+//! their row id in one pass over the sorted keys and row ids (set_mark.comp: run heads for DISTINCT
+//! and UNION; each run's start, end and first right row resolved in tiles for the others); unpacked,
+//! the runs' numbers (an inclusive scan of the heads of runs of equal rows, row_heads) stand for the
+//! keys. A compaction of the marks gives the kept row ids in row order, left rows first: the CPU
+//! engine's output order (first appearances; ALL keeps the first copies). When the packed keys are
+//! narrow, a dense table of one word per packed key replaces the sort (inserted in key slices that
+//! the cache holds when it is large).
 
 #include <cstdint>
 #include <optional>
@@ -96,7 +99,27 @@ struct SkeletonOptions {
   //! Whether the sort-based skeleton sorts once by packed keys when the planes' ranges pack into 32
   //! bits (false: one radix sort per plane).
   bool pack = true;
+  //! Key slices of the dense table's insert (1 .. 1024; InvalidInput past it): each slice is one pass
+  //! over every row that inserts the rows whose packed keys fall in its part of the range, so that
+  //! the atomics of a table larger than the cache go to words the cache holds. 0: the rule (as many
+  //! slices as 24 MiB parts of the table, up to 16; else one).
+  uint32_t dense_slices = 0;
 };
+
+//! The cache budget of one key slice of the dense table: about half the L2 of current large GPUs
+//! (H100, H200: 50 MB; Vulkan does not report the L2's size), so that the words of the slice being
+//! inserted stay in the cache while its rows' atomics go to them.
+inline constexpr uint64_t kDenseSliceBytes = uint64_t(24) << 20;
+//! The most slices the rule takes: each slice after the first rereads every row's packed key (4
+//! bytes, stored by the first) while a miss that slicing saves costs one or two 32-byte sectors at
+//! random, so past about 16 slices the rereading costs more than it saves.
+inline constexpr uint32_t kDenseMaxSlices = 16;
+
+//! The key slices the rule gives the dense table's insert for a table of `table_bytes` (4 bytes per
+//! packed key; 8 for INTERSECT and EXCEPT, whose `seen` words are sliced with it): one per
+//! kDenseSliceBytes of it, or 1 when that is more than kDenseMaxSlices.
+//! Example: 16 MiB -> 1, 64 MiB -> 3, 400 MiB (17 parts) -> 1
+uint32_t dense_slices_rule(uint64_t table_bytes) noexcept;
 
 //! Why the hash DISTINCT cannot take `input` (more than DISTINCT_HASH_PLANES key planes, a table
 //! past one binding), or empty when it can.
