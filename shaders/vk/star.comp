@@ -6,7 +6,9 @@
 //               narrows the dimension's bounds to the smallest and largest slot it filled.
 // STAR_FILL_CNF: STAR_FILL over every dimension row, four per invocation, with the dimension's
 //               condition evaluated on their uvec4 words first (cnf_eval.glsl): no selection pass.
-// STAR_PROBE:   each fact row taking part looks its key up in every dimension's table (a key outside
+// STAR_PROBE:   each fact row taking part (four per invocation, each dimension's keys and the
+//               values read as uvec4 / ivec4 words, unless a selection names the rows) looks its
+//               key up in every dimension's table (a key outside
 //               the dimension's filled bounds misses without reading the table); a row that
 //               finds all of them belongs to the group whose index is the sum of their codes, and
 //               adds 1 to the group's count and each aggregate's value (an int64 x, x + y, x - y or
@@ -173,7 +175,16 @@ layout(std430, binding = 12) readonly buffer V3 { int v3[]; };
 layout(std430, binding = 13) buffer Acc { uint64_t acc[]; };
 layout(std430, binding = 14) readonly buffer Counts { uint counts[]; };
 #if defined(STAR_PROBE)
+// 16..19 = bindings 1..4 again, as uvec4 words, 20..23 = bindings 9..12 again, as ivec4 words.
 layout(std430, binding = 15) readonly buffer Bits { uint bits[]; };
+layout(std430, binding = 16) readonly buffer KQ0 { uvec4 kq0[]; };
+layout(std430, binding = 17) readonly buffer KQ1 { uvec4 kq1[]; };
+layout(std430, binding = 18) readonly buffer KQ2 { uvec4 kq2[]; };
+layout(std430, binding = 19) readonly buffer KQ3 { uvec4 kq3[]; };
+layout(std430, binding = 20) readonly buffer VQ0 { ivec4 vq0[]; };
+layout(std430, binding = 21) readonly buffer VQ1 { ivec4 vq1[]; };
+layout(std430, binding = 22) readonly buffer VQ2 { ivec4 vq2[]; };
+layout(std430, binding = 23) readonly buffer VQ3 { ivec4 vq3[]; };
 #endif
 #if defined(STAR_CNF)
 // 15 = the fact condition's term table, 16..23 = its slot columns (uvec4[]; unused ones any buffer),
@@ -236,7 +247,7 @@ uint fact_key(uint d, uint row) {
   }
 }
 
-#if defined(STAR_CNF)
+#if defined(STAR_CNF) || defined(STAR_PROBE)
 uvec4 fact_key4(uint d, uint q) {
   switch (d) {
     case 0u: return kq0[q];
@@ -357,7 +368,6 @@ void add_count(uint g) {
     atomicAdd(acc[acc_base + g * pc.stride], 1ul);
 }
 
-#if defined(STAR_CNF)
 ivec4 value_quad(uint c, uint q) {
   switch (c) {
     case 0u: return vq0[q];
@@ -384,7 +394,41 @@ int64_t quad_value(uint a, uint r, const ivec4 vals[STAR_MAX_VALUES]) {
   if (op == STAR_OP_X) return x;
   return combine(op, x, quad_operand((c >> 8) & 15u, r, vals, pc.literal[a]));
 }
+
+// The quad's rows that are found in every dimension and their values added (`alive`: the rows
+// still taking part, `keys`: their keys in the dimension probed first). Each dimension's key column
+// is read as one uvec4 while a row of the quad is left, and the four rows' table lookups are issued
+// together, so that a warp waits for each dimension once per four rows rather than once per row.
+void add_quad(uint q, bvec4 alive, uvec4 keys) {
+  uvec4 groups = uvec4(0u);
+  for (uint j = 0u; j < pc.dims; ++j) {
+    if (!any(alive)) return;
+    const uint d = (order >> (2u * j)) & 3u;
+    const uvec4 slots = (j == 0u ? keys : fact_key4(d, q)) - pc.kmin[d];
+    [[unroll]] for (uint r = 0u; r < 4u; ++r) {
+      const bool inside = alive[r] && slots[r] >= s_bounds[d] && slots[r] <= s_bounds[4u + d];
+#if defined(STAR_PROBE)
+      const bool hit = inside && (bitmapped & (1u << d)) != 0u
+                           ? (bits[pc.bits[d] + (slots[r] >> 5)] & (1u << (slots[r] & 31u))) != 0u
+                           : inside;
+#else
+      const bool hit = inside;
 #endif
+      const uint c = hit ? table_at(d, slots[r]) : STAR_EMPTY;
+      alive[r] = c != STAR_EMPTY;
+      groups[r] += c;
+    }
+  }
+  if (!any(alive)) return;
+  ivec4 vals[STAR_MAX_VALUES];
+  [[unroll]] for (uint c = 0u; c < STAR_MAX_VALUES; ++c) vals[c] = c < pc.values ? value_quad(c, q) : ivec4(0);
+  [[unroll]] for (uint r = 0u; r < 4u; ++r) {
+    if (!alive[r]) continue;
+    add_count(groups[r]);
+    [[unroll]] for (uint a = 0u; a < STAR_MAX_AGGS; ++a)
+      if (a < pc.aggs) add_value(groups[r], a, quad_value(a, r, vals));
+  }
+}
 
 void main() {
   const uint lane = gl_LocalInvocationIndex;
@@ -423,31 +467,28 @@ void main() {
     const bvec4 in_bounds = bvec4(uvec4(greaterThanEqual(slots, uvec4(s_bounds[first_dim]))) &
                                   uvec4(lessThanEqual(slots, uvec4(s_bounds[4u + first_dim]))));
     const bvec4 pass = q < quads ? bvec4(uvec4(cnf_test(raw, valid)) & uvec4(in_bounds)) : bvec4(false);
-    if (!any(pass)) continue;
-    // The quad's rows that find every dimension, then their value columns as ivec4 words (loads
-    // in flight together), then their values.
-    uvec4 groups;
-    [[unroll]] for (uint r = 0u; r < 4u; ++r) groups[r] = pass[r] ? group_of(first + r, keys[r]) : STAR_EMPTY;
-    if (all(equal(groups, uvec4(STAR_EMPTY)))) continue;
-    ivec4 vals[STAR_MAX_VALUES];
-    [[unroll]] for (uint c = 0u; c < STAR_MAX_VALUES; ++c) vals[c] = c < pc.values ? value_quad(c, q) : ivec4(0);
-    [[unroll]] for (uint r = 0u; r < 4u; ++r) {
-      if (groups[r] == STAR_EMPTY) continue;
-      add_count(groups[r]);
-      [[unroll]] for (uint a = 0u; a < STAR_MAX_AGGS; ++a)
-        if (a < pc.aggs) add_value(groups[r], a, quad_value(a, r, vals));
-    }
+    add_quad(q, pass, keys);
   }
 #else
-  for (uint base = gl_WorkGroupID.x * STAR_WG; base < pc.rows; base += gl_NumWorkGroups.x * STAR_WG) {
-    const uint i = base + lane;
-    if (i >= pc.rows) break;
-    const uint row = pc.selected != 0u ? sel[i] : i;
-    const uint g = group_of(row, fact_key(first_dim, row));
-    if (g == STAR_EMPTY) continue;
-    add_count(g);
-    [[unroll]] for (uint a = 0u; a < STAR_MAX_AGGS; ++a)
-      if (a < pc.aggs) add_value(g, a, value_of(a, row));
+  if (pc.selected == 0u) {
+    // Four rows per lane, each dimension's keys and the values read as uvec4 / ivec4 words.
+    const uint quads = (pc.rows + 3u) / 4u;
+    for (uint q = gl_GlobalInvocationID.x; q < quads; q += gl_NumWorkGroups.x * STAR_WG) {
+      const uint first = 4u * q;
+      add_quad(q, bvec4(first < pc.rows, first + 1u < pc.rows, first + 2u < pc.rows, first + 3u < pc.rows),
+               fact_key4(first_dim, q));
+    }
+  } else {
+    for (uint base = gl_WorkGroupID.x * STAR_WG; base < pc.rows; base += gl_NumWorkGroups.x * STAR_WG) {
+      const uint i = base + lane;
+      if (i >= pc.rows) break;
+      const uint row = sel[i];
+      const uint g = group_of(row, fact_key(first_dim, row));
+      if (g == STAR_EMPTY) continue;
+      add_count(g);
+      [[unroll]] for (uint a = 0u; a < STAR_MAX_AGGS; ++a)
+        if (a < pc.aggs) add_value(g, a, value_of(a, row));
+    }
   }
 #endif
   if (pc.domain == 1u) {

@@ -182,6 +182,8 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
     for (size_t v = 0; v < 4; ++v) b.push_back(b[9 + v]);  // the value columns as ivec4 words
   } else {
     b.push_back(&bits);
+    for (size_t d = 0; d < 4; ++d) b.push_back(b[1 + d]);  // the key columns as uvec4 words
+    for (size_t v = 0; v < 4; ++v) b.push_back(b[9 + v]);  // the value columns as ivec4 words
   }
   push.values = uint32_t(in.values.size());
   for (size_t d = 0; d < in.dims.size(); ++d) {
@@ -210,8 +212,9 @@ StarResult star_aggregate(Device& device, const StarInput& in, std::vector<PassR
                if (!in.fact_rows) return;
                const Pipeline& p = in.cnf.words
                                        ? device.pipeline("star_probe_cnf" + slots_suffix(in.cnf), 32, sizeof(ProbePush))
-                                       : device.pipeline("star_probe", 16, sizeof(ProbePush));
-               device.dispatch(cmd, p, b, &push, grid(in.cnf.words ? prim::div_up(in.fact_rows, 4) : in.fact_rows));
+                                       : device.pipeline("star_probe", 24, sizeof(ProbePush));
+               const bool quads = in.cnf.words || !in.fact_selection;
+               device.dispatch(cmd, p, b, &push, grid(quads ? prim::div_up(in.fact_rows, 4) : in.fact_rows));
                if (copies == 1) return;
                device.barrier(cmd);
                const FoldPush fp{uint32_t(words), copies};
