@@ -474,6 +474,76 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "string dictionary: repeats compared in one pass, runs that differ late or are prefixes of each other, and "
+    "strings past 2^24 bytes merge as a std::map build") {
+  const uint64_t seed = 90210;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  // A pool of strings that share prefixes of every length up to 80 bytes (a random text's first
+  // bytes, then a tail of 0 to 3 bytes from {a, NUL}: strings that are prefixes of each other, or
+  // differ only at the end, around every 8-byte bound), the empty string among them; every row a
+  // repeat from the pool, so runs of tied keys hold many repeats and some strings that differ late.
+  std::string text(80, ' ');
+  for (char& c : text) c = static_cast<char>('a' + rng() % 3);
+  std::vector<std::string> pool;
+  for (size_t k = 0; k < 300; ++k) {
+    std::string s = text.substr(0, rng() % (text.size() + 1));
+    for (size_t tail = rng() % 4; tail > 0; --tail) s.push_back(rng() % 2 ? 'a' : '\0');
+    pool.push_back(s);
+  }
+  pool.push_back("");
+  // Strings past kLongSize (2^24 - 1) bytes, repeated: two that share all but their last byte, and
+  // one a prefix of the others.
+  std::string long_a(size_t{1} << 24, 'x');
+  long_a.back() = 'a';
+  std::string long_b = long_a;
+  long_b.back() = 'b';
+  const std::string long_prefix = long_a.substr(0, long_a.size() - 1);
+  for (const size_t parts : {1, 3, 16}) {
+    for (const size_t rows : {1, 40, 4000}) {
+      const bool with_long = parts == 3 && rows == 40;
+      std::vector<std::vector<std::string_view>> strings(parts);
+      std::map<std::string, size_t> reference_map;
+      for (auto& part : strings)
+        for (size_t k = 0; k < rows; ++k) {
+          part.push_back(pool[rng() % pool.size()]);
+          if (with_long && k % 10 == 0) part.push_back(k % 20 ? long_a : k % 30 ? long_b : long_prefix);
+        }
+      for (const auto& part : strings)
+        for (const std::string_view s : part) reference_map.emplace(std::string(s), 0);
+      std::vector<std::string> reference;
+      for (auto& [s, code] : reference_map) {
+        code = reference.size();
+        reference.push_back(s);
+      }
+      for (const size_t limit : {1, 1 << 15}) {  // every repeat left to the merge, or found by the tables
+        std::vector<gfxq::detail::StringInterner> interners;
+        for (size_t p = 0; p < parts; ++p) interners.emplace_back(limit);
+        std::vector<std::vector<int32_t>> local(parts);
+        for (size_t p = 0; p < parts; ++p)
+          for (const std::string_view s : strings[p]) local[p].push_back(interners[p].intern(s, true));
+        std::vector<const gfxq::detail::StringInterner*> pointers;
+        for (const auto& in : interners) pointers.push_back(&in);
+        for (const uint64_t ranges : {0, 1, 5}) {
+          CAPTURE(parts);
+          CAPTURE(rows);
+          CAPTURE(limit);
+          CAPTURE(ranges);
+          const gfxq::detail::MergedDictionary merged = gfxq::detail::merge_dictionaries(pointers, {2, ranges}, "c");
+          CHECK(merged.dictionary->strings() == reference);
+          size_t wrong = 0;
+          for (size_t p = 0; p < parts; ++p)
+            for (size_t k = 0; k < strings[p].size(); ++k)
+              wrong += static_cast<size_t>(merged.code_of(p)[static_cast<size_t>(local[p][k])]) !=
+                       reference_map.at(std::string(strings[p][k]));
+          CHECK(wrong == 0);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("string dictionary: parts of very different sizes merged in pieces equal a std::map build") {
   const uint64_t seed = 31337;
   INFO("seed " << seed);

@@ -355,12 +355,15 @@ size_t search_keys(const uint64_t* keys, size_t n, uint64_t x, bool or_equal) {
   return static_cast<size_t>(base - keys) + (or_equal ? *base <= x : *base < x);
 }
 
-// A string of a part as the merge sorts it (16 bytes): 8 of its bytes as a key, and in one word
-// its index among all parts' strings (part after part), whether it is the first of its string once
-// sorted, and its size (kLongSize for a size of kLongSize or more: then read from the part).
+// A string of a part as the merge sorts it (24 bytes): 8 of its bytes as a key; in one word its
+// index among all parts' strings (part after part), whether it is the first of its string once
+// sorted, and its size (kLongSize for a size of kLongSize or more: then read from the part); and
+// where its bytes lie (the part's 8-byte value of it, read in order when the entry is written, so
+// that reading its bytes in sorted order waits for one scattered read, not two in a row).
 struct Entry {
-  uint64_t key;  // bytes [depth, depth + 8) (big-endian, zero past the end) while sorted at `depth`
-  uint64_t id;   // index << kIndexShift | kFirstBit | size
+  uint64_t key;     // bytes [depth, depth + 8) (big-endian, zero past the end) while sorted at `depth`
+  uint64_t id;      // index << kIndexShift | kFirstBit | size
+  uint64_t packed;  // StringInterner::packed() of the string: its bytes found without another read
 };
 
 constexpr unsigned kIndexShift = 25;
@@ -374,11 +377,11 @@ struct Strings {
   const std::vector<const StringInterner*>& parts;
   const std::vector<uint64_t>& starts;
 
-  std::string_view view(uint64_t index) const {
+  std::string_view view(const Entry& e) const {
+    const uint64_t index = e.id >> kIndexShift;
     const auto p = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), index) - starts.begin()) - 1;
-    return parts[p]->value(static_cast<size_t>(index - starts[p]));
+    return parts[p]->unpack(e.packed);
   }
-  std::string_view view(const Entry& e) const { return view(e.id >> kIndexShift); }
   uint64_t size(const Entry& e) const {
     const uint64_t size = e.id & kLongSize;
     return size == kLongSize ? view(e).size() : size;
@@ -395,93 +398,43 @@ void mark(Entry& e, bool first) {
   e.id = (e.id & ~kFirstBit) | (first ? kFirstBit : 0);
 }
 
-// Entries whose strings agree before `depth`, by their strings from `depth` on, each marked the
-// first of its string or not (the first entry is); n <= kSmall. First by their keys alone (no
-// string read); then each run of tied keys by its strings, all of the run's strings looked up
-// before any is compared (their scattered reads overlap; a run of repeats would otherwise wait for
-// two scattered reads at every compare).
-void insertion_sort(Entry* e, size_t n, size_t depth, const Strings& strings) {
-  for (size_t i = 1; i < n; ++i) {
-    const Entry x = e[i];
-    size_t j = i;
-    for (; j > 0 && x.key < e[j - 1].key; --j) e[j] = e[j - 1];
-    e[j] = x;
-  }
-  std::string_view view[kSmall];
-  for (size_t begin = 0; begin < n;) {
-    size_t end = begin + 1;
-    while (end < n && e[end].key == e[begin].key) ++end;
-    mark(e[begin], true);  // its key differs from the one before
-    if (end - begin > 1) {
-      for (size_t k = begin; k < end; ++k) {
-        const std::string_view s = strings.view(e[k]);
-        view[k] = s.substr(std::min(depth, s.size()));
-      }
-      for (size_t k = begin; k < end; ++k) __builtin_prefetch(view[k].data());
-      for (size_t i = begin + 1; i < end; ++i) {
-        const Entry x = e[i];
-        const std::string_view x_view = view[i];
-        size_t j = i;
-        int order = 0;
-        for (; j > begin; --j) {
-          order = x_view.compare(view[j - 1]);
-          if (order >= 0) break;
-          e[j] = e[j - 1];
-          view[j] = view[j - 1];
-        }
-        // x is the first of its string unless it equals its left neighbour. The entry it moved
-        // past keeps its mark: x is less than it, so its old left neighbour was too.
-        e[j] = x;
-        view[j] = x_view;
-        mark(e[j], j == begin || order != 0);
-      }
-    }
-    begin = end;
+// Calls f(i, view) for i in [0, n) in order with the string of entry at(i), its bytes from `from`
+// on asked for kAhead strings before (the entries' strings lie scattered: their misses overlap).
+template <class At, class F>
+void visit_strings(size_t n, At&& at, size_t from, const Strings& strings, F&& f) {
+  std::string_view ahead[kAhead];
+  const auto fetch = [&](size_t i) {
+    const std::string_view s = strings.view(at(i));
+    __builtin_prefetch(s.data() + std::min(from, s.size()));
+    ahead[i % kAhead] = s;
+  };
+  for (size_t i = 0; i < std::min(n, kAhead); ++i) fetch(i);
+  for (size_t i = 0; i < n; ++i) {
+    const std::string_view s = ahead[i % kAhead];
+    if (i + kAhead < n) fetch(i + kAhead);
+    f(i, s);
   }
 }
 
-// Sorts the n entries at `e` by their strings (byte-wise), which agree before `depth`, and marks
-// the first entry of each string (the first entry is). `other` is as many entries in the other of
-// two buffers, at the same place; the sorted entries end in `e`'s buffer when `home`, else in
-// `other`'s. Each key holds its string's bytes [depth, depth + 8). Most significant byte first: the
-// bytes every key shares are skipped at once, the entries are scattered by the first byte where
-// keys differ into the other buffer (no copy back: the buffers swap roles), and each bucket is
-// sorted likewise (the largest by the loop, so the recursion is at most log2(n) deep). Keys that
-// agree in all 8 bytes are refilled from the next 8 bytes.
-void sort_entries(Entry* e, Entry* other, size_t n, size_t depth, bool home, const Strings& strings) {
+// Sorts the n entries at `e` by their keys alone (tied keys in any order; no string read). `other`
+// is as many entries in the other of two buffers, at the same place; the sorted entries end in
+// `e`'s buffer when `home`, else in `other`'s. Most significant byte first: the bytes every key
+// shares are skipped at once, the entries are scattered by the first byte where keys differ into
+// the other buffer (no copy back: the buffers swap roles), and each bucket is sorted likewise (the
+// largest by the loop; each call sorts on a later byte, so the recursion is at most 8 deep).
+void sort_keys(Entry* e, Entry* other, size_t n, bool home) {
   for (;;) {
-    if (n <= kSmall) {
-      insertion_sort(e, n, depth, strings);
-      if (!home) std::copy(e, e + n, other);
-      return;
-    }
     uint64_t diff = 0;
     for (size_t i = 1; i < n; ++i) diff |= e[i].key ^ e[0].key;
-    if (diff == 0) {
-      // Equal through depth + 8: the strings that end there come first (each is a prefix of the
-      // others), shortest first (equal lengths: equal strings); the rest go on with their next bytes.
-      depth += 8;
-      Entry* rest = std::partition(e, e + n, [&](const Entry& x) { return strings.size(x) <= depth; });
-      std::sort(e, rest, [&](const Entry& a, const Entry& b) { return strings.size(a) < strings.size(b); });
-      for (Entry* x = e; x < rest; ++x) mark(*x, x == e || strings.size(*x) != strings.size(x[-1]));
-      const auto done = static_cast<size_t>(rest - e);
-      if (!home) std::copy(e, rest, other);
-      n -= done;
-      e = rest;
-      other += done;
-      // The strings' bytes found kAhead entries before they are read (and asked for then).
-      std::string_view ahead[kAhead];
-      for (size_t i = 0; i < std::min(n, kAhead); ++i) ahead[i] = strings.view(e[i]);
-      for (size_t i = 0; i < n; ++i) {
-        const std::string_view s = ahead[i % kAhead];
-        if (i + kAhead < n) {
-          const std::string_view next = strings.view(e[i + kAhead]);
-          __builtin_prefetch(next.data() + std::min(depth, next.size()));
-          ahead[i % kAhead] = next;
-        }
-        e[i].key = key_at(s.data(), s.size(), depth);
+    if (n <= kSmall || diff == 0) {
+      for (size_t i = 1; i < n && diff != 0; ++i) {
+        const Entry x = e[i];
+        size_t j = i;
+        for (; j > 0 && x.key < e[j - 1].key; --j) e[j] = e[j - 1];
+        e[j] = x;
       }
-      continue;
+      if (!home) std::copy(e, e + n, other);
+      return;
     }
     const int shift = 56 - (__builtin_clzll(diff) & ~7);  // the first byte where keys differ
     size_t start[257] = {};
@@ -497,10 +450,112 @@ void sort_entries(Entry* e, Entry* other, size_t n, size_t depth, bool home, con
       if (start[b + 1] - start[b] > start[largest + 1] - start[largest]) largest = b;
     for (int b = 0; b < 256; ++b)
       if (b != largest && start[b + 1] > start[b])
-        sort_entries(e + start[b], other + start[b], start[b + 1] - start[b], depth, home, strings);
+        sort_keys(e + start[b], other + start[b], start[b + 1] - start[b], home);
     e += start[largest];
     other += start[largest];
     n = start[largest + 1] - start[largest];
+  }
+}
+
+// A worker's memory for sort_strings(), kept across its ranges.
+struct TieScratch {
+  struct Work {
+    size_t from, n, depth;  // entries [from, from + n) of the range, their strings agreeing before `depth`
+  };
+  std::vector<Work> work;
+  std::vector<size_t> tied;        // where the entries compared lie
+  std::unique_ptr<Entry[]> other;  // the other buffer of sort_keys()
+};
+
+// Sorts the n entries at `e` (in a range's entries, each key holding its string's bytes [depth,
+// depth + 8); the strings agree before `depth`) by their strings, and marks the first entry of each
+// string. First by keys alone (sort_keys), then each run of tied keys: its strings that end within
+// the key (size <= depth + 8) are whole in their key and size, so they come first, by size, with no
+// string read; of the others, a lone one is first of its string too. Where there are more, every
+// one is compared with the run's first, those compares of all the runs in one pass whose scattered
+// reads overlap (visit_strings): a run whose strings all agree is done (the repeats that reach the
+// merge: many when each thread's table is passed by). One that does not is sorted again from the
+// bytes all its strings share (their common prefix with the first), its keys refilled; there, and
+// further down, runs of tied keys are sorted again 8 bytes further on without compares (a compare
+// at every level would read a long string's bytes again at each; refills read each 8 bytes once).
+// The work is kept in a list rather than done by recursion (strings sharing a long prefix would
+// otherwise recurse once per 8 bytes).
+void sort_strings(Entry* e, size_t n, size_t depth, const Strings& strings, TieScratch& scratch) {
+  Entry* const other = scratch.other.get();
+  std::vector<TieScratch::Work>& work = scratch.work;
+  std::vector<size_t>& tied = scratch.tied;
+  work.assign(1, {0, n, depth});
+  bool first = true;  // the first work: its keys are filled, its runs compared
+  while (!work.empty()) {
+    const TieScratch::Work w = work.back();
+    work.pop_back();
+    Entry* const x = e + w.from;
+    if (!first)
+      visit_strings(
+          w.n, [&](size_t i) -> const Entry& { return x[i]; }, w.depth, strings,
+          [&](size_t i, std::string_view s) { x[i].key = key_at(s.data(), s.size(), w.depth); });
+    sort_keys(x, other + w.from, w.n, true);
+    const uint64_t whole = w.depth + 8;  // strings of at most this many bytes are whole in key and size
+    tied.clear();
+    for (size_t b = 0; b < w.n;) {
+      size_t t = b + 1;
+      while (t < w.n && x[t].key == x[b].key) ++t;
+      if (t - b == 1) {
+        mark(x[b], true);
+        b = t;
+        continue;
+      }
+      Entry* const rest = std::partition(x + b, x + t, [&](const Entry& y) { return strings.size(y) <= whole; });
+      const auto by_size = [&](const Entry& p, const Entry& q) { return strings.size(p) < strings.size(q); };
+      if (rest - (x + b) <= static_cast<ptrdiff_t>(kSmall)) {
+        for (Entry* y = x + b + 1; y < rest; ++y)
+          for (Entry* z = y; z > x + b && by_size(*z, z[-1]); --z) std::swap(*z, z[-1]);
+      } else {
+        std::sort(x + b, rest, by_size);
+      }
+      for (Entry* y = x + b; y < rest; ++y) mark(*y, y == x + b || by_size(y[-1], *y));
+      const auto first_long = static_cast<size_t>(rest - x);
+      if (t - first_long == 1) mark(x[first_long], true);
+      if (t - first_long > 1) {
+        if (first)
+          for (size_t k = first_long; k < t; ++k) tied.push_back(k);
+        else
+          work.push_back({w.from + first_long, t - first_long, whole});
+      }
+      b = t;
+    }
+    first = false;
+    // Each run's long strings compared with its first (runs in `tied` differ in key from their
+    // neighbours); a run with a string unlike its first becomes work at the bytes they all share.
+    size_t lead = 0;  // where the run's first lies in `tied`
+    std::string_view lead_view;
+    bool mixed = false;
+    size_t shared = 0;  // in a mixed run, the least common prefix of its first with the strings compared since
+    const auto close = [&](size_t end) {
+      if (mixed) work.push_back({w.from + tied[lead], end - lead, shared});
+    };
+    visit_strings(
+        tied.size(), [&](size_t i) -> const Entry& { return x[tied[i]]; }, whole, strings,
+        [&](size_t i, std::string_view s) {
+          Entry& y = x[tied[i]];
+          if (i == 0 || x[tied[i - 1]].key != y.key) {
+            if (i > 0) close(i);
+            lead = i;
+            lead_view = s;
+            mixed = false;
+            mark(y, true);
+            return;
+          }
+          mark(y, false);
+          // Both are longer than `whole`.
+          if (!mixed && s.size() == lead_view.size() &&
+              same_bytes(s.data() + whole, lead_view.data() + whole, s.size() - whole))
+            return;
+          const size_t common = whole + common_prefix(s.substr(whole), lead_view.substr(whole));
+          shared = mixed ? std::min(shared, common) : common;
+          mixed = true;
+        });
+    if (!tied.empty()) close(tied.size());
   }
 }
 
@@ -683,23 +738,25 @@ MergedDictionary merge_dictionaries(const std::vector<const StringInterner*>& pa
     const uint16_t* const part_range = range + merged.starts[piece.part];
     const uint64_t start = merged.starts[piece.part];
     std::vector<uint64_t>& piece_at = at[i];
-    parts[piece.part]->for_each(piece.from, piece.to, [&](size_t k, std::string_view s) {
+    const StringInterner* const part = parts[piece.part];
+    part->for_each(piece.from, piece.to, [&](size_t k, std::string_view s) {
       const size_t r = ranges == 1 ? 0 : part_range[k];
       entries[piece_at[r]++] = {key_at(s.data(), s.size(), depth[r]),
-                                (start + k) << kIndexShift | std::min<uint64_t>(s.size(), kLongSize)};
+                                (start + k) << kIndexShift | std::min<uint64_t>(s.size(), kLongSize), part->packed(k)};
     });
   });
 
   // Each range: its strings sorted, the first entry of each string marked, and its distinct strings
   // and their bytes counted.
   const unsigned workers = worker_count(threads);
-  std::vector<std::unique_ptr<Entry[]>> scratch(workers);
+  std::vector<TieScratch> scratch(workers);
   std::vector<uint64_t> code_start(ranges + 1, 0), byte_start(ranges + 1, 0);
   parallel_for_workers(ranges, threads, [&](size_t r, unsigned worker) {
     Entry* e = entries + range_start[r];
     const size_t n = range_start[r + 1] - range_start[r];
-    if (!scratch[worker]) scratch[worker] = std::make_unique_for_overwrite<Entry[]>(std::max<uint64_t>(largest, 1));
-    sort_entries(e, scratch[worker].get(), n, depth[r], true, strings);
+    TieScratch& tie = scratch[worker];
+    if (!tie.other) tie.other = std::make_unique_for_overwrite<Entry[]>(std::max<uint64_t>(largest, 1));
+    sort_strings(e, n, depth[r], strings, tie);
     uint64_t distinct = 0, bytes = 0;
     for (size_t k = 0; k < n; ++k) {
       if (e[k].id & kFirstBit) {

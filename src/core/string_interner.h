@@ -72,6 +72,16 @@ class StringInterner {
   std::string_view value(size_t code) const noexcept {
     return unpack(values_[code >> kBlockBits][code & (kBlock - 1)]);
   }
+  //! The 8 bytes value(code) reads first (where its string lies, and its size): a copy kept
+  //! elsewhere (the merge's entries) gives the string by unpack() without that read.
+  uint64_t packed(size_t code) const noexcept { return values_[code >> kBlockBits][code & (kBlock - 1)]; }
+  //! The string of packed(code).
+  std::string_view unpack(uint64_t v) const noexcept {
+    const uint64_t size = v & kFar;
+    if (size == kFar) [[unlikely]]
+      return far_[v >> 24];
+    return {reinterpret_cast<const char*>(base_ + (v >> 24)), size};
+  }
   //! Calls f(code, value(code)) for every code in [from, to) (to <= size()) in increasing order.
   template <class F>
   void for_each(size_t from, size_t to, F&& f) const {
@@ -98,12 +108,6 @@ class StringInterner {
   // of kFar bytes or more, or before base_ or 2^40 bytes past it (the copies the table holds), kFar
   // in the size's bits below its index in far_.
   static constexpr uint64_t kFar = (uint64_t{1} << 24) - 1;
-  std::string_view unpack(uint64_t v) const noexcept {
-    const uint64_t size = v & kFar;
-    if (size == kFar) [[unlikely]]
-      return far_[v >> 24];
-    return {reinterpret_cast<const char*>(base_ + (v >> 24)), size};
-  }
   // The values are kept in blocks of kBlock values: growing copies nothing.
   static constexpr unsigned kBlockBits = 16;
   static constexpr size_t kBlock = size_t{1} << kBlockBits;
