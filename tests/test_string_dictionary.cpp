@@ -410,6 +410,49 @@ TEST_CASE("csv: long string columns read with small tables that grow or are pass
   }
 }
 
+namespace {
+
+// Interns each part's strings (read in place) into interners of `limit` strings, merges them with
+// every thread count and range count given, and checks the dictionary and every local code
+// against a std::map build of the same strings.
+template <class S>
+void check_merges_like_map(const std::vector<std::vector<S>>& strings, size_t limit,
+                           std::initializer_list<unsigned> thread_counts,
+                           std::initializer_list<uint64_t> range_counts) {
+  std::map<std::string, size_t> reference_map;
+  for (const auto& part : strings)
+    for (const S& s : part) reference_map.emplace(std::string(s), 0);
+  std::vector<std::string> reference;
+  for (auto& [s, code] : reference_map) {
+    code = reference.size();
+    reference.push_back(s);
+  }
+  const size_t parts = strings.size();
+  std::vector<gfxq::detail::StringInterner> interners;
+  for (size_t p = 0; p < parts; ++p) interners.emplace_back(limit);
+  std::vector<std::vector<int32_t>> local(parts);
+  for (size_t p = 0; p < parts; ++p)
+    for (const S& s : strings[p]) local[p].push_back(interners[p].intern(s, true));
+  std::vector<const gfxq::detail::StringInterner*> pointers;
+  for (const auto& in : interners) pointers.push_back(&in);
+  for (const unsigned threads : thread_counts) {
+    for (const uint64_t ranges : range_counts) {
+      CAPTURE(threads);
+      CAPTURE(ranges);
+      const gfxq::detail::MergedDictionary merged = gfxq::detail::merge_dictionaries(pointers, {threads, ranges}, "c");
+      CHECK(merged.dictionary->strings() == reference);
+      size_t wrong = 0;
+      for (size_t p = 0; p < parts; ++p)
+        for (size_t k = 0; k < strings[p].size(); ++k)
+          wrong += static_cast<size_t>(merged.code_of(p)[static_cast<size_t>(local[p][k])]) !=
+                   reference_map.at(std::string(strings[p][k]));
+      CHECK(wrong == 0);
+    }
+  }
+}
+
+}  // namespace
+
 TEST_CASE(
     "string dictionary: runs of tied keys (repeats, NUL-padded prefixes, late differences) merge as a std::map build") {
   const uint64_t seed = 5550123;
@@ -432,43 +475,13 @@ TEST_CASE(
   for (const size_t parts : {1, 4, 16}) {
     for (const size_t rows : {10, 300, 5000}) {
       std::vector<std::vector<std::string>> strings(parts);
-      std::map<std::string, size_t> reference_map;
       for (auto& part : strings)
-        for (size_t k = 0; k < rows; ++k) {
-          part.push_back(draw());
-          reference_map.emplace(part.back(), 0);
-        }
-      std::vector<std::string> reference;
-      for (auto& [s, code] : reference_map) {
-        code = reference.size();
-        reference.push_back(s);
-      }
+        for (size_t k = 0; k < rows; ++k) part.push_back(draw());
       for (const size_t limit : {1, 1 << 15}) {  // every repeat left to the merge, or found by the tables
-        std::vector<gfxq::detail::StringInterner> interners;
-        for (size_t p = 0; p < parts; ++p) interners.emplace_back(limit);
-        std::vector<std::vector<int32_t>> local(parts);
-        for (size_t p = 0; p < parts; ++p)
-          for (const std::string& s : strings[p]) local[p].push_back(interners[p].intern(s, true));
-        std::vector<const gfxq::detail::StringInterner*> pointers;
-        for (const auto& in : interners) pointers.push_back(&in);
-        for (const unsigned threads : {1u, 4u}) {
-          for (const uint64_t ranges : {0, 1, 7}) {
-            CAPTURE(parts);
-            CAPTURE(rows);
-            CAPTURE(limit);
-            CAPTURE(threads);
-            CAPTURE(ranges);
-            const gfxq::detail::MergedDictionary merged =
-                gfxq::detail::merge_dictionaries(pointers, {threads, ranges}, "c");
-            CHECK(merged.dictionary->strings() == reference);
-            size_t wrong = 0;
-            for (size_t p = 0; p < parts; ++p)
-              for (size_t k = 0; k < strings[p].size(); ++k)
-                wrong += static_cast<size_t>(merged.code_of(p)[static_cast<size_t>(local[p][k])]) !=
-                         reference_map.at(strings[p][k]);
-            CHECK(wrong == 0);
-          }
-        }
+        CAPTURE(parts);
+        CAPTURE(rows);
+        CAPTURE(limit);
+        check_merges_like_map(strings, limit, {1u, 4u}, {0, 1, 7});
       }
     }
   }
@@ -504,41 +517,16 @@ TEST_CASE(
     for (const size_t rows : {1, 40, 4000}) {
       const bool with_long = parts == 3 && rows == 40;
       std::vector<std::vector<std::string_view>> strings(parts);
-      std::map<std::string, size_t> reference_map;
       for (auto& part : strings)
         for (size_t k = 0; k < rows; ++k) {
           part.push_back(pool[rng() % pool.size()]);
           if (with_long && k % 10 == 0) part.push_back(k % 20 ? long_a : k % 30 ? long_b : long_prefix);
         }
-      for (const auto& part : strings)
-        for (const std::string_view s : part) reference_map.emplace(std::string(s), 0);
-      std::vector<std::string> reference;
-      for (auto& [s, code] : reference_map) {
-        code = reference.size();
-        reference.push_back(s);
-      }
       for (const size_t limit : {1, 1 << 15}) {  // every repeat left to the merge, or found by the tables
-        std::vector<gfxq::detail::StringInterner> interners;
-        for (size_t p = 0; p < parts; ++p) interners.emplace_back(limit);
-        std::vector<std::vector<int32_t>> local(parts);
-        for (size_t p = 0; p < parts; ++p)
-          for (const std::string_view s : strings[p]) local[p].push_back(interners[p].intern(s, true));
-        std::vector<const gfxq::detail::StringInterner*> pointers;
-        for (const auto& in : interners) pointers.push_back(&in);
-        for (const uint64_t ranges : {0, 1, 5}) {
-          CAPTURE(parts);
-          CAPTURE(rows);
-          CAPTURE(limit);
-          CAPTURE(ranges);
-          const gfxq::detail::MergedDictionary merged = gfxq::detail::merge_dictionaries(pointers, {2, ranges}, "c");
-          CHECK(merged.dictionary->strings() == reference);
-          size_t wrong = 0;
-          for (size_t p = 0; p < parts; ++p)
-            for (size_t k = 0; k < strings[p].size(); ++k)
-              wrong += static_cast<size_t>(merged.code_of(p)[static_cast<size_t>(local[p][k])]) !=
-                       reference_map.at(std::string(strings[p][k]));
-          CHECK(wrong == 0);
-        }
+        CAPTURE(parts);
+        CAPTURE(rows);
+        CAPTURE(limit);
+        check_merges_like_map(strings, limit, {2u}, {0, 1, 5});
       }
     }
   }
