@@ -323,6 +323,22 @@ uint64_t p_count = 0ul;
 uint64_t p_lo[STAR_MAX_AGGS];
 uint64_t p_hi[STAR_MAX_AGGS];
 
+// Dimension d's code of the key at `slot` (key - kmin), or STAR_EMPTY: a slot outside the
+// dimension's filled bounds (or, STAR_PROBE, not in its bitmap when it has one) misses without
+// reading the table.
+uint dim_code(uint d, uint slot) {
+  const bool inside = slot >= s_bounds[d] && slot <= s_bounds[4u + d];
+#if defined(STAR_PROBE)
+  const bool hit = inside && (bitmapped & (1u << d)) != 0u
+                       ? (bits[pc.bits[d] + (slot >> 5)] & (1u << (slot & 31u))) != 0u
+                       : inside;
+#else
+  const bool hit = inside;
+#endif
+  return hit ? table_at(d, slot) : STAR_EMPTY;
+}
+
+#if defined(STAR_PROBE)
 // The group of fact row `row` when it finds every dimension (`first_key`: its key in the dimension
 // probed first), else STAR_EMPTY. No subgroup operations here or after it: a row's lanes need not
 // be converged (on the H200 a ballot loop after this divergent loop lost rows).
@@ -330,21 +346,13 @@ uint group_of(uint row, uint first_key) {
   uint g = 0u;
   for (uint j = 0u; j < pc.dims; ++j) {
     const uint d = (order >> (2u * j)) & 3u;
-    const uint slot = (j == 0u ? first_key : fact_key(d, row)) - pc.kmin[d];
-    const bool inside = slot >= s_bounds[d] && slot <= s_bounds[4u + d];
-#if defined(STAR_PROBE)
-    const bool hit = inside && (bitmapped & (1u << d)) != 0u
-                         ? (bits[pc.bits[d] + (slot >> 5)] & (1u << (slot & 31u))) != 0u
-                         : inside;
-#else
-    const bool hit = inside;
-#endif
-    const uint c = hit ? table_at(d, slot) : STAR_EMPTY;
+    const uint c = dim_code(d, (j == 0u ? first_key : fact_key(d, row)) - pc.kmin[d]);
     if (c == STAR_EMPTY) return STAR_EMPTY;
     g += c;
   }
   return g;
 }
+#endif
 
 // Adds aggregate a's value v to group g: its low word (unsigned) and high word (signed) to the two
 // sums; with one group (domain 1) to this lane's private sums, else by 64-bit atomics.
@@ -406,15 +414,7 @@ void add_quad(uint q, bvec4 alive, uvec4 keys) {
     const uint d = (order >> (2u * j)) & 3u;
     const uvec4 slots = (j == 0u ? keys : fact_key4(d, q)) - pc.kmin[d];
     [[unroll]] for (uint r = 0u; r < 4u; ++r) {
-      const bool inside = alive[r] && slots[r] >= s_bounds[d] && slots[r] <= s_bounds[4u + d];
-#if defined(STAR_PROBE)
-      const bool hit = inside && (bitmapped & (1u << d)) != 0u
-                           ? (bits[pc.bits[d] + (slots[r] >> 5)] & (1u << (slots[r] & 31u))) != 0u
-                           : inside;
-#else
-      const bool hit = inside;
-#endif
-      const uint c = hit ? table_at(d, slots[r]) : STAR_EMPTY;
+      const uint c = alive[r] ? dim_code(d, slots[r]) : STAR_EMPTY;
       alive[r] = c != STAR_EMPTY;
       groups[r] += c;
     }
