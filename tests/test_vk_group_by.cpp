@@ -617,12 +617,15 @@ TEST_CASE("vk-group-by: the partitioned variant moves two keys and four value co
       const std::string what = std::to_string(n) + " rows, " + std::to_string(groups) + " groups";
       GroupByOptions o;
       o.variant = GroupByVariant::Partitioned;
-      {
+      for (uint32_t passes : {1u, 2u}) {
+        o.partition_passes = passes;
         OnDevice on(d);
         const GroupByResult r = vk::group_by(device(), on.input, o);
-        check(d, r, "partitioned, " + what);
+        check(d, r, "partitioned, " + std::to_string(passes) + " digit passes, " + what);
+        CHECK(r.algorithm.find(std::to_string(passes) + " stable 8-bit digit pass") != std::string::npos);
         CHECK(r.algorithm.find("with 5 payload column(s) in the same passes") != std::string::npos);
       }
+      o.partition_passes = 0;
       o.stride_rows = 2048;
       std::vector<uint32_t> sel;
       for (uint32_t r = 0; r < n; ++r)
@@ -976,8 +979,20 @@ TEST_CASE("vk-group-by: the optimizer's estimates and choices") {
       CHECK(pick(groups).variant ==
             (groups <= vk::gb::kFewGroups ? GroupByVariant::Private : GroupByVariant::SharedTable));
     CHECK((pick(1024).variant == GroupByVariant::Private) == (1024 <= vk::gb::kFewGroups));
-    CHECK(pick(20000).variant == GroupByVariant::GlobalTable);
-    CHECK(pick(20000).table_slots == 40960);
+    // Past half the largest shared table: the partitioned variant with one digit pass while the
+    // 2^8 partitions' groups fill at most 1 / (2 kPartitionedFill) of it each, then the global table.
+    const uint64_t cap = vk::gb::shared_capacity(vk::gb::largest_shared_kernel(device()), layout);
+    const uint64_t partitioned = cap / 2 * 256 / vk::gb::kPartitionedFill;
+    for (uint64_t groups : {cap / 2 + 1, partitioned}) {
+      CHECK(pick(groups).variant == GroupByVariant::Partitioned);
+      CHECK(pick(groups).partition_passes == 1);
+    }
+    CHECK(pick(partitioned + 1).variant == GroupByVariant::GlobalTable);
+    const vk::gb::Choice global = pick(2 * partitioned);
+    CHECK(global.variant == GroupByVariant::GlobalTable);
+    CHECK(global.table_slots >= 4 * partitioned);
+    CHECK(global.table_slots < 4 * partitioned + 1024);
+    CHECK(global.table_slots % 1024 == 0);
     const uint64_t slots = vk::gb::max_table_cap(device(), layout);
     // A table beyond the cache: the sort variant (partitioning is forced only).
     if (vk::gb::table_bytes(layout, vk::gb::table_slots_for(slots / 3)) > vk::gb::kCachedTableBytes)

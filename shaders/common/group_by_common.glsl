@@ -88,37 +88,39 @@ uint gb_float_addend(uint b, out uint w, out uint lo, out uint hi, out bool nega
   return 0u;
 }
 
-// GB_DEFINE_TABLE_OPS(P, T): the state updates of a table held in the uint array T (a buffer or
-// shared memory), as functions named P_*. Every update is a 32-bit atomic, so updates in any order
-// give the same words:
-// - P_add64(at, lo, hi): adds the 64-bit (hi, lo) to words at, at + 1 with the carry by a second
+// GB_DEFINE_TABLE_OPS(P, T, W): the state updates of a table held in the uint array T (a buffer or
+// shared memory) whose consecutive words of one slot lie W words apart (1 in a buffer; a shared
+// table keeps each word of its slots in a plane of its own, so that the lanes of a subgroup
+// updating random slots hit distinct banks), as functions named P_*. Every update is a 32-bit
+// atomic, so updates in any order give the same words:
+// - P_add64(at, lo, hi): adds the 64-bit (hi, lo) to words at, at + W with the carry by a second
 //   atomic (an INT sum when the device has no 64-bit atomics, or in shared memory).
 // - P_f320_add(at, w, lo, hi, negative): adds or subtracts (hi, lo) at words w, w + 1 of the fixed
 //   point at `at`, carrying or borrowing upward; exact modulo 2^320 whatever the order.
 // - P_f320_add_word(at, w, x): adds the unsigned word x at word w, carrying upward (merging
 //   fixed points word by word).
-#define GB_DEFINE_TABLE_OPS(P, T)                                                  \
+#define GB_DEFINE_TABLE_OPS(P, T, W)                                               \
   void P##_add64(uint at, uint lo, uint hi) {                                      \
     const uint old = atomicAdd(T[at], lo);                                         \
     const uint up = hi + (old + lo < old ? 1u : 0u);                               \
-    if (up != 0u) atomicAdd(T[at + 1u], up);                                       \
+    if (up != 0u) atomicAdd(T[at + (W)], up);                                      \
   }                                                                                \
   void P##_f320_add_word(uint at, uint w, uint x) {                                \
     for (; x != 0u && w < GB_F320_WORDS; ++w) {                                    \
-      const uint old = atomicAdd(T[at + w], x);                                    \
+      const uint old = atomicAdd(T[at + w * (W)], x);                              \
       x = old + x < old ? 1u : 0u;                                                 \
     }                                                                              \
   }                                                                                \
   void P##_f320_add(uint at, uint w, uint lo, uint hi, bool negative) {            \
     if (!negative) {                                                               \
-      const uint old = atomicAdd(T[at + w], lo);                                   \
+      const uint old = atomicAdd(T[at + w * (W)], lo);                             \
       P##_f320_add_word(at, w + 1u, hi + (old + lo < old ? 1u : 0u));             \
       return;                                                                      \
     }                                                                              \
-    uint old = atomicAdd(T[at + w], 0u - lo);                                      \
+    uint old = atomicAdd(T[at + w * (W)], 0u - lo);                                \
     uint borrow = hi + (old < lo ? 1u : 0u);                                       \
     for (++w; borrow != 0u && w < GB_F320_WORDS; ++w) {                            \
-      old = atomicAdd(T[at + w], 0u - borrow);                                     \
+      old = atomicAdd(T[at + w * (W)], 0u - borrow);                               \
       borrow = old < borrow ? 1u : 0u;                                             \
     }                                                                              \
   }

@@ -56,6 +56,8 @@
 // GB_STEP rows.
 #define GB_WG 256u
 #define GB_STEP 1024u
+// Invocations of a workgroup of the shared-table kernels (group_by_shared_*).
+#define GB_SHARED_WG 1024u
 // Rows per workgroup of the global-table kernel (4 steps).
 #define GB_GLOBAL_ROWS 4096u
 // Linear probing gives up after this many slots (an overflow). Bounded for lavapipe, which ends a

@@ -8,7 +8,7 @@
 #ifndef GFXQ_GROUP_BY_GLOBAL_GLSL
 #define GFXQ_GROUP_BY_GLOBAL_GLSL
 
-GB_DEFINE_TABLE_OPS(gbg, gb_table)
+GB_DEFINE_TABLE_OPS(gbg, gb_table, 1u)
 
 const uint GB_NO_SLOT = 0xffffffffu;
 

@@ -4,8 +4,10 @@
 //  - global (GB_KERNEL_GLOBAL): each row finds its slot in the global table (linear probing, CAS
 //    claim) and updates it with atomics. Workgroup g takes rows [g * GB_GLOBAL_ROWS, ...).
 //  - shared (GB_SHARED_WORDS): workgroup-private tables. Each workgroup keeps its own table of
-//    pc.shared_cap slots (plus the GB_EMPTY key's) in shared memory, takes rows
-//    [g * pc.rows_per_group, ...), updates its table with shared atomics only, and at the end
+//    pc.shared_cap slots (plus the GB_EMPTY key's) in shared memory, each word of the slots in a
+//    plane of its own (gbs_plane), takes rows
+//    [g * pc.rows_per_group, ...) with GB_SHARED_WG invocations (the next step's rows loaded
+//    before this step's are added), updates its table with shared atomics only, and at the end
 //    merges each of its groups into the global table (one global slot update per group). A row
 //    whose key finds no shared slot within GB_SHARED_PROBES (a full shared table) goes to the
 //    global table at once, so any group count is correct here, only slower. The partitioned
@@ -40,7 +42,15 @@
 #include "hash.glsl"
 #include "wg_tile.glsl"
 #include "group_by_common.glsl"
-layout(local_size_x = GB_WG) in;
+// The shared-table kernel runs GB_SHARED_WG invocations per workgroup (one table for more
+// invocations: more of them fit an SM), the others GB_WG; a step covers 4 rows per invocation.
+#if defined(GB_SHARED_WORDS) && !defined(GB_PRIVATE)
+#define GB_KWG GB_SHARED_WG
+#else
+#define GB_KWG GB_WG
+#endif
+#define GB_KSTEP (4u * GB_KWG)
+layout(local_size_x = GB_KWG) in;
 layout(std430, binding = 0) buffer Table { uint gb_table[]; };
 #ifdef GB_ATOMIC64
 layout(std430, binding = 0) buffer Table64 { uint64_t gb_table64[]; };
@@ -96,7 +106,12 @@ void main() {
 #define GB_SHARED_PROBES 64u
 
 shared uint s_table[GB_SHARED_WORDS];
-GB_DEFINE_TABLE_OPS(gbs, s_table)
+
+// The shared table's planes: word o of slot s (0..pc.shared_cap, the last one the GB_EMPTY key's)
+// is s_table[o * gbs_plane() + s], so that the lanes of a subgroup reaching random slots read and
+// update distinct banks (slots of consecutive words put a slot's words on one bank in four).
+uint gbs_plane() { return pc.shared_cap + 1u; }
+GB_DEFINE_TABLE_OPS(gbs, s_table, gbs_plane())
 
 // The shared slot of key (k0, k1), claimed if it has none yet; GB_NO_SLOT when the table has no
 // room for it within GB_SHARED_PROBES slots. One key column: a CAS of the key word; the GB_EMPTY
@@ -104,7 +119,6 @@ GB_DEFINE_TABLE_OPS(gbs, s_table)
 // (a slot whose key-0 word matches belongs to whoever sets its key-1 word first; neither word
 // changes once set); keys with a GB_EMPTY word cannot be told from an unset word and get no slot.
 uint gbs_find(uint k0, uint k1) {
-  const uint sw = gb_slot_words();
   const uint cap = pc.shared_cap;
   if (GB_TWO_KEYS) {
     if (k0 == GB_EMPTY || k1 == GB_EMPTY) return GB_NO_SLOT;
@@ -113,13 +127,13 @@ uint gbs_find(uint k0, uint k1) {
   }
   uint s = gb_shared_home(gb_hash(k0, k1), cap);
   for (uint probe = 0u; probe < min(cap, GB_SHARED_PROBES); ++probe) {
-    const uint at = s * sw;
-    uint seen = s_table[at];
-    if (seen == GB_EMPTY) seen = atomicCompSwap(s_table[at], GB_EMPTY, k0);
+    uint seen = s_table[s];
+    if (seen == GB_EMPTY) seen = atomicCompSwap(s_table[s], GB_EMPTY, k0);
     if (seen == GB_EMPTY || seen == k0) {
       if (!GB_TWO_KEYS) return s;
-      uint seen1 = s_table[at + 1u];
-      if (seen1 == GB_EMPTY) seen1 = atomicCompSwap(s_table[at + 1u], GB_EMPTY, k1);
+      const uint at1 = gbs_plane() + s;
+      uint seen1 = s_table[at1];
+      if (seen1 == GB_EMPTY) seen1 = atomicCompSwap(s_table[at1], GB_EMPTY, k1);
       if (seen1 == GB_EMPTY || seen1 == k1) return s;
     }
     s = s + 1u == cap ? 0u : s + 1u;
@@ -135,11 +149,11 @@ void gbs_add_row(uint k0, uint k1, uint x[GB_MAX_VALUE_BINDINGS]) {
     if (g != GB_NO_SLOT) gbg_add_row(g, x);
     return;
   }
-  const uint base = s * gb_slot_words();
-  if (GB_COUNTS || s == pc.shared_cap) atomicAdd(s_table[base + GB_COUNT], 1u);
+  const uint plane = gbs_plane();
+  if (GB_COUNTS || s == pc.shared_cap) atomicAdd(s_table[GB_COUNT * plane + s], 1u);
   [[unroll]] for (uint i = 0u; i < GB_MAX_STATES; ++i) {
     const uint kind = gb_kind(i);
-    const uint at = base + gb_state_offset(i);
+    const uint at = gb_state_offset(i) * plane + s;
     const uint v = x[gb_binding(i)];
     if (kind == GB_STATE_SUM_INT) {
       gbs_add64(at, v, int(v) < 0 ? 0xffffffffu : 0u);
@@ -152,35 +166,115 @@ void gbs_add_row(uint k0, uint k1, uint x[GB_MAX_VALUE_BINDINGS]) {
       bool negative;
       const uint flag = gb_float_addend(v, w, lo, hi, negative);
       if (flag != 0u)
-        atomicOr(s_table[at + GB_F320_WORDS], flag);
+        atomicOr(s_table[at + GB_F320_WORDS * plane], flag);
       else if ((lo | hi) != 0u)
         gbs_f320_add(at, w, lo, hi, negative);
     }
   }
 }
 
+// Read-only probes of gbs_add_rows4's fast path.
+#define GB_FAST_PROBES 8u
+// The four rows of one load. With one key column, the rows whose key some slot already holds
+// (nearly all once a workgroup has met its groups) take a fast path: the four rows' slots found by
+// read-only probes in step (home slots first), then the four rows' updates issued together (their
+// returned words used after); the others go through gbs_add_row. A slot's key never changes once
+// claimed, so a key read early that matches is final.
+void gbs_add_rows4(uvec4 k0, uvec4 k1, uvec4 v[GB_MAX_VALUE_BINDINGS], bvec4 valid) {
+  bvec4 fast = bvec4(false);
+  uvec4 s = uvec4(0u);
+  if (!GB_TWO_KEYS) {
+    const uint cap = pc.shared_cap;
+    bvec4 todo;
+    [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+      s[j] = gb_shared_home(gb_hash(k0[j], 0u), cap);
+      todo[j] = valid[j] && k0[j] != GB_EMPTY;
+    }
+    // Read-only probes of the four rows in step: a row is fast once a slot holds its key; an
+    // empty slot (its key not claimed yet) or a long chain leaves it to gbs_add_row. The home
+    // slots are read first, unrolled (with few groups nearly every row ends there).
+    uvec4 seen;
+    [[unroll]] for (uint j = 0u; j < 4u; ++j) seen[j] = s_table[s[j]];
+    [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+      fast[j] = todo[j] && seen[j] == k0[j];
+      todo[j] = todo[j] && !fast[j] && seen[j] != GB_EMPTY;
+      if (todo[j]) s[j] = s[j] + 1u == cap ? 0u : s[j] + 1u;
+    }
+    for (uint probe = 1u; probe < GB_FAST_PROBES && any(todo); ++probe) {
+      [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+        if (!todo[j]) continue;
+        const uint seen = s_table[s[j]];
+        fast[j] = seen == k0[j];
+        todo[j] = !fast[j] && seen != GB_EMPTY;
+        if (todo[j]) s[j] = s[j] + 1u == cap ? 0u : s[j] + 1u;
+      }
+    }
+  }
+  const uint plane = gbs_plane();
+  if (GB_COUNTS) {
+    [[unroll]] for (uint j = 0u; j < 4u; ++j)
+      if (fast[j]) atomicAdd(s_table[GB_COUNT * plane + s[j]], 1u);
+  }
+  [[unroll]] for (uint i = 0u; i < GB_MAX_STATES; ++i) {
+    const uint kind = gb_kind(i);
+    const uint o = gb_state_offset(i) * plane;
+    const uvec4 x = v[gb_binding(i)];
+    if (kind == GB_STATE_SUM_INT) {
+      uvec4 old;
+      [[unroll]] for (uint j = 0u; j < 4u; ++j)
+        if (fast[j]) old[j] = atomicAdd(s_table[o + s[j]], x[j]);
+      [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+        const uint up = (int(x[j]) < 0 ? 0xffffffffu : 0u) + (old[j] + x[j] < old[j] ? 1u : 0u);
+        if (fast[j] && up != 0u) atomicAdd(s_table[o + plane + s[j]], up);
+      }
+    } else if (kind == GB_STATE_MIN || kind == GB_STATE_MAX) {
+      [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+        const uint key = gb_value_key(gb_binding(i), x[j]);
+        if (fast[j]) atomicMax(s_table[o + s[j]], kind == GB_STATE_MIN ? ~key : key);
+      }
+    } else if (kind == GB_STATE_SUM_FLOAT) {
+      [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+        if (!fast[j]) continue;
+        uint w, lo, hi;
+        bool negative;
+        const uint flag = gb_float_addend(x[j], w, lo, hi, negative);
+        if (flag != 0u)
+          atomicOr(s_table[o + s[j] + GB_F320_WORDS * plane], flag);
+        else if ((lo | hi) != 0u)
+          gbs_f320_add(o + s[j], w, lo, hi, negative);
+      }
+    }
+  }
+  [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+    if (!valid[j] || fast[j]) continue;
+    uint x[GB_MAX_VALUE_BINDINGS];
+    gb_values_of(v, j, x);
+    gbs_add_row(k0[j], k1[j], x);
+  }
+}
+
 // Shared slot s into the global table, if it holds a group (a claimed key; the last slot: rows).
 void gbs_merge(uint s) {
-  const uint sw = gb_slot_words();
-  const uint base = s * sw;
-  const uint count = s_table[base + GB_COUNT];
-  if (s == pc.shared_cap ? count == 0u : s_table[base] == GB_EMPTY) return;
-  const uint k0 = s_table[base];
-  const uint k1 = GB_TWO_KEYS ? s_table[base + 1u] : 0u;
+  const uint plane = gbs_plane();
+  const uint count = s_table[GB_COUNT * plane + s];
+  if (s == pc.shared_cap ? count == 0u : s_table[s] == GB_EMPTY) return;
+  const uint k0 = s_table[s];
+  const uint k1 = GB_TWO_KEYS ? s_table[plane + s] : 0u;
   const uint g = gbg_find(k0, k1);
   if (g == GB_NO_SLOT) return;
   gbg_add_count(g, count);
-  const uint gbase = g * sw;
+  const uint gbase = g * gb_slot_words();
   [[unroll]] for (uint i = 0u; i < GB_MAX_STATES; ++i) {
     const uint kind = gb_kind(i);
     const uint o = gb_state_offset(i);
+    const uint at = o * plane + s;
     if (kind == GB_STATE_SUM_INT) {
-      gbg_add_int64(gbase + o, s_table[base + o], s_table[base + o + 1u]);
+      gbg_add_int64(gbase + o, s_table[at], s_table[at + plane]);
     } else if (kind == GB_STATE_MIN || kind == GB_STATE_MAX) {
-      atomicMax(gb_table[gbase + o], s_table[base + o]);
+      atomicMax(gb_table[gbase + o], s_table[at]);
     } else if (kind == GB_STATE_SUM_FLOAT) {
-      for (uint w = 0u; w < GB_F320_WORDS; ++w) gbg_f320_add_word(gbase + o, w, s_table[base + o + w]);
-      const uint flags = s_table[base + o + GB_F320_WORDS];
+      for (uint w = 0u; w < GB_F320_WORDS; ++w) gbg_f320_add_word(gbase + o, w, s_table[at + w * plane]);
+      const uint flags = s_table[at + GB_F320_WORDS * plane];
       if (flags != 0u) atomicOr(gb_table[gbase + o + GB_F320_WORDS], flags);
     }
   }
@@ -225,6 +319,9 @@ uint gbf_float_base() { return gbf_acc_base() + gbf_offset(GB_MAX_STATES) * pc.i
 uint gbf_float_at(uint id, uint i) {
   return gbf_float_base() + (id * gbf_float_index(GB_MAX_STATES) + gbf_float_index(i)) * GB_SUM_FLOAT_WORDS;
 }
+
+// The FLOAT sums' updates (their words consecutive).
+GB_DEFINE_TABLE_OPS(gbp, s_table, 1u)
 
 // Ids handed out (may pass pc.ids: those keys got none).
 shared uint s_ids_used;
@@ -331,7 +428,7 @@ void gbf_add_row(uint k0, uint k1, uint x[GB_MAX_VALUE_BINDINGS]) {
       if (flag != 0u)
         atomicOr(s_table[t + GB_F320_WORDS], flag);
       else if ((lo | hi) != 0u)
-        gbs_f320_add(t, w, lo, hi, negative);
+        gbp_f320_add(t, w, lo, hi, negative);
     }
   }
 }
@@ -430,25 +527,29 @@ void main() {
 void main() {
   const uint sw = gb_slot_words();
   const uint words = (pc.shared_cap + 1u) * sw;
-  for (uint i = gl_LocalInvocationIndex; i < words; i += GB_WG) s_table[i] = 0u;
+  for (uint i = gl_LocalInvocationIndex; i < words; i += GB_KWG) s_table[i] = 0u;
   if (gl_LocalInvocationIndex == 0u) s_claims = 0u;
   barrier();
   const uint group = gl_WorkGroupID.x + pc.group_offset;
   const uint first = group * pc.rows_per_group;
   const uint last = min(first + pc.rows_per_group, pc.count);
-  for (uint step = first; step < last; step += GB_STEP) {
-    uvec4 k0, k1, v[GB_MAX_VALUE_BINDINGS];
-    bvec4 valid;
-    gb_load4(step / 4u + gl_LocalInvocationIndex, last, k0, k1, v, valid);
-    [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-      if (!valid[j]) continue;
-      uint x[GB_MAX_VALUE_BINDINGS];
-      gb_values_of(v, j, x);
-      gbs_add_row(k0[j], k1[j], x);
-    }
+  // The next step's rows are loaded before this step's are added (their loads in flight while the
+  // table is updated).
+  uvec4 k0, k1, v[GB_MAX_VALUE_BINDINGS];
+  bvec4 valid;
+  gb_load4(first / 4u + gl_LocalInvocationIndex, last, k0, k1, v, valid);
+  for (uint step = first; step < last; step += GB_KSTEP) {
+    uvec4 n0, n1, nv[GB_MAX_VALUE_BINDINGS];
+    bvec4 nvalid;
+    gb_load4((step + GB_KSTEP) / 4u + gl_LocalInvocationIndex, last, n0, n1, nv, nvalid);
+    gbs_add_rows4(k0, k1, v, valid);
+    k0 = n0;
+    k1 = n1;
+    v = nv;
+    valid = nvalid;
   }
   barrier();
-  for (uint s = gl_LocalInvocationIndex; s < pc.shared_cap + 1u; s += GB_WG) gbs_merge(s);
+  for (uint s = gl_LocalInvocationIndex; s < pc.shared_cap + 1u; s += GB_KWG) gbs_merge(s);
   barrier();
   if (gl_LocalInvocationIndex == 0u && s_claims != 0u) atomicAdd(gb_ctrl[GB_CTRL_GROUPS], s_claims);
 }

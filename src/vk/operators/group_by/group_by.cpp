@@ -41,7 +41,8 @@ struct GroupByOperator::HashRun {
       : device(d), layout(l), atomic64(use_atomic64(d, options)) {
     strides = make_strides(d, input, l, options.stride_rows);
     if (choice.variant != GroupByVariant::GlobalTable) launch = shared_launch(choice);
-    if (choice.variant == GroupByVariant::Partitioned) partitioner.emplace(d, input, l, strides[0].count);
+    if (choice.variant == GroupByVariant::Partitioned)
+      partitioner.emplace(d, input, l, strides[0].count, choice.partition_passes);
   }
   //! Stride s into the table (the first one clears it first).
   void record_stride(VkCommandBuffer cmd, size_t s) {

@@ -94,6 +94,9 @@ struct GroupByOptions {
   //! 1, 2 or 3 for the 16, 28 or 44 KiB table (Unsupported where the device has too little); the
   //! same sizes of the private variant's kernel.
   uint32_t shared_size = 0;
+  //! 8-bit digit passes of the partitioned variant: 0 the optimizer's (one, into 2^8 partitions,
+  //! while their groups fit half a shared table each; else two, into 2^16), or 1 or 2.
+  uint32_t partition_passes = 0;
 };
 
 //! How the optimizer estimated the group count.

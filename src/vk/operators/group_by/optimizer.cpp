@@ -229,6 +229,11 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
   } else if (2 * groups <= shared_cap) {
     c.variant = GroupByVariant::SharedTable;
     c.reason = "the groups fit half of a shared table";
+  } else if (kPartitionedFill * groups <= uint64_t(shared_cap) / 2 * 256) {
+    c.variant = GroupByVariant::Partitioned;
+    c.reason = "2^8 hash partitions of the groups fill at most 1/" + std::to_string(2 * kPartitionedFill) +
+               " of a shared table each (" + shared_size_text(c.shared) + ", " + std::to_string(shared_cap) +
+               " slots): one digit pass";
   } else if (table_bytes(layout, c.table_slots) <= kCachedTableBytes) {
     c.variant = GroupByVariant::GlobalTable;
     c.reason = "a global table of " + power_text(c.table_slots) + " slots stays within " +
@@ -261,10 +266,17 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
       options.stride_rows ? std::clamp<uint64_t>(options.stride_rows / GB_STEP * GB_STEP, GB_STEP, binding) : binding;
   const uint64_t rows = std::min(n, stride);
   if (c.variant == GroupByVariant::Private) c.shared = private_kernel;
-  const uint64_t wave = c.shared == TableKernel::SharedL || c.shared == TableKernel::PrivateL ? kSharedWorkgroupsLarge
-                                                                                              : kSharedWorkgroups;
+  const uint64_t wave = c.variant != GroupByVariant::Private ? kSharedTableWorkgroups
+                        : c.shared == TableKernel::PrivateL  ? kSharedWorkgroupsLarge
+                                                             : kSharedWorkgroups;
   const uint64_t spread = (rows + wave - 1) / wave;
   const uint64_t widest = std::max<uint64_t>(GB_STEP, (spread + GB_STEP - 1) / GB_STEP * GB_STEP);
+  // One digit pass (2^8 partitions) while a partition's groups fill at most half a shared table.
+  if (options.partition_passes > 2) throw Error(ErrorCode::InvalidInput, "GROUP BY partition_passes must be 0..2");
+  if (c.variant == GroupByVariant::Partitioned)
+    c.partition_passes = options.partition_passes                                   ? options.partition_passes
+                         : std::min(groups, rows) <= uint64_t(shared_cap) / 2 * 256 ? 1
+                                                                                    : 2;
   if (options.rows_per_group) {
     c.rows_per_group = std::max<uint32_t>(GB_STEP, options.rows_per_group / GB_STEP * GB_STEP);
   } else if (c.variant == GroupByVariant::Partitioned) {

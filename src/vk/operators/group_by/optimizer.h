@@ -16,9 +16,10 @@
 // sort-based variant (the only one that can); at most kFewGroups groups (0: off) that the largest
 // few-groups kernel has ids for: the private variant (its kernel the smallest whose every
 // invocation keeps a copy of the groups' accumulators, else the largest); at most half the shared
-// table's slots: the shared table; a global table of at most
-// kCachedTableBytes (it stays in the GPU's L2 cache): the global table; more: the partitioned
-// variant, or sort where a global table of twice the estimate would not fit one binding. The
+// table's slots: the shared table; groups whose 2^8 hash partitions fill at most 1 / (2 x
+// kPartitionedFill) of a shared table each: the partitioned variant with one digit pass; a global
+// table of at most kCachedTableBytes (it stays in the GPU's L2 cache): the global table; more:
+// sort. The
 // global table gets twice the estimate's slots (fill factor at most one half, as the paper's rule;
 // slots are addressed by the high word of hash * slots, so any count works), rounded up to a
 // multiple of kMinTableSlots.
@@ -27,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "group_by_config.glsl"
 #include "vk/operators/group_by/common.h"
 #include "vk/operators/group_by/global_table.h"
 
@@ -43,6 +45,12 @@ inline constexpr uint64_t kMinDoubletons = 64;
 //! table, as 228 KiB of shared memory per SM hold five), so no SM idles behind a partial wave.
 inline constexpr uint64_t kSharedWorkgroups = 132 * 8;
 inline constexpr uint64_t kSharedWorkgroupsLarge = 132 * 5;
+//! Auto takes the partitioned variant while its 2^8 partitions' groups fill at most 1 / (2 x this)
+//! of a shared table each (on the H200 over 2^28 rows it beat the global table from 2^11 to 2^16
+//! groups, 6.5-6.8 ms against 12.4-7.5, and lost at 2^18, 10.5 against 6.9).
+inline constexpr uint64_t kPartitionedFill = 4;
+//! Workgroups of the shared-table kernels (GB_SHARED_WG invocations each): two per SM of the H200.
+inline constexpr uint64_t kSharedTableWorkgroups = 132 * 2048 / GB_SHARED_WG;
 //! Most groups the optimizer gives the few-groups (private) variant (issue 21's "few groups"): 0,
 //! the rule is off. On the H200 over 2^28 rows the few-groups kernel took 3.16 / 3.03 / 4.34 / 5.04
 //! ms at 2^4 / 2^6 / 2^8 / 2^10 groups where the shared table took 1.57 / 1.71 / 2.03 / 4.76 ms
@@ -56,6 +64,7 @@ struct Choice {
   TableKernel shared = TableKernel::SharedS;      //!< shared and private variants: the kernel
   FewShape few;                                   //!< private variant: the kernel's layout
   uint32_t rows_per_group = 0;                    //!< shared variants: rows per workgroup
+  uint32_t partition_passes = 2;                  //!< partitioned variant: 8-bit digit passes (1 or 2)
   std::string reason;                             //!< the rule that chose it
 };
 

@@ -11,8 +11,8 @@ namespace gfxq::vk::gb {
 
 namespace {
 
-//! Partitions: the top 16 bits of the key's hash, two 8-bit digits.
-constexpr uint32_t kFanout = 65536;
+//! Partitions per 8-bit digit pass.
+constexpr uint32_t kDigitFanout = 256;
 
 SortKeyType sort_type(Type t) {
   return t == Type::Float32 ? SortKeyType::F32 : SortKeyType::I32;
@@ -21,8 +21,10 @@ SortKeyType sort_type(Type t) {
 }  // namespace
 
 StridePartitioner::StridePartitioner(Device& device, const GroupByInput& input, const Layout& layout,
-                                     uint64_t stride_rows)
-    : device_(device), input_(input), layout_(layout), capacity_(std::max<uint64_t>(1, stride_rows)) {
+                                     uint64_t stride_rows, uint32_t passes)
+    : device_(device), input_(input), layout_(layout), capacity_(std::max<uint64_t>(1, stride_rows)), passes_(passes) {
+  if (passes != 1 && passes != 2)
+    throw Error(ErrorCode::Internal, "GROUP BY partitioning by " + std::to_string(passes) + " digit passes");
   const uint64_t bytes = capacity_ * 4;
   key0_ = device_buffer(device, bytes);
   tmp_key_ = device_buffer(device, bytes);
@@ -58,7 +60,7 @@ RowSource StridePartitioner::record(VkCommandBuffer cmd, const RowSource& source
   pass.key_type = sort_type(layout_.key_types[0]);
   pass.hash = true;
   pass.mask = 255;
-  pass.fanout = kFanout;
+  pass.fanout = passes_ == 1 ? kDigitFanout : kDigitFanout * kDigitFanout;
   pass.block_hist = {&hist_, 0, 0};
   pass.totals = {&totals_, 0, 0};
   // Key 0 and every payload (key 1, value bindings) move together through both stable passes.
@@ -76,14 +78,20 @@ RowSource StridePartitioner::record(VkCommandBuffer cmd, const RowSource& source
     tmp.push_back({&tmp_values_[p], 0, bytes});
     clustered.push_back({&payloads_[p], 0, bytes});
   }
+  const std::vector<BufferRange> inputs(columns.begin() + 1, columns.end());
   pass.shift = 0;
   pass.keys_in = columns[0];
-  pass.keys_out = {&tmp_key_, 0, bytes};
-  passes(std::vector<BufferRange>(columns.begin() + 1, columns.end()), tmp);
-  pass.shift = 8;
-  pass.keys_in = {&tmp_key_, 0, bytes};
-  pass.keys_out = {&key0_, 0, bytes};
-  passes(tmp, clustered);
+  if (passes_ == 1) {
+    pass.keys_out = {&key0_, 0, bytes};
+    passes(inputs, clustered);
+  } else {
+    pass.keys_out = {&tmp_key_, 0, bytes};
+    passes(inputs, tmp);
+    pass.shift = 8;
+    pass.keys_in = {&tmp_key_, 0, bytes};
+    pass.keys_out = {&key0_, 0, bytes};
+    passes(tmp, clustered);
+  }
   RowSource out;
   out.count = n;
   out.first = source.first;
@@ -97,8 +105,10 @@ RowSource StridePartitioner::record(VkCommandBuffer cmd, const RowSource& source
 std::string StridePartitioner::describe() const {
   const std::string with =
       payloads_.empty() ? "" : " with " + std::to_string(payloads_.size()) + " payload column(s) in the same passes";
-  return "2 stable 8-bit digit passes of the key" + with + " into " + std::to_string(kFanout) +
-         " partitions by the key's hash" + (input_.selection ? " (selected rows gathered first)" : "");
+  const uint32_t fanout = passes_ == 1 ? kDigitFanout : kDigitFanout * kDigitFanout;
+  return std::to_string(passes_) + " stable 8-bit digit pass" + (passes_ == 1 ? "" : "es") + " of the key" + with +
+         " into " + std::to_string(fanout) + " partitions by the key's hash" +
+         (input_.selection ? " (selected rows gathered first)" : "");
 }
 
 }  // namespace gfxq::vk::gb

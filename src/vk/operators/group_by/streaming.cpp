@@ -171,7 +171,8 @@ GroupByResult group_by_streamed(Device& device, const GroupByHostInput& host, co
   const gb::KernelLaunch launch =
       choice.variant == GroupByVariant::GlobalTable ? gb::KernelLaunch{} : gb::shared_launch(choice);
   std::optional<gb::StridePartitioner> partitioner;
-  if (choice.variant == GroupByVariant::Partitioned) partitioner.emplace(device, staged, layout, staged_rows);
+  if (choice.variant == GroupByVariant::Partitioned)
+    partitioner.emplace(device, staged, layout, staged_rows, choice.partition_passes);
   const uint64_t strides = (n + stride - 1) / stride;
   const uint64_t max_cap = gb::max_table_cap(device, layout);
   std::string resizes;
