@@ -931,6 +931,18 @@ TEST_CASE("vk-group-by: the optimizer's estimates and choices") {
     CHECK(r.estimate.sample == 4096);
     CHECK(std::fabs(double(r.estimate.value) - 500.0) <= 0.05 * 500.0);
     check(d, r, "Chao1 estimate");
+    // The sample's hottest key: in a column where one key holds every third row, about a third of
+    // the sample (evenly spaced positions), where the uniform 500 keys give each about 8.
+    CHECK(r.estimate.top >= 1);
+    CHECK(r.estimate.top < 4096 / 100);
+    Data hot = d;
+    std::vector<int32_t> keys = hot.keys[0].as<int32_t>();
+    for (size_t i = 0; i < keys.size(); i += 3) keys[i] = 7;
+    hot.keys[0] = Column::ints(hot.keys[0].name, keys);
+    OnDevice on_hot(hot);
+    const GroupByResult t = vk::group_by(device(), on_hot.input, o);
+    CHECK(std::fabs(double(t.estimate.top) - 4096.0 / 3) <= 4096.0 / 30);
+    check(hot, t, "one key in every third row");
     const Data all = int_data(30000, 30000, rng);
     OnDevice on_all(all);
     const GroupByResult h = vk::group_by(device(), on_all.input, o);
@@ -990,6 +1002,12 @@ TEST_CASE("vk-group-by: the optimizer's estimates and choices") {
     CHECK(pick(partitioned + 1).variant == GroupByVariant::GlobalTable);
     const vk::gb::Choice global = pick(2 * partitioned);
     CHECK(global.variant == GroupByVariant::GlobalTable);
+    // A key holding kSkewedShare of the rows or more: sorted instead of a contended global table.
+    CHECK(vk::gb::choose(device(), in, layout, {}, 2 * partitioned, vk::gb::kSkewedShare / 2).variant ==
+          GroupByVariant::GlobalTable);
+    CHECK(vk::gb::choose(device(), in, layout, {}, 2 * partitioned, vk::gb::kSkewedShare).variant ==
+          GroupByVariant::Sort);
+    CHECK(vk::gb::choose(device(), in, layout, {}, 300, 0.5).variant == GroupByVariant::SharedTable);
     CHECK(global.table_slots >= 4 * partitioned);
     CHECK(global.table_slots < 4 * partitioned + 1024);
     CHECK(global.table_slots % 1024 == 0);

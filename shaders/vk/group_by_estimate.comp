@@ -7,7 +7,8 @@
 //    word 0) claimed word by word by compare-and-swap; the fingerprints of different keys collide
 //    with probability about 2^-62 per pair, which only an estimate tolerates.
 //  - group_by_sample_stats (GB_SAMPLE_STATS): over that table, the distinct fingerprints and
-//    those seen once (f1) and twice (f2), added into ctrl[GB_SAMPLE_*].
+//    those seen once (f1) and twice (f2), added into ctrl[GB_SAMPLE_*], and the largest count of
+//    one key (ctrl[GB_SAMPLE_TOP], atomicMax).
 //  - group_by_hll (GB_HLL): a HyperLogLog sketch of all rows' keys: per workgroup
 //    GB_HLL_REGISTERS registers in shared memory (register: the fingerprint's high word's top
 //    GB_HLL_BITS bits; rank: leading zeros of its low word + 1), merged into `registers` by
@@ -20,6 +21,7 @@
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_KHR_memory_scope_semantics : require
 #include "group_by_config.glsl"
 #include "wg_tile.glsl"
 #include "group_by_common.glsl"
@@ -53,10 +55,14 @@ void main() {
   const uint k1 = GB_TWO_KEYS ? gb_key1(key1_s[row]) : 0u;
   const uvec2 f = fingerprint(k0, k1);
   uint s = gb_home(f.x, pc.cap);
+  // A word read that is set is final (claimed once): the compare-and-swap only where it reads
+  // empty, so that the rows of a frequent key do not all write its slot's words.
   for (uint probe = 0u; probe < pc.cap; ++probe) {
-    uint seen = atomicCompSwap(table[4u * s], 0u, f.x);
+    uint seen = atomicLoad(table[4u * s], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+    if (seen == 0u) seen = atomicCompSwap(table[4u * s], 0u, f.x);
     if (seen == 0u || seen == f.x) {
-      seen = atomicCompSwap(table[4u * s + 1u], 0u, f.y);
+      seen = atomicLoad(table[4u * s + 1u], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+      if (seen == 0u) seen = atomicCompSwap(table[4u * s + 1u], 0u, f.y);
       if (seen == 0u || seen == f.y) {
         atomicAdd(table[4u * s + 2u], 1u);
         return;
@@ -74,7 +80,9 @@ void main() {
   const uint distinct = subgroupAdd(c != 0u ? 1u : 0u);
   const uint once = subgroupAdd(c == 1u ? 1u : 0u);
   const uint twice = subgroupAdd(c == 2u ? 1u : 0u);
+  const uint top = subgroupMax(c);
   if (subgroupElect()) {
+    if (top != 0u) atomicMax(ctrl[GB_SAMPLE_TOP], top);
     if (distinct != 0u) atomicAdd(ctrl[GB_SAMPLE_DISTINCT], distinct);
     if (once != 0u) atomicAdd(ctrl[GB_SAMPLE_F1], once);
     if (twice != 0u) atomicAdd(ctrl[GB_SAMPLE_F2], twice);

@@ -156,7 +156,7 @@ GroupByResult GroupByOperator::run() {
   } else {
     out.estimate.method = "none (forced sizes)";
   }
-  choice_ = choose(device_, input_, layout_, options_, out.estimate.value);
+  choice_ = choose(device_, input_, layout_, options_, out.estimate.value, top_share(out.estimate));
   out.variant = variant_ = choice_.variant;
   out.reason = choice_.reason;
   std::string text;

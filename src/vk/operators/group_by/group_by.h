@@ -82,7 +82,7 @@ struct GroupByOptions {
   uint64_t stride_rows = 0;
   //! Estimate with the HyperLogLog pass over every row even where the sample suffices.
   bool full_estimate = false;
-  //! Rows the optimizer samples (0: GB_SAMPLE_MAX, 262144; at most that). Tests shrink it to
+  //! Rows the optimizer samples (0: GB_SAMPLE_MAX, 65536; at most that). Tests shrink it to
   //! estimate from a sample on small inputs.
   uint64_t sample_rows = 0;
   //! Use the 32-bit atomic paths (INT sums with a carry word) even where the device has 64-bit
@@ -106,6 +106,7 @@ struct GroupCountEstimate {
   uint64_t sample = 0;      //!< rows sampled
   uint64_t distinct = 0;    //!< distinct keys in the sample
   uint64_t f1 = 0, f2 = 0;  //!< keys seen once / twice in the sample
+  uint64_t top = 0;         //!< rows of the sample's most frequent key
 };
 
 //! The groups, ascending by key, and what ran.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 
 #include "gfxq/error.h"
 #include "group_by_config.glsl"
@@ -119,11 +120,12 @@ GroupCountEstimate Estimator::run(StageRunner& runner) {
                                    "keys of " + std::to_string(samples_) +
                                        " evenly spaced rows counted in a table of " + std::to_string(cap_) + " slots",
                                    samples_, [&](VkCommandBuffer cmd) { record_sample(cmd); });
-  const std::vector<uint32_t> stats = runner.download(ctrl_, 3, "sample statistics");
+  const std::vector<uint32_t> stats = runner.download(ctrl_, 4, "sample statistics");
   e.sample = samples_;
   e.distinct = stats[GB_SAMPLE_DISTINCT];
   e.f1 = stats[GB_SAMPLE_F1];
   e.f2 = stats[GB_SAMPLE_F2];
+  e.top = stats[GB_SAMPLE_TOP];
   runner.passes()[sample].passed = e.distinct;
   if (samples_ == rows_ && !full_) {
     e.value = e.distinct;
@@ -169,7 +171,7 @@ TableKernel few_kernel(const Device& device, const Layout& layout, uint64_t grou
 }
 
 Choice choose(const Device& device, const GroupByInput& input, const Layout& layout, const GroupByOptions& options,
-              uint64_t estimate) {
+              uint64_t estimate, double top_share) {
   Choice c;
   const uint64_t n = input_rows(input);
   const uint64_t groups = std::max<uint64_t>(1, estimate);
@@ -234,6 +236,14 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
     c.reason = "2^8 hash partitions of the groups fill at most 1/" + std::to_string(2 * kPartitionedFill) +
                " of a shared table each (" + shared_size_text(c.shared) + ", " + std::to_string(shared_cap) +
                " slots): one digit pass";
+  } else if (table_bytes(layout, c.table_slots) <= kCachedTableBytes && top_share >= kSkewedShare) {
+    c.variant = GroupByVariant::Sort;
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "the most frequent key holds %.1f %% of the sample (at least %.0f %%): its rows would contend "
+                  "on one slot of a global table; sorted by key",
+                  top_share * 100, kSkewedShare * 100);
+    c.reason = text;
   } else if (table_bytes(layout, c.table_slots) <= kCachedTableBytes) {
     c.variant = GroupByVariant::GlobalTable;
     c.reason = "a global table of " + power_text(c.table_slots) + " slots stays within " +

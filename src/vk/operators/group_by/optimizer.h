@@ -49,6 +49,11 @@ inline constexpr uint64_t kSharedWorkgroupsLarge = 132 * 5;
 //! of a shared table each (on the H200 over 2^28 rows it beat the global table from 2^11 to 2^16
 //! groups, 6.5-6.8 ms against 12.4-7.5, and lost at 2^18, 10.5 against 6.9).
 inline constexpr uint64_t kPartitionedFill = 4;
+//! Auto takes the sort variant instead of the global table where the most frequent key holds at
+//! least this share of the sample: every row of it updates one global slot (on the H200 over 2^28
+//! rows of Zipf-1.0 keys over 2^20 values, whose hottest holds 7 %, the global table took 32.7 ms,
+//! the sort variant 13.1).
+inline constexpr double kSkewedShare = 0.01;
 //! Workgroups of the shared-table kernels (GB_SHARED_WG invocations each): two per SM of the H200.
 inline constexpr uint64_t kSharedTableWorkgroups = 132 * 2048 / GB_SHARED_WG;
 //! Most groups the optimizer gives the few-groups (private) variant (issue 21's "few groups"): 0,
@@ -102,6 +107,11 @@ uint64_t table_slots_for(uint64_t groups);
 //! `rows`.
 uint64_t sample_estimate(uint64_t rows, uint64_t sample, uint64_t distinct, uint64_t f1, uint64_t f2);
 
+//! The share of the sample's rows its most frequent key holds (0 without a sample).
+inline double top_share(const GroupCountEstimate& e) {
+  return e.sample ? double(e.top) / double(e.sample) : 0.0;
+}
+
 //! The HyperLogLog estimate of GB_HLL_REGISTERS registers (with the small-range correction).
 uint64_t hll_estimate(const std::vector<uint32_t>& registers);
 
@@ -112,9 +122,10 @@ TableKernel largest_shared_kernel(const Device& device);
 //! accumulators, else the largest the device holds.
 TableKernel few_kernel(const Device& device, const Layout& layout, uint64_t groups, uint32_t shared_size);
 
-//! Picks the variant and its sizes for `estimate` groups; a forced variant (options.variant) only
-//! gets its sizes. Error(Unsupported) when a forced variant cannot run the input (why).
+//! Picks the variant and its sizes for `estimate` groups whose most frequent key holds `top_share`
+//! of the rows (the sample's; 0 unknown); a forced variant (options.variant) only gets its sizes.
+//! Error(Unsupported) when a forced variant cannot run the input (why).
 Choice choose(const Device& device, const GroupByInput& input, const Layout& layout, const GroupByOptions& options,
-              uint64_t estimate);
+              uint64_t estimate, double top_share = 0);
 
 }  // namespace gfxq::vk::gb

@@ -160,7 +160,7 @@ GroupByResult group_by_streamed(Device& device, const GroupByHostInput& host, co
   all.rows = n;
   GroupByOptions strided = options;
   strided.stride_rows = stride;
-  const gb::Choice choice = gb::choose(device, all, layout, strided, out.estimate.value);
+  const gb::Choice choice = gb::choose(device, all, layout, strided, out.estimate.value, gb::top_share(out.estimate));
   if (choice.variant == GroupByVariant::Sort)
     throw Error(ErrorCode::Unsupported, "streamed GROUP BY runs the hash variants only: " + choice.reason +
                                             ", and the sort-based variant needs every row on the device");
