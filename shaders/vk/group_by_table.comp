@@ -175,42 +175,45 @@ void gbs_add_row(uint k0, uint k1, uint x[GB_MAX_VALUE_BINDINGS]) {
 
 // Read-only probes of gbs_add_rows4's fast path.
 #define GB_FAST_PROBES 8u
-// The four rows of one load. With one key column, the rows whose key some slot already holds
+// The four rows of one load. The rows whose key some slot already holds
 // (nearly all once a workgroup has met its groups) take a fast path: the four rows' slots found by
 // read-only probes in step (home slots first), then the four rows' updates issued together (their
 // returned words used after); the others go through gbs_add_row. A slot's key never changes once
 // claimed, so a key read early that matches is final.
 void gbs_add_rows4(uvec4 k0, uvec4 k1, uvec4 v[GB_MAX_VALUE_BINDINGS], bvec4 valid) {
+  const uint cap = pc.shared_cap;
+  const uint plane = gbs_plane();
   bvec4 fast = bvec4(false);
-  uvec4 s = uvec4(0u);
-  if (!GB_TWO_KEYS) {
-    const uint cap = pc.shared_cap;
-    bvec4 todo;
+  uvec4 s;
+  bvec4 todo;
+  [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+    s[j] = gb_shared_home(gb_hash(k0[j], k1[j]), cap);
+    todo[j] = valid[j] && k0[j] != GB_EMPTY && (!GB_TWO_KEYS || k1[j] != GB_EMPTY);
+  }
+  // Read-only probes of the four rows in step: a row is fast once a slot holds its key; an empty
+  // slot (its key not claimed yet; with two key columns also a slot whose key-1 word is still
+  // empty) or a long chain leaves it to gbs_add_row. The home slots are read first, unrolled (with
+  // few groups nearly every row ends there).
+  uvec4 seen, seen1 = k1;
+  [[unroll]] for (uint j = 0u; j < 4u; ++j) seen[j] = s_table[s[j]];
+  if (GB_TWO_KEYS) {
+    [[unroll]] for (uint j = 0u; j < 4u; ++j) seen1[j] = s_table[plane + s[j]];
+  }
+  [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+    fast[j] = todo[j] && seen[j] == k0[j] && seen1[j] == k1[j];
+    todo[j] = todo[j] && !fast[j] && seen[j] != GB_EMPTY && seen1[j] != GB_EMPTY;
+    if (todo[j]) s[j] = s[j] + 1u == cap ? 0u : s[j] + 1u;
+  }
+  for (uint probe = 1u; probe < GB_FAST_PROBES && any(todo); ++probe) {
     [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-      s[j] = gb_shared_home(gb_hash(k0[j], 0u), cap);
-      todo[j] = valid[j] && k0[j] != GB_EMPTY;
-    }
-    // Read-only probes of the four rows in step: a row is fast once a slot holds its key; an
-    // empty slot (its key not claimed yet) or a long chain leaves it to gbs_add_row. The home
-    // slots are read first, unrolled (with few groups nearly every row ends there).
-    uvec4 seen;
-    [[unroll]] for (uint j = 0u; j < 4u; ++j) seen[j] = s_table[s[j]];
-    [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-      fast[j] = todo[j] && seen[j] == k0[j];
-      todo[j] = todo[j] && !fast[j] && seen[j] != GB_EMPTY;
+      if (!todo[j]) continue;
+      const uint w0 = s_table[s[j]];
+      const uint w1 = GB_TWO_KEYS ? s_table[plane + s[j]] : k1[j];
+      fast[j] = w0 == k0[j] && w1 == k1[j];
+      todo[j] = !fast[j] && w0 != GB_EMPTY && w1 != GB_EMPTY;
       if (todo[j]) s[j] = s[j] + 1u == cap ? 0u : s[j] + 1u;
     }
-    for (uint probe = 1u; probe < GB_FAST_PROBES && any(todo); ++probe) {
-      [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-        if (!todo[j]) continue;
-        const uint seen = s_table[s[j]];
-        fast[j] = seen == k0[j];
-        todo[j] = !fast[j] && seen != GB_EMPTY;
-        if (todo[j]) s[j] = s[j] + 1u == cap ? 0u : s[j] + 1u;
-      }
-    }
   }
-  const uint plane = gbs_plane();
   if (GB_COUNTS) {
     [[unroll]] for (uint j = 0u; j < 4u; ++j)
       if (fast[j]) atomicAdd(s_table[GB_COUNT * plane + s[j]], 1u);
