@@ -960,7 +960,8 @@ TEST_CASE("vk-group-by: the optimizer's estimates and choices") {
     CHECK(!r.reason.empty());
     check(d, r, "3 groups, the optimizer's choice");
   }
-  // The rules on estimates alone (2^28 rows of one INT key and an INT SUM: 16-byte slots).
+  // The rules on estimates alone (2^28 rows of one INT key and an INT SUM: 16-byte global slots,
+  // 12-byte shared ones).
   {
     vk::DeviceColumn c;
     GroupByInput in;

@@ -111,6 +111,14 @@ shared uint s_table[GB_SHARED_WORDS];
 // is s_table[o * gbs_plane() + s], so that the lanes of a subgroup reaching random slots read and
 // update distinct banks (slots of consecutive words put a slot's words on one bank in four).
 uint gbs_plane() { return pc.shared_cap + 1u; }
+// The planes of a slot: the key words, the count when counted (GB_COUNTS; otherwise the GB_EMPTY
+// key's rows are counted in s_empty_rows), then the states as in a global slot, without its
+// header's count and padding.
+const uint GB_KEY_PLANES = GB_TWO_KEYS ? 2u : 1u;
+const uint GB_SHARED_COUNT = GB_KEY_PLANES;
+uint gbs_state_plane(uint i) { return GB_KEY_PLANES + (GB_COUNTS ? 1u : 0u) + gb_state_offset(i) - GB_HEADER; }
+uint gbs_words() { return gbs_state_plane(GB_MAX_STATES); }
+shared uint s_empty_rows;
 GB_DEFINE_TABLE_OPS(gbs, s_table, gbs_plane())
 
 // The shared slot of key (k0, k1), claimed if it has none yet; GB_NO_SLOT when the table has no
@@ -150,10 +158,13 @@ void gbs_add_row(uint k0, uint k1, uint x[GB_MAX_VALUE_BINDINGS]) {
     return;
   }
   const uint plane = gbs_plane();
-  if (GB_COUNTS || s == pc.shared_cap) atomicAdd(s_table[GB_COUNT * plane + s], 1u);
+  if (GB_COUNTS)
+    atomicAdd(s_table[GB_SHARED_COUNT * plane + s], 1u);
+  else if (s == pc.shared_cap)
+    atomicAdd(s_empty_rows, 1u);
   [[unroll]] for (uint i = 0u; i < GB_MAX_STATES; ++i) {
     const uint kind = gb_kind(i);
-    const uint at = gb_state_offset(i) * plane + s;
+    const uint at = gbs_state_plane(i) * plane + s;
     const uint v = x[gb_binding(i)];
     if (kind == GB_STATE_SUM_INT) {
       gbs_add64(at, v, int(v) < 0 ? 0xffffffffu : 0u);
@@ -216,11 +227,11 @@ void gbs_add_rows4(uvec4 k0, uvec4 k1, uvec4 v[GB_MAX_VALUE_BINDINGS], bvec4 val
   }
   if (GB_COUNTS) {
     [[unroll]] for (uint j = 0u; j < 4u; ++j)
-      if (fast[j]) atomicAdd(s_table[GB_COUNT * plane + s[j]], 1u);
+      if (fast[j]) atomicAdd(s_table[GB_SHARED_COUNT * plane + s[j]], 1u);
   }
   [[unroll]] for (uint i = 0u; i < GB_MAX_STATES; ++i) {
     const uint kind = gb_kind(i);
-    const uint o = gb_state_offset(i) * plane;
+    const uint o = gbs_state_plane(i) * plane;
     const uvec4 x = v[gb_binding(i)];
     if (kind == GB_STATE_SUM_INT) {
       uvec4 old;
@@ -259,7 +270,7 @@ void gbs_add_rows4(uvec4 k0, uvec4 k1, uvec4 v[GB_MAX_VALUE_BINDINGS], bvec4 val
 // Shared slot s into the global table, if it holds a group (a claimed key; the last slot: rows).
 void gbs_merge(uint s) {
   const uint plane = gbs_plane();
-  const uint count = s_table[GB_COUNT * plane + s];
+  const uint count = GB_COUNTS ? s_table[GB_SHARED_COUNT * plane + s] : (s == pc.shared_cap ? s_empty_rows : 0u);
   if (s == pc.shared_cap ? count == 0u : s_table[s] == GB_EMPTY) return;
   const uint k0 = s_table[s];
   const uint k1 = GB_TWO_KEYS ? s_table[plane + s] : 0u;
@@ -270,7 +281,7 @@ void gbs_merge(uint s) {
   [[unroll]] for (uint i = 0u; i < GB_MAX_STATES; ++i) {
     const uint kind = gb_kind(i);
     const uint o = gb_state_offset(i);
-    const uint at = o * plane + s;
+    const uint at = gbs_state_plane(i) * plane + s;
     if (kind == GB_STATE_SUM_INT) {
       gbg_add_int64(gbase + o, s_table[at], s_table[at + plane]);
     } else if (kind == GB_STATE_MIN || kind == GB_STATE_MAX) {
@@ -315,7 +326,6 @@ uint gbf_float_index(uint i) {
     if (j < i && gb_kind(j) == GB_STATE_SUM_FLOAT) ++f;
   return f;
 }
-const uint GB_KEY_PLANES = GB_TWO_KEYS ? 2u : 1u;
 uint gbf_key_base() { return (GB_KEY_PLANES + 1u) * pc.shared_cap; }
 uint gbf_acc_base() { return gbf_key_base() + GB_KEY_PLANES * pc.ids; }
 uint gbf_float_base() { return gbf_acc_base() + gbf_offset(GB_MAX_STATES) * pc.ids * pc.copies; }
@@ -528,10 +538,12 @@ void main() {
 #else
 
 void main() {
-  const uint sw = gb_slot_words();
-  const uint words = (pc.shared_cap + 1u) * sw;
+  const uint words = (pc.shared_cap + 1u) * gbs_words();
   for (uint i = gl_LocalInvocationIndex; i < words; i += GB_KWG) s_table[i] = 0u;
-  if (gl_LocalInvocationIndex == 0u) s_claims = 0u;
+  if (gl_LocalInvocationIndex == 0u) {
+    s_claims = 0u;
+    s_empty_rows = 0u;
+  }
   barrier();
   const uint group = gl_WorkGroupID.x + pc.group_offset;
   const uint first = group * pc.rows_per_group;

@@ -161,6 +161,7 @@ Layout make_layout(const GroupByInput& input) {
     layout.states.push_back(s);
   }
   layout.slot_words = (offset + 1) / 2 * 2;
+  layout.shared_words = layout.keys + (layout.counts ? 1 : 0) + offset - (layout.keys == 2 ? 4 : 2);
   layout.private_words = layout.counts ? 1 : 0;
   for (const StateSpec& s : layout.states)
     layout.private_words += s.kind == GB_STATE_SUM_INT ? 2 : (s.kind == GB_STATE_SUM_FLOAT ? 0 : 1);

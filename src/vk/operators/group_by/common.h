@@ -35,6 +35,9 @@ struct Layout {
   std::vector<size_t> quantiles;  //!< indices of the MEDIAN / QUANTILE / KTH_LARGEST aggregates
   bool counts = false;            //!< COUNT or AVG asked: the hash tables count rows per slot
   uint32_t slot_words = 2;        //!< words per slot (even)
+  //! Words per slot of the shared-table kernel's table (planes): the keys, the count when
+  //! counted, the states (no padding).
+  uint32_t shared_words = 2;
   //! Words of one copy of a group's accumulators in the few-groups (private) kernels: the count
   //! (when counted), 2 per INT sum, 1 per MIN and MAX (FLOAT sums are kept once per group).
   uint32_t private_words = 0;

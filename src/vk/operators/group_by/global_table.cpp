@@ -117,7 +117,7 @@ FewShape few_shape(TableKernel kernel, const Layout& layout, uint64_t groups) {
 
 uint32_t shared_capacity(TableKernel kernel, const Layout& layout) {
   if (is_private(kernel)) return few_shape(kernel, layout, uint64_t(1) << 32).ids;
-  const uint32_t slots = shared_words(kernel) / layout.slot_words;
+  const uint32_t slots = shared_words(kernel) / layout.shared_words;
   return slots > 1 ? slots - 1 : 0;
 }
 

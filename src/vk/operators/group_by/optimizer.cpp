@@ -208,7 +208,7 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
     const bool shared = c.variant == GroupByVariant::SharedTable || c.variant == GroupByVariant::Partitioned;
     if (shared && shared_cap == 0)
       throw Error(ErrorCode::Unsupported, std::string("GROUP BY variant ") + to_string(c.variant) + ": a slot of " +
-                                              std::to_string(layout.slot_words * 4) + " bytes does not fit the " +
+                                              std::to_string(layout.shared_words * 4) + " bytes does not fit the " +
                                               shared_size_text(c.shared) + " shared table");
     if (c.variant == GroupByVariant::Private && !private_fits)
       throw Error(ErrorCode::Unsupported, "GROUP BY variant private: its " + shared_size_text(private_kernel) +
