@@ -27,9 +27,9 @@ std::string describe_shared(const Layout& layout, const KernelLaunch& launch, ui
            std::to_string(groups) + " workgroups x " + std::to_string(launch.rows_per_group) +
            " rows, each group added up per workgroup and merged into a global table of " + slots + " slots";
   return "workgroup-private " + shared_size_text(launch.kernel) + " shared tables (" +
-         std::to_string(shared_capacity(launch.kernel, layout)) + " slots of " + std::to_string(layout.shared_words * 4) +
-         " bytes), " + std::to_string(groups) + " workgroups x " + std::to_string(launch.rows_per_group) +
-         " rows, merged into a global table of " + slots + " slots";
+         std::to_string(shared_capacity(launch.kernel, layout)) + " slots of " +
+         std::to_string(layout.shared_words * 4) + " bytes), " + std::to_string(groups) + " workgroups x " +
+         std::to_string(launch.rows_per_group) + " rows, merged into a global table of " + slots + " slots";
 }
 
 }  // namespace gfxq::vk::gb
