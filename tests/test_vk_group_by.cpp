@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/exact_sum.h"
+#include "core/hash.h"
 #include "core/order_key.h"
 #include "cpu/internal.h"
 #include "gpu_support.h"
@@ -311,6 +312,66 @@ TEST_CASE("vk-group-by: 1, 2, 7 groups, around the shared tables' capacity, n/2 
     }
   } else {
     MESSAGE("the 44 KiB shared table needs more shared memory than " << device().caps().device_name << " has");
+  }
+}
+
+// The home slot of a key in a shared table of `cap` slots, as group_by_table.comp computes it: the
+// high word of (its hash rotated by 16 bits) * cap; the hash is fmix32 of the order key, or the low
+// word of fmix64 of (order key 1, order key 0) with two key columns.
+uint32_t shared_home(int32_t k0, std::optional<int32_t> k1, uint32_t cap) {
+  const uint32_t o0 = uint32_t(k0) ^ 0x80000000u;
+  const uint32_t h = k1 ? uint32_t(hash_fmix64(uint64_t(uint32_t(*k1) ^ 0x80000000u) << 32 | o0)) : hash_fmix32(o0);
+  const uint32_t rotated = (h << 16) | (h >> 16);
+  return uint32_t((uint64_t(rotated) * cap) >> 32);
+}
+
+TEST_CASE("vk-group-by: keys sharing home slots of the shared table: probe chains past the fast path") {
+  const uint64_t seed = test_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (bool two : {false, true}) {
+    Data d;
+    d.keys.push_back(Column::ints("k", {}));
+    if (two) d.keys.push_back(Column::ints("k2", {}));
+    d.values.push_back(Column::ints("v", {}));
+    d.aggs = int_aggs();
+    vk::DeviceColumn c;
+    GroupByInput in;
+    in.keys = two ? std::vector<const vk::DeviceColumn*>{&c, &c} : std::vector<const vk::DeviceColumn*>{&c};
+    in.values = {&c};
+    in.aggregates = d.aggs;
+    const uint32_t cap = vk::gb::shared_capacity(vk::gb::TableKernel::SharedS, vk::gb::make_layout(in));
+    // 3 x 12 keys on three neighbouring home slots (two key columns: one key-0 value, key-1 values
+    // found for it), so that a chain of 36 slots holds them: most rows probe past the fast path's 8
+    // slots, and every row meets slots of other keys first.
+    const uint32_t target = uint32_t(rng() % (cap - 3));
+    std::vector<std::pair<int32_t, int32_t>> keys;
+    const int32_t k0_two = int32_t(rng());
+    for (uint32_t slot = target; slot < target + 3; ++slot) {
+      size_t found = 0;
+      for (uint32_t x = uint32_t(rng()); found < 12; ++x) {
+        const int32_t k = int32_t(x);
+        const bool hit = two ? shared_home(k0_two, k, cap) == slot : shared_home(k, std::nullopt, cap) == slot;
+        if (hit && k != INT32_MIN) {
+          keys.emplace_back(two ? k0_two : k, k);
+          ++found;
+        }
+      }
+    }
+    std::vector<int32_t> k0, k1, v;
+    for (uint64_t r = 0; r < 20000; ++r) {
+      const auto& key = keys[rng() % keys.size()];
+      k0.push_back(key.first);
+      k1.push_back(key.second);
+      v.push_back(int32_t(rng()));
+    }
+    d.keys[0] = Column::ints("k", k0);
+    if (two) d.keys[1] = Column::ints("k2", k1);
+    d.values[0] = Column::ints("v", v);
+    GroupByOptions o;
+    o.shared_size = 1;
+    check_variants(d, o, std::string(two ? "two key columns" : "one key column") + ", 36 keys on 3 home slots",
+                   {GroupByVariant::SharedTable, GroupByVariant::Auto});
   }
 }
 
