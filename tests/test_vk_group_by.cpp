@@ -1070,6 +1070,16 @@ TEST_CASE("vk-group-by: the optimizer's estimates and choices") {
     CHECK(vk::gb::choose(device(), in, layout, {}, 2 * partitioned, vk::gb::kSkewedShare).variant ==
           GroupByVariant::Sort);
     CHECK(vk::gb::choose(device(), in, layout, {}, 300, 0.5).variant == GroupByVariant::SharedTable);
+    // The shared-table kernel's workgroups: where a device allows fewer invocations, auto avoids
+    // the SharedTable and Partitioned variants.
+    VkCapabilities narrow = device().caps();
+    CHECK(vk::gb::shared_table_workgroups(narrow) ==
+          (narrow.max_workgroup_invocations >= GB_SHARED_WG && narrow.max_workgroup_size[0] >= GB_SHARED_WG));
+    narrow.max_workgroup_invocations = GB_SHARED_WG / 2;
+    CHECK_FALSE(vk::gb::shared_table_workgroups(narrow));
+    narrow.max_workgroup_invocations = GB_SHARED_WG;
+    narrow.max_workgroup_size[0] = GB_SHARED_WG / 2;
+    CHECK_FALSE(vk::gb::shared_table_workgroups(narrow));
     CHECK(global.table_slots >= 4 * partitioned);
     CHECK(global.table_slots < 4 * partitioned + 1024);
     CHECK(global.table_slots % 1024 == 0);

@@ -100,7 +100,8 @@ inline BufferRange sub_range(const BufferRange& r, uint64_t first, uint64_t coun
   return {r.buffer, r.offset + first * elem_bytes, std::max<uint64_t>(4, count * elem_bytes)};
 }
 
-//! The most invocations any primitive's workgroup has.
+//! The most invocations a primitive's workgroup has (GROUP BY's shared-table kernels take
+//! GB_SHARED_WG only where the device allows it: gb::shared_table_workgroups).
 inline constexpr uint32_t kMaxWorkgroupInvocations = 512;
 
 //! What `c` lacks for the primitives, as " feature" phrases (empty: nothing): subgroup arithmetic,

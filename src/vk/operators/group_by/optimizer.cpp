@@ -151,6 +151,10 @@ GroupCountEstimate Estimator::run(StageRunner& runner) {
   return e;
 }
 
+bool shared_table_workgroups(const VkCapabilities& caps) {
+  return caps.max_workgroup_invocations >= GB_SHARED_WG && caps.max_workgroup_size[0] >= GB_SHARED_WG;
+}
+
 TableKernel largest_shared_kernel(const Device& device) {
   const uint32_t have = device.caps().max_shared_memory;
   for (TableKernel k : {TableKernel::SharedL, TableKernel::SharedM})
@@ -184,6 +188,7 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
                                             std::to_string(device.caps().max_shared_memory) +
                                             " bytes of shared memory");
   const uint32_t shared_cap = shared_capacity(c.shared, layout);
+  const bool wide = shared_table_workgroups(device.caps());
   const TableKernel private_kernel = few_kernel(device, layout, groups, options.shared_size);
   const bool private_fits = shared_bytes(private_kernel) <= device.caps().max_shared_memory;
   c.few = few_shape(private_kernel, layout, groups);
@@ -206,6 +211,11 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
       throw Error(ErrorCode::Unsupported,
                   std::string("GROUP BY variant ") + to_string(c.variant) + " cannot run this input: " + hash_blocker);
     const bool shared = c.variant == GroupByVariant::SharedTable || c.variant == GroupByVariant::Partitioned;
+    if (shared && !wide)
+      throw Error(ErrorCode::Unsupported, std::string("GROUP BY variant ") + to_string(c.variant) +
+                                              ": its shared-table kernel runs " + std::to_string(GB_SHARED_WG) +
+                                              " invocations per workgroup, the device at most " +
+                                              std::to_string(device.caps().max_workgroup_invocations));
     if (shared && shared_cap == 0)
       throw Error(ErrorCode::Unsupported, std::string("GROUP BY variant ") + to_string(c.variant) + ": a slot of " +
                                               std::to_string(layout.shared_words * 4) + " bytes does not fit the " +
@@ -228,10 +238,10 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
     c.reason = "at most " + std::to_string(kFewGroups) + " groups, within the few-groups kernel's ids (" +
                shared_size_text(private_kernel) + ", " + std::to_string(c.few.ids) + " ids x " +
                std::to_string(c.few.copies) + " copies)";
-  } else if (2 * groups <= shared_cap) {
+  } else if (wide && 2 * groups <= shared_cap) {
     c.variant = GroupByVariant::SharedTable;
     c.reason = "the groups fit half of a shared table";
-  } else if (kPartitionedFill * groups <= uint64_t(shared_cap) / 2 * 256) {
+  } else if (wide && kPartitionedFill * groups <= uint64_t(shared_cap) / 2 * 256) {
     c.variant = GroupByVariant::Partitioned;
     c.reason = "2^8 hash partitions of the groups fill at most 1/" + std::to_string(2 * kPartitionedFill) +
                " of a shared table each (" + shared_size_text(c.shared) + ", " + std::to_string(shared_cap) +

@@ -115,6 +115,11 @@ inline double top_share(const GroupCountEstimate& e) {
 //! The HyperLogLog estimate of GB_HLL_REGISTERS registers (with the small-range correction).
 uint64_t hll_estimate(const std::vector<uint32_t>& registers);
 
+//! Whether `caps` allows workgroups of GB_SHARED_WG invocations, those of the shared-table kernel
+//! (the SharedTable and Partitioned variants): where not, auto takes the other variants and
+//! forcing those two is Error(Unsupported).
+bool shared_table_workgroups(const VkCapabilities& caps);
+
 //! The largest shared kernel the device's shared memory holds.
 TableKernel largest_shared_kernel(const Device& device);
 //! The few-groups (private) kernel for `groups` groups: forced by `shared_size` (1, 2, 3: 16, 28,
