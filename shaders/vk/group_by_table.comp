@@ -149,6 +149,26 @@ uint gbs_find(uint k0, uint k1) {
   return GB_NO_SLOT;
 }
 
+// State i of one row (its value bits v) into its shared slot's word `at` of the state's plane.
+void gbs_update_state(uint i, uint at, uint v) {
+  const uint kind = gb_kind(i);
+  if (kind == GB_STATE_SUM_INT) {
+    gbs_add64(at, v, int(v) < 0 ? 0xffffffffu : 0u);
+  } else if (kind == GB_STATE_MIN) {
+    atomicMax(s_table[at], ~gb_value_key(gb_binding(i), v));
+  } else if (kind == GB_STATE_MAX) {
+    atomicMax(s_table[at], gb_value_key(gb_binding(i), v));
+  } else if (kind == GB_STATE_SUM_FLOAT) {
+    uint w, lo, hi;
+    bool negative;
+    const uint flag = gb_float_addend(v, w, lo, hi, negative);
+    if (flag != 0u)
+      atomicOr(s_table[at + GB_F320_WORDS * gbs_plane()], flag);
+    else if ((lo | hi) != 0u)
+      gbs_f320_add(at, w, lo, hi, negative);
+  }
+}
+
 // One row into the shared table, or into the global table when it has no shared slot.
 void gbs_add_row(uint k0, uint k1, uint x[GB_MAX_VALUE_BINDINGS]) {
   const uint s = gbs_find(k0, k1);
@@ -157,31 +177,12 @@ void gbs_add_row(uint k0, uint k1, uint x[GB_MAX_VALUE_BINDINGS]) {
     if (g != GB_NO_SLOT) gbg_add_row(g, x);
     return;
   }
-  const uint plane = gbs_plane();
   if (GB_COUNTS)
-    atomicAdd(s_table[GB_SHARED_COUNT * plane + s], 1u);
+    atomicAdd(s_table[GB_SHARED_COUNT * gbs_plane() + s], 1u);
   else if (s == pc.shared_cap)
     atomicAdd(s_empty_rows, 1u);
-  [[unroll]] for (uint i = 0u; i < GB_MAX_STATES; ++i) {
-    const uint kind = gb_kind(i);
-    const uint at = gbs_state_plane(i) * plane + s;
-    const uint v = x[gb_binding(i)];
-    if (kind == GB_STATE_SUM_INT) {
-      gbs_add64(at, v, int(v) < 0 ? 0xffffffffu : 0u);
-    } else if (kind == GB_STATE_MIN) {
-      atomicMax(s_table[at], ~gb_value_key(gb_binding(i), v));
-    } else if (kind == GB_STATE_MAX) {
-      atomicMax(s_table[at], gb_value_key(gb_binding(i), v));
-    } else if (kind == GB_STATE_SUM_FLOAT) {
-      uint w, lo, hi;
-      bool negative;
-      const uint flag = gb_float_addend(v, w, lo, hi, negative);
-      if (flag != 0u)
-        atomicOr(s_table[at + GB_F320_WORDS * plane], flag);
-      else if ((lo | hi) != 0u)
-        gbs_f320_add(at, w, lo, hi, negative);
-    }
-  }
+  [[unroll]] for (uint i = 0u; i < GB_MAX_STATES; ++i)
+    gbs_update_state(i, gbs_state_plane(i) * gbs_plane() + s, x[gb_binding(i)]);
 }
 
 // Read-only probes of gbs_add_rows4's fast path.
@@ -229,11 +230,11 @@ void gbs_add_rows4(uvec4 k0, uvec4 k1, uvec4 v[GB_MAX_VALUE_BINDINGS], bvec4 val
     [[unroll]] for (uint j = 0u; j < 4u; ++j)
       if (fast[j]) atomicAdd(s_table[GB_SHARED_COUNT * plane + s[j]], 1u);
   }
+  // INT sums: the four low-word atomics first, their carries after; the other states row by row.
   [[unroll]] for (uint i = 0u; i < GB_MAX_STATES; ++i) {
-    const uint kind = gb_kind(i);
     const uint o = gbs_state_plane(i) * plane;
     const uvec4 x = v[gb_binding(i)];
-    if (kind == GB_STATE_SUM_INT) {
+    if (gb_kind(i) == GB_STATE_SUM_INT) {
       uvec4 old;
       [[unroll]] for (uint j = 0u; j < 4u; ++j)
         if (fast[j]) old[j] = atomicAdd(s_table[o + s[j]], x[j]);
@@ -241,22 +242,9 @@ void gbs_add_rows4(uvec4 k0, uvec4 k1, uvec4 v[GB_MAX_VALUE_BINDINGS], bvec4 val
         const uint up = (int(x[j]) < 0 ? 0xffffffffu : 0u) + (old[j] + x[j] < old[j] ? 1u : 0u);
         if (fast[j] && up != 0u) atomicAdd(s_table[o + plane + s[j]], up);
       }
-    } else if (kind == GB_STATE_MIN || kind == GB_STATE_MAX) {
-      [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-        const uint key = gb_value_key(gb_binding(i), x[j]);
-        if (fast[j]) atomicMax(s_table[o + s[j]], kind == GB_STATE_MIN ? ~key : key);
-      }
-    } else if (kind == GB_STATE_SUM_FLOAT) {
-      [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-        if (!fast[j]) continue;
-        uint w, lo, hi;
-        bool negative;
-        const uint flag = gb_float_addend(x[j], w, lo, hi, negative);
-        if (flag != 0u)
-          atomicOr(s_table[o + s[j] + GB_F320_WORDS * plane], flag);
-        else if ((lo | hi) != 0u)
-          gbs_f320_add(o + s[j], w, lo, hi, negative);
-      }
+    } else {
+      [[unroll]] for (uint j = 0u; j < 4u; ++j)
+        if (fast[j]) gbs_update_state(i, o + s[j], x[j]);
     }
   }
   [[unroll]] for (uint j = 0u; j < 4u; ++j) {

@@ -145,7 +145,8 @@ Layout make_layout(const GroupByInput& input) {
                                             " aggregate states (distinct SUM/AVG, MIN, MAX per column) per group; "
                                             "this one needs " +
                                             std::to_string(wanted.size()));
-  uint32_t offset = layout.keys == 2 ? 4 : 2;
+  const uint32_t header = layout.keys == 2 ? 4 : 2;  // key word(s), count (and padding)
+  uint32_t offset = header;
   for (StateSpec s : wanted) {
     auto b = std::find(layout.bindings.begin(), layout.bindings.end(), s.value);
     if (b == layout.bindings.end()) {
@@ -161,7 +162,7 @@ Layout make_layout(const GroupByInput& input) {
     layout.states.push_back(s);
   }
   layout.slot_words = (offset + 1) / 2 * 2;
-  layout.shared_words = layout.keys + (layout.counts ? 1 : 0) + offset - (layout.keys == 2 ? 4 : 2);
+  layout.shared_words = layout.keys + (layout.counts ? 1 : 0) + offset - header;
   layout.private_words = layout.counts ? 1 : 0;
   for (const StateSpec& s : layout.states)
     layout.private_words += s.kind == GB_STATE_SUM_INT ? 2 : (s.kind == GB_STATE_SUM_FLOAT ? 0 : 1);

@@ -189,6 +189,8 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
                                             " bytes of shared memory");
   const uint32_t shared_cap = shared_capacity(c.shared, layout);
   const bool wide = shared_table_workgroups(device.caps());
+  // Groups for which 2^8 hash partitions fill at most half a shared table each (one digit pass).
+  const uint64_t one_pass_groups = uint64_t(shared_cap) / 2 * 256;
   const TableKernel private_kernel = few_kernel(device, layout, groups, options.shared_size);
   const bool private_fits = shared_bytes(private_kernel) <= device.caps().max_shared_memory;
   c.few = few_shape(private_kernel, layout, groups);
@@ -241,7 +243,7 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
   } else if (wide && 2 * groups <= shared_cap) {
     c.variant = GroupByVariant::SharedTable;
     c.reason = "the groups fit half of a shared table";
-  } else if (wide && kPartitionedFill * groups <= uint64_t(shared_cap) / 2 * 256) {
+  } else if (wide && kPartitionedFill * groups <= one_pass_groups) {
     c.variant = GroupByVariant::Partitioned;
     c.reason = "2^8 hash partitions of the groups fill at most 1/" + std::to_string(2 * kPartitionedFill) +
                " of a shared table each (" + shared_size_text(c.shared) + ", " + std::to_string(shared_cap) +
@@ -291,12 +293,11 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
                                                              : kSharedWorkgroups;
   const uint64_t spread = (rows + wave - 1) / wave;
   const uint64_t widest = std::max<uint64_t>(GB_STEP, (spread + GB_STEP - 1) / GB_STEP * GB_STEP);
-  // One digit pass (2^8 partitions) while a partition's groups fill at most half a shared table.
   if (options.partition_passes > 2) throw Error(ErrorCode::InvalidInput, "GROUP BY partition_passes must be 0..2");
   if (c.variant == GroupByVariant::Partitioned)
-    c.partition_passes = options.partition_passes                                   ? options.partition_passes
-                         : std::min(groups, rows) <= uint64_t(shared_cap) / 2 * 256 ? 1
-                                                                                    : 2;
+    c.partition_passes = options.partition_passes                    ? options.partition_passes
+                         : std::min(groups, rows) <= one_pass_groups ? 1
+                                                                     : 2;
   if (options.rows_per_group) {
     c.rows_per_group = std::max<uint32_t>(GB_STEP, options.rows_per_group / GB_STEP * GB_STEP);
   } else if (c.variant == GroupByVariant::Partitioned) {
