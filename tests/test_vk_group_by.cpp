@@ -1010,6 +1010,16 @@ TEST_CASE("vk-group-by: the optimizer's estimates and choices") {
     CHECK(h.estimate.method.find("HyperLogLog") != std::string::npos);
     CHECK(std::fabs(double(h.estimate.value) - 30000.0) <= 0.05 * 30000.0);
     check(all, h, "all keys distinct");
+    // Keys in two ascending runs (the merged partials of a partitioned GROUP BY): evenly spaced
+    // rows would meet every sampled key twice and estimate 2,048 of the 16,384 groups.
+    Data twice = int_data(32768, 16, rng);
+    std::vector<int32_t> runs(32768);
+    for (size_t i = 0; i < runs.size(); ++i) runs[i] = int32_t(i % 16384) * 3 - 20000;
+    twice.keys[0] = Column::ints(twice.keys[0].name, runs);
+    OnDevice on_twice(twice);
+    const GroupByResult w = vk::group_by(device(), on_twice.input, o);
+    CHECK(w.estimate.value >= 16384 / 2);
+    check(twice, w, "keys in two ascending runs");
   }
   // Few groups: the few-groups (private) variant up to kFewGroups (0: off), else the shared table;
   // many: a global table or a sort.

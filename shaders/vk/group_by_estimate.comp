@@ -1,7 +1,8 @@
 #version 450
 // The optimizer's estimate of the group count (src/vk/operators/group_by/optimizer.h):
-//  - group_by_sample (GB_SAMPLE_INSERT): the keys of pc.samples rows at evenly spaced positions
-//    (position floor(i * count / samples)) counted in a table of pc.cap slots of 4 words
+//  - group_by_sample (GB_SAMPLE_INSERT): the keys of pc.samples rows, one at a hashed position in
+//    each stratum [floor(i * count / samples), floor((i + 1) * count / samples)), counted in a
+//    table of pc.cap slots of 4 words
 //    (fingerprint low, high, count, unused). A key is known by a 64-bit fingerprint of its order
 //    keys (two Murmur3 finalizers, each word forced odd so that no fingerprint word is the empty
 //    word 0) claimed word by word by compare-and-swap; the fingerprints of different keys collide
@@ -49,7 +50,11 @@ uvec2 fingerprint(uint k0, uint k1) {
 void main() {
   const uint i = (gl_WorkGroupID.x + pc.group_offset) * GB_WG + gl_LocalInvocationIndex;
   if (i >= pc.samples) return;
-  const uint position = uint(uint64_t(i) * uint64_t(pc.count) / uint64_t(pc.samples));
+  // One row at a hashed place in each of pc.samples equal strata: evenly spaced rows would see
+  // periodic input in step (keys sorted twice over: every key sampled twice, the count 32x low).
+  const uint64_t lo = uint64_t(i) * uint64_t(pc.count) / uint64_t(pc.samples);
+  const uint64_t hi = uint64_t(i + 1u) * uint64_t(pc.count) / uint64_t(pc.samples);
+  const uint position = uint(lo) + (hash_fmix32(i ^ GB_HASH_SEED_HLL) % max(uint(hi - lo), 1u));
   const uint row = GB_SELECTION ? rows_s[position] : position;
   const uint k0 = gb_key0(key0_s[row]);
   const uint k1 = GB_TWO_KEYS ? gb_key1(key1_s[row]) : 0u;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/hash.h"
 #include "gfxq/error.h"
 #include "group_by_config.glsl"
 
@@ -52,6 +53,11 @@ uint64_t sample_estimate(uint64_t rows, uint64_t sample, uint64_t distinct, uint
   const double d = double(distinct), a = double(f1), b = double(f2);
   const double chao = b > 0 ? d + a * a / (2 * b) : d + a * (a - 1) / 2;
   return std::clamp<uint64_t>(uint64_t(std::llround(chao)), distinct, rows);
+}
+
+uint64_t sample_position(uint64_t i, uint64_t count, uint64_t samples) {
+  const uint64_t lo = i * count / samples, hi = (i + 1) * count / samples;
+  return lo + hash_fmix32(uint32_t(i) ^ GB_HASH_SEED_HLL) % std::max<uint64_t>(hi - lo, 1);
 }
 
 uint64_t hll_estimate(const std::vector<uint32_t>& registers) {
@@ -116,10 +122,11 @@ GroupCountEstimate Estimator::run(StageRunner& runner) {
     e.method = "no rows";
     return e;
   }
-  const size_t sample = runner.run("group-by-sample",
-                                   "keys of " + std::to_string(samples_) +
-                                       " evenly spaced rows counted in a table of " + std::to_string(cap_) + " slots",
-                                   samples_, [&](VkCommandBuffer cmd) { record_sample(cmd); });
+  const size_t sample =
+      runner.run("group-by-sample",
+                 "keys of " + std::to_string(samples_) + " rows (one per equal stratum) counted in a table of " +
+                     std::to_string(cap_) + " slots",
+                 samples_, [&](VkCommandBuffer cmd) { record_sample(cmd); });
   const std::vector<uint32_t> stats = runner.download(ctrl_, 4, "sample statistics");
   e.sample = samples_;
   e.distinct = stats[GB_SAMPLE_DISTINCT];

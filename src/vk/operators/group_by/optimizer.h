@@ -3,7 +3,8 @@
 // groups on the GPU, then picks the variant, the global table's size and the shared kernels'
 // table size and launch shape by rules.
 //
-// Estimate: a sample of up to GB_SAMPLE_MAX rows at evenly spaced positions is counted exactly in
+// Estimate: a sample of up to GB_SAMPLE_MAX rows, one at a hashed position in each of as many equal
+// strata (evenly spaced rows would sample periodic input in step), is counted exactly in
 // a small hash table (keys known by 64-bit fingerprints), giving the sample's distinct keys d and
 // those seen once (f1) and twice (f2). When the sample is the whole input, d is the group count.
 // Otherwise Chao1 (d + f1^2 / (2 f2)) estimates it, which is unbiased for groups of equal size and
@@ -106,6 +107,10 @@ uint64_t table_slots_for(uint64_t groups);
 //! keys, `f1` seen once and `f2` twice (the distinct count when the sample is every row), at most
 //! `rows`.
 uint64_t sample_estimate(uint64_t rows, uint64_t sample, uint64_t distinct, uint64_t f1, uint64_t f2);
+
+//! The row sample `i` of `samples` reads among `count` rows: a hashed one of its stratum
+//! [i * count / samples, (i + 1) * count / samples) (the host mirror of group_by_sample's choice).
+uint64_t sample_position(uint64_t i, uint64_t count, uint64_t samples);
 
 //! The share of the sample's rows its most frequent key holds (0 without a sample).
 inline double top_share(const GroupCountEstimate& e) {

@@ -132,7 +132,8 @@ GroupByResult group_by_streamed(Device& device, const GroupByHostInput& host, co
   }
   auto position = [&](uint64_t i) -> uint64_t { return host.selection ? (*host.selection)[i] : i; };
 
-  // The estimate: Chao1 of up to one stride of evenly spaced rows, counted on the device.
+  // The estimate: Chao1 of up to one stride of rows, one per equal stratum (sample_position),
+  // counted on the device.
   GroupByOptions sample_options = options;
   sample_options.full_estimate = false;
   sample_options.sample_rows = 0;
@@ -140,10 +141,10 @@ GroupByResult group_by_streamed(Device& device, const GroupByHostInput& host, co
   if (options.variant == GroupByVariant::Auto || options.table_slots == 0 ||
       (options.variant == GroupByVariant::Partitioned && options.rows_per_group == 0)) {
     std::vector<uint64_t> at(samples);
-    for (uint64_t i = 0; i < samples; ++i) at[i] = position(i * n / samples);
+    for (uint64_t i = 0; i < samples; ++i) at[i] = position(gb::sample_position(i, n, samples));
     const auto start = gb::StageRunner::Clock::now();
     staging.fill(at);
-    runner.add("upload", "a sample of " + std::to_string(samples) + " evenly spaced rows", samples, start);
+    runner.add("upload", "a sample of " + std::to_string(samples) + " rows (one per equal stratum)", samples, start);
     const GroupByInput sample_input = staging.input(samples);
     gb::Estimator estimator(device, sample_input, layout, sample_options);
     out.estimate = estimator.run(runner);
