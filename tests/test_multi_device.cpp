@@ -216,6 +216,11 @@ TEST_CASE("multi-device: GROUP BY merges of many groups and BIGINT sums near 2^6
       CHECK((merge.find("partial rows on compute: ") != std::string::npos) == compute);
       CHECK((merge.find("the compute backend does not take the merge") != std::string::npos) == !compute);
     }
+    // A few partial rows (one per device) merge on the host, and the report says why.
+    const Result few = check_partitioned(*set, "SELECT COUNT(*), SUM(v), MAX(w) FROM t", catalog, what);
+    INFO("algorithm: " << few.report.algorithm);
+    CHECK(merge_part(few).find("partial rows on cpu: ") != std::string::npos);
+    CHECK(merge_part(few).find("partial rows merge on the host") != std::string::npos);
   }
 }
 
