@@ -532,6 +532,35 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "string dictionary: keys that differ in few bits of their bytes, across byte bounds, in large ranges merge as a "
+    "std::map build") {
+  const uint64_t seed = 4242017;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  // The key sort's digits start at the first bit where a range's keys differ, not at a byte, and
+  // are up to 11 bits wide in ranges of 2^14 strings or more: numbered names (10 byte values a
+  // digit), strings of '0' and '1' (one bit a byte, and lengths that differ), strings of any bytes,
+  // some of them repeats.
+  const auto draw = [&]() {
+    std::string s;
+    switch (rng() % 3) {
+      case 0: s = "Customer#" + std::to_string(1000000000 + rng() % 60000); break;
+      case 1:
+        for (size_t k = rng() % 20; k > 0; --k) s.push_back(static_cast<char>('0' + rng() % 2));
+        break;
+      default:
+        for (size_t k = rng() % 12; k > 0; --k) s.push_back(static_cast<char>(rng() % 256));
+        break;
+    }
+    return s;
+  };
+  std::vector<std::vector<std::string>> strings(2);
+  for (auto& part : strings)
+    for (size_t k = 0; k < 40000; ++k) part.push_back(draw());
+  check_merges_like_map(strings, 1, {1u, 2u}, {1, 3});
+}
+
 TEST_CASE("string dictionary: parts of very different sizes merged in pieces equal a std::map build") {
   const uint64_t seed = 31337;
   INFO("seed " << seed);

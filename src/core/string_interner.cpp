@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <string>
 
@@ -392,6 +393,8 @@ struct Strings {
 constexpr size_t kAhead = 16;
 // Runs of at most this many entries are sorted by insertion.
 constexpr size_t kSmall = 32;
+// The widest digit of sort_keys() (its counts fill 32 KiB of the stack).
+constexpr int kDigitBits = 11;
 
 // Sets whether an entry is the first of its string.
 void mark(Entry& e, bool first) {
@@ -418,10 +421,13 @@ void visit_strings(size_t n, At&& at, size_t from, const Strings& strings, F&& f
 
 // Sorts the n entries at `e` by their keys alone (tied keys in any order; no string read). `other`
 // is as many entries in the other of two buffers, at the same place; the sorted entries end in
-// `e`'s buffer when `home`, else in `other`'s. Most significant byte first: the bytes every key
-// shares are skipped at once, the entries are scattered by the first byte where keys differ into
-// the other buffer (no copy back: the buffers swap roles), and each bucket is sorted likewise (the
-// largest by the loop; each call sorts on a later byte, so the recursion is at most 8 deep).
+// `e`'s buffer when `home`, else in `other`'s. Most significant bits first: the bits every key
+// shares are skipped at once, the entries are scattered by the next bits (a digit of about
+// log2(n) - 3 bits, 4 to kDigitBits: about 8 entries a bucket where keys spread evenly, so most
+// buckets go to insertion next, and a digit need not stop at a byte's end, where the bytes of text
+// use few of their values) into the other buffer (no copy back: the buffers swap roles), and each
+// bucket is sorted likewise (the largest by the loop; each call sorts on later bits, so the
+// recursion is at most 16 deep).
 void sort_keys(Entry* e, Entry* other, size_t n, bool home) {
   for (;;) {
     uint64_t diff = 0;
@@ -436,19 +442,23 @@ void sort_keys(Entry* e, Entry* other, size_t n, bool home) {
       if (!home) std::copy(e, e + n, other);
       return;
     }
-    const int shift = 56 - (__builtin_clzll(diff) & ~7);  // the first byte where keys differ
-    size_t start[257] = {};
-    for (size_t i = 0; i < n; ++i) ++start[((e[i].key >> shift) & 0xff) + 1];
-    for (int b = 0; b < 256; ++b) start[b + 1] += start[b];
-    size_t at[256];
-    std::copy(start, start + 256, at);
-    for (size_t i = 0; i < n; ++i) other[at[(e[i].key >> shift) & 0xff]++] = e[i];
+    const int top = 64 - __builtin_clzll(diff);  // keys differ in bit top - 1, agree above it
+    const int width = std::min(top, std::clamp(static_cast<int>(std::bit_width(n)) - 3, 4, kDigitBits));
+    const int shift = top - width;
+    const size_t buckets = size_t{1} << width, mask = buckets - 1;
+    size_t start[(1 << kDigitBits) + 1];
+    std::fill(start, start + buckets + 1, 0);
+    for (size_t i = 0; i < n; ++i) ++start[((e[i].key >> shift) & mask) + 1];
+    for (size_t b = 0; b < buckets; ++b) start[b + 1] += start[b];
+    size_t at[1 << kDigitBits];
+    std::copy(start, start + buckets, at);
+    for (size_t i = 0; i < n; ++i) other[at[(e[i].key >> shift) & mask]++] = e[i];
     std::swap(e, other);
     home = !home;
-    int largest = 0;
-    for (int b = 1; b < 256; ++b)
+    size_t largest = 0;
+    for (size_t b = 1; b < buckets; ++b)
       if (start[b + 1] - start[b] > start[largest + 1] - start[largest]) largest = b;
-    for (int b = 0; b < 256; ++b)
+    for (size_t b = 0; b < buckets; ++b)
       if (b != largest && start[b + 1] > start[b])
         sort_keys(e + start[b], other + start[b], start[b + 1] - start[b], home);
     e += start[largest];
