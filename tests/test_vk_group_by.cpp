@@ -1063,6 +1063,13 @@ TEST_CASE("vk-group-by: the optimizer's estimates and choices") {
       CHECK(pick(groups).variant ==
             (groups <= vk::gb::kFewGroups ? GroupByVariant::Private : GroupByVariant::SharedTable));
     CHECK((pick(1024).variant == GroupByVariant::Private) == (1024 <= vk::gb::kFewGroups));
+    // The shared table: the smallest that the groups fill to at most kSharedFill.
+    const uint64_t fill_s =
+        uint64_t(double(vk::gb::shared_capacity(vk::gb::TableKernel::SharedS, layout)) * vk::gb::kSharedFill);
+    if (fill_s > vk::gb::kFewGroups) {
+      CHECK(pick(fill_s).shared == vk::gb::TableKernel::SharedS);
+      CHECK(pick(fill_s + 1).shared == vk::gb::TableKernel::SharedM);
+    }
     // Past half the largest shared table: the partitioned variant with one digit pass while the
     // 2^8 partitions' groups fill at most 1 / (2 kPartitionedFill) of it each, then the global table.
     const uint64_t cap = vk::gb::shared_capacity(vk::gb::largest_shared_kernel(device()), layout);

@@ -274,12 +274,13 @@ Choice choose(const Device& device, const GroupByInput& input, const Layout& lay
                "sort variant took 12.5-13.0 ms, the partitioned 22.8-41.3 ms)";
   }
 
-  // The shared variants take the smallest table that holds twice the groups (more workgroups fit
-  // an SM), the partitioned variant the largest (longer runs of rows per workgroup).
+  // The shared variant takes the smallest table that the groups fill to at most kSharedFill (a
+  // smaller carve-out leaves more of the SM's memory to the L1), the partitioned variant the largest
+  // (longer runs of rows per workgroup).
   if (!options.shared_size && c.variant == GroupByVariant::SharedTable) {
     for (TableKernel k : {TableKernel::SharedS, TableKernel::SharedM, TableKernel::SharedL}) {
       if (shared_bytes(k) > shared_bytes(largest)) break;
-      if (shared_capacity(k, layout) >= 2 * groups) {
+      if (double(shared_capacity(k, layout)) * kSharedFill >= double(groups)) {
         c.shared = k;
         break;
       }
