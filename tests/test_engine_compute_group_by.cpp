@@ -63,6 +63,10 @@ TEST_CASE("engine-compute-group-by: random tables equal the CPU engine's") {
               what + ", WHERE on the device, LIMIT");
     check_sql(engine(), "SELECT SUM(v) AS total, k FROM t GROUP BY k LIMIT 5 OFFSET 2", c,
               what + ", reordered, OFFSET");
+    // The select list moves each column at its last use: a column named three times is copied
+    // twice, then moved.
+    check_sql(engine(), "SELECT k, SUM(v) AS a, k AS k1, COUNT(*), k AS k2, SUM(v) AS b FROM t GROUP BY k ORDER BY k",
+              c, what + ", a key and a SUM named more than once");
   }
 }
 
